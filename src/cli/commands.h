@@ -1,0 +1,17 @@
+// The `ampoule` subcommands. Each takes the arguments after its own name and
+// returns the process exit code. Front ends only: they parse, call a library,
+// print.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace ampoule::cli {
+
+using Args = std::span<const char* const>;
+
+int WasmRunCommand(Args args);        // ampoule wasm run       (wasm_run.cc)
+int WasmSpectestCommand(Args args);   // ampoule wasm spectest  (wasm_spectest.cc)
+int WasmFuelTableCommand(Args args);  // ampoule wasm fuel-table (wasm_fuel_table.cc)
+
+}  // namespace ampoule::cli

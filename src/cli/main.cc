@@ -1,0 +1,47 @@
+// ampoule: verifiable code execution. Dispatches to subcommands.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ampoule <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  wasm run MODULE.wasm [options] [-- ARGS...]   run a WASI command module\n"
+    "  wasm spectest DIR|FILE.wast...                run the WebAssembly core spec tests\n"
+    "  wasm fuel-table                               print the fuel cost table (Markdown)\n"
+    "\n"
+    "Run 'ampoule <command> --help' for a command's options.\n";
+
+struct Command {
+  const char* group;
+  const char* name;
+  int (*run)(ampoule::cli::Args);
+};
+
+constexpr Command kCommands[] = {
+    {"wasm", "run", ampoule::cli::WasmRunCommand},
+    {"wasm", "spectest", ampoule::cli::WasmSpectestCommand},
+    {"wasm", "fuel-table", ampoule::cli::WasmFuelTableCommand},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  for (const Command& c : kCommands) {
+    if (argc >= 3 && std::string_view(argv[1]) == c.group && std::string_view(argv[2]) == c.name) {
+      return c.run(ampoule::cli::Args(argv + 3, argc - 3));
+    }
+  }
+  fprintf(stderr, "ampoule: unknown command '%s%s%s'\n\n%s", argv[1], argc >= 3 ? " " : "",
+          argc >= 3 ? argv[2] : "", kUsage);
+  return 2;
+}

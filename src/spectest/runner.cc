@@ -1,0 +1,1 @@
+#include "spectest/runner.h"

@@ -1,0 +1,2 @@
+// Core spec test runner. (Being written.)
+#pragma once

@@ -1,0 +1,72 @@
+// Errors as values.
+//
+// Every fallible operation in the engine and tools returns a Status (no
+// value) or a Result<T> (a value or an error). Errors carry a message written
+// for the person who has to act on it; for malformed input it includes the
+// byte offset. Nothing in src/ throws across a module boundary.
+#pragma once
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace ampoule {
+
+struct Error {
+  std::string message;
+};
+
+// A status with no value: ok, or an Error.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // ok
+  Status(Error e) : error_(std::move(e)) {}
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  // REQUIRES: !ok()
+  const Error& error() const { return *error_; }
+  const std::string& message() const { return error_->message; }
+
+ private:
+  std::optional<Error> error_;
+};
+
+// A value of type T, or an Error.
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}
+  Result(Error e) : v_(std::move(e)) {}
+  Result(Status s) : v_(s.error()) { assert(!s.ok()); }
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  // REQUIRES: ok()
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  // REQUIRES: !ok()
+  const Error& error() const { return std::get<1>(v_); }
+  const std::string& message() const { return error().message; }
+  Status status() const { return ok() ? Status() : Status(error()); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Propagates an error from an expression yielding Status or Result<T>.
+#define AMP_RETURN_IF_ERROR(expr)                 \
+  do {                                            \
+    auto amp_status_ = (expr);                    \
+    if (!amp_status_.ok()) return amp_status_.error(); \
+  } while (0)
+
+}  // namespace ampoule

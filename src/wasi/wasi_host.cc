@@ -1,0 +1,1 @@
+#include "wasi/wasi_host.h"

@@ -1,0 +1,2 @@
+// Deterministic WASI preview 1 host. (Being written.)
+#pragma once
