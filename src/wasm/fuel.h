@@ -26,3 +26,11 @@ inline uint64_t BulkTableFuel(uint64_t elements) {
 }
 
 }  // namespace ampoule::wasm
+
+#include <string>
+
+namespace ampoule::wasm {
+// The cost table as Markdown; docs/fuel.md is exactly this text (a test
+// keeps them equal).
+std::string FuelTableMarkdown();
+}  // namespace ampoule::wasm
