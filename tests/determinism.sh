@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Determinism check: every workload, run twice on each of two engine builds
+# (e.g. -O2 and -O0 with sanitizers), must give byte-identical output, exit
+# code, fuel and stop reason.
+#
+# usage: tests/determinism.sh AMPOULE_A AMPOULE_B WASM_OR_DIR...
+# A workload is a .wasm file; WORKLOAD.args (one argument per line) beside
+# it gives its arguments. Prints `N passed, N failed`.
+set -uo pipefail
+[ $# -ge 3 ] || { echo "usage: $0 AMPOULE_A AMPOULE_B WASM_OR_DIR..." >&2; exit 2; }
+a=$1 b=$2; shift 2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+workloads=()
+for p in "$@"; do
+  if [ -d "$p" ]; then while IFS= read -r f; do workloads+=("$f"); done < <(find "$p" -name '*.wasm' | sort)
+  elif [ -f "$p" ]; then workloads+=("$p")
+  else echo "skip: $p does not exist"; fi
+done
+
+run() {  # run BIN WASM OUT
+  local args=()
+  [ -f "${2%.wasm}.args" ] && mapfile -t args < "${2%.wasm}.args"
+  "$1" wasm run --stats --seed 7 "$2" -- "${args[@]}" > "$3.out" 2> "$3.err" < /dev/null
+  echo "exit $?" >> "$3.err"
+}
+
+passed=0 failed=0
+for w in "${workloads[@]}"; do
+  run "$a" "$w" "$tmp/a1"; run "$a" "$w" "$tmp/a2"; run "$b" "$w" "$tmp/b1"
+  ok=1
+  for other in a2 b1; do
+    cmp -s "$tmp/a1.out" "$tmp/$other.out" && cmp -s "$tmp/a1.err" "$tmp/$other.err" || ok=0
+  done
+  if [ $ok = 1 ]; then
+    passed=$((passed + 1)); echo "same: $w ($(grep -m1 -i fuel "$tmp/a1.err" || true))"
+  else
+    failed=$((failed + 1)); echo "DIFFERENT: $w"
+    diff "$tmp/a1.err" "$tmp/b1.err" | head -5
+  fi
+done
+echo "determinism: $passed passed, $failed failed"
+[ $failed = 0 ] && [ $passed -gt 0 ]
