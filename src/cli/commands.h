@@ -13,5 +13,6 @@ using Args = std::span<const char* const>;
 int WasmRunCommand(Args args);        // ampoule wasm run       (wasm_run.cc)
 int WasmSpectestCommand(Args args);   // ampoule wasm spectest  (wasm_spectest.cc)
 int WasmFuelTableCommand(Args args);  // ampoule wasm fuel-table (wasm_fuel_table.cc)
+int KeygenCommand(Args args);         // ampoule keygen         (keygen.cc)
 
 }  // namespace ampoule::cli

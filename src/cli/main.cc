@@ -14,9 +14,12 @@ constexpr const char* kUsage =
     "  wasm run MODULE.wasm [options] [-- ARGS...]   run a WASI command module\n"
     "  wasm spectest DIR|FILE.wast...                run the WebAssembly core spec tests\n"
     "  wasm fuel-table                               print the fuel cost table (Markdown)\n"
+    "  keygen -o KEY                                 make a receipt signing key (KEY, KEY.pub)\n"
     "\n"
     "Run 'ampoule <command> --help' for a command's options.\n";
 
+// A command is "group name" (ampoule wasm run) or, with a null name, a
+// single word (ampoule keygen).
 struct Command {
   const char* group;
   const char* name;
@@ -27,6 +30,7 @@ constexpr Command kCommands[] = {
     {"wasm", "run", ampoule::cli::WasmRunCommand},
     {"wasm", "spectest", ampoule::cli::WasmSpectestCommand},
     {"wasm", "fuel-table", ampoule::cli::WasmFuelTableCommand},
+    {"keygen", nullptr, ampoule::cli::KeygenCommand},
 };
 
 }  // namespace
@@ -37,7 +41,11 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   for (const Command& c : kCommands) {
-    if (argc >= 3 && std::string_view(argv[1]) == c.group && std::string_view(argv[2]) == c.name) {
+    if (c.name == nullptr && std::string_view(argv[1]) == c.group) {
+      return c.run(ampoule::cli::Args(argv + 2, argc - 2));
+    }
+    if (c.name != nullptr && argc >= 3 && std::string_view(argv[1]) == c.group &&
+        std::string_view(argv[2]) == c.name) {
       return c.run(ampoule::cli::Args(argv + 3, argc - 3));
     }
   }
