@@ -193,10 +193,11 @@ TEST(ValidateFunction, BulkMemoryNeedsDataCount) {
   m.memories.push_back(MemoryType{});
   std::vector<Instr> init = {I(Op::I32Const), I(Op::I32Const), I(Op::I32Const),
                              I(Op::MemoryInit, 0), I(Op::End)};
+  ExpectError(Check(m, init), "unknown data segment 0");
+  m.datas.resize(1);
   ExpectError(Check(m, init), "data count section required");
   ExpectError(Check(m, {I(Op::DataDrop, 0), I(Op::End)}), "data count section required");
   m.data_count = 1;
-  m.datas.resize(1);
   EXPECT_TRUE(Check(m, init).ok());
   ExpectError(Check(m, {I(Op::DataDrop, 1), I(Op::End)}), "unknown data segment 1");
 }
