@@ -3,6 +3,7 @@
 //
 // One forward pass; the only allocations are the output vectors (and a
 // control stack that stays empty for straight-line code).
+#include <array>
 #include <cstdio>
 #include <string>
 
@@ -68,9 +69,9 @@ void ReadBrTable(BinaryReader& r, Instr* in, std::vector<uint32_t>* targets) {
   for (uint32_t i = 0; i <= n && r.ok(); ++i) targets->push_back(r.ReadU32());
 }
 
-void ReadImmediates(BinaryReader& r, const Module& m, ExprKind kind, Instr* in,
+void ReadImmediates(BinaryReader& r, const Module& m, ExprKind kind, ImmKind imm, Instr* in,
                     std::vector<uint32_t>* targets) {
-  switch (GetOpcodeInfo(in->op).imm) {
+  switch (imm) {
     case ImmKind::None: break;
     case ImmKind::BlockType: ReadBlockType(r, &in->block); break;
     case ImmKind::Label:
@@ -121,16 +122,38 @@ void ReadImmediates(BinaryReader& r, const Module& m, ExprKind kind, Instr* in,
   }
 }
 
-// Reads an opcode (one byte, or 0xFC and a u32 sub-opcode) into in->op.
-bool ReadOpcode(BinaryReader& r, Instr* in) {
+// The one-byte opcodes with their immediates, built at compile time from
+// opcodes.def so the hot loop needs one table load per instruction.
+struct OneByteOp {
+  Opcode op = Opcode::Nop;
+  ImmKind imm = ImmKind::None;
+  bool valid = false;
+};
+
+constexpr std::array<OneByteOp, 256> BuildOneByteTable() {
+  std::array<OneByteOp, 256> t{};
+#define WASM_OP(name, text, prefix, code, imm, sig, fuel) \
+  if (prefix == 0) t[code] = OneByteOp{Opcode::name, ImmKind::imm, true};
+#include "wasm/opcodes.def"
+  return t;
+}
+constexpr std::array<OneByteOp, 256> kOneByte = BuildOneByteTable();
+
+// Reads an opcode (one byte, or 0xFC and a u32 sub-opcode) into in->op and
+// returns its immediate kind; on failure the reader holds the error.
+ImmKind ReadOpcode(BinaryReader& r, Instr* in) {
   uint8_t byte = r.ReadU8();
-  if (!r.ok()) return false;
-  if (LookupOpcode(byte, &in->op)) return true;
+  const OneByteOp& e = kOneByte[byte];
+  if (e.valid) {
+    in->op = e.op;
+    return e.imm;
+  }
+  if (!r.ok()) return ImmKind::None;
   char text[64];
   if (byte == 0xFC) {
     uint32_t sub = r.ReadU32();
-    if (!r.ok()) return false;
-    if (LookupMiscOpcode(sub, &in->op)) return true;
+    if (!r.ok()) return ImmKind::None;
+    if (LookupMiscOpcode(sub, &in->op)) return GetOpcodeInfo(in->op).imm;
     std::snprintf(text, sizeof text, "illegal opcode 0xfc 0x%x", unsigned(sub));
   } else if (byte == 0xFD) {
     std::snprintf(text, sizeof text, "unsupported: simd (opcode 0xFD)");
@@ -138,7 +161,7 @@ bool ReadOpcode(BinaryReader& r, Instr* in) {
     std::snprintf(text, sizeof text, "illegal opcode 0x%02x", unsigned(byte));
   }
   r.Fail(in->offset, text);
-  return false;
+  return ImmKind::None;
 }
 
 }  // namespace
@@ -152,11 +175,16 @@ void DecodeExpr(BinaryReader& r, const Module& module, ExprKind kind, std::vecto
       r.Fail(std::string(kUnexpectedEndOfSection) + ": END opcode expected");
       return;
     }
-    Instr in;
+    // Decode in place: the instruction is dropped again if it is invalid
+    // or is a constant expression's final `end`.
+    Instr& in = out->emplace_back();
     in.offset = r.offset();
-    if (!ReadOpcode(r, &in)) return;
-    ReadImmediates(r, module, kind, &in, targets);
-    if (!r.ok()) return;
+    ImmKind imm = ReadOpcode(r, &in);
+    if (imm != ImmKind::None) ReadImmediates(r, module, kind, imm, &in, targets);
+    if (!r.ok()) {
+      out->pop_back();
+      return;
+    }
     switch (in.op) {
       case Opcode::Block:
       case Opcode::Loop: open.push_back(Open::Block); break;
@@ -164,20 +192,20 @@ void DecodeExpr(BinaryReader& r, const Module& module, ExprKind kind, std::vecto
       case Opcode::Else:
         if (open.empty() || open.back() != Open::If) {
           r.Fail(in.offset, "END opcode expected, found else outside if");
+          out->pop_back();
           return;
         }
         open.back() = Open::Else;
         break;
       case Opcode::End:
         if (open.empty()) {
-          if (kind == ExprKind::Function) out->push_back(in);
+          if (kind != ExprKind::Function) out->pop_back();
           return;
         }
         open.pop_back();
         break;
       default: break;
     }
-    out->push_back(in);
   }
 }
 
