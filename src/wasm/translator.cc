@@ -1,9 +1,207 @@
+// Translator: the per-instruction driver, the pre-pass, and linking.
 #include "wasm/translator.h"
 
+#include <string>
+
+#include "wasm/translator_internal.h"
+
 namespace ampoule::wasm {
-struct CompiledFunction {};
+
 void CompiledFunctionDeleter::operator()(CompiledFunction* f) const { delete f; }
-Result<CompiledFunctionPtr> TranslateFunction(const Module&, uint32_t, const FunctionCode&) {
-  return Error{"translator: not implemented"};
+
+namespace translator {
+namespace {
+
+// Frames larger than this cannot be addressed by 32-bit slot operands with
+// room to spare, and could never run within any sensible value-stack limit.
+constexpr uint64_t kMaxFrameSlots = uint64_t(1) << 28;
+
+}  // namespace
+
+FunctionTranslator::FunctionTranslator(const Module& module, uint32_t index, const FunctionCode& code)
+    : module_(module),
+      body_(code),
+      type_(module.types[module.functions[index].type]),
+      index_(index) {}
+
+BlockSig FunctionTranslator::Sig(const BlockType& bt) const {
+  switch (bt.kind) {
+    case BlockType::Kind::Empty: return {0, 0};
+    case BlockType::Kind::Value: return {0, 1};
+    case BlockType::Kind::TypeIndex: {
+      const FuncType& t = module_.types[bt.type_index];
+      return {uint32_t(t.params.size()), uint32_t(t.results.size())};
+    }
+  }
+  return {0, 0};
 }
+
+// Finds the labels some branch names (their `end` or loop head starts a new
+// fuel block), the ifs with an else, and how many scratch slots the ifs
+// with parameters need. Unreachable code counts too: the fuel rule is
+// defined on the input alone.
+void FunctionTranslator::PrePass() {
+  const std::vector<Instr>& instrs = body_.instrs;
+  label_flags_.assign(instrs.size(), 0);
+  std::vector<uint32_t> open;
+  auto mark = [&](uint32_t depth) {
+    if (depth < open.size()) label_flags_[open[open.size() - 1 - depth]] |= kTargeted;
+  };
+  for (uint32_t i = 0; i < instrs.size(); ++i) {
+    const Instr& in = instrs[i];
+    switch (in.op) {
+      case Opcode::If:
+        next_scratch_ += Sig(in.block).params;
+        [[fallthrough]];
+      case Opcode::Block:
+      case Opcode::Loop: open.push_back(i); break;
+      case Opcode::Else:
+        if (!open.empty()) label_flags_[open.back()] |= kHasElse;
+        break;
+      case Opcode::End:
+        if (!open.empty()) open.pop_back();
+        break;
+      case Opcode::Br:
+      case Opcode::BrIf: mark(in.a); break;
+      case Opcode::BrTable:
+        for (uint32_t j = 0; j < in.b; ++j) mark(body_.br_targets[in.a + j]);
+        break;
+      default: break;
+    }
+  }
+}
+
+Result<CompiledFunctionPtr> FunctionTranslator::Run() {
+  PrePass();
+  uint64_t locals = uint64_t(type_.params.size()) + module_.functions[index_].locals.size();
+  uint64_t scratch = next_scratch_;
+  if (locals + scratch > kMaxFrameSlots) {
+    return Error{"function " + std::to_string(index_) + " has too many locals to run"};
+  }
+  num_locals_ = uint32_t(locals);
+  first_stack_ = uint32_t(locals + scratch);
+  next_scratch_ = num_locals_;
+  local_refs_.assign(first_stack_, 0);
+  fuel_cost_.assign(1, 0);  // block 0: kZeroFuel
+  entry_fuel_ = NewFuelBlock();
+  cur_fuel_ = entry_fuel_;
+  Ctrl func;
+  func.kind = Ctrl::Kind::kFunc;
+  func.sig = {0, uint32_t(type_.results.size())};
+  ctrls_.push_back(std::move(func));
+
+  uint32_t dead_depth = 0;  // blocks opened inside unreachable code
+  const std::vector<Instr>& instrs = body_.instrs;
+  for (pc_ = 0; pc_ < instrs.size() && !ctrls_.empty(); ++pc_) {
+    const Instr& in = instrs[pc_];
+    if (ctrls_.back().unreachable) {
+      // Dead code is dropped; only its block structure is followed.
+      if (in.op == Opcode::Block || in.op == Opcode::Loop || in.op == Opcode::If) {
+        ++dead_depth;
+        continue;
+      }
+      if (in.op == Opcode::End && dead_depth > 0) {
+        --dead_depth;
+        continue;
+      }
+      if ((in.op != Opcode::Else && in.op != Opcode::End) || dead_depth > 0) continue;
+    }
+    AddFuel(in);
+    AMP_RETURN_IF_ERROR(TranslateInstr());
+    if (max_height_ > kMaxFrameSlots - first_stack_) {
+      return Error{"function " + std::to_string(index_) + " needs too deep an operand stack to run"};
+    }
+  }
+  return Finish();
+}
+
+Status FunctionTranslator::TranslateInstr() {
+  const Instr& in = body_.instrs[pc_];
+  switch (in.op) {
+    case Opcode::Unreachable:
+      Begin(IOp::Unreachable);
+      MarkUnreachable();
+      return Status::Ok();
+    case Opcode::Nop: return Status::Ok();
+    case Opcode::Block: OnBlock(Ctrl::Kind::kBlock, in.block); return Status::Ok();
+    case Opcode::Loop: OnBlock(Ctrl::Kind::kLoop, in.block); return Status::Ok();
+    case Opcode::If: OnIf(in.block, PopCond()); return Status::Ok();
+    case Opcode::Else: OnElse(); return Status::Ok();
+    case Opcode::End: OnEnd(); return Status::Ok();
+    case Opcode::Br: OnBr(in.a); return Status::Ok();
+    case Opcode::BrIf: OnBrIf(in.a, PopCond()); return Status::Ok();
+    case Opcode::BrTable: OnBrTable(in); return Status::Ok();
+    case Opcode::Return: OnReturn(); return Status::Ok();
+    case Opcode::Call: OnCall(in.a); return Status::Ok();
+    case Opcode::CallIndirect: OnCallIndirect(in.a, in.b); return Status::Ok();
+    case Opcode::Drop: Pop(); return Status::Ok();
+    case Opcode::Select:
+    case Opcode::SelectT: OnSelect(); return Status::Ok();
+    default: break;
+  }
+  if (OnVariable(in) || OnMemory(in) || OnNumeric(in)) return Status::Ok();
+  return Error{"function " + std::to_string(index_) + ": instruction " + GetOpcodeInfo(in.op).text +
+               " is not supported by the interpreter"};
+}
+
+Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
+  for (uint32_t unit : fuel_units_) {
+    uint64_t cost = fuel_cost_[uint32_t(code_[unit])];
+    if (cost > UINT32_MAX) {
+      return Error{"function " + std::to_string(index_) + " has a basic block too large to meter"};
+    }
+    code_[unit] = int32_t(uint32_t(cost));
+  }
+  const int32_t* offsets = InterpreterHandlerOffsets();
+  for (size_t i = 0; i < starts_.size(); ++i) code_[starts_[i]] = offsets[size_t(ops_[i])];
+
+  CompiledFunctionPtr f(new CompiledFunction);
+  f->code = std::move(code_);
+  f->instr_starts = std::move(starts_);
+  f->num_params = uint32_t(type_.params.size());
+  f->num_locals = num_locals_ - f->num_params;
+  f->num_results = uint32_t(type_.results.size());
+  f->first_stack_slot = first_stack_;
+  f->frame_slots = std::max(first_stack_ + max_height_, f->num_results);
+  f->entry_fuel = uint32_t(fuel_cost_[entry_fuel_]);
+  if (fuel_cost_[entry_fuel_] > UINT32_MAX) {
+    return Error{"function " + std::to_string(index_) + " has a basic block too large to meter"};
+  }
+  return f;
+}
+
+}  // namespace translator
+
+Result<CompiledFunctionPtr> TranslateFunction(const Module& module, uint32_t index,
+                                             const FunctionCode& code) {
+  translator::FunctionTranslator t(module, index, code);
+  return t.Run();
+}
+
+IOp IOpForHandlerOffset(int32_t offset) {
+  const int32_t* offsets = InterpreterHandlerOffsets();
+  for (size_t i = 0; i < size_t(IOp::kCount); ++i) {
+    if (offsets[i] == offset) return IOp(i);
+  }
+  return IOp::kCount;
+}
+
+std::vector<IOp> CompiledOps(const CompiledFunction& f) {
+  std::vector<IOp> ops;
+  for (uint32_t start : f.instr_starts) ops.push_back(IOpForHandlerOffset(f.code[start]));
+  return ops;
+}
+
+std::string ListCompiledFunction(const CompiledFunction& f) {
+  std::string out;
+  for (size_t i = 0; i < f.instr_starts.size(); ++i) {
+    uint32_t start = f.instr_starts[i];
+    uint32_t end = i + 1 < f.instr_starts.size() ? f.instr_starts[i + 1] : uint32_t(f.code.size());
+    out += std::to_string(start) + ": " + IOpName(IOpForHandlerOffset(f.code[start]));
+    for (uint32_t u = start + 1; u < end; ++u) out += " " + std::to_string(f.code[u]);
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace ampoule::wasm

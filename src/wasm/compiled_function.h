@@ -1,0 +1,48 @@
+// The translated form of one function, shared by the translator (which
+// builds it) and the interpreter (which runs it). Internal to the execution
+// stage; see docs/interpreter.md for the format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "wasm/interpreter_ops.h"
+#include "wasm/runtime.h"
+
+namespace ampoule::wasm {
+
+// A frame is a window of 64-bit slots on the value stack:
+//   [0, num_params)                      parameters (written by the caller)
+//   [num_params, num_params+num_locals)  declared locals, zeroed on entry
+//   [.., first_stack_slot)               scratch slots (copies of `if` params)
+//   [first_stack_slot, frame_slots)      the operand stack, one slot per value
+// Results are returned in [0, num_results).
+struct CompiledFunction {
+  // Code units; the first unit of each instruction is its handler's offset
+  // from the interpreter's dispatch base (see InterpreterHandlerOffsets).
+  std::vector<int32_t> code;
+  // Start of every instruction in `code`, in order (for listings and checks).
+  std::vector<uint32_t> instr_starts;
+  uint32_t num_params = 0;
+  uint32_t num_locals = 0;
+  uint32_t num_results = 0;
+  uint32_t first_stack_slot = 0;
+  uint32_t frame_slots = 0;   // >= num_results
+  uint32_t entry_fuel = 0;    // fuel of the first basic block, charged on entry
+};
+
+// Handler offsets, indexed by IOp, relative to the dispatch base. Computed
+// once from the interpreter's label addresses; valid for the process.
+const int32_t* InterpreterHandlerOffsets();
+
+// Maps a handler offset back to its IOp (for listings); IOp::kCount if none.
+IOp IOpForHandlerOffset(int32_t offset);
+
+// One line per instruction: "12: Add32I 5 3 1". For tests and debugging.
+std::string ListCompiledFunction(const CompiledFunction& f);
+
+// The operations of `f` in order, for tests that check fusion.
+std::vector<IOp> CompiledOps(const CompiledFunction& f);
+
+}  // namespace ampoule::wasm

@@ -1,0 +1,620 @@
+// The interpreter's hot loop: one function, direct-threaded dispatch.
+//
+// Scheme (docs/interpreter.md has the full design):
+//
+//  * Code is an array of 32-bit units. An instruction is its handler unit,
+//    the byte distance of its handler label from the dispatch base (the
+//    first handler), followed by operand units. Dispatch is
+//        goto *(base + *pc)
+//    so there is no table load and no bounds check per instruction.
+//  * Operands: SL(i) is the slot named by unit i, fp[pc[i]]: a local, a
+//    scratch slot or an operand-stack slot of the current frame. K32(i) is
+//    unit i as an immediate. Handlers read all operands before writing
+//    their destination, so a destination may equal a source.
+//  * Slots are 64 bits. i32 and f32 values are kept zero-extended; floats
+//    are kept as their bits. References are FunctionInstance pointers or
+//    embedder numbers, 0 for null.
+//  * Registers of the loop: pc, fp, fuel (a signed local copy of the
+//    store's fuel, written back on every exit and around host calls), mem
+//    and mem_size (memory 0, reloaded after every call and memory.grow),
+//    view (the current instance's resolved pointers), frame_top.
+//  * Fuel is charged per basic block of the input: by a branch for the
+//    block it enters (ft / ff), by Charge when a block is entered by
+//    falling through a label, and by a call for the callee's first block.
+//    CHARGE stops the run before the block if the fuel would go negative.
+//  * Calls never recurse on the C stack: a call saves (ret_pc, fp, view)
+//    in the next Frame record, the callee's frame starts at the caller's
+//    first argument slot, and a return restores the record. Results are
+//    left in the callee's fp[0..n), which are the caller's argument slots.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+
+#include "wasm/fuel.h"
+#include "wasm/interpreter_internal.h"
+#include "wasm/interpreter_numeric.h"
+
+static_assert(std::endian::native == std::endian::little,
+              "memory accesses assume a little-endian host");
+
+namespace ampoule::wasm {
+namespace {
+
+// noclone: the label addresses handed out in table mode must be those of
+// the very body that runs.
+__attribute__((noinline, noclone)) RunResult Interpret(ExecContext* ctx, const InstanceView* view,
+                                                       const int32_t* pc, uint64_t* fp,
+                                                       Frame* entry, const void* const** labels) {
+  static const void* const kLabels[] = {
+#define AMP_X(name, n) &&H_##name,
+      AMP_INTERNAL_OPS(AMP_X)
+#undef AMP_X
+  };
+  if (labels) {
+    *labels = kLabels;
+    return {};
+  }
+  const char* const base = static_cast<const char*>(&&H_Unreachable);
+
+#define DISPATCH() goto *(base + *pc)
+#define NEXT(n) \
+  do {          \
+    pc += (n);  \
+    DISPATCH(); \
+  } while (0)
+#define SL(i) fp[uint32_t(pc[i])]
+#define R32(i) uint32_t(SL(i))
+#define R64(i) uint64_t(SL(i))
+#define RF32(i) std::bit_cast<float>(R32(i))
+#define RF64(i) std::bit_cast<double>(R64(i))
+#define K32(i) uint32_t(pc[i])
+#define KS64(i) uint64_t(int64_t(pc[i]))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TRAP(kind)   \
+  do {               \
+    trap = (kind);   \
+    goto do_trap;    \
+  } while (0)
+#define CHARGE(units)                    \
+  do {                                   \
+    int64_t c_ = int64_t(uint32_t(units)); \
+    fuel -= c_;                          \
+    if (UNLIKELY(fuel < 0)) {            \
+      fuel += c_;                        \
+      goto out_of_fuel;                  \
+    }                                    \
+  } while (0)
+#define FUEL_IN()                                                        \
+  do {                                                                   \
+    uint64_t f_ = ctx->fuel();                                           \
+    fuel = f_ > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(f_);           \
+    fuel_mark = fuel;                                                    \
+  } while (0)
+#define FUEL_OUT()                                  \
+  do {                                              \
+    ctx->fuel() -= uint64_t(fuel_mark - fuel);      \
+    fuel_mark = fuel;                               \
+  } while (0)
+#define RELOAD_MEMORY()                      \
+  do {                                       \
+    mem = view->memory->data.data();         \
+    mem_size = view->memory->data.size();    \
+  } while (0)
+
+  RunResult result;
+  TrapKind trap = TrapKind::kNone;
+  int64_t fuel, fuel_mark;
+  FUEL_IN();
+  uint8_t* mem;
+  uint64_t mem_size;
+  RELOAD_MEMORY();
+  Frame* frame_top = entry;
+  Frame* const frames_end = ctx->frames_end;
+  uint64_t* const stack_end = ctx->stack_end;
+  FunctionInstance* callee;
+  uint64_t* callee_fp;
+  const int32_t* ret_pc;
+  bool out_of_fuel = false;
+
+  DISPATCH();
+
+  // ---- Control -------------------------------------------------------------
+H_Unreachable:
+  TRAP(TrapKind::kUnreachable);
+H_Charge:
+  CHARGE(pc[1]);
+  NEXT(2);
+H_Br:
+  CHARGE(pc[2]);
+  pc += pc[1];
+  DISPATCH();
+
+#define BRANCH_IF(cond, t, n) \
+  if (cond) {                 \
+    CHARGE(pc[t + 1]);        \
+    pc += pc[t];              \
+  } else {                    \
+    CHARGE(pc[t + 2]);        \
+    pc += (n);                \
+  }                           \
+  DISPATCH();
+
+H_BrNz:
+  BRANCH_IF(R32(1) != 0, 2, 5)
+H_BrZ:
+  BRANCH_IF(R32(1) == 0, 2, 5)
+H_BrNz64:
+  BRANCH_IF(R64(1) != 0, 2, 5)
+H_BrZ64:
+  BRANCH_IF(R64(1) == 0, 2, 5)
+
+#define CMP_FAMILY(X, S)                                                  \
+  X(Eq, a == b) X(Ne, a != b) X(LtS, S(a) < S(b)) X(LtU, a < b)           \
+  X(GtS, S(a) > S(b)) X(GtU, a > b) X(LeS, S(a) <= S(b)) X(LeU, a <= b)    \
+  X(GeS, S(a) >= S(b)) X(GeU, a >= b)
+#define S32(x) int32_t(x)
+#define S64(x) int64_t(x)
+#define BR_CMP32(Name, expr)            \
+  H_Br##Name##32 : {                    \
+    uint32_t a = R32(1), b = R32(2);    \
+    BRANCH_IF(expr, 3, 6)               \
+  }                                     \
+  H_Br##Name##32I : {                   \
+    uint32_t a = R32(1), b = K32(2);    \
+    BRANCH_IF(expr, 3, 6)               \
+  }
+#define BR_CMP64(Name, expr)            \
+  H_Br##Name##64 : {                    \
+    uint64_t a = R64(1), b = R64(2);    \
+    BRANCH_IF(expr, 3, 6)               \
+  }
+  CMP_FAMILY(BR_CMP32, S32)
+  CMP_FAMILY(BR_CMP64, S64)
+
+H_BrTable: {
+  uint32_t i = std::min(R32(1), K32(2));
+  const int32_t* e = pc + 3 + 2 * size_t(i);
+  CHARGE(e[1]);
+  pc += e[0];
+  DISPATCH();
+}
+
+H_Return1:
+  fp[0] = SL(1);
+  goto do_return;
+H_ReturnN: {
+  uint32_t n = K32(1);
+  const uint64_t* src = fp + K32(2);
+  for (uint32_t i = 0; i < n; ++i) fp[i] = src[i];
+  goto do_return;
+}
+H_Return:
+do_return:
+  if (frame_top == entry) goto finished;
+  --frame_top;
+  pc = frame_top->ret_pc;
+  fp = frame_top->fp;
+  view = frame_top->view;
+  RELOAD_MEMORY();
+  DISPATCH();
+
+H_Call:
+  callee = view->funcs[K32(1)];
+  callee_fp = fp + K32(2);
+  ret_pc = pc + 3;
+  goto do_call;
+H_CallIndirect: {
+  const TableInstance* t = view->tables[K32(2)];
+  uint32_t i = R32(4);
+  if (UNLIKELY(i >= t->elements.size())) TRAP(TrapKind::kUndefinedElement);
+  Ref r = t->elements[i];
+  if (UNLIKELY(r == kNullRef)) TRAP(TrapKind::kUninitializedElement);
+  callee = reinterpret_cast<FunctionInstance*>(r);
+  if (UNLIKELY(callee->type_id != view->type_ids[K32(1)])) TRAP(TrapKind::kIndirectCallTypeMismatch);
+  callee_fp = fp + K32(3);
+  ret_pc = pc + 5;
+  goto do_call;
+}
+do_call: {
+  const CompiledFunction* cf = callee->code;
+  if (UNLIKELY(cf == nullptr)) goto host_call;
+  if (UNLIKELY(frame_top == frames_end)) TRAP(TrapKind::kCallStackExhausted);
+  if (UNLIKELY(size_t(stack_end - callee_fp) < cf->frame_slots)) TRAP(TrapKind::kValueStackExhausted);
+  CHARGE(cf->entry_fuel);
+  frame_top->ret_pc = ret_pc;
+  frame_top->fp = fp;
+  frame_top->view = view;
+  ++frame_top;
+  std::memset(callee_fp + cf->num_params, 0, size_t(cf->num_locals) * sizeof(uint64_t));
+  fp = callee_fp;
+  pc = cf->code.data();
+  if (UNLIKELY(callee->instance != view->instance)) {
+    view = ctx->View(callee->instance);
+    RELOAD_MEMORY();
+  }
+  DISPATCH();
+}
+host_call: {
+  FUEL_OUT();
+  ctx->frame_top = frame_top;
+  const FuncType& ft = *callee->type;
+  ctx->sp = callee_fp + std::max(ft.params.size(), ft.results.size());
+  RunResult r = CallHost(*ctx, callee, callee_fp, view->instance, view->memory);
+  FUEL_IN();
+  RELOAD_MEMORY();
+  if (UNLIKELY(r.stop != StopReason::kReturned)) {
+    result = std::move(r);
+    goto done;
+  }
+  pc = ret_pc;
+  DISPATCH();
+}
+
+  // ---- Moves and variables -------------------------------------------------
+H_Copy:
+  SL(1) = SL(2);
+  NEXT(3);
+H_Const32:
+  SL(1) = K32(2);
+  NEXT(3);
+H_Const64:
+  SL(1) = uint64_t(K32(2)) | uint64_t(K32(3)) << 32;
+  NEXT(4);
+H_Select: {
+  uint64_t a = SL(2), b = SL(3);
+  SL(1) = R32(4) ? a : b;
+  NEXT(5);
+}
+H_GlobalGet32:
+  SL(1) = uint32_t(view->globals[K32(2)]->bits);
+  NEXT(3);
+H_GlobalGet64:
+  SL(1) = view->globals[K32(2)]->bits;
+  NEXT(3);
+H_GlobalSet:
+  view->globals[K32(1)]->bits = SL(2);
+  NEXT(3);
+
+  // ---- References and tables -----------------------------------------------
+H_RefFunc:
+  SL(1) = reinterpret_cast<uint64_t>(view->funcs[K32(2)]);
+  NEXT(3);
+H_TableGet: {
+  const TableInstance* t = view->tables[K32(2)];
+  uint32_t i = R32(3);
+  if (UNLIKELY(i >= t->elements.size())) TRAP(TrapKind::kTableOutOfBounds);
+  SL(1) = t->elements[i];
+  NEXT(4);
+}
+H_TableSet: {
+  TableInstance* t = view->tables[K32(1)];
+  uint32_t i = R32(2);
+  if (UNLIKELY(i >= t->elements.size())) TRAP(TrapKind::kTableOutOfBounds);
+  t->elements[i] = SL(3);
+  NEXT(4);
+}
+H_TableSize:
+  SL(1) = view->tables[K32(2)]->size();
+  NEXT(3);
+H_TableGrow: {
+  uint32_t r = TableGrow(*view->tables[K32(2)], SL(3), R32(4), fuel, &out_of_fuel);
+  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
+  SL(1) = r;
+  NEXT(5);
+}
+H_TableFill:
+  trap = TableFill(*view->tables[K32(1)], R32(2), SL(3), R32(4), fuel, &out_of_fuel);
+  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
+  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
+  NEXT(5);
+H_TableCopy:
+  trap = TableCopy(*view->tables[K32(1)], *view->tables[K32(2)], R32(3), R32(4), R32(5), fuel,
+                   &out_of_fuel);
+  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
+  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
+  NEXT(6);
+H_TableInit:
+  trap = TableInit(*view, K32(1), K32(2), R32(3), R32(4), R32(5), fuel, &out_of_fuel);
+  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
+  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
+  NEXT(6);
+H_ElemDrop:
+  ElemDrop(*view, K32(1));
+  NEXT(2);
+
+  // ---- Memory --------------------------------------------------------------
+H_MemorySize:
+  SL(1) = uint32_t(mem_size / kPageSize);
+  NEXT(2);
+H_MemoryGrow: {
+  uint32_t r = view->memory->Grow(R32(2));
+  RELOAD_MEMORY();
+  SL(1) = r;
+  NEXT(3);
+}
+H_MemoryFill:
+  trap = MemoryFill(*view->memory, R32(1), uint8_t(R32(2)), R32(3), fuel, &out_of_fuel);
+  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
+  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
+  NEXT(4);
+H_MemoryCopy:
+  trap = MemoryCopy(*view->memory, R32(1), R32(2), R32(3), fuel, &out_of_fuel);
+  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
+  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
+  NEXT(4);
+H_MemoryInit:
+  trap = MemoryInit(*view, K32(1), R32(2), R32(3), R32(4), fuel, &out_of_fuel);
+  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
+  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
+  NEXT(5);
+H_DataDrop:
+  DataDrop(*view, K32(1));
+  NEXT(2);
+
+  // Effective addresses are 33-bit sums computed in 64 bits: never wrap.
+#define LOAD(Name, T, conv)                                              \
+  H_##Name : {                                                           \
+    uint64_t ea = uint64_t(R32(2)) + K32(3);                             \
+    if (UNLIKELY(ea + sizeof(T) > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds); \
+    T v;                                                                 \
+    std::memcpy(&v, mem + ea, sizeof(T));                                \
+    SL(1) = conv;                                                        \
+    NEXT(4);                                                             \
+  }
+  LOAD(Load32, uint32_t, v)
+  LOAD(Load64, uint64_t, v)
+  LOAD(Load8S32, int8_t, uint32_t(int32_t(v)))
+  LOAD(Load8U, uint8_t, v)
+  LOAD(Load16S32, int16_t, uint32_t(int32_t(v)))
+  LOAD(Load16U, uint16_t, v)
+  LOAD(Load8S64, int8_t, uint64_t(int64_t(v)))
+  LOAD(Load16S64, int16_t, uint64_t(int64_t(v)))
+  LOAD(Load32S64, int32_t, uint64_t(int64_t(v)))
+
+#define STORE(Name, T)                                                   \
+  H_##Name : {                                                           \
+    uint64_t ea = uint64_t(R32(1)) + K32(3);                             \
+    if (UNLIKELY(ea + sizeof(T) > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds); \
+    T v = T(SL(2));                                                      \
+    std::memcpy(mem + ea, &v, sizeof(T));                                \
+    NEXT(4);                                                             \
+  }
+  STORE(Store32, uint32_t)
+  STORE(Store64, uint64_t)
+  STORE(Store8, uint8_t)
+  STORE(Store16, uint16_t)
+
+  // ---- Integer arithmetic --------------------------------------------------
+#define INT_BIN(X, S, SH)                                                   \
+  X(Add, a + b) X(Sub, a - b) X(Mul, a * b) X(And, a & b) X(Or, a | b)        \
+  X(Xor, a ^ b) X(Shl, a << (b & SH)) X(ShrS, S(a) >> (b & SH))             \
+  X(ShrU, a >> (b & SH)) X(Rotl, std::rotl(a, int(b & SH)))                \
+  X(Rotr, std::rotr(a, int(b & SH)))
+#define BIN32(Name, expr)                 \
+  H_##Name##32 : {                        \
+    uint32_t a = R32(2), b = R32(3);      \
+    SL(1) = uint32_t(expr);               \
+    NEXT(4);                              \
+  }
+#define BIN32I(Name, expr)                \
+  H_##Name##32I : {                       \
+    uint32_t a = R32(2), b = K32(3);      \
+    SL(1) = uint32_t(expr);               \
+    NEXT(4);                              \
+  }
+#define BIN64(Name, expr)                 \
+  H_##Name##64 : {                        \
+    uint64_t a = R64(2), b = R64(3);      \
+    SL(1) = uint64_t(expr);               \
+    NEXT(4);                              \
+  }
+#define BIN64I(Name, expr)                \
+  H_##Name##64I : {                       \
+    uint64_t a = R64(2), b = KS64(3);     \
+    SL(1) = uint64_t(expr);               \
+    NEXT(4);                              \
+  }
+  INT_BIN(BIN32, S32, 31)
+  INT_BIN(BIN64, S64, 63)
+  CMP_FAMILY(BIN32, S32)
+  CMP_FAMILY(BIN32I, S32)
+  CMP_FAMILY(BIN64, S64)
+  CMP_FAMILY(BIN64I, S64)
+#define INT_IMM(X, S, SH)                                                   \
+  X(Add, a + b) X(Mul, a * b) X(And, a & b) X(Or, a | b) X(Xor, a ^ b)        \
+  X(Shl, a << (b & SH)) X(ShrS, S(a) >> (b & SH)) X(ShrU, a >> (b & SH))
+  INT_IMM(BIN32I, S32, 31)
+  INT_IMM(BIN64I, S64, 63)
+
+H_DivS32: {
+  int32_t a = int32_t(R32(2)), b = int32_t(R32(3));
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  if (UNLIKELY(a == INT32_MIN && b == -1)) TRAP(TrapKind::kIntegerOverflow);
+  SL(1) = uint32_t(a / b);
+  NEXT(4);
+}
+H_DivU32: {
+  uint32_t a = R32(2), b = R32(3);
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  SL(1) = a / b;
+  NEXT(4);
+}
+H_RemS32: {
+  int32_t a = int32_t(R32(2)), b = int32_t(R32(3));
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  SL(1) = uint32_t(b == -1 ? 0 : a % b);
+  NEXT(4);
+}
+H_RemU32: {
+  uint32_t a = R32(2), b = R32(3);
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  SL(1) = a % b;
+  NEXT(4);
+}
+H_DivS64: {
+  int64_t a = int64_t(R64(2)), b = int64_t(R64(3));
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  if (UNLIKELY(a == INT64_MIN && b == -1)) TRAP(TrapKind::kIntegerOverflow);
+  SL(1) = uint64_t(a / b);
+  NEXT(4);
+}
+H_DivU64: {
+  uint64_t a = R64(2), b = R64(3);
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  SL(1) = a / b;
+  NEXT(4);
+}
+H_RemS64: {
+  int64_t a = int64_t(R64(2)), b = int64_t(R64(3));
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  SL(1) = uint64_t(b == -1 ? 0 : a % b);
+  NEXT(4);
+}
+H_RemU64: {
+  uint64_t a = R64(2), b = R64(3);
+  if (UNLIKELY(b == 0)) TRAP(TrapKind::kIntegerDivideByZero);
+  SL(1) = a % b;
+  NEXT(4);
+}
+
+#define UNARY(Name, T, R, expr) \
+  H_##Name : {                  \
+    T a = R(2);                 \
+    SL(1) = expr;               \
+    NEXT(3);                    \
+  }
+  UNARY(Eqz32, uint32_t, R32, uint32_t(a == 0))
+  UNARY(Clz32, uint32_t, R32, uint32_t(std::countl_zero(a)))
+  UNARY(Ctz32, uint32_t, R32, uint32_t(std::countr_zero(a)))
+  UNARY(Popcnt32, uint32_t, R32, uint32_t(std::popcount(a)))
+  UNARY(Extend8S32, uint32_t, R32, uint32_t(int32_t(int8_t(a))))
+  UNARY(Extend16S32, uint32_t, R32, uint32_t(int32_t(int16_t(a))))
+  UNARY(Eqz64, uint64_t, R64, uint32_t(a == 0))
+  UNARY(Clz64, uint64_t, R64, uint64_t(std::countl_zero(a)))
+  UNARY(Ctz64, uint64_t, R64, uint64_t(std::countr_zero(a)))
+  UNARY(Popcnt64, uint64_t, R64, uint64_t(std::popcount(a)))
+  UNARY(Extend8S64, uint64_t, R64, uint64_t(int64_t(int8_t(a))))
+  UNARY(Extend16S64, uint64_t, R64, uint64_t(int64_t(int16_t(a))))
+  UNARY(Extend32S64, uint64_t, R64, uint64_t(int64_t(int32_t(a))))
+  UNARY(Wrap64, uint64_t, R64, uint32_t(a))
+
+  // ---- Floating point ------------------------------------------------------
+#define FLOAT_OPS(X, T, R, N)                                                  \
+  X(Ceil##N, T, R, numeric::Canon(std::ceil(a)))                               \
+  X(Floor##N, T, R, numeric::Canon(std::floor(a)))                             \
+  X(Trunc##N, T, R, numeric::Canon(std::trunc(a)))                             \
+  X(Nearest##N, T, R, numeric::Canon(numeric::Nearest(a)))                     \
+  X(Sqrt##N, T, R, numeric::Canon(std::sqrt(a)))
+#define FBIN(Name, T, R, expr) \
+  H_##Name : {                 \
+    T a = R(2), b = R(3);      \
+    SL(1) = expr;              \
+    NEXT(4);                   \
+  }
+#define FLOAT_BIN(X, T, R, N)                                                  \
+  X(FAdd##N, T, R, numeric::Canon(T(a + b)))                                   \
+  X(FSub##N, T, R, numeric::Canon(T(a - b)))                                   \
+  X(FMul##N, T, R, numeric::Canon(T(a * b)))                                   \
+  X(FDiv##N, T, R, numeric::Canon(T(a / b)))                                   \
+  X(Min##N, T, R, numeric::Min(a, b)) X(Max##N, T, R, numeric::Max(a, b))      \
+  X(FEq##N, T, R, uint32_t(a == b)) X(FNe##N, T, R, uint32_t(a != b))          \
+  X(FLt##N, T, R, uint32_t(a < b)) X(FGt##N, T, R, uint32_t(a > b))            \
+  X(FLe##N, T, R, uint32_t(a <= b)) X(FGe##N, T, R, uint32_t(a >= b))
+  FLOAT_OPS(UNARY, float, RF32, 32)
+  FLOAT_OPS(UNARY, double, RF64, 64)
+  FLOAT_BIN(FBIN, float, RF32, 32)
+  FLOAT_BIN(FBIN, double, RF64, 64)
+  FBIN(Copysign32, uint32_t, R32, (a & 0x7fffffffu) | (b & 0x80000000u))
+  FBIN(Copysign64, uint64_t, R64, (a & ~(uint64_t(1) << 63)) | (b & (uint64_t(1) << 63)))
+  UNARY(Abs64, uint64_t, R64, a & ~(uint64_t(1) << 63))
+  UNARY(Neg64, uint64_t, R64, a ^ (uint64_t(1) << 63))
+
+#define TRUNC(Name, Int, R, Out)                                  \
+  H_##Name : {                                                    \
+    Int r;                                                        \
+    trap = numeric::Trunc<Int>(double(R(2)), &r);                 \
+    if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;          \
+    SL(1) = Out(r);                                               \
+    NEXT(3);                                                      \
+  }
+  TRUNC(I32TruncF32S, int32_t, RF32, uint32_t)
+  TRUNC(I32TruncF32U, uint32_t, RF32, uint32_t)
+  TRUNC(I32TruncF64S, int32_t, RF64, uint32_t)
+  TRUNC(I32TruncF64U, uint32_t, RF64, uint32_t)
+  TRUNC(I64TruncF32S, int64_t, RF32, uint64_t)
+  TRUNC(I64TruncF32U, uint64_t, RF32, uint64_t)
+  TRUNC(I64TruncF64S, int64_t, RF64, uint64_t)
+  TRUNC(I64TruncF64U, uint64_t, RF64, uint64_t)
+  UNARY(I32TruncSatF32S, float, RF32, uint32_t(numeric::TruncSat<int32_t>(double(a))))
+  UNARY(I32TruncSatF32U, float, RF32, uint32_t(numeric::TruncSat<uint32_t>(double(a))))
+  UNARY(I32TruncSatF64S, double, RF64, uint32_t(numeric::TruncSat<int32_t>(a)))
+  UNARY(I32TruncSatF64U, double, RF64, uint32_t(numeric::TruncSat<uint32_t>(a)))
+  UNARY(I64TruncSatF32S, float, RF32, uint64_t(numeric::TruncSat<int64_t>(double(a))))
+  UNARY(I64TruncSatF32U, float, RF32, uint64_t(numeric::TruncSat<uint64_t>(double(a))))
+  UNARY(I64TruncSatF64S, double, RF64, uint64_t(numeric::TruncSat<int64_t>(a)))
+  UNARY(I64TruncSatF64U, double, RF64, uint64_t(numeric::TruncSat<uint64_t>(a)))
+  UNARY(F32ConvertI32S, uint32_t, R32, std::bit_cast<uint32_t>(float(int32_t(a))))
+  UNARY(F32ConvertI32U, uint32_t, R32, std::bit_cast<uint32_t>(float(a)))
+  UNARY(F32ConvertI64S, uint64_t, R64, std::bit_cast<uint32_t>(float(int64_t(a))))
+  UNARY(F32ConvertI64U, uint64_t, R64, std::bit_cast<uint32_t>(float(a)))
+  UNARY(F32DemoteF64, double, RF64, numeric::Canon(float(a)))
+  UNARY(F64ConvertI32S, uint32_t, R32, std::bit_cast<uint64_t>(double(int32_t(a))))
+  UNARY(F64ConvertI32U, uint32_t, R32, std::bit_cast<uint64_t>(double(a)))
+  UNARY(F64ConvertI64S, uint64_t, R64, std::bit_cast<uint64_t>(double(int64_t(a))))
+  UNARY(F64ConvertI64U, uint64_t, R64, std::bit_cast<uint64_t>(double(a)))
+  UNARY(F64PromoteF32, float, RF32, numeric::Canon(double(a)))
+
+  // ---- Exits ---------------------------------------------------------------
+do_trap:
+  result.stop = StopReason::kTrap;
+  result.trap = trap;
+  goto done;
+out_of_fuel:
+  result.stop = StopReason::kOutOfFuel;
+  goto done;
+finished:
+  result.stop = StopReason::kReturned;
+done:
+  FUEL_OUT();
+  return result;
+
+#undef DISPATCH
+#undef NEXT
+#undef SL
+#undef R32
+#undef R64
+#undef RF32
+#undef RF64
+#undef K32
+#undef KS64
+#undef UNLIKELY
+#undef TRAP
+#undef CHARGE
+#undef FUEL_IN
+#undef FUEL_OUT
+#undef RELOAD_MEMORY
+}
+
+}  // namespace
+
+RunResult RunLoop(ExecContext& ctx, const InstanceView* view, const int32_t* pc, uint64_t* fp,
+                  Frame* entry) {
+  return Interpret(&ctx, view, pc, fp, entry, nullptr);
+}
+
+const int32_t* InterpreterHandlerOffsets() {
+  static const std::array<int32_t, size_t(IOp::kCount)> offsets = [] {
+    const void* const* labels = nullptr;
+    Interpret(nullptr, nullptr, nullptr, nullptr, nullptr, &labels);
+    std::array<int32_t, size_t(IOp::kCount)> out{};
+    const char* base = static_cast<const char*>(labels[0]);
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = int32_t(static_cast<const char*>(labels[i]) - base);
+    }
+    return out;
+  }();
+  return offsets.data();
+}
+
+}  // namespace ampoule::wasm

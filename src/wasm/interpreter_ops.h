@@ -1,0 +1,129 @@
+// The interpreter's internal instruction set, one row per operation.
+//
+// Internal to the translator and the interpreter (see docs/interpreter.md).
+// Each instruction is a run of 32-bit code units: the handler unit, then its
+// operands. Operand letters in the comments:
+//   d   destination slot (index into the frame, fp[d])
+//   a b c v x   source slots
+//   k   32-bit immediate (sign-extended for 64-bit operations)
+//   lo hi  a 64-bit immediate split in two units
+//   o   static memory offset (memarg), unsigned 32-bit
+//   t   branch target, signed distance in units from the instruction's start
+//   ft ff  fuel charged when the branch is taken / not taken
+//   f   fuel charged when the instruction is reached by fallthrough
+//
+// X(Name, operand_units); operand_units is -1 for BrTable (variable length).
+// Nothing here is persistent: the form is rebuilt from the module on every
+// compile, so rows may be added or reordered freely.
+#pragma once
+
+#include <cstdint>
+
+// clang-format off
+#define AMP_CMP_OPS(X, P, S, N)                                         \
+  X(P##Eq##S, N) X(P##Ne##S, N) X(P##LtS##S, N) X(P##LtU##S, N)        \
+  X(P##GtS##S, N) X(P##GtU##S, N) X(P##LeS##S, N) X(P##LeU##S, N)      \
+  X(P##GeS##S, N) X(P##GeU##S, N)
+
+#define AMP_INT_BIN_OPS(X, S)                                           \
+  X(Add##S, 3) X(Sub##S, 3) X(Mul##S, 3) X(DivS##S, 3) X(DivU##S, 3)    \
+  X(RemS##S, 3) X(RemU##S, 3) X(And##S, 3) X(Or##S, 3) X(Xor##S, 3)     \
+  X(Shl##S, 3) X(ShrS##S, 3) X(ShrU##S, 3) X(Rotl##S, 3) X(Rotr##S, 3)
+
+#define AMP_INT_IMM_OPS(X, S)                                           \
+  X(Add##S##I, 3) X(Mul##S##I, 3) X(And##S##I, 3) X(Or##S##I, 3)         \
+  X(Xor##S##I, 3) X(Shl##S##I, 3) X(ShrS##S##I, 3) X(ShrU##S##I, 3)
+
+#define AMP_FLOAT_OPS(X, S)                                             \
+  X(Ceil##S, 2) X(Floor##S, 2) X(Trunc##S, 2) X(Nearest##S, 2)          \
+  X(Sqrt##S, 2) X(FAdd##S, 3) X(FSub##S, 3) X(FMul##S, 3) X(FDiv##S, 3) \
+  X(Min##S, 3) X(Max##S, 3) X(Copysign##S, 3) X(FEq##S, 3) X(FNe##S, 3) \
+  X(FLt##S, 3) X(FGt##S, 3) X(FLe##S, 3) X(FGe##S, 3)
+
+#define AMP_INTERNAL_OPS(X)                                                  \
+  /* Control. */                                                             \
+  X(Unreachable, 0)     /* trap */                                           \
+  X(Charge, 1)          /* f: fuel for a block entered by fallthrough */     \
+  X(Br, 2)              /* t ft */                                           \
+  X(BrNz, 4)            /* a t ft ff: branch if i32 a != 0 */                \
+  X(BrZ, 4)             /* a t ft ff: branch if i32 a == 0 */                \
+  X(BrNz64, 4)          /* a t ft ff: branch if i64 a != 0 */                \
+  X(BrZ64, 4)           /* a t ft ff: branch if i64 a == 0 */                \
+  AMP_CMP_OPS(X, Br, 32, 5)   /* a b t ft ff: branch if a <op> b */          \
+  AMP_CMP_OPS(X, Br, 32I, 5)  /* a k t ft ff */                              \
+  AMP_CMP_OPS(X, Br, 64, 5)   /* a b t ft ff */                              \
+  X(BrTable, -1)        /* a n, then n+1 pairs (t ft); last is default */    \
+  X(Return, 0)          /* results are already in fp[0..n) */               \
+  X(Return1, 1)         /* a: fp[0] = fp[a] */                               \
+  X(ReturnN, 2)         /* n a: fp[0..n) = fp[a..a+n) (a >= n or a == 0) */  \
+  X(Call, 2)            /* function index, first argument slot */           \
+  X(CallIndirect, 4)    /* type index, table, first argument slot, a */      \
+  /* Moves. */                                                               \
+  X(Copy, 2)            /* d a */                                            \
+  X(Const32, 2)         /* d k (zero-extended) */                            \
+  X(Const64, 3)         /* d lo hi */                                        \
+  X(Select, 4)          /* d a b c: d = c ? a : b */                         \
+  X(GlobalGet32, 2)     /* d global */                                       \
+  X(GlobalGet64, 2)     /* d global */                                       \
+  X(GlobalSet, 2)       /* global a */                                       \
+  /* References and tables. */                                               \
+  X(RefFunc, 2)         /* d function index */                               \
+  X(TableGet, 3)        /* d table a */                                      \
+  X(TableSet, 3)        /* table a v */                                      \
+  X(TableSize, 2)       /* d table */                                        \
+  X(TableGrow, 4)       /* d table v(init) a(delta) */                       \
+  X(TableFill, 4)       /* table a(start) v n */                             \
+  X(TableCopy, 5)       /* dst-table src-table d s n */                      \
+  X(TableInit, 5)       /* table elem d s n */                               \
+  X(ElemDrop, 1)        /* elem */                                           \
+  /* Memory 0. */                                                            \
+  X(MemorySize, 1)      /* d */                                              \
+  X(MemoryGrow, 2)      /* d a */                                            \
+  X(MemoryFill, 3)      /* d v n */                                          \
+  X(MemoryCopy, 3)      /* d s n */                                          \
+  X(MemoryInit, 4)      /* data d s n */                                     \
+  X(DataDrop, 1)        /* data */                                           \
+  X(Load32, 3)          /* d a o: i32.load, f32.load, i64.load32_u */        \
+  X(Load64, 3)          /* d a o: i64.load, f64.load */                      \
+  X(Load8S32, 3) X(Load8U, 3) X(Load16S32, 3) X(Load16U, 3)                  \
+  X(Load8S64, 3) X(Load16S64, 3) X(Load32S64, 3)                             \
+  X(Store32, 3)         /* a v o: i32.store, f32.store, i64.store32 */       \
+  X(Store64, 3) X(Store8, 3) X(Store16, 3)                                   \
+  /* Integer arithmetic: d a b, or d a k for the I forms. */                 \
+  AMP_INT_BIN_OPS(X, 32) AMP_INT_IMM_OPS(X, 32)                              \
+  AMP_CMP_OPS(X, , 32, 3) AMP_CMP_OPS(X, , 32I, 3)                           \
+  X(Eqz32, 2) X(Clz32, 2) X(Ctz32, 2) X(Popcnt32, 2)                         \
+  X(Extend8S32, 2) X(Extend16S32, 2)                                         \
+  AMP_INT_BIN_OPS(X, 64) AMP_INT_IMM_OPS(X, 64)                              \
+  AMP_CMP_OPS(X, , 64, 3) AMP_CMP_OPS(X, , 64I, 3)                           \
+  X(Eqz64, 2) X(Clz64, 2) X(Ctz64, 2) X(Popcnt64, 2)                         \
+  X(Extend8S64, 2) X(Extend16S64, 2) X(Extend32S64, 2) X(Wrap64, 2)          \
+  /* Floating point: d a, or d a b. */                                       \
+  AMP_FLOAT_OPS(X, 32) AMP_FLOAT_OPS(X, 64)                                  \
+  X(Abs64, 2) X(Neg64, 2)                                                    \
+  X(I32TruncF32S, 2) X(I32TruncF32U, 2) X(I32TruncF64S, 2) X(I32TruncF64U, 2) \
+  X(I64TruncF32S, 2) X(I64TruncF32U, 2) X(I64TruncF64S, 2) X(I64TruncF64U, 2) \
+  X(I32TruncSatF32S, 2) X(I32TruncSatF32U, 2) X(I32TruncSatF64S, 2)          \
+  X(I32TruncSatF64U, 2) X(I64TruncSatF32S, 2) X(I64TruncSatF32U, 2)          \
+  X(I64TruncSatF64S, 2) X(I64TruncSatF64U, 2)                                \
+  X(F32ConvertI32S, 2) X(F32ConvertI32U, 2) X(F32ConvertI64S, 2)             \
+  X(F32ConvertI64U, 2) X(F32DemoteF64, 2)                                    \
+  X(F64ConvertI32S, 2) X(F64ConvertI32U, 2) X(F64ConvertI64S, 2)             \
+  X(F64ConvertI64U, 2) X(F64PromoteF32, 2)
+// clang-format on
+
+namespace ampoule::wasm {
+
+enum class IOp : uint16_t {
+#define AMP_X(name, n) name,
+  AMP_INTERNAL_OPS(AMP_X)
+#undef AMP_X
+  kCount
+};
+
+// Operand units of `op` (excluding the handler unit); -1 if variable.
+int IOpOperandUnits(IOp op);
+// "Add32I", for listings and test failure messages.
+const char* IOpName(IOp op);
+
+}  // namespace ampoule::wasm

@@ -1,0 +1,386 @@
+// Translator: structured control flow, branches, calls and returns.
+//
+// Labels: a branch to a block or if jumps forward to the code after its
+// `end` (patched when the end is reached); a branch to a loop jumps back to
+// the loop body. Branch values move into the label's slots, which are the
+// stack slots just above the label's height.
+//
+// Fuel: every edge into a fuel block charges that block's cost. Branches
+// carry the cost of their target (and br_if and if of their fallthrough
+// too); a block entered by falling through a label starts with Charge.
+#include "wasm/translator_internal.h"
+
+namespace ampoule::wasm::translator {
+namespace {
+
+// The branch taken when the condition does not hold.
+IOp Negate(IOp op) {
+  switch (op) {
+    case IOp::BrNz: return IOp::BrZ;
+    case IOp::BrZ: return IOp::BrNz;
+    case IOp::BrNz64: return IOp::BrZ64;
+    case IOp::BrZ64: return IOp::BrNz64;
+    default: break;
+  }
+  // Compare branches come in families of ten in the order
+  // Eq Ne LtS LtU GtS GtU LeS LeU GeS GeU.
+  static constexpr int kNegated[10] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
+  for (IOp base : {IOp::BrEq32, IOp::BrEq32I, IOp::BrEq64}) {
+    int k = int(op) - int(base);
+    if (k >= 0 && k < 10) return IOp(int(base) + kNegated[k]);
+  }
+  return op;  // not reached: every branch op is listed above
+}
+
+void Patch(std::vector<int32_t>& code, const Ctrl::Fixup& f, uint32_t target) {
+  code[f.unit] = int32_t(int64_t(target) - int64_t(f.start));
+}
+
+}  // namespace
+
+Cond FunctionTranslator::PopCond() {
+  Operand c = Pop();
+  Cond cond;
+  cond.op = IOp::BrNz;
+  cond.a = SlotOf(c, uint32_t(stack_.size()));
+  return cond;
+}
+
+Ctrl::Fixup FunctionTranslator::EmitCondBranch(const Cond& cond, bool negate, uint32_t ft, uint32_t ff) {
+  uint32_t start = Begin(negate ? Negate(cond.op) : cond.op);
+  Unit(cond.a);
+  if (cond.binary) Unit(cond.b);
+  Ctrl::Fixup fixup{uint32_t(code_.size()), start};
+  Unit(0);
+  UnitFuel(ft);
+  UnitFuel(ff);
+  return fixup;
+}
+
+void FunctionTranslator::LinkBranch(Ctrl& c, const Ctrl::Fixup& fixup) {
+  if (c.kind == Ctrl::Kind::kLoop) {
+    Patch(code_, fixup, c.loop_pos);
+  } else {
+    c.fixups.push_back(fixup);
+    c.reached = true;
+  }
+}
+
+uint32_t FunctionTranslator::TargetFuel(const Ctrl& c) const {
+  return c.kind == Ctrl::Kind::kLoop ? c.loop_fuel : c.end_fuel;
+}
+
+uint32_t FunctionTranslator::Arity(const Ctrl& c) const {
+  return c.kind == Ctrl::Kind::kLoop ? c.sig.params : c.sig.results;
+}
+
+bool FunctionTranslator::NeedsMoves(const Ctrl& c) const {
+  uint32_t n = Arity(c);
+  if (n == 0) return false;
+  uint32_t base = uint32_t(stack_.size()) - n;
+  if (base != c.height) return true;
+  for (uint32_t j = base; j < stack_.size(); ++j) {
+    if (stack_[j].kind != Operand::Kind::kStack) return true;
+  }
+  return false;
+}
+
+// Copies the branch values into the label's slots without changing the
+// compile-time stack (the code may run on one path only).
+void FunctionTranslator::EmitMoves(const Ctrl& c) {
+  uint32_t n = Arity(c);
+  uint32_t base = uint32_t(stack_.size()) - n;
+  for (uint32_t j = 0; j < n; ++j) {
+    uint32_t dst = StackSlot(c.height + j);
+    const Operand& src = stack_[base + j];
+    if (src.kind != Operand::Kind::kStack) {
+      EmitMove(dst, src);
+    } else if (base + j != c.height + j) {
+      Begin(IOp::Copy);
+      Unit(dst);
+      Unit(StackSlot(base + j));
+    }
+  }
+}
+
+void FunctionTranslator::EmitBranchTo(Ctrl& c) {
+  uint32_t start = Begin(IOp::Br);
+  Ctrl::Fixup fixup{uint32_t(code_.size()), start};
+  Unit(0);
+  UnitFuel(TargetFuel(c));
+  LinkBranch(c, fixup);
+}
+
+// REQUIRES: with two or more results, they are materialised. Leaves the
+// compile-time stack unchanged.
+void FunctionTranslator::EmitReturnSeq() {
+  uint32_t n = uint32_t(type_.results.size());
+  if (n == 0) {
+    Begin(IOp::Return);
+    return;
+  }
+  uint32_t pos = uint32_t(stack_.size()) - n;
+  if (n == 1) {
+    const Operand& top = stack_.back();
+    uint32_t slot = 0;
+    switch (top.kind) {
+      case Operand::Kind::kStack:
+        if (PeepholeFor(pos)) {
+          Retarget(0);
+        } else {
+          slot = StackSlot(pos);
+        }
+        break;
+      case Operand::Kind::kSlot: slot = top.slot; break;
+      case Operand::Kind::kConst: EmitConst(0, top.value); break;
+    }
+    if (slot == 0) {
+      Begin(IOp::Return);
+    } else {
+      Begin(IOp::Return1);
+      Unit(slot);
+    }
+    return;
+  }
+  uint32_t start = StackSlot(pos);
+  if (start == 0) {
+    Begin(IOp::Return);
+  } else {
+    Begin(IOp::ReturnN);
+    Unit(n);
+    Unit(start);
+  }
+}
+
+void FunctionTranslator::MarkUnreachable() {
+  Ctrl& c = ctrls_.back();
+  c.unreachable = true;
+  Truncate(c.height);
+  cur_fuel_ = -1;
+}
+
+void FunctionTranslator::OnBlock(Ctrl::Kind kind, const BlockType& bt) {
+  MaterializeAll();
+  Ctrl c;
+  c.kind = kind;
+  c.sig = Sig(bt);
+  c.height = uint32_t(stack_.size()) - c.sig.params;
+  c.split = (label_flags_[pc_] & kTargeted) != 0;
+  if (kind == Ctrl::Kind::kLoop && c.split) {
+    c.loop_fuel = NewFuelBlock();
+    EmitCharge(c.loop_fuel);
+    cur_fuel_ = c.loop_fuel;
+  }
+  if (kind == Ctrl::Kind::kBlock && c.split) c.end_fuel = NewFuelBlock();
+  c.loop_pos = uint32_t(code_.size());
+  BindLabel();
+  ctrls_.push_back(std::move(c));
+}
+
+void FunctionTranslator::OnIf(const BlockType& bt, const Cond& cond) {
+  MaterializeAll();
+  Ctrl c;
+  c.kind = Ctrl::Kind::kIf;
+  c.sig = Sig(bt);
+  c.height = uint32_t(stack_.size()) - c.sig.params;
+  c.has_else = (label_flags_[pc_] & kHasElse) != 0;
+  if (c.sig.params > 0) {
+    // The then arm consumes the params in place; the else arm reads copies.
+    c.scratch = next_scratch_;
+    next_scratch_ += c.sig.params;
+    for (uint32_t j = 0; j < c.sig.params; ++j) {
+      Begin(IOp::Copy);
+      Unit(c.scratch + j);
+      Unit(StackSlot(c.height + j));
+    }
+  }
+  c.end_fuel = NewFuelBlock();
+  uint32_t then_fuel = NewFuelBlock();
+  c.else_fuel = c.has_else ? NewFuelBlock() : c.end_fuel;
+  c.else_fixup = EmitCondBranch(cond, /*negate=*/true, c.else_fuel, then_fuel);
+  cur_fuel_ = then_fuel;
+  ctrls_.push_back(std::move(c));
+}
+
+void FunctionTranslator::OnElse() {
+  Ctrl& c = ctrls_.back();
+  if (!c.unreachable) {
+    MaterializeTop(c.sig.results);
+    EmitBranchTo(c);
+  }
+  Patch(code_, c.else_fixup, uint32_t(code_.size()));
+  BindLabel();
+  Truncate(c.height);
+  for (uint32_t j = 0; j < c.sig.params; ++j) {
+    Operand op;
+    op.kind = Operand::Kind::kSlot;
+    op.slot = c.scratch + j;
+    Push(op);
+  }
+  c.unreachable = false;
+  c.in_else = true;
+  cur_fuel_ = c.else_fuel;
+}
+
+void FunctionTranslator::OnEnd() {
+  Ctrl& c = ctrls_.back();
+  bool live = !c.unreachable;
+  if (c.kind == Ctrl::Kind::kFunc) {
+    if (live) {
+      if (c.sig.results >= 2) MaterializeTop(c.sig.results);
+      EmitReturnSeq();
+    }
+    ctrls_.pop_back();
+    return;
+  }
+  if (live) MaterializeTop(c.sig.results);
+  if (c.kind == Ctrl::Kind::kIf && !c.in_else) {
+    c.fixups.push_back(c.else_fixup);  // the false edge skips to the end
+    c.reached = true;
+  }
+  bool split = c.kind == Ctrl::Kind::kIf || (c.kind == Ctrl::Kind::kBlock && c.split);
+  if (split && live) EmitCharge(c.end_fuel);
+  for (const Ctrl::Fixup& f : c.fixups) Patch(code_, f, uint32_t(code_.size()));
+  BindLabel();
+  Truncate(c.height);
+  for (uint32_t j = 0; j < c.sig.results; ++j) PushStack();
+  bool reachable = live || c.reached;
+  uint32_t end_fuel = c.end_fuel;
+  ctrls_.pop_back();
+  if (!reachable) {
+    MarkUnreachable();
+  } else if (split) {
+    cur_fuel_ = end_fuel;
+  }
+}
+
+void FunctionTranslator::OnBr(uint32_t depth) {
+  Ctrl& c = Target(depth);
+  if (c.kind == Ctrl::Kind::kFunc) {
+    OnReturn();
+    return;
+  }
+  uint32_t top = uint32_t(stack_.size()) - 1;
+  if (Arity(c) == 1 && stack_[top].kind == Operand::Kind::kStack && PeepholeFor(top)) {
+    Retarget(StackSlot(c.height));  // the producer writes the label slot
+  } else {
+    EmitMoves(c);
+  }
+  EmitBranchTo(c);
+  MarkUnreachable();
+}
+
+void FunctionTranslator::OnBrIf(uint32_t depth, const Cond& cond) {
+  Ctrl& c = Target(depth);
+  uint32_t fall = NewFuelBlock();
+  if (c.kind != Ctrl::Kind::kFunc && !NeedsMoves(c)) {
+    LinkBranch(c, EmitCondBranch(cond, false, TargetFuel(c), fall));
+  } else {
+    if (c.kind == Ctrl::Kind::kFunc && c.sig.results >= 2) MaterializeTop(c.sig.results);
+    // Skip over the moves when the condition does not hold.
+    Ctrl::Fixup skip = EmitCondBranch(cond, /*negate=*/true, fall, kZeroFuel);
+    if (c.kind == Ctrl::Kind::kFunc) {
+      EmitReturnSeq();
+    } else {
+      EmitMoves(c);
+      EmitBranchTo(c);
+    }
+    Patch(code_, skip, uint32_t(code_.size()));
+    BindLabel();
+  }
+  cur_fuel_ = fall;
+}
+
+void FunctionTranslator::OnBrTable(const Instr& in) {
+  Operand index = Pop();
+  uint32_t index_slot = SlotOf(index, uint32_t(stack_.size()));
+  uint32_t count = in.b;  // entries including the default
+  const uint32_t* depths = body_.br_targets.data() + in.a;
+  uint32_t arity = Arity(Target(depths[count - 1]));
+  if (arity >= 2) MaterializeTop(arity);
+
+  uint32_t start = Begin(IOp::BrTable);
+  Unit(index_slot);
+  Unit(count - 1);
+  struct Pending { uint32_t depth, unit; };
+  std::vector<Pending> trampolines;
+  for (uint32_t j = 0; j < count; ++j) {
+    Ctrl& c = Target(depths[j]);
+    uint32_t unit = uint32_t(code_.size());
+    Unit(0);
+    Unit(0);
+    if (c.kind == Ctrl::Kind::kFunc || NeedsMoves(c)) {
+      trampolines.push_back({depths[j], unit});
+      continue;
+    }
+    fuel_units_.push_back(unit + 1);
+    code_[unit + 1] = int32_t(TargetFuel(c));
+    LinkBranch(c, Ctrl::Fixup{unit, start});
+  }
+  // Entries that need moves (or return) go through a trampoline, one per
+  // distinct label, placed after the table. Their fuel is charged by the
+  // trampoline's own branch.
+  std::vector<std::pair<uint32_t, uint32_t>> emitted;  // depth -> position
+  for (const Pending& p : trampolines) {
+    uint32_t pos = UINT32_MAX;
+    for (auto& e : emitted) {
+      if (e.first == p.depth) pos = e.second;
+    }
+    if (pos == UINT32_MAX) {
+      pos = uint32_t(code_.size());
+      emitted.push_back({p.depth, pos});
+      BindLabel();
+      Ctrl& c = Target(p.depth);
+      if (c.kind == Ctrl::Kind::kFunc) {
+        EmitReturnSeq();
+      } else {
+        EmitMoves(c);
+        EmitBranchTo(c);
+      }
+    }
+    Patch(code_, Ctrl::Fixup{p.unit, start}, pos);
+    code_[p.unit + 1] = int32_t(kZeroFuel);
+  }
+  MarkUnreachable();
+}
+
+void FunctionTranslator::OnReturn() {
+  uint32_t n = uint32_t(type_.results.size());
+  if (n >= 2) MaterializeTop(n);
+  EmitReturnSeq();
+  MarkUnreachable();
+}
+
+void FunctionTranslator::OnCall(uint32_t func) {
+  const FuncType& ft = module_.func_type(func);
+  uint32_t np = uint32_t(ft.params.size());
+  uint32_t nr = uint32_t(ft.results.size());
+  MaterializeTop(np);
+  uint32_t base = uint32_t(stack_.size()) - np;
+  Begin(IOp::Call);
+  Unit(func);
+  Unit(StackSlot(base));
+  Truncate(base);
+  if (nr > 0) StackSlot(base + nr - 1);
+  for (uint32_t j = 0; j < nr; ++j) PushStack();
+}
+
+void FunctionTranslator::OnCallIndirect(uint32_t type_index, uint32_t table) {
+  const FuncType& ft = module_.types[type_index];
+  uint32_t np = uint32_t(ft.params.size());
+  uint32_t nr = uint32_t(ft.results.size());
+  Operand index = Pop();
+  uint32_t index_slot = SlotOf(index, uint32_t(stack_.size()));
+  MaterializeTop(np);
+  uint32_t base = uint32_t(stack_.size()) - np;
+  Begin(IOp::CallIndirect);
+  Unit(type_index);
+  Unit(table);
+  Unit(StackSlot(base));
+  Unit(index_slot);
+  Truncate(base);
+  if (nr > 0) StackSlot(base + nr - 1);
+  for (uint32_t j = 0; j < nr; ++j) PushStack();
+}
+
+}  // namespace ampoule::wasm::translator

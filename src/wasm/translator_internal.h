@@ -1,0 +1,179 @@
+// The translator's working state, shared by translator*.cc. Internal.
+//
+// One FunctionTranslator turns one validated body into a CompiledFunction in
+// a single forward pass (plus a small pre-pass that finds which labels are
+// branched to). docs/interpreter.md explains the scheme; the short version:
+//
+//  * Every operand-stack position p has a fixed frame slot, first_stack + p.
+//    The translator keeps a compile-time mirror of the operand stack whose
+//    entries say where each value is: in its own slot (kStack), still in a
+//    local or scratch slot (kSlot: a deferred local.get), or a known
+//    constant (kConst). Consumers read locals and constants directly, so
+//    local.get and most constants cost no instruction.
+//  * A value-producing instruction writes its stack slot; a local.set/tee or
+//    return that immediately follows retargets that write (the peephole).
+//  * Fuel blocks are numbered while translating; every fuel operand holds a
+//    block number until Finish() replaces it with the block's total cost.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "util/result.h"
+#include "wasm/compiled_function.h"
+#include "wasm/module.h"
+
+namespace ampoule::wasm::translator {
+
+struct Operand {
+  enum class Kind : uint8_t { kStack, kSlot, kConst };
+  Kind kind = Kind::kStack;
+  uint32_t slot = 0;   // kSlot
+  uint64_t value = 0;  // kConst (bits as in Value::bits)
+};
+
+// A block signature resolved to counts.
+struct BlockSig {
+  uint32_t params = 0;
+  uint32_t results = 0;
+};
+
+struct Ctrl {
+  enum class Kind : uint8_t { kFunc, kBlock, kLoop, kIf };
+  Kind kind = Kind::kBlock;
+  uint32_t height = 0;       // operand stack height below the params
+  BlockSig sig;
+  bool unreachable = false;  // the rest of this block is dead code
+  bool split = false;        // block/loop: some branch names this label
+  bool has_else = false;     // kIf: an `else` follows (from the pre-pass)
+  bool in_else = false;      // kIf: translating the else arm
+  bool reached = false;      // a live branch targets the end label
+  uint32_t loop_pos = 0;     // kLoop: code position of the body
+  uint32_t loop_fuel = 0;    // kLoop: fuel block of the body
+  uint32_t end_fuel = 0;     // fuel block that starts after `end`
+  uint32_t else_fuel = 0;    // kIf: fuel block of the else arm
+  uint32_t scratch = 0;      // kIf with params: first scratch slot
+  struct Fixup {
+    uint32_t unit;   // code unit holding the target
+    uint32_t start;  // start of the branch instruction (targets are relative)
+  };
+  std::vector<Fixup> fixups;  // branches to the end label
+  Fixup else_fixup{0, 0};     // kIf: the branch taken when the condition is false
+};
+
+// A branch condition: op is the internal branch taken when the condition
+// holds; a (and b or k) are its operands.
+struct Cond {
+  IOp op = IOp::BrNz;
+  uint32_t a = 0;
+  uint32_t b = 0;  // second slot or immediate, for compare branches
+  bool binary = false;
+};
+
+class FunctionTranslator {
+ public:
+  FunctionTranslator(const Module& module, uint32_t index, const FunctionCode& code);
+  Result<CompiledFunctionPtr> Run();
+
+ private:
+  // translator.cc: the main loop and finishing.
+  void PrePass();
+  Status TranslateInstr();
+  Result<CompiledFunctionPtr> Finish();
+  BlockSig Sig(const BlockType& bt) const;
+
+  // translator_emit.cc: code, operands, fuel.
+  uint32_t Begin(IOp op);
+  void Unit(uint32_t v) { code_.push_back(int32_t(v)); }
+  void UnitFuel(uint32_t block);
+  uint32_t NewFuelBlock();
+  void EmitCharge(uint32_t block);
+  void SetDst(uint32_t stack_pos);  // emits the dst unit for `stack_pos`, arms the peephole
+  bool PeepholeFor(uint32_t stack_pos) const;
+  void Retarget(uint32_t slot);
+  void BindLabel() { peephole_unit_ = kNone; }
+  uint32_t StackSlot(uint32_t pos);
+  void Push(Operand op);
+  void PushStack() { Push(Operand{}); }
+  Operand Pop();
+  void Truncate(uint32_t height);
+  uint32_t SlotOf(const Operand& op, uint32_t pos);  // materialises a constant
+  void Materialize(uint32_t pos);
+  void MaterializeAll();
+  void MaterializeTop(uint32_t n);
+  void MaterializeLocal(uint32_t slot);
+  void EmitMove(uint32_t dst, const Operand& src);
+  void EmitConst(uint32_t dst, uint64_t value);
+
+  // translator_control.cc: blocks, branches, calls, returns.
+  void OnBlock(Ctrl::Kind kind, const BlockType& bt);
+  void OnIf(const BlockType& bt, const Cond& cond);
+  void OnElse();
+  void OnEnd();
+  void OnBr(uint32_t depth);
+  void OnBrIf(uint32_t depth, const Cond& cond);
+  void OnBrTable(const Instr& in);
+  void OnReturn();
+  void OnCall(uint32_t func);
+  void OnCallIndirect(uint32_t type_index, uint32_t table);
+  void MarkUnreachable();
+  Ctrl& Target(uint32_t depth) { return ctrls_[ctrls_.size() - 1 - depth]; }
+  bool NeedsMoves(const Ctrl& c) const;
+  void EmitMoves(const Ctrl& c);
+  void EmitBranchTo(Ctrl& c);
+  Ctrl::Fixup EmitCondBranch(const Cond& cond, bool negate, uint32_t ft, uint32_t ff);
+  void LinkBranch(Ctrl& c, const Ctrl::Fixup& fixup);
+  uint32_t TargetFuel(const Ctrl& c) const;
+  uint32_t Arity(const Ctrl& c) const;
+  void EmitReturnSeq();
+  Cond PopCond();
+
+  // translator_ops.cc: numeric, memory, variable and table instructions.
+  bool OnNumeric(const Instr& in);
+  bool OnMemory(const Instr& in);
+  bool OnVariable(const Instr& in);
+  void PopSlots(uint32_t n, uint32_t* out);
+  void OnBinary(IOp rr, IOp ri, IOp ri_swapped, bool is64);
+  void OnUnary(IOp op);
+  void OnUnaryImm(IOp op, uint32_t k);
+  void OnSub(bool is64);
+  void OnIntCompare(int kind, bool is64);
+  void OnEqz(bool is64);
+  bool NextIsBranch() const;
+  void FuseBranch(const Cond& cond);
+  void OnSelect();
+  void OnLocalSet(uint32_t x, bool tee);
+  void AddFuel(const Instr& in);
+
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kZeroFuel = 0;  // fuel block that never costs anything
+
+  const Module& module_;
+  const FunctionCode& body_;
+  const FuncType& type_;
+  uint32_t index_;
+  size_t pc_ = 0;  // index of the input instruction being translated
+
+  std::vector<uint8_t> label_flags_;  // per instruction: kTargeted, kHasElse
+  static constexpr uint8_t kTargeted = 1, kHasElse = 2;
+  uint32_t num_locals_ = 0;    // params + declared locals
+  uint32_t first_stack_ = 0;   // params + locals + scratch
+  uint32_t next_scratch_ = 0;
+  uint32_t max_height_ = 0;
+
+  std::vector<Operand> stack_;
+  std::vector<uint32_t> local_refs_;  // kSlot entries on the stack per local/scratch slot
+  std::vector<Ctrl> ctrls_;
+  std::vector<int32_t> code_;
+  std::vector<uint32_t> starts_;
+  std::vector<IOp> ops_;              // op of each instruction, for linking
+  uint32_t peephole_unit_ = kNone;    // dst unit of the last instruction ...
+  uint32_t peephole_pos_ = 0;         // ... which wrote this stack position
+
+  std::vector<uint64_t> fuel_cost_;   // per fuel block
+  std::vector<uint32_t> fuel_units_;  // code units holding a fuel block number
+  int64_t cur_fuel_ = -1;             // block being accumulated; -1 in dead code
+  uint32_t entry_fuel_ = 0;
+};
+
+}  // namespace ampoule::wasm::translator

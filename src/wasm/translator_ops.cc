@@ -1,0 +1,400 @@
+// Translator: numeric, memory, variable, reference and table instructions.
+//
+// Fusion happens here: operands are read straight from locals and
+// constants (the compile-time stack), a constant right operand selects the
+// immediate form of an operation, and an integer comparison immediately
+// followed by br_if or if becomes one compare-and-branch.
+#include "wasm/translator_internal.h"
+
+namespace ampoule::wasm::translator {
+namespace {
+
+// Comparison kinds, in the order of the internal compare families.
+enum Cmp { kEq, kNe, kLtS, kLtU, kGtS, kGtU, kLeS, kLeU, kGeS, kGeU };
+
+// a <op> b  ==  b <swapped op> a
+constexpr int kSwapped[10] = {kEq, kNe, kGtS, kGtU, kLtS, kLtU, kGeS, kGeU, kLeS, kLeU};
+
+IOp Family(IOp base, int kind) { return IOp(int(base) + kind); }
+
+bool FitsImm(uint64_t value, bool is64) {
+  if (!is64) return true;
+  int64_t v = int64_t(value);
+  return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+bool IsConst(const Operand& op) { return op.kind == Operand::Kind::kConst; }
+
+}  // namespace
+
+void FunctionTranslator::AddFuel(const Instr& in) {
+  if (cur_fuel_ >= 0) fuel_cost_[size_t(cur_fuel_)] += GetOpcodeInfo(in.op).fuel;
+}
+
+// Pops n operands; out[i] is the slot of the i-th (bottom first).
+void FunctionTranslator::PopSlots(uint32_t n, uint32_t* out) {
+  uint32_t base = uint32_t(stack_.size()) - n;
+  for (uint32_t i = n; i-- > 0;) {
+    Operand op = Pop();
+    out[i] = SlotOf(op, base + i);
+  }
+}
+
+void FunctionTranslator::OnUnary(IOp op) {
+  uint32_t a;
+  PopSlots(1, &a);
+  uint32_t pos = uint32_t(stack_.size());
+  Begin(op);
+  SetDst(pos);
+  Unit(a);
+  PushStack();
+}
+
+void FunctionTranslator::OnUnaryImm(IOp op, uint32_t k) {
+  uint32_t a;
+  PopSlots(1, &a);
+  uint32_t pos = uint32_t(stack_.size());
+  Begin(op);
+  SetDst(pos);
+  Unit(a);
+  Unit(k);
+  PushStack();
+}
+
+// rr: d a b. ri: d a k, used when b is a constant that fits. ri_swapped:
+// d b k, used when a is such a constant (kCount when there is none).
+void FunctionTranslator::OnBinary(IOp rr, IOp ri, IOp ri_swapped, bool is64) {
+  Operand b = Pop();
+  Operand a = Pop();
+  uint32_t pos = uint32_t(stack_.size());
+  if (ri != IOp::kCount && IsConst(b) && FitsImm(b.value, is64)) {
+    uint32_t sa = SlotOf(a, pos);
+    Begin(ri);
+    SetDst(pos);
+    Unit(sa);
+    Unit(uint32_t(b.value));
+  } else if (ri_swapped != IOp::kCount && IsConst(a) && !IsConst(b) && FitsImm(a.value, is64)) {
+    uint32_t sb = SlotOf(b, pos + 1);
+    Begin(ri_swapped);
+    SetDst(pos);
+    Unit(sb);
+    Unit(uint32_t(a.value));
+  } else {
+    uint32_t sa = SlotOf(a, pos);
+    uint32_t sb = SlotOf(b, pos + 1);
+    Begin(rr);
+    SetDst(pos);
+    Unit(sa);
+    Unit(sb);
+  }
+  PushStack();
+}
+
+// x - k becomes x + (-k).
+void FunctionTranslator::OnSub(bool is64) {
+  Operand& b = stack_.back();
+  if (IsConst(b)) {
+    uint64_t neg = is64 ? 0 - b.value : uint32_t(0 - uint32_t(b.value));
+    if (FitsImm(neg, is64)) {
+      b.value = neg;
+      if (is64) {
+        OnBinary(IOp::Add64, IOp::Add64I, IOp::kCount, true);
+      } else {
+        OnBinary(IOp::Add32, IOp::Add32I, IOp::kCount, false);
+      }
+      return;
+    }
+  }
+  if (is64) {
+    OnBinary(IOp::Sub64, IOp::kCount, IOp::kCount, true);
+  } else {
+    OnBinary(IOp::Sub32, IOp::kCount, IOp::kCount, false);
+  }
+}
+
+bool FunctionTranslator::NextIsBranch() const {
+  if (pc_ + 1 >= body_.instrs.size()) return false;
+  Opcode next = body_.instrs[pc_ + 1].op;
+  return next == Opcode::BrIf || next == Opcode::If;
+}
+
+// Consumes the br_if or if that follows, with `cond` as its condition.
+void FunctionTranslator::FuseBranch(const Cond& cond) {
+  ++pc_;
+  const Instr& next = body_.instrs[pc_];
+  AddFuel(next);
+  if (next.op == Opcode::BrIf) {
+    OnBrIf(next.a, cond);
+  } else {
+    OnIf(next.block, cond);
+  }
+}
+
+void FunctionTranslator::OnIntCompare(int kind, bool is64) {
+  bool fuse = NextIsBranch();
+  Operand b = Pop();
+  Operand a = Pop();
+  uint32_t pos = uint32_t(stack_.size());
+  // 64-bit compare-and-branch exists only with two slots.
+  bool imm_ok = !(fuse && is64);
+  Cond cond;
+  cond.binary = true;
+  bool imm = false;
+  if (imm_ok && IsConst(b) && FitsImm(b.value, is64)) {
+    cond.a = SlotOf(a, pos);
+    cond.b = uint32_t(b.value);
+    imm = true;
+  } else if (imm_ok && IsConst(a) && FitsImm(a.value, is64)) {
+    kind = kSwapped[kind];
+    cond.a = SlotOf(b, pos + 1);
+    cond.b = uint32_t(a.value);
+    imm = true;
+  } else {
+    cond.a = SlotOf(a, pos);
+    cond.b = SlotOf(b, pos + 1);
+  }
+  if (fuse) {
+    cond.op = Family(is64 ? IOp::BrEq64 : imm ? IOp::BrEq32I : IOp::BrEq32, kind);
+    FuseBranch(cond);
+    return;
+  }
+  IOp base = is64 ? (imm ? IOp::Eq64I : IOp::Eq64) : (imm ? IOp::Eq32I : IOp::Eq32);
+  Begin(Family(base, kind));
+  SetDst(pos);
+  Unit(cond.a);
+  Unit(cond.b);
+  PushStack();
+}
+
+void FunctionTranslator::OnEqz(bool is64) {
+  if (!NextIsBranch()) {
+    OnUnary(is64 ? IOp::Eqz64 : IOp::Eqz32);
+    return;
+  }
+  Cond cond;
+  PopSlots(1, &cond.a);
+  cond.op = is64 ? IOp::BrZ64 : IOp::BrZ;
+  FuseBranch(cond);
+}
+
+void FunctionTranslator::OnSelect() {
+  uint32_t s[3];
+  PopSlots(3, s);
+  uint32_t pos = uint32_t(stack_.size());
+  Begin(IOp::Select);
+  SetDst(pos);
+  Unit(s[0]);
+  Unit(s[1]);
+  Unit(s[2]);
+  PushStack();
+}
+
+void FunctionTranslator::OnLocalSet(uint32_t x, bool tee) {
+  uint32_t pos = uint32_t(stack_.size()) - 1;
+  Operand v = Pop();
+  MaterializeLocal(x);  // deferred reads of x take the old value first
+  if (v.kind == Operand::Kind::kStack) {
+    if (PeepholeFor(pos)) {
+      Retarget(x);
+    } else {
+      Begin(IOp::Copy);
+      Unit(x);
+      Unit(StackSlot(pos));
+    }
+  } else {
+    EmitMove(x, v);
+  }
+  if (!tee) return;
+  if (v.kind == Operand::Kind::kConst) {
+    Push(v);
+  } else {
+    Operand op;
+    op.kind = Operand::Kind::kSlot;
+    op.slot = x;
+    Push(op);
+  }
+}
+
+bool FunctionTranslator::OnVariable(const Instr& in) {
+  uint32_t s[5];
+  uint32_t pos;
+  switch (in.op) {
+    case Opcode::LocalGet: {
+      Operand op;
+      op.kind = Operand::Kind::kSlot;
+      op.slot = in.a;
+      Push(op);
+      return true;
+    }
+    case Opcode::LocalSet: OnLocalSet(in.a, false); return true;
+    case Opcode::LocalTee: OnLocalSet(in.a, true); return true;
+    case Opcode::I32Const:
+    case Opcode::I64Const:
+    case Opcode::F32Const:
+    case Opcode::F64Const: {
+      Operand op;
+      op.kind = Operand::Kind::kConst;
+      op.value = in.imm;
+      Push(op);
+      return true;
+    }
+    case Opcode::RefNull: {
+      Operand op;
+      op.kind = Operand::Kind::kConst;
+      Push(op);
+      return true;
+    }
+    case Opcode::GlobalGet: {
+      ValType t = module_.global_types[in.a].type;
+      bool narrow = t == ValType::I32 || t == ValType::F32;
+      pos = uint32_t(stack_.size());
+      Begin(narrow ? IOp::GlobalGet32 : IOp::GlobalGet64);
+      SetDst(pos);
+      Unit(in.a);
+      PushStack();
+      return true;
+    }
+    case Opcode::GlobalSet:
+      PopSlots(1, s);
+      Begin(IOp::GlobalSet);
+      Unit(in.a);
+      Unit(s[0]);
+      return true;
+    case Opcode::RefIsNull: OnUnary(IOp::Eqz64); return true;
+    case Opcode::RefFunc:
+      pos = uint32_t(stack_.size());
+      Begin(IOp::RefFunc);
+      SetDst(pos);
+      Unit(in.a);
+      PushStack();
+      return true;
+    case Opcode::TableGet:
+      PopSlots(1, s);
+      pos = uint32_t(stack_.size());
+      Begin(IOp::TableGet);
+      SetDst(pos);
+      Unit(in.a);
+      Unit(s[0]);
+      PushStack();
+      return true;
+    case Opcode::TableSet:
+      PopSlots(2, s);
+      Begin(IOp::TableSet);
+      Unit(in.a);
+      Unit(s[0]);
+      Unit(s[1]);
+      return true;
+    case Opcode::TableSize:
+      pos = uint32_t(stack_.size());
+      Begin(IOp::TableSize);
+      SetDst(pos);
+      Unit(in.a);
+      PushStack();
+      return true;
+    case Opcode::TableGrow:
+      PopSlots(2, s);  // init, delta
+      pos = uint32_t(stack_.size());
+      Begin(IOp::TableGrow);
+      SetDst(pos);
+      Unit(in.a);
+      Unit(s[0]);
+      Unit(s[1]);
+      PushStack();
+      return true;
+    case Opcode::TableFill:
+      PopSlots(3, s);  // start, value, n
+      Begin(IOp::TableFill);
+      Unit(in.a);
+      for (int i = 0; i < 3; ++i) Unit(s[i]);
+      return true;
+    case Opcode::TableCopy:
+      PopSlots(3, s);  // d, s, n
+      Begin(IOp::TableCopy);
+      Unit(in.a);
+      Unit(in.b);
+      for (int i = 0; i < 3; ++i) Unit(s[i]);
+      return true;
+    case Opcode::TableInit:
+      PopSlots(3, s);
+      Begin(IOp::TableInit);
+      Unit(in.b);  // table
+      Unit(in.a);  // element segment
+      for (int i = 0; i < 3; ++i) Unit(s[i]);
+      return true;
+    case Opcode::ElemDrop:
+      Begin(IOp::ElemDrop);
+      Unit(in.a);
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool FunctionTranslator::OnMemory(const Instr& in) {
+  IOp load = IOp::kCount, store = IOp::kCount;
+  switch (in.op) {
+    case Opcode::I32Load: case Opcode::F32Load: case Opcode::I64Load32U: load = IOp::Load32; break;
+    case Opcode::I64Load: case Opcode::F64Load: load = IOp::Load64; break;
+    case Opcode::I32Load8S: load = IOp::Load8S32; break;
+    case Opcode::I32Load8U: case Opcode::I64Load8U: load = IOp::Load8U; break;
+    case Opcode::I32Load16S: load = IOp::Load16S32; break;
+    case Opcode::I32Load16U: case Opcode::I64Load16U: load = IOp::Load16U; break;
+    case Opcode::I64Load8S: load = IOp::Load8S64; break;
+    case Opcode::I64Load16S: load = IOp::Load16S64; break;
+    case Opcode::I64Load32S: load = IOp::Load32S64; break;
+    case Opcode::I32Store: case Opcode::F32Store: case Opcode::I64Store32: store = IOp::Store32; break;
+    case Opcode::I64Store: case Opcode::F64Store: store = IOp::Store64; break;
+    case Opcode::I32Store8: case Opcode::I64Store8: store = IOp::Store8; break;
+    case Opcode::I32Store16: case Opcode::I64Store16: store = IOp::Store16; break;
+    default: break;
+  }
+  uint32_t s[3];
+  uint32_t pos;
+  if (load != IOp::kCount) {
+    PopSlots(1, s);
+    pos = uint32_t(stack_.size());
+    Begin(load);
+    SetDst(pos);
+    Unit(s[0]);
+    Unit(uint32_t(in.imm));
+    PushStack();
+    return true;
+  }
+  if (store != IOp::kCount) {
+    PopSlots(2, s);
+    Begin(store);
+    Unit(s[0]);
+    Unit(s[1]);
+    Unit(uint32_t(in.imm));
+    return true;
+  }
+  switch (in.op) {
+    case Opcode::MemorySize:
+      pos = uint32_t(stack_.size());
+      Begin(IOp::MemorySize);
+      SetDst(pos);
+      PushStack();
+      return true;
+    case Opcode::MemoryGrow: OnUnary(IOp::MemoryGrow); return true;
+    case Opcode::MemoryFill:
+    case Opcode::MemoryCopy:
+      PopSlots(3, s);
+      Begin(in.op == Opcode::MemoryFill ? IOp::MemoryFill : IOp::MemoryCopy);
+      for (int i = 0; i < 3; ++i) Unit(s[i]);
+      return true;
+    case Opcode::MemoryInit:
+      PopSlots(3, s);
+      Begin(IOp::MemoryInit);
+      Unit(in.a);
+      for (int i = 0; i < 3; ++i) Unit(s[i]);
+      return true;
+    case Opcode::DataDrop:
+      Begin(IOp::DataDrop);
+      Unit(in.a);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace ampoule::wasm::translator
