@@ -1,0 +1,20 @@
+# Whole-command tests, run by ctest.
+
+# The WebAssembly core spec test suite (see docs/conformance.md). The scripts
+# live outside the repository; point AMPOULE_CONFORMANCE_DIR elsewhere to use
+# another copy. Conversions are cached in the build tree.
+set(AMPOULE_CONFORMANCE_DIR "${CMAKE_SOURCE_DIR}/../shared/conformance/wasm-spec-2.0"
+    CACHE PATH "Folder of the WebAssembly 2.0 core spec test scripts (*.wast)")
+
+if(EXISTS "${AMPOULE_CONFORMANCE_DIR}")
+  add_test(NAME wasm_spectest
+           COMMAND ampoule wasm spectest --verbose --cache "${CMAKE_BINARY_DIR}/spectest-cache"
+                   "${AMPOULE_CONFORMANCE_DIR}")
+  set_tests_properties(wasm_spectest PROPERTIES TIMEOUT 1800 LABELS conformance)
+else()
+  # Still listed, so a run without the suite says so instead of passing quietly.
+  add_test(NAME wasm_spectest
+           COMMAND ${CMAKE_COMMAND} -E echo
+                   "skipped: spec test folder ${AMPOULE_CONFORMANCE_DIR} not found; set AMPOULE_CONFORMANCE_DIR")
+  set_tests_properties(wasm_spectest PROPERTIES SKIP_REGULAR_EXPRESSION "^skipped: " LABELS conformance)
+endif()
