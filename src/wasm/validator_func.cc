@@ -3,13 +3,14 @@
 // Algorithm"), in one pass over the decoded instructions.
 //
 // Plain numeric and memory instructions are typed from the opcode table's
-// signature column (GetOpcodeInfo(op).sig); only the Special rows (control,
-// variables, references, tables, bulk memory) are typed by hand, in
-// validator_special.cc.
+// signature column (the `sig` of opcodes.def, compiled into kOpShapes); only
+// the Special rows are typed by hand, in validator_control.cc (blocks,
+// branches, calls) and validator_special.cc (variables, references, tables,
+// bulk memory).
 //
 // The stacks are thread-local and reused from one function to the next, so a
 // module's validation allocates only when a body needs deeper stacks than any
-// before it on that thread.
+// before it on that thread; nothing is allocated per instruction.
 #include "wasm/validator_internal.h"
 
 #include <algorithm>
@@ -19,14 +20,6 @@
 namespace ampoule::wasm {
 namespace validator_internal {
 namespace {
-
-// A plain instruction's stack effect, decoded from its Sig name ("i_ll" is
-// (i64, i64) -> i32; "v_" means no result).
-struct Shape {
-  uint8_t num_params = 0;
-  ValType params[2] = {ValType::I32, ValType::I32};
-  ValType result = kUnknown;  // kUnknown: no result
-};
 
 constexpr ValType LetterType(char c) {
   switch (c) {
@@ -38,46 +31,8 @@ constexpr ValType LetterType(char c) {
   return kUnknown;  // 'v'
 }
 
-constexpr Shape ParseShape(const char* s) {
-  Shape shape;
-  shape.result = LetterType(s[0]);
-  for (const char* p = s + 2; *p; ++p) shape.params[shape.num_params++] = LetterType(*p);
-  return shape;
-}
-
-#define AMP_PLAIN_SIGS(X)                                                                 \
-  X(i_) X(l_) X(f_) X(d_) X(i_i) X(i_l) X(i_f) X(i_d) X(l_i) X(l_l) X(l_f) X(l_d) X(f_i) \
-  X(f_l) X(f_f) X(f_d) X(d_i) X(d_l) X(d_f) X(d_d) X(i_ii) X(i_ll) X(i_ff) X(i_dd)        \
-  X(l_ll) X(f_ff) X(d_dd) X(v_ii) X(v_il) X(v_if) X(v_id)
-
-constexpr Shape ShapeOf(Sig sig) {
-  switch (sig) {
-#define AMP_SHAPE_CASE(name) \
-  case Sig::name: return ParseShape(#name);
-    AMP_PLAIN_SIGS(AMP_SHAPE_CASE)
-#undef AMP_SHAPE_CASE
-    case Sig::Special: break;
-  }
-  return Shape{};
-}
-
-constexpr size_t kNumSigs = size_t(Sig::v_id) + 1;
-
-struct ShapeTable {
-  Shape shapes[kNumSigs];
-};
-
-constexpr ShapeTable BuildShapes() {
-  ShapeTable t{};
-  for (size_t i = 0; i < kNumSigs; ++i) t.shapes[i] = ShapeOf(Sig(i));
-  return t;
-}
-constexpr ShapeTable kShapes = BuildShapes();
-static_assert(kShapes.shapes[size_t(Sig::i_ll)].num_params == 2);
-static_assert(kShapes.shapes[size_t(Sig::v_id)].result == kUnknown);
-
 // log2 of the access width: the largest alignment a memarg may declare.
-uint32_t NaturalAlignment(Opcode op) {
+constexpr uint8_t NaturalAlignment(Opcode op) {
   switch (op) {
     case Opcode::I32Load8S: case Opcode::I32Load8U: case Opcode::I64Load8S:
     case Opcode::I64Load8U: case Opcode::I32Store8: case Opcode::I64Store8:
@@ -94,13 +49,45 @@ uint32_t NaturalAlignment(Opcode op) {
   }
 }
 
+// Builds a row's shape from its signature column as written ("i_ll" is
+// (i64, i64) -> i32; "v_" means no result; "Special" is typed by hand).
+constexpr OpShape MakeShape(Opcode op, ImmKind imm, const char* sig) {
+  OpShape shape;
+  if (sig[0] == 'S') {
+    shape.special = true;
+    return shape;
+  }
+  shape.result = LetterType(sig[0]);
+  for (const char* p = sig + 2; *p; ++p) shape.params[shape.num_params++] = LetterType(*p);
+  if (imm == ImmKind::MemArg) {
+    shape.memory = OpShape::kMemArg;
+    shape.max_align = NaturalAlignment(op);
+  } else if (imm == ImmKind::Memory) {
+    shape.memory = OpShape::kMemoryIndex;
+  }
+  return shape;
+}
+
+}  // namespace
+
+// The opcode table (opcodes.def) in the form the hot loop wants: one load
+// per instruction instead of a call to GetOpcodeInfo.
+const OpShape kOpShapes[] = {
+#define WASM_OP(name, text, prefix, code, imm, sig, fuel) \
+  MakeShape(Opcode::name, ImmKind::imm, #sig),
+#include "wasm/opcodes.def"
+};
+static_assert(sizeof(kOpShapes) / sizeof(kOpShapes[0]) == size_t(Opcode::kCount));
+
+namespace {
+
 thread_local FuncStacks tls_stacks;
 
 // After a huge body, give the memory back rather than keeping it for the
 // life of the thread.
 void TrimStacks(FuncStacks& s) {
   constexpr size_t kKeepVals = 1u << 16, kKeepCtrls = 1u << 12;
-  if (s.vals.capacity() > kKeepVals) std::vector<ValType>().swap(s.vals);
+  if (s.vals.size() > kKeepVals) std::vector<ValType>().swap(s.vals);
   if (s.ctrls.capacity() > kKeepCtrls) std::vector<CtrlFrame>().swap(s.ctrls);
 }
 
@@ -110,21 +97,21 @@ const char* TypeName(ValType t) { return t == kUnknown ? "any" : ValTypeName(t);
 
 FuncChecker::FuncChecker(const Module& module, uint32_t index, FuncStacks& stacks)
     : m_(module), index_(index), vals_(stacks.vals), ctrls_(stacks.ctrls) {
-  vals_.clear();
   ctrls_.clear();
 }
 
-bool FuncChecker::Fail(std::string what) {
-  if (error_.empty()) error_ = std::move(what);
-  return false;
-}
-
 bool FuncChecker::Mismatch(ValType expected, const char* got) {
-  return Fail(std::string("type mismatch in ") + OpName() + ": expected " + TypeName(expected) +
-              ", got " + got);
+  return Fail("type mismatch in ", OpName(), ": expected ", TypeName(expected), ", got ", got);
 }
 
-bool FuncChecker::Pop(ValType expected) {
+bool FuncChecker::FailStackHeight() {
+  return Fail("operand stack too high (implementation limit ", kMaxOperandStackHeight,
+              " values)");
+}
+
+const char* FuncChecker::OpName() const { return GetOpcodeInfo(cur_->op).text; }
+
+bool FuncChecker::PopSlow(ValType expected) {
   const CtrlFrame& f = ctrls_.back();
   if (vals_.size() == f.height) {
     if (f.unreachable) return true;
@@ -140,8 +127,7 @@ bool FuncChecker::PopAny(ValType* out) {
   const CtrlFrame& f = ctrls_.back();
   if (vals_.size() == f.height) {
     *out = kUnknown;
-    if (f.unreachable) return true;
-    return Fail(std::string("type mismatch in ") + OpName() + ": expected a value, got nothing");
+    return f.unreachable || Fail("type mismatch in ", OpName(), ": expected a value, got nothing");
   }
   *out = vals_.back();
   vals_.pop_back();
@@ -155,29 +141,21 @@ bool FuncChecker::PopVals(TypeSpan types) {
   return true;
 }
 
-void FuncChecker::PushVals(TypeSpan types) {
-  vals_.insert(vals_.end(), types.data, types.data + types.size);
-}
-
 bool FuncChecker::PushCtrl(Opcode op, TypeSpan params, TypeSpan results) {
   if (ctrls_.size() >= kMaxControlDepth) {
-    return Fail("blocks nested too deeply (implementation limit " +
-                std::to_string(kMaxControlDepth) + ")");
+    return Fail("blocks nested too deeply (implementation limit ", kMaxControlDepth, ")");
   }
   ctrls_.push_back(CtrlFrame{op, false, uint32_t(vals_.size()), params, results});
-  PushVals(params);
-  return true;
+  return PushVals(params);
 }
 
 bool FuncChecker::PopCtrlResults() {
   const CtrlFrame& f = ctrls_.back();
   if (!PopVals(f.results)) return false;
-  if (vals_.size() != f.height) {
-    return Fail(std::string("type mismatch in ") + OpName() + ": block with result type " +
-                TypesToString({f.results.data, f.results.size}) + " leaves " +
-                std::to_string(vals_.size() - f.height) + " extra value(s) on the stack");
-  }
-  return true;
+  if (vals_.size() == f.height) return true;
+  return Fail("type mismatch in ", OpName(), ": block with result type ",
+              TypesToString({f.results.data, f.results.size}), " leaves ",
+              vals_.size() - f.height, " extra value(s) on the stack");
 }
 
 void FuncChecker::SetUnreachable() {
@@ -187,22 +165,45 @@ void FuncChecker::SetUnreachable() {
 }
 
 bool FuncChecker::CheckMemory() {
-  if (m_.memories.empty()) return Fail(std::string("unknown memory 0 in ") + OpName());
+  return !m_.memories.empty() || Fail("unknown memory 0 in ", OpName());
+}
+
+bool FuncChecker::CheckMemArg(const Instr& in, const OpShape& s) {
+  if (!CheckMemory()) return false;
+  if (s.memory == OpShape::kMemArg && in.a > s.max_align) {
+    return Fail("alignment must not be larger than natural in ", OpName(), ": 2^", in.a, " > ",
+                1u << s.max_align);
+  }
   return true;
 }
 
-bool FuncChecker::Plain(const Instr& in, const OpcodeInfo& info) {
-  if (info.imm == ImmKind::MemArg) {
-    if (!CheckMemory()) return false;
-    uint32_t natural = NaturalAlignment(in.op);
-    if (in.a > natural) {
-      return Fail(std::string("alignment must not be larger than natural in ") + info.text +
-                  ": 2^" + std::to_string(in.a) + " > " + std::to_string(1u << natural));
+bool FuncChecker::Plain(const Instr& in, const OpShape& s) {
+  if (s.memory != OpShape::kNoMemory && !CheckMemArg(in, s)) return false;
+  // Fast path: the operands are there, above the block's base, and of the
+  // right types. Anything else (dead code, a mismatch) takes PlainSlow.
+  size_t height = vals_.size();
+  if (height - ctrls_.back().height >= s.num_params) {
+    const ValType* top = vals_.data() + height;
+    if (s.num_params == 0) {
+      if (s.result != kUnknown) vals_.push_back(s.result);
+      return true;
     }
-  } else if (info.imm == ImmKind::Memory) {
-    if (!CheckMemory()) return false;
+    if (s.num_params == 1 && top[-1] == s.params[0]) {
+      if (s.result != kUnknown) vals_.back() = s.result;
+      else vals_.pop_back();
+      return true;
+    }
+    if (s.num_params == 2 && top[-2] == s.params[0] && top[-1] == s.params[1]) {
+      vals_.pop_back();
+      if (s.result != kUnknown) vals_.back() = s.result;
+      else vals_.pop_back();
+      return true;
+    }
   }
-  const Shape& s = kShapes.shapes[size_t(info.sig)];
+  return PlainSlow(s);
+}
+
+bool FuncChecker::PlainSlow(const OpShape& s) {
   for (uint32_t i = s.num_params; i-- > 0;) {
     if (!Pop(s.params[i])) return false;
   }
@@ -211,9 +212,8 @@ bool FuncChecker::Plain(const Instr& in, const OpcodeInfo& info) {
 }
 
 Status FuncChecker::Run(const FunctionCode& code) {
-  uint32_t func_index = m_.num_imported_funcs + index_;
-  std::string where = "function " + std::to_string(func_index);
-  if (index_ >= m_.functions.size()) return Invalid(where, 0, "unknown function");
+  std::string where = "function " + std::to_string(uint64_t(m_.num_imported_funcs) + index_);
+  if (index_ >= m_.functions.size()) return Invalid(where, kNoOffset, "no such function");
   const FunctionBody& body = m_.functions[index_];
   if (body.type >= m_.types.size()) {
     return Invalid(where, body.code_begin, "unknown type " + std::to_string(body.type));
@@ -229,28 +229,14 @@ Status FuncChecker::Run(const FunctionCode& code) {
 
   for (const Instr& in : code.instrs) {
     cur_ = &in;
-    bool ok;
-    if (ctrls_.empty()) {
-      ok = Fail("instructions after the function's final end");
-    } else {
-      const OpcodeInfo& info = GetOpcodeInfo(in.op);
-      ok = info.sig == Sig::Special ? Special(in) : Plain(in, info);
-      if (ok && vals_.size() > kMaxOperandStackHeight) {
-        ok = Fail("operand stack too high (implementation limit " +
-                  std::to_string(kMaxOperandStackHeight) + " values)");
-      }
-    }
-    if (!ok) {
-      if (simd_) return UnsupportedSimd(where, in.offset, error_);
-      return Invalid(where, in.offset, error_);
-    }
+    vals_.Reserve(1);
+    const OpShape& shape = kOpShapes[size_t(in.op)];
+    if (shape.special ? Special(in) : Plain(in, shape)) continue;
+    if (simd_) return UnsupportedSimd(where, in.offset, error_);
+    return Invalid(where, in.offset, error_);
   }
   if (!ctrls_.empty()) return Invalid(where, body.code_end, "function body does not end with end");
   return Status::Ok();
-}
-
-const char* FuncChecker::OpName() const {
-  return cur_ ? GetOpcodeInfo(cur_->op).text : "function";
 }
 
 }  // namespace validator_internal
