@@ -1,0 +1,48 @@
+// Every way of changing the mailbox fails with an errno; reading still works.
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char* name(int e) {
+  switch (e) {
+    case 0: return "OK";
+    case EROFS: return "EROFS";
+    case EEXIST: return "EEXIST";
+    case ENOENT: return "ENOENT";
+    case EBADF: return "EBADF";
+    case EISDIR: return "EISDIR";
+    case ENOTCAPABLE: return "ENOTCAPABLE";
+    case EPERM: return "EPERM";
+    default: return "other";
+  }
+}
+
+#define TRY(label, expr)                         \
+  do {                                           \
+    errno = 0;                                   \
+    int ok_ = (expr);                            \
+    printf("%s: %s\n", label, ok_ ? "OK" : name(errno)); \
+  } while (0)
+
+int main(void) {
+  TRY("create file", open("/input/new.txt", O_WRONLY | O_CREAT, 0644) >= 0);
+  TRY("open for writing", open("/input/hello.txt", O_WRONLY) >= 0);
+  TRY("open for append", fopen("/input/hello.txt", "a") != NULL);
+  TRY("truncate on open", open("/input/hello.txt", O_RDONLY | O_TRUNC) >= 0);
+  TRY("mkdir", mkdir("/input/newdir", 0755) == 0);
+  TRY("mkdir existing", mkdir("/input/nested", 0755) == 0);
+  TRY("unlink", unlink("/input/hello.txt") == 0);
+  TRY("rmdir", rmdir("/input/nested/deep") == 0);
+  TRY("rename", rename("/input/hello.txt", "/input/moved.txt") == 0);
+  TRY("symlink", symlink("hello.txt", "/input/link") == 0);
+  TRY("escape with ..", open("/input/../etc/passwd", O_RDONLY) >= 0);
+  int fd = open("/input/hello.txt", O_RDONLY);
+  TRY("read-only open", fd >= 0);
+  TRY("write to read-only fd", write(fd, "x", 1) == 1);
+  TRY("ftruncate", ftruncate(fd, 0) == 0);
+  char c;
+  TRY("read still works", read(fd, &c, 1) == 1);
+  return 0;
+}
