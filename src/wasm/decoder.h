@@ -4,7 +4,8 @@
 // sizes, LEB128 encodings, UTF-8 names, counts that match) and nothing more:
 // type checking is the validator's job. Every error names the byte offset.
 // Untrusted input: never crashes, never allocates more than a bounded
-// multiple of the input size (see the kMax* limits in decoder.cc).
+// multiple of the input size (see the kMax* limits in decoder_internal.h
+// and docs/decisions/0003-decoder-limits.md).
 #pragma once
 
 #include <cstdint>

@@ -136,7 +136,7 @@ struct Module {
 
   // Indices of functions that appear in element segments, exports or
   // outside function bodies in ref.func (the spec's C.refs), used by the
-  // validator to check ref.func inside bodies.
+  // validator to check ref.func inside bodies. Sorted, without duplicates.
   std::vector<uint32_t> declared_func_refs;
 
   const FuncType& func_type(uint32_t func_index) const {
