@@ -1,0 +1,422 @@
+#!/usr/bin/env bash
+# Builds the guest runtimes for wasm32-wasi from Debian source packages:
+#   python.wasm + lib/python311.zip   CPython 3.11 (Debian 12's python3.11) with zlib
+#   js.wasm                            QuickJS with our own main (runtimes/quickjs/main.c)
+#
+# Usage: scripts/build-runtimes.sh [--out DIR] [--jobs N] [--check] [--force]
+#   --out DIR   also copy the outputs and their manifest into DIR
+#   --jobs N    parallel compile jobs (default: the number of processors)
+#   --check     run the smoke tests (runtimes/test/) under Node's node:wasi
+#   --force     rebuild even when the cache holds this build
+#
+# Sources are fetched at build time with `apt-get source PACKAGE=VERSION`, the
+# exact versions pinned in runtimes/pins.env; nothing third-party lives in the
+# repository. Compilers: Debian's clang-14, lld-14 and wasi-libc, against a
+# sysroot holding nothing but wasi-libc, so no host header can leak in.
+#
+# Cache: everything lives under .cache/runtimes/ (or $AMPOULE_RUNTIMES_CACHE):
+#   src/<package>_<version>/   the unpacked source packages, kept between builds
+#   build/                     the last build's trees and logs
+#   <key>/                     outputs + manifest.json, one directory per build key
+# The key hashes every input: source versions, toolchain package versions, the
+# flags below and the contents of this script and of runtimes/. With the same
+# key the outputs are reused at once (after checking their SHA-256); when the
+# key differs from the last build, the script says which inputs changed.
+#
+# Needs root only when a source package must be fetched: it then writes
+# /etc/apt/sources.list.d/ampoule-runtimes-src.sources (derived from the
+# machine's own apt sources) and runs `apt-get update`.
+#
+# Exit status: 0 built or up to date (and checks passed); 1 build or check
+# failed; 2 usage error or missing tool.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
+readonly RT="$ROOT/runtimes"
+readonly CACHE="${AMPOULE_RUNTIMES_CACHE:-$ROOT/.cache/runtimes}"
+readonly SRC="$CACHE/src"
+readonly BUILD="$CACHE/build"
+readonly LOGS="$BUILD/logs"
+readonly APT_FILE=/etc/apt/sources.list.d/ampoule-runtimes-src.sources
+
+# shellcheck source=/dev/null
+source "$RT/pins.env"
+
+# --- Flags (part of the build key) -------------------------------------------
+readonly WASI_TARGET=wasm32-wasi
+# Paths under the cache are recorded relative to it, so outputs do not depend
+# on where the repository is checked out.
+readonly PREFIX_MAP="-ffile-prefix-map=$CACHE/="
+readonly ZLIB_CFLAGS_USED="-O2 $PREFIX_MAP"
+# CPython's configure adds its own -O3 -fwrapv -Wall; -g is left out (the
+# binary is stripped anyway) and paths are mapped as above.
+readonly PY_OPT="-DNDEBUG -fwrapv -O3 -Wall"
+readonly PY_CFLAGS_USED="$PREFIX_MAP"
+readonly PY_PREFIX=/usr/local
+readonly QJS_CFLAGS="-O2 -fwrapv -D_GNU_SOURCE -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_GETPID \
+-include malloc.h -include wasi_compat.h -Wno-deprecated-declarations $PREFIX_MAP"
+readonly QJS_LDFLAGS="-Wl,-z,stack-size=2097152 -Wl,--stack-first"
+readonly QJS_LIBS="-lwasi-emulated-signal -lwasi-emulated-getpid -lm"
+readonly WASM_OPT_FLAGS="-O2 --strip-debug --strip-producers"
+
+JOBS="$(nproc 2>/dev/null || echo 2)"
+OUT_DIR=""
+CHECK=0
+FORCE=0
+
+log() { printf 'runtimes: %s\n' "$*"; }
+die() { printf 'runtimes: error: %s\n' "$*" >&2; exit 1; }
+usage_error() { printf 'runtimes: %s\n' "$*" >&2; sed -n '2,11p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+
+parse_args() {
+  while (($#)); do
+    case "$1" in
+      --out) [[ $# -ge 2 ]] || usage_error "--out needs a directory"; OUT_DIR="$2"; shift 2 ;;
+      --jobs) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number"
+              JOBS="$2"; shift 2 ;;
+      --check) CHECK=1; shift ;;
+      --force) FORCE=1; shift ;;
+      -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}"; exit 0 ;;
+      *) usage_error "unknown argument '$1'" ;;
+    esac
+  done
+}
+
+# Runs a long step in a subshell (so `set -e` holds inside it) with its output
+# in $LOGS/NAME.log; prints its duration, or the end of the log when it fails.
+step() {
+  local name="$1" what="$2"; shift 2
+  local logf="$LOGS/$name.log" t0=$SECONDS
+  log "$what ..."
+  ( "$@" ) >"$logf" 2>&1 &
+  if ! wait $!; then
+    printf 'runtimes: error: %s failed; last lines of %s:\n' "$what" "$logf" >&2
+    tail -n 25 "$logf" >&2
+    exit 1
+  fi
+  local took=$((SECONDS - t0))
+  log "$what: done in ${took}s"
+  printf '%s\t%s\n' "seconds.$name" "$took" >>"$BUILD/timings.tsv"
+}
+
+# --- Preflight ---------------------------------------------------------------
+readonly TOOL_PACKAGES=(clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc
+                        autoconf python3.11 dpkg-dev make pkg-config)
+
+deb_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+
+preflight() {
+  local missing=() p
+  for p in "${TOOL_PACKAGES[@]}"; do
+    [[ -n "$(deb_version "$p")" ]] || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    printf 'runtimes: missing Debian packages: %s\n' "${missing[*]}" >&2
+    printf 'runtimes: install them with: apt-get install -y %s\n' "${missing[*]}" >&2
+    exit 2
+  fi
+  local builtins
+  builtins="$(clang-14 --target=$WASI_TARGET -print-libgcc-file-name 2>/dev/null || true)"
+  [[ -f "$builtins" ]] || { echo "runtimes: clang-14 has no wasm32 builtins ($builtins); install libclang-rt-14-dev-wasm32" >&2; exit 2; }
+  [[ -f /usr/include/wasm32-wasi/stdio.h && -f /usr/lib/wasm32-wasi/libc.a ]] ||
+    { echo "runtimes: wasi-libc is not where Debian puts it (/usr/include/wasm32-wasi, /usr/lib/wasm32-wasi)" >&2; exit 2; }
+  command -v wasm-opt >/dev/null ||
+    log "note: binaryen (wasm-opt) not installed; js.wasm will not be optimised (apt-get install binaryen)"
+}
+
+# --- Build key ---------------------------------------------------------------
+# Writes every input as NAME<TAB>VALUE to $1.
+collect_inputs() {
+  local out="$1" p f
+  {
+    printf 'source.python3.11\t%s\n' "$PYTHON_SRC_VERSION"
+    printf 'source.zlib\t%s\n' "$ZLIB_SRC_VERSION"
+    printf 'source.quickjs\t%s\n' "$QUICKJS_SRC_VERSION"
+    for p in clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc autoconf python3.11 binaryen; do
+      printf 'deb.%s\t%s\n' "$p" "$(deb_version "$p" | sed 's/^$/not installed/')"
+    done
+    printf 'flags.zlib.cflags\t%s\n' "$ZLIB_CFLAGS_USED"
+    printf 'flags.python.opt\t%s\n' "$PY_OPT"
+    printf 'flags.python.cflags\t%s\n' "$PY_CFLAGS_USED"
+    printf 'flags.python.prefix\t%s\n' "$PY_PREFIX"
+    printf 'flags.quickjs.cflags\t%s\n' "$QJS_CFLAGS"
+    printf 'flags.quickjs.ldflags\t%s\n' "$QJS_LDFLAGS $QJS_LIBS"
+    printf 'flags.wasm-opt\t%s\n' "$WASM_OPT_FLAGS"
+    printf 'file.scripts/build-runtimes.sh\t%s\n' "$(sha256sum "$ROOT/scripts/build-runtimes.sh" | cut -d' ' -f1)"
+    # The smoke tests do not shape the outputs, so they stay out of the key.
+    (cd "$ROOT" && find runtimes -type f ! -path 'runtimes/test/*' ! -name '*.pyc' -print0 |
+      LC_ALL=C sort -z | xargs -0 sha256sum) | while read -r sum f; do
+      printf 'file.%s\t%s\n' "$f" "$sum"
+    done
+  } | sed 's|'"$CACHE"'/|<cache>/|g' >"$out"
+}
+
+# --- Sources -----------------------------------------------------------------
+# shellcheck disable=SC1091
+release_codename() { (. /etc/os-release && echo "${VERSION_CODENAME:-}"); }
+
+# True when apt knows source package $1 at exactly version $2.
+apt_has_source() {
+  local versions
+  versions="$(apt-cache showsrc --only-source "$1" 2>/dev/null || true)"
+  grep -qx "Version: $2" <<<"$versions"
+}
+
+# Makes the pinned source versions known to apt, writing our own sources file
+# and running `apt-get update` only when something is missing.
+ensure_apt_sources() {
+  if apt_has_source python3.11 "$PYTHON_SRC_VERSION" && apt_has_source zlib "$ZLIB_SRC_VERSION" &&
+     apt_has_source quickjs "$QUICKJS_SRC_VERSION"; then
+    return 0
+  fi
+  [[ $EUID -eq 0 ]] || die "apt does not know the pinned source packages; run once as root (it adds deb-src entries and runs apt-get update)"
+  local codename
+  codename="$(release_codename)"
+  [[ -n "$codename" ]] || die "/etc/os-release names no VERSION_CODENAME"
+  # This release's own deb-src entries come from the repository's shared tool.
+  if [[ -f "$ROOT/scripts/apt-deb-src.sh" ]]; then
+    bash "$ROOT/scripts/apt-deb-src.sh" >/dev/null
+  fi
+  local text
+  text="# deb-src entries for the '$QUICKJS_SRC_SUITE' suite of this machine's own Debian archive,
+# written by scripts/build-runtimes.sh (QuickJS source is not in '$codename').
+# Derived from the 'deb' entries for '$codename'; rewritten whenever the build
+# needs a source package that apt does not know yet.
+
+$(python3 "$RT/apt_suite_sources.py" --codename "$codename" --suite "$QUICKJS_SRC_SUITE" --exclude "$APT_FILE")"
+  if [[ ! -f "$APT_FILE" || "$(cat "$APT_FILE")" != "$text" ]]; then
+    printf '%s\n' "$text" >"$APT_FILE.tmp" && mv "$APT_FILE.tmp" "$APT_FILE"
+    log "wrote $APT_FILE"
+  fi
+  log "apt-get update ..."
+  apt-get update -q >"$LOGS/apt-update.log" 2>&1 || { tail -n 20 "$LOGS/apt-update.log" >&2; die "apt-get update failed"; }
+  local pkg ver
+  for pkg in "python3.11=$PYTHON_SRC_VERSION" "zlib=$ZLIB_SRC_VERSION" "quickjs=$QUICKJS_SRC_VERSION"; do
+    ver="${pkg#*=}"
+    if ! apt_has_source "${pkg%%=*}" "$ver"; then
+      printf 'runtimes: error: the archive does not offer source %s; it offers:\n' "$pkg" >&2
+      apt-cache showsrc --only-source "${pkg%%=*}" 2>/dev/null | sed -n 's/^Version: /  /p' >&2
+      die "update runtimes/pins.env to one of these"
+    fi
+  done
+}
+
+# Unpacks source package $1 at version $2 into $SRC/$1_$2 (once) and stores
+# the path of the unpacked tree in the variable named $3.
+source_tree() {
+  local pkg="$1" ver="$2" var="$3"
+  local dir="$SRC/${pkg}_${ver//:/%}"
+  if [[ ! -f "$dir/.complete" ]]; then
+    ensure_apt_sources
+    rm -rf "$dir" && mkdir -p "$dir"
+    log "apt-get source $pkg=$ver ..."
+    (cd "$dir" && apt-get source -q --only-source "$pkg=$ver") >"$LOGS/source-$pkg.log" 2>&1 ||
+      { tail -n 20 "$LOGS/source-$pkg.log" >&2; die "apt-get source $pkg=$ver failed"; }
+    touch "$dir/.complete"
+  fi
+  local tree
+  tree="$(find "$dir" -mindepth 2 -maxdepth 2 -type d -name debian -printf '%h\n' | head -n 1)"
+  [[ -n "$tree" ]] || die "no unpacked tree in $dir; delete it and retry"
+  printf -v "$var" '%s' "$tree"
+}
+
+dsc_sha256() {
+  local pkg="$1" ver="$2"
+  sha256sum "$SRC/${pkg}_${ver//:/%}/"*.dsc | cut -d' ' -f1
+}
+
+# --- Builds ------------------------------------------------------------------
+# A sysroot with nothing but wasi-libc: clang finds its headers and libraries
+# there and nowhere else, so host glibc headers cannot leak into a guest.
+make_sysroot() {
+  local s="$BUILD/sysroot"
+  rm -rf "$s" && mkdir -p "$s/include" "$s/lib"
+  ln -s /usr/include/wasm32-wasi "$s/include/$WASI_TARGET"
+  ln -s /usr/lib/wasm32-wasi "$s/lib/$WASI_TARGET"
+}
+
+wasi_cc() { printf 'clang-14 --target=%s --sysroot=%s' "$WASI_TARGET" "$BUILD/sysroot"; }
+
+build_zlib() {
+  local tree="$1" work="$BUILD/zlib"
+  rm -rf "$work" "$BUILD/zlib-install"
+  cp -a "$tree" "$work"
+  cd "$work"
+  # Debian's rules run zlib's own configure; --static because a guest has no
+  # dynamic linker. CHOST names the target so configure does not probe the host.
+  CC="$(wasi_cc)" AR=llvm-ar-14 RANLIB=llvm-ranlib-14 CFLAGS="$ZLIB_CFLAGS_USED" CHOST=$WASI_TARGET \
+    ./configure --static --prefix="$BUILD/zlib-install"
+  make -j"$JOBS" libz.a
+  make install
+}
+
+configure_python() {
+  local tree="$1" work="$BUILD/python"
+  # As Debian's rules do: regenerate configure from configure.ac (with Debian's patches applied).
+  (cd "$tree" && rm -rf autom4te.cache configure && autoconf)
+  rm -rf "$work" && mkdir -p "$work" "$BUILD/pkgconfig-empty"
+  cd "$work"
+  # A relative path to the source tree keeps the build paths that CPython
+  # records (VPATH) independent of where the repository is checked out.
+  local rel_tree
+  rel_tree="$(realpath --relative-to="$work" "$tree")"
+  CONFIG_SITE="$tree/Tools/wasm/config.site-wasm32-wasi" \
+  CC="$(wasi_cc)" CPP="$(wasi_cc) -E" AR=llvm-ar-14 RANLIB=llvm-ranlib-14 \
+  OPT="$PY_OPT" CFLAGS="$PY_CFLAGS_USED" \
+  PKG_CONFIG_PATH="" PKG_CONFIG_LIBDIR="$BUILD/pkgconfig-empty" \
+  ZLIB_CFLAGS="-I$BUILD/zlib-install/include" ZLIB_LIBS="-L$BUILD/zlib-install/lib -lz" \
+    "$rel_tree/configure" \
+      --host=wasm32-unknown-wasi --build="$("$tree/config.guess")" \
+      --with-build-python=/usr/bin/python3.11 \
+      --prefix="$PY_PREFIX" --disable-shared --disable-ipv6 --disable-test-modules
+}
+
+build_python() {
+  cd "$BUILD/python"
+  # pybuilddir.txt also writes the sysconfig data that goes into the zip.
+  make -j"$JOBS" python.wasm pybuilddir.txt
+}
+
+# Lists the stdlib extension modules that configure could not or would not build.
+python_modules_not_built() {
+  sed -n 's/^MODULE_\([A-Z0-9_]*\)_STATE=\(missing\|disabled\)$/\1/p' "$BUILD/python/Makefile" |
+    tr '[:upper:]' '[:lower:]' | LC_ALL=C sort | paste -sd' ' -
+}
+
+pack_python() {
+  local tree="$1" out="$2"
+  local sysconfig
+  sysconfig="$(find "$BUILD/python/build" -name '_sysconfigdata_*.py' | head -n 1)"
+  [[ -n "$sysconfig" ]] || { echo "no _sysconfigdata_*.py under $BUILD/python/build"; return 1; }
+  mkdir -p "$out/lib"
+  llvm-strip-14 -o "$out/python.wasm" "$BUILD/python/python.wasm"
+  python3.11 "$RT/python/pack_stdlib.py" --lib "$tree/Lib" --sysconfig "$sysconfig" \
+    --source-magic "$tree/Lib/importlib/_bootstrap_external.py" \
+    --extra "$RT/python/sitecustomize.py" \
+    --map-prefix "$CACHE/=" --prefix "$PY_PREFIX" --out "$out/lib/python311.zip"
+}
+
+build_quickjs() {
+  local tree="$1" out="$2" work="$BUILD/quickjs"
+  rm -rf "$work" && mkdir -p "$work"
+  cd "$work"
+  local version cc f objs=()
+  version="$(cat "$tree/VERSION")"
+  cc="$(wasi_cc)"
+  # The sources QuickJS's own Makefile links into qjs, minus the REPL.
+  for f in quickjs libregexp libunicode cutils dtoa quickjs-libc; do
+    # shellcheck disable=SC2086
+    $cc $QJS_CFLAGS -I"$RT/quickjs/compat" -DCONFIG_VERSION="\"$version\"" -c "$tree/$f.c" -o "$f.o"
+    objs+=("$f.o")
+  done
+  # shellcheck disable=SC2086
+  $cc $QJS_CFLAGS -I"$RT/quickjs/compat" -c "$RT/quickjs/compat/wasi_compat.c" -o wasi_compat.o
+  # shellcheck disable=SC2086
+  $cc -O2 -Wall -Wextra $PREFIX_MAP -I"$RT/quickjs/compat" -isystem "$tree" \
+    -c "$RT/quickjs/main.c" -o main.o
+  # shellcheck disable=SC2086
+  $cc $QJS_LDFLAGS -o js-unopt.wasm main.o "${objs[@]}" wasi_compat.o $QJS_LIBS
+  if command -v wasm-opt >/dev/null; then
+    # shellcheck disable=SC2086
+    wasm-opt $WASM_OPT_FLAGS js-unopt.wasm -o "$out/js.wasm"
+  else
+    llvm-strip-14 -o "$out/js.wasm" js-unopt.wasm
+  fi
+}
+
+# --- Checks ------------------------------------------------------------------
+run_checks() {
+  local dir="$1" failed=0
+  command -v node >/dev/null || die "--check needs node (Node.js 20, for node:wasi)"
+  local run=(node --no-warnings "$RT/test/run-wasi.mjs")
+  log "check: python.wasm smoke test under node:wasi"
+  "${run[@]}" --dir "$dir=/usr/local" --dir "$RT/test=/test" --env PYTHONHOME=/usr/local \
+    "$dir/python.wasm" /test/smoke.py || failed=1
+  log "check: js.wasm smoke test under node:wasi"
+  "${run[@]}" --dir "$RT/test=/test" "$dir/js.wasm" /test/smoke.js || failed=1
+  log "check: js.wasm reports an uncaught error with its stack and exit status 1"
+  local status=0 err
+  err="$("${run[@]}" --dir "$RT/test=/test" "$dir/js.wasm" /test/uncaught.js 2>&1 >/dev/null)" || status=$?
+  if [[ $status -ne 1 || "$err" != *"RangeError: expected failure"* || "$err" != *"at inner"* ]]; then
+    printf 'runtimes: uncaught.js: exit status %s, stderr:\n%s\n' "$status" "$err" >&2
+    failed=1
+  fi
+  ((failed == 0)) || die "smoke tests failed"
+}
+
+copy_out() {
+  local from="$1" to="$2"
+  mkdir -p "$to/lib"
+  cp "$from/python.wasm" "$from/js.wasm" "$from/manifest.json" "$to/"
+  cp "$from/lib/python311.zip" "$to/lib/"
+  log "copied outputs to $to"
+}
+
+main() {
+  parse_args "$@"
+  preflight
+  mkdir -p "$CACHE" "$SRC"
+  exec 9>"$CACHE/.lock"
+  flock -n 9 || { log "another build of the runtimes is running; waiting"; flock 9; }
+
+  local inputs key dest
+  inputs="$(mktemp)"
+  trap 'rm -f "$inputs"' EXIT
+  collect_inputs "$inputs"
+  key="$(python3 "$RT/manifest.py" key "$inputs")"
+  dest="$CACHE/$key"
+  log "build key $key"
+
+  if ((FORCE == 0)) && [[ -f "$dest/manifest.json" ]] && python3 "$RT/manifest.py" verify "$dest" >/dev/null; then
+    log "up to date: $dest"
+  else
+    if [[ -f "$dest/manifest.json" ]] && ((FORCE == 0)); then
+      log "cached outputs in $dest fail their SHA-256 check; rebuilding:"
+      python3 "$RT/manifest.py" verify "$dest" | sed 's/^/runtimes:   /' || true
+    elif [[ -f "$CACHE/latest" && "$(cat "$CACHE/latest")" != "$key" && -f "$CACHE/$(cat "$CACHE/latest")/manifest.json" ]]; then
+      log "inputs changed since the last build ($(cat "$CACHE/latest")):"
+      python3 "$RT/manifest.py" diff "$CACHE/$(cat "$CACHE/latest")/manifest.json" "$inputs" | sed 's/^/runtimes:   /'
+    fi
+    build_all "$inputs" "$dest"
+  fi
+  printf '%s\n' "$key" >"$CACHE/latest"
+
+  [[ -z "$OUT_DIR" ]] || copy_out "$dest" "$OUT_DIR"
+  ((CHECK == 0)) || run_checks "$dest"
+  log "python.wasm, lib/python311.zip, js.wasm and manifest.json in $dest"
+}
+
+build_all() {
+  local inputs="$1" dest="$2" t0=$SECONDS
+  rm -rf "$BUILD" && mkdir -p "$LOGS"
+  : >"$BUILD/timings.tsv"
+  local py_tree zlib_tree qjs_tree
+  source_tree python3.11 "$PYTHON_SRC_VERSION" py_tree
+  source_tree zlib "$ZLIB_SRC_VERSION" zlib_tree
+  source_tree quickjs "$QUICKJS_SRC_VERSION" qjs_tree
+
+  local stage="$BUILD/out"
+  mkdir -p "$stage"
+  make_sysroot
+  step zlib "zlib $ZLIB_SRC_VERSION for $WASI_TARGET" build_zlib "$zlib_tree"
+  step python-configure "CPython $PYTHON_SRC_VERSION: autoconf + configure" configure_python "$py_tree"
+  step python-build "CPython $PYTHON_SRC_VERSION: compile python.wasm (-j$JOBS)" build_python
+  step python-stdlib "CPython: strip python.wasm, pack the standard library" pack_python "$py_tree" "$stage"
+  step quickjs "QuickJS $QUICKJS_SRC_VERSION: compile js.wasm" build_quickjs "$qjs_tree" "$stage"
+
+  local extra="$BUILD/extra.tsv"
+  {
+    printf 'python.modules_not_built\t%s\n' "$(python_modules_not_built)"
+    printf 'source.python3.11.dsc_sha256\t%s\n' "$(dsc_sha256 python3.11 "$PYTHON_SRC_VERSION")"
+    printf 'source.zlib.dsc_sha256\t%s\n' "$(dsc_sha256 zlib "$ZLIB_SRC_VERSION")"
+    printf 'source.quickjs.dsc_sha256\t%s\n' "$(dsc_sha256 quickjs "$QUICKJS_SRC_VERSION")"
+    printf 'python.wasi_imports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/python.wasm")"
+    printf 'js.wasi_imports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/js.wasm")"
+  } >"$extra"
+  python3 "$RT/manifest.py" write "$stage" "$inputs" "$extra" python.wasm lib/python311.zip js.wasm
+  rm -rf "$dest" && mv "$stage" "$dest"
+  log "built in $((SECONDS - t0))s (step times in $BUILD/timings.tsv)"
+}
+
+main "$@"
