@@ -33,6 +33,14 @@ const std::string kReexportsGlobal = kEmpty + std::string(
     "\x02\x08\x01\x01m\x01g\x03\x7f\x00"
     "\x07\x05\x01\x01h\x03\x00", 10 + 7);
 
+// (module (type (func (param v128)))): needs SIMD.
+const std::string kDeclaresV128 = kEmpty + std::string("\x01\x05\x01\x60\x01\x7b\x00", 7);
+// (module (func (drop (v128.const i64x2 0 0)))): needs SIMD.
+const std::string kUsesSimdOpcode = kEmpty + std::string(
+    "\x01\x04\x01\x60\x00\x00"
+    "\x03\x02\x01\x00"
+    "\x0a\x17\x01\x15\x00\xfd\x0c" "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0" "\x1a\x0b", 6 + 4 + 25);
+
 class RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -45,6 +53,8 @@ class RunnerTest : public ::testing::Test {
     Write("global.wasm", kExportsGlobal);
     Write("reexport.wasm", kReexportsGlobal);
     Write("garbage.wasm", "this is not wasm");
+    Write("v128.wasm", kDeclaresV128);
+    Write("simd_op.wasm", kUsesSimdOpcode);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -164,6 +174,27 @@ TEST_F(RunnerTest, V128CommandsAreSkipped) {
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[1].kind, Verdict::Kind::kSkip);
   EXPECT_EQ(v[1].message, kSimdSkipReason);
+}
+
+TEST_F(RunnerTest, ModulesThatNeedSimdSkipWhatDependsOnThem) {
+  std::vector<Verdict> v = Run(
+      Module(1, "v128.wasm", "$S") + R"(, {"type": "register", "line": 2, "name": "$S", "as": "s"},
+      {"type": "assert_unlinkable", "line": 3, "filename": "v128.wasm", "text": "x", "module_type": "binary"},
+      {"type": "assert_invalid", "line": 4, "filename": "simd_op.wasm", "text": "x", "module_type": "binary"},
+      {"type": "module", "line": 5, "filename": "simd_op.wasm"},
+      {"type": "action", "line": 6, "action": {"type": "invoke", "field": "f", "args": []}},
+      {"type": "action", "line": 7, "action": {"type": "invoke", "module": "$S", "field": "f", "args": []}})");
+  ASSERT_EQ(v.size(), 7u);
+  for (const Verdict& x : v) {
+    EXPECT_EQ(x.kind, Verdict::Kind::kSkip) << x.line << ": " << x.message;
+    EXPECT_EQ(x.message, kSimdSkipReason) << x.line;
+  }
+  // A module importing from a registered module that needed SIMD is skipped too.
+  Write("imports_s.wasm", kEmpty + std::string("\x02\x08\x01\x01s\x01g\x03\x7f\x00", 10));
+  v = Run(Module(1, "v128.wasm") + R"(, {"type": "register", "line": 2, "as": "s"},)" +
+          Module(3, "imports_s.wasm"));
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[2].kind, Verdict::Kind::kSkip) << v[2].message;
 }
 
 TEST_F(RunnerTest, SimdScriptsAreSkippedWhole) {
