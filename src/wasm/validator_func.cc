@@ -228,6 +228,9 @@ Status FuncChecker::Run(const FunctionCode& code) {
   ctrls_.push_back(CtrlFrame{Opcode::Block, false, 0, {}, results});
 
   for (const Instr& in : code.instrs) {
+    if (size_t(in.op) >= size_t(Opcode::kCount)) {
+      return Invalid(where, in.offset, "unknown opcode " + std::to_string(size_t(in.op)));
+    }
     cur_ = &in;
     vals_.Reserve(1);
     const OpShape& shape = kOpShapes[size_t(in.op)];

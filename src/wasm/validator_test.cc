@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "wasm/decoder.h"
 #include "wasm/validator_internal.h"
 
 namespace ampoule::wasm {
@@ -288,6 +289,10 @@ TEST(ValidateFunction, StacksAreResetBetweenFunctions) {
   EXPECT_TRUE(Check(m, {I(Op::I32Const), I(Op::End)}).ok());
 }
 
+TEST(ValidateFunction, OpcodeOutsideTheTableIsRejected) {
+  ExpectError(Check(OneFunc(kVoid), {I(Op::kCount), I(Op::End)}), "unknown opcode");
+}
+
 TEST(ValidateFunction, BodyMustEndExactlyOnce) {
   ExpectError(Check(OneFunc(kVoid), {I(Op::Nop)}), "does not end");
   ExpectError(Check(OneFunc(kVoid), {I(Op::End), I(Op::Nop)}), "after the function's final end");
@@ -387,6 +392,47 @@ TEST(ValidateModuleHeader, SimdTypesAreUnsupported) {
   m.global_types.push_back({VT::V128, false});
   m.num_imported_globals = 1;
   ExpectError(ValidateModuleHeader(m), "unsupported: simd");
+}
+
+// ---- Through the decoder ------------------------------------------------
+
+Status DecodeAndValidate(std::vector<uint8_t> bytes) {
+  Result<Module> m = DecodeModule(bytes);
+  if (!m) return m.error();
+  return ValidateModule(*m);
+}
+
+// (type $pair (func (param i32 i32) (result i32))) (table 1 funcref) (memory 1)
+// (elem declare func $f) (func $f (result funcref) (ref.func $f))
+// (func (param i32) (result i32) (local.get 0) (i32.const 2)
+//   (block (type $pair) (i32.add)) (br_table 0 0 (i32.const 1)))
+const std::vector<uint8_t> kValidModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x10, 0x03, 0x60, 0x02, 0x7f, 0x7f,
+    0x01, 0x7f, 0x60, 0x00, 0x01, 0x70, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x03, 0x03, 0x02, 0x01,
+    0x02, 0x04, 0x04, 0x01, 0x70, 0x00, 0x01, 0x05, 0x03, 0x01, 0x00, 0x01, 0x09, 0x05, 0x01,
+    0x03, 0x00, 0x01, 0x00, 0x0a, 0x17, 0x02, 0x04, 0x00, 0xd2, 0x00, 0x0b, 0x10, 0x00, 0x20,
+    0x00, 0x41, 0x02, 0x02, 0x00, 0x6a, 0x0b, 0x41, 0x01, 0x0e, 0x01, 0x00, 0x00, 0x0b};
+
+TEST(ValidateModule, AcceptsADecodedModule) {
+  Status s = DecodeAndValidate(kValidModule);
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
+TEST(ValidateModule, RefFuncWithoutDeclarationIsRejected) {
+  // (module (func $f (result funcref) (ref.func $f)))
+  ExpectError(DecodeAndValidate({0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01,
+                                 0x05, 0x01, 0x60, 0x00, 0x01, 0x70, 0x03, 0x02, 0x01,
+                                 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0xd2, 0x00, 0x0b}),
+              "invalid module: function 0 at byte 0x18: undeclared function reference");
+}
+
+TEST(ValidateModule, OverAlignedLoadIsRejected) {
+  // (module (memory 1) (func (result i32) (i32.load align=8 (i32.const 0))))
+  ExpectError(DecodeAndValidate({0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01,
+                                 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, 0x03, 0x02, 0x01,
+                                 0x00, 0x05, 0x03, 0x01, 0x00, 0x01, 0x0a, 0x09, 0x01,
+                                 0x07, 0x00, 0x41, 0x00, 0x28, 0x03, 0x00, 0x0b}),
+              "alignment must not be larger than natural in i32.load");
 }
 
 }  // namespace
