@@ -82,7 +82,8 @@ TEST_F(VerifyTest, KeyIdHintNeverDecides) {
   EXPECT_FALSE(VerifyEnvelope(forged, trusted_).ok());
   // A trusted signature with a wrong or empty hint still verifies.
   Envelope genuine = SignEnvelope(kInTotoPayloadType, StatementPayload(), signer_);
-  for (std::string hint : {"", "nonsense", stranger_.public_key().KeyId().c_str()}) {
+  for (const std::string& hint :
+       std::vector<std::string>{"", "nonsense", stranger_.public_key().KeyId()}) {
     genuine.signatures[0].keyid = hint;
     EXPECT_TRUE(VerifyEnvelope(genuine, trusted_).ok()) << hint;
   }
