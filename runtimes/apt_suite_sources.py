@@ -96,8 +96,8 @@ def main():
             stanza = ["Types: deb-src", "URIs: " + " ".join(uris), "Suites: " + args.suite]
             if comps:
                 stanza.append("Components: " + " ".join(comps))
-            if signed:
-                stanza.append("Signed-By: " + signed)
+            if signed:  # a file name, or an inline key on continuation lines
+                stanza.append("Signed-By:" + ("" if signed.startswith("\n") else " ") + signed)
             out.append("\n".join(stanza))
     if not out:
         sys.exit(f"apt_suite_sources: no enabled 'deb' entry for suite '{args.codename}' "
