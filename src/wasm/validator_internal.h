@@ -1,5 +1,5 @@
-// Shared by the validator's files (validator.cc, validator_func.cc); not a
-// public interface.
+// Shared by the validator's files (validator.cc, validator_func.cc,
+// validator_control.cc, validator_special.cc); not a public interface.
 #pragma once
 
 #include <algorithm>
@@ -7,7 +7,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-
 #include <vector>
 
 #include "util/result.h"
@@ -20,7 +19,9 @@ namespace ampoule::wasm::validator_internal {
 // Implementation limits on untrusted function bodies. The spec sets none, but
 // without them a small body could make the validator grow its stacks without
 // bound (a call returning many values, repeated, pushes far more slots than
-// the body has bytes). Both are far beyond what compilers emit.
+// the body has bytes). Both are far beyond what compilers emit. Single-value
+// pushes are bounded by the instruction count already, so the height limit is
+// checked where several values are pushed at once.
 constexpr uint32_t kMaxControlDepth = 1u << 18;         // nested block/loop/if
 constexpr uint32_t kMaxOperandStackHeight = 1u << 20;   // values on the stack
 
@@ -59,7 +60,7 @@ struct TypeSpan {
 struct CtrlFrame {
   Opcode op;         // Block, Loop, If or Else; Block for the function's frame
   bool unreachable;  // the rest of this block is dead code
-  uint32_t height;   // operand stack height at entry (after the params)
+  uint32_t height;   // operand stack height below the block's params
   TypeSpan params;
   TypeSpan results;
   // What a branch to this frame carries.
