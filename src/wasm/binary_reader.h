@@ -83,7 +83,7 @@ class BinaryReader {
   int32_t ReadS32() {
     if (p_ < end_ && *p_ < 0x80) {
       uint8_t b = *p_++;
-      return int32_t(b << 25) >> 25;
+      return int32_t(uint32_t(b) << 25) >> 25;  // sign-extend bit 6
     }
     return int32_t(ReadSigned(32));
   }
@@ -93,7 +93,7 @@ class BinaryReader {
   int64_t ReadS64() {
     if (p_ < end_ && *p_ < 0x80) {
       uint8_t b = *p_++;
-      return int64_t(uint64_t(b) << 57) >> 57;
+      return int64_t(uint64_t(b) << 57) >> 57;  // sign-extend bit 6
     }
     return ReadSigned(64);
   }

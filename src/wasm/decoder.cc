@@ -59,7 +59,8 @@ void DecodeCustomSection(BinaryReader& r) {
 }
 
 // vec(locals): groups of (count, type), expanded into `locals`.
-void ReadLocals(BinaryReader& r, std::vector<ValType>* locals) {
+// `module_locals` is the running total over the module's functions.
+void ReadLocals(BinaryReader& r, std::vector<ValType>* locals, uint64_t* module_locals) {
   uint32_t groups = r.ReadU32();
   uint64_t total = 0;
   for (uint32_t g = 0; g < groups && r.ok(); ++g) {
@@ -70,6 +71,11 @@ void ReadLocals(BinaryReader& r, std::vector<ValType>* locals) {
     total += count;  // u64: cannot overflow for fewer than 2^32 groups
     if (total > kMaxFunctionLocals) {
       r.Fail(at, "too many locals (limit " + std::to_string(kMaxFunctionLocals) + ")");
+      return;
+    }
+    *module_locals += count;
+    if (*module_locals > kMaxModuleLocals) {
+      r.Fail(at, "too many locals in the module (limit " + std::to_string(kMaxModuleLocals) + ")");
       return;
     }
     locals->insert(locals->end(), count, t);
@@ -89,6 +95,7 @@ void DecodeCodeSection(BinaryReader& r, Module& m, uint32_t declared) {
     return;
   }
   m.functions.reserve(SafeReserve(r, n));
+  uint64_t module_locals = 0;
   for (uint32_t i = 0; i < n && r.ok(); ++i) {
     uint32_t size_at = r.offset();
     uint32_t size = r.ReadU32();
@@ -105,7 +112,7 @@ void DecodeCodeSection(BinaryReader& r, Module& m, uint32_t declared) {
     FunctionBody fb;
     uint32_t func_index = m.num_imported_funcs + i;
     fb.type = func_index < m.func_types.size() ? m.func_types[func_index] : 0;
-    ReadLocals(body, &fb.locals);
+    ReadLocals(body, &fb.locals, &module_locals);
     r.TakeError(body);
     fb.code_begin = body.offset();
     fb.code_end = body.offset() + uint32_t(body.remaining());

@@ -29,6 +29,9 @@ inline constexpr uint32_t kMaxDataSegments = 100'000;
 inline constexpr uint32_t kMaxFunctionParams = 1'000;
 inline constexpr uint32_t kMaxFunctionResults = 1'000;
 inline constexpr uint32_t kMaxFunctionLocals = 50'000;  // declared, params excluded
+// Locals are stored expanded (one ValType each), so a few bytes declaring
+// 50,000 locals cost 50 KB; this caps the sum over all functions.
+inline constexpr uint32_t kMaxModuleLocals = 1u << 24;
 inline constexpr uint32_t kMaxFunctionSize = 7'654'321;  // bytes of one body
 inline constexpr uint32_t kMaxBrTableTargets = 65'520;
 

@@ -513,6 +513,18 @@ TEST(DecoderCode, NestingAndEnd) {
   ExpectMalformed(Mod({kVoidType, kOneFunc, Section(10, Vec({Body({0x00})}))}), "END opcode expected");
 }
 
+TEST(DecoderLimits, LocalsAcrossTheModuleAreCapped) {
+  // 400 bodies of 7 bytes each declaring 50,000 locals would expand to
+  // 20 MB; the module-wide cap stops it at 2^24 locals.
+  Bytes funcs = Leb(400), bodies = Leb(400);
+  for (int i = 0; i < 400; ++i) {
+    funcs.push_back(0x00);
+    Bytes b = Body(Cat({{0x01}, Leb(50'000), {0x7F, 0x0B}}));
+    bodies.insert(bodies.end(), b.begin(), b.end());
+  }
+  ExpectMalformed(Mod({kVoidType, Section(3, funcs), Section(10, bodies)}), "too many locals in the module");
+}
+
 TEST(DecoderCode, IndexOutOfRange) {
   Module m = DecodeOk(FuncModule({0x0B}));
   EXPECT_FALSE(DecodeFunctionCode(m, 1).ok());
