@@ -4,7 +4,7 @@
 // decoding it with DecodeFunctionCode), constant expressions, segments,
 // imports, exports, start, limits and the reference-declaration rule. Errors
 // read like "invalid module: function 3 at byte 0x2a: type mismatch in
-// i32.add, expected i32 but got f64".
+// i32.add: expected i32, got f64".
 #pragma once
 
 #include "util/result.h"
