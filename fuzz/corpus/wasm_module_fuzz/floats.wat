@@ -1,0 +1,18 @@
+;; Floating point, conversions (trapping and saturating), NaN handling.
+(module
+  (func (export "f32") (result f32)
+    (f32.add (f32.sqrt (f32.const 2)) (f32.div (f32.const 0) (f32.const 0))))
+  (func (export "f64") (result f64)
+    (f64.copysign (f64.min (f64.const nan) (f64.const -0)) (f64.const -1)))
+  (func (export "trunc") (result i32)
+    (i32.trunc_f32_s (f32.const 3e9)))
+  (func (export "trunc_sat") (result i64)
+    (i64.trunc_sat_f64_u (f64.const -inf)))
+  (func (export "convert") (result f64)
+    (f64.add (f64.convert_i64_u (i64.const -1)) (f64.promote_f32 (f32.demote_f64 (f64.const 1e300)))))
+  (func (export "reinterpret") (result i64)
+    (i64.reinterpret_f64 (f64.nearest (f64.const 2.5))))
+  (func (export "divzero") (result i32)
+    (i32.div_s (i32.const 1) (i32.const 0)))
+  (func (export "overflow") (result i32)
+    (i32.div_s (i32.const 0x80000000) (i32.const -1))))

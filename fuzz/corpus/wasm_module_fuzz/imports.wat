@@ -1,0 +1,17 @@
+;; Imports of every kind, and a start function that calls an import.
+(module
+  (import "env" "log" (func $log (param i32)))
+  (import "env" "pair" (func $pair (result i32 i64)))
+  (import "env" "mem" (memory 1))
+  (import "env" "tab" (table 2 funcref))
+  (import "env" "g" (global $g i32))
+  (import "env" "gm" (global $gm (mut i64)))
+  (global $counter (mut i32) (global.get $g))
+  (func $init (call $log (i32.const 42)))
+  (start $init)
+  (func (export "use") (result i64)
+    (global.set $counter (i32.add (global.get $counter) (i32.const 1)))
+    (global.set $gm (i64.extend_i32_u (global.get $counter)))
+    (call $pair) (drop) (drop)
+    (i32.store (i32.const 0) (global.get $counter))
+    (global.get $gm)))

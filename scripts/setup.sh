@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs everything the build, the tests, the conformance runs, fuzzing and
+# the benchmarks need, on Debian 12 (bookworm). Run as root. Idempotent: a
+# second run checks what is installed and returns in about a second.
+#
+# It also enables source packages (`apt-get source`, used by bench/engine.sh
+# and the guest-runtime builds) by deriving deb-src entries from the
+# machine's own apt sources (scripts/apt-deb-src.sh). `apt-get update` runs at
+# most once, and only when something is missing.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+readonly PACKAGES=(
+  # build
+  build-essential cmake ninja-build g++ pkg-config
+  # clang: wasm32-wasi guests, libFuzzer/ASan runtimes, llvm tools
+  clang-14 lld-14 llvm-14 libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc
+  # libraries
+  libsodium-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest
+  # conformance (wast2json, wat2wasm), benchmarks (node:wasi), scripts
+  wabt nodejs python3
+  # apt-get source
+  dpkg-dev
+)
+
+log() { printf 'setup: %s\n' "$*"; }
+
+if [[ $EUID -ne 0 ]]; then
+  echo "setup: run as root (for example: sudo bash scripts/setup.sh)" >&2
+  exit 2
+fi
+if ! command -v apt-get >/dev/null; then
+  echo "setup: apt-get not found; this script supports Debian 12 (bookworm) only" >&2
+  exit 2
+fi
+release="$(. /etc/os-release && echo "${VERSION_CODENAME:-unknown}")"
+if [[ "$release" != bookworm ]]; then
+  log "warning: written for Debian 12 (bookworm), this machine is '$release'; continuing"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  # dpkg -s succeeds for removed-but-configured packages too; check the status line.
+  if ! dpkg -s "$p" 2>/dev/null | grep -qx 'Status: install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+need_update=0
+src_state="$(bash scripts/apt-deb-src.sh)"
+if [[ "$src_state" == changed ]]; then
+  log "source entries written to /etc/apt/sources.list.d/ampoule-deb-src.sources"
+  need_update=1
+fi
+if ! compgen -G '/var/lib/apt/lists/*_Sources*' >/dev/null; then need_update=1; fi
+((${#missing[@]})) && need_update=1
+
+if ((need_update)); then
+  log "apt-get update"
+  apt-get update -q
+fi
+if ((${#missing[@]})); then
+  log "installing: ${missing[*]}"
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  log "all ${#PACKAGES[@]} packages already installed"
+fi
+
+# Debian installs the versioned llvm tools only; scripts call them by their
+# versioned names (clang-14, wasm-ld-14, llvm-ar-14), so nothing else is needed.
+for tool in clang-14 clang++-14 wasm-ld-14 wat2wasm wast2json node cmake ninja; do
+  command -v "$tool" >/dev/null || { echo "setup: '$tool' is still missing after install" >&2; exit 1; }
+done
+log "done"

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The one test command. Run from anywhere; it works in the repository root.
+#
+#   1. build/       default build (RelWithDebInfo), then ctest: unit tests and
+#                   the core spec test run
+#   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   3. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
+#                   each run for a bounded time from a seed corpus
+#
+# Every phase runs even if an earlier one failed (except the tests of a build
+# that failed); a summary with the time of each phase comes last. Exits 0 only
+# if every phase that ran passed. Anything skipped says why.
+#
+# Environment:
+#   AMPOULE_FUZZ_SECONDS  total fuzzing time, shared by the targets (default 60; 0 skips)
+#   AMPOULE_JOBS          parallel build and test jobs (default 2)
+#   AMPOULE_SKIP          space-separated phases to skip: build asan fuzz
+#   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-fuzz/ go (default: the repository)
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+readonly ROOT="$PWD"
+readonly JOBS="${AMPOULE_JOBS:-2}"
+readonly FUZZ_SECONDS="${AMPOULE_FUZZ_SECONDS:-60}"
+readonly SKIP=" ${AMPOULE_SKIP:-} "
+readonly OUT="${AMPOULE_BUILD_ROOT:-$ROOT}"
+mkdir -p "$OUT"
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+summary=()
+failed=0
+
+say() { printf '\n=== %s\n' "$*"; }
+
+# Runs one named step, records its time and result.
+step() {
+  local name="$1"; shift
+  say "$name"
+  local start=$SECONDS
+  if "$@"; then
+    summary+=("$(printf '%-28s ok       %4ds' "$name" $((SECONDS - start)))")
+    return 0
+  fi
+  summary+=("$(printf '%-28s FAILED   %4ds' "$name" $((SECONDS - start)))")
+  failed=1
+  return 1
+}
+
+skip() {
+  local name="$1" why="$2"
+  say "$name: skipped: $why"
+  summary+=("$(printf '%-28s skipped  (%s)' "$name" "$why")")
+}
+
+configure_and_build() {
+  local dir="$1"; shift
+  cmake -S "$ROOT" -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; return 1; }
+  ninja -C "$dir" -j"$JOBS"
+}
+
+run_ctest() {
+  ctest --test-dir "$1" --output-on-failure -j"$JOBS" --timeout 900
+}
+
+# ----------------------------------------------------------------------------
+# fuzzing
+
+fuzz_targets() {
+  local f
+  for f in "$ROOT"/fuzz/*_fuzz.cc; do
+    [[ -f "$f" ]] && basename "$f" .cc
+  done
+}
+
+# Fills $1 with seeds for target $2: fuzz/corpus/<target>/ (*.wat compiled
+# with wat2wasm, other files copied), and for wasm targets the WASI test
+# programs of build/ and modules from a few core spec test files.
+make_seeds() {
+  local out="$1" target="$2"
+  rm -rf "$out" && mkdir -p "$out"
+  local f
+  for f in "$ROOT/fuzz/corpus/$target"/*; do
+    [[ -f "$f" ]] || continue
+    if [[ "$f" == *.wat ]]; then
+      wat2wasm "$f" -o "$out/$(basename "$f" .wat).wasm" || return 1
+    else
+      cp "$f" "$out/"
+    fi
+  done
+  [[ "$target" == wasm_* ]] || return 0
+  # Guest programs the tests compiled (small ones only: seeds should be quick).
+  find "$OUT/build" -name '*.wasm' -size -512k -type f 2>/dev/null | head -50 | while read -r f; do
+    cp "$f" "$out/test-$(basename "$f")"
+  done
+  local spec="$ROOT/../shared/conformance/wasm-spec-2.0"
+  if [[ -d "$spec" ]]; then
+    local tmp="$out.spec"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    local w
+    for w in block br_table call_indirect memory_grow bulk table_grow global loop conversions \
+             linking ref_func elem data select; do
+      [[ -f "$spec/$w.wast" ]] || continue
+      wast2json "$spec/$w.wast" -o "$tmp/$w.json" >/dev/null 2>&1 || continue
+    done
+    for f in "$tmp"/*.wasm; do [[ -f "$f" ]] && cp "$f" "$out/spec-$(basename "$f")"; done
+    rm -rf "$tmp"
+  else
+    echo "note: $spec not found; seeding from fuzz/corpus/$target only"
+  fi
+  return 0
+}
+
+run_fuzz() {
+  local dir="$OUT/build-fuzz" targets=("$@")
+  local per=$((FUZZ_SECONDS / ${#targets[@]}))
+  ((per < 5)) && per=5
+  mkdir -p "$dir/artifacts"
+  local t rc=0
+  for t in "${targets[@]}"; do
+    local seeds="$dir/seeds/$t" corpus="$dir/corpus/$t" log="$dir/$t.log"
+    make_seeds "$seeds" "$t" || { echo "$t: could not build the seed corpus"; rc=1; continue; }
+    mkdir -p "$corpus"
+    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-fuzz/corpus/$t)"
+    if "$dir/bin/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+         -artifact_prefix="$dir/artifacts/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
+      grep -E '^(Done|#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | sed "s/^/$t: /"
+    else
+      echo "$t: FAILED; last lines of $log:"
+      tail -n 60 "$log"
+      echo "$t: reproduce with: $dir/bin/$t $dir/artifacts/$t-<file>"
+      rc=1
+    fi
+  done
+  return $rc
+}
+
+fuzz_phase() {
+  if [[ " $SKIP " == *" fuzz "* ]]; then skip "fuzz" "AMPOULE_SKIP"; return; fi
+  if ((FUZZ_SECONDS <= 0)); then skip "fuzz" "AMPOULE_FUZZ_SECONDS=0"; return; fi
+  if ! command -v clang++-14 >/dev/null; then
+    skip "fuzz" "clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"; return
+  fi
+  if ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
+    skip "fuzz" "libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"; return
+  fi
+  if ! command -v wat2wasm >/dev/null; then
+    skip "fuzz" "wat2wasm not found for the seed corpus (install wabt: scripts/setup.sh)"; return
+  fi
+  local targets
+  mapfile -t targets < <(fuzz_targets)
+  if ((${#targets[@]} == 0)); then skip "fuzz" "no fuzz/*_fuzz.cc targets"; return; fi
+  CC=clang-14 CXX=clang++-14 step "fuzz: build" \
+    cmake_then_ninja "$OUT/build-fuzz" "${targets[@]}" || return
+  step "fuzz: run (${FUZZ_SECONDS}s)" run_fuzz "${targets[@]}"
+}
+
+cmake_then_ninja() {
+  local dir="$1"; shift
+  cmake -S "$ROOT" -B "$dir" -G Ninja -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; return 1; }
+  ninja -C "$dir" -j"$JOBS" "$@"
+}
+
+# ----------------------------------------------------------------------------
+
+total_start=$SECONDS
+echo "ampoule tests: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo 'no git'), ${JOBS} jobs"
+
+if [[ " $SKIP " == *" build "* ]]; then
+  skip "build" "AMPOULE_SKIP"
+elif step "build: compile" configure_and_build "$OUT/build"; then
+  step "build: ctest" run_ctest "$OUT/build"
+else
+  skip "build: ctest" "the build failed"
+fi
+
+if [[ " $SKIP " == *" asan "* ]]; then
+  skip "asan" "AMPOULE_SKIP"
+elif step "asan: compile" configure_and_build "$OUT/build-asan" -DAMPOULE_SANITIZE=ON; then
+  step "asan: ctest" run_ctest "$OUT/build-asan"
+else
+  skip "asan: ctest" "the build failed"
+fi
+
+fuzz_phase
+
+say "summary"
+printf '%s\n' "${summary[@]}"
+printf '%-28s %s      %4ds\n' "total" "$( ((failed)) && echo FAILED || echo ok)" $((SECONDS - total_start))
+exit $failed
