@@ -186,8 +186,9 @@ Result<std::vector<PublicKey>> ReadTrustedKeysFile(const std::string& path) {
 
 Result<SecretKey> ReadSecretKeyFile(const std::string& path) {
   // Check the mode on the descriptor we read from, so the file cannot be
-  // swapped between the check and the read.
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // swapped between the check and the read. O_NONBLOCK keeps a FIFO from
+  // blocking the open; it is refused below as not a regular file.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Errno("open", path);
   struct stat st;
   Result<std::string> text = Error{path + ": a secret key must be a regular file"};

@@ -116,6 +116,8 @@ TEST_F(KeyFileTest, MalformedSecretKeysAreErrors) {
   }
   EXPECT_FALSE(ReadSecretKeyFile(Path("missing")).ok());
   EXPECT_FALSE(ReadSecretKeyFile(dir_).ok());
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(ReadSecretKeyFile(Path("fifo")).ok());  // refused, without blocking
 }
 
 TEST(ParsePublicKeys, TrustedKeysFileWithCommentsAndBlankLines) {
