@@ -14,7 +14,8 @@ Result<int> DetectVariant(std::string_view text, std::string_view what) {
   bool standard = text.find_first_of("+/") != std::string_view::npos;
   bool url_safe = text.find_first_of("-_") != std::string_view::npos;
   if (standard && url_safe) {
-    return Error{std::string(what) + ": base64 mixes the standard (+/) and URL-safe (-_) alphabets"};
+    return Error{std::string(what) +
+                 ": base64 mixes the standard (+/) and URL-safe (-_) alphabets"};
   }
   bool padded = !text.empty() && text.back() == '=';
   if (url_safe) {

@@ -117,9 +117,8 @@ TEST(Envelope, RequiredFieldsAndTypes) {
 TEST(Envelope, RejectsBadBase64) {
   EXPECT_NE(ErrorOf(R"({"payload": "a b", "payloadType": "t", "signatures": []})").find("payload"),
             std::string::npos);
-  EXPECT_NE(
-      ErrorOf(R"({"payload": "", "payloadType": "t", "signatures": [{"sig": "+_=="}]})").find("sig"),
-      std::string::npos);
+  std::string bad_sig = R"({"payload": "", "payloadType": "t", "signatures": [{"sig": "+_=="}]})";
+  EXPECT_NE(ErrorOf(bad_sig).find("sig"), std::string::npos);
 }
 
 TEST(Envelope, RejectsDuplicateKeys) {

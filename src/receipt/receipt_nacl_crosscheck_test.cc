@@ -49,8 +49,8 @@ class NaclCrossCheck : public ::testing::Test {
   // Exit status of the Python verifier on `envelope` (0 verified, 1 not).
   int PythonVerify(const Envelope& envelope) {
     std::ofstream(dir_ + "/e.json") << SerializeEnvelope(envelope);
-    return RunShell(std::string(kPython) + " '" + script_ + "' verify '" + dir_ + "/e.json' '" + dir_ +
-               "/k.pub' >/dev/null");
+    return RunShell(std::string(kPython) + " '" + script_ + "' verify '" + dir_ + "/e.json' '" +
+                    dir_ + "/k.pub' >/dev/null");
   }
 
   SecretKey key_ = SecretKey::Generate();

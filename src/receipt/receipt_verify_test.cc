@@ -29,7 +29,8 @@ class VerifyTest : public ::testing::Test {
 };
 
 TEST_F(VerifyTest, SignedReceiptVerifies) {
-  std::string text = SerializeEnvelope(SignEnvelope(kInTotoPayloadType, StatementPayload(), signer_));
+  std::string text =
+      SerializeEnvelope(SignEnvelope(kInTotoPayloadType, StatementPayload(), signer_));
   Result<VerifiedReceipt> receipt = VerifyReceipt(text, trusted_);
   ASSERT_TRUE(receipt.ok()) << receipt.message();
   EXPECT_EQ(receipt->signer, signer_.public_key());
