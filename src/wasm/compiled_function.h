@@ -19,8 +19,8 @@ namespace ampoule::wasm {
 //   [first_stack_slot, frame_slots)      the operand stack, one slot per value
 // Results are returned in [0, num_results).
 struct CompiledFunction {
-  // Code units; the first unit of each instruction is its handler's offset
-  // from the interpreter's dispatch base (see InterpreterHandlerOffsets).
+  // Code units. An instruction's first two units hold its handler's
+  // address (see InterpreterHandlers); its operands follow.
   std::vector<int32_t> code;
   // Start of every instruction in `code`, in order (for listings and checks).
   std::vector<uint32_t> instr_starts;
@@ -32,12 +32,13 @@ struct CompiledFunction {
   uint32_t entry_fuel = 0;    // fuel of the first basic block, charged on entry
 };
 
-// Handler offsets, indexed by IOp, relative to the dispatch base. Computed
-// once from the interpreter's label addresses; valid for the process.
-const int32_t* InterpreterHandlerOffsets();
+// Handler addresses, indexed by IOp: labels in the interpreter's loop,
+// valid for the life of the process.
+const void* const* InterpreterHandlers();
 
-// Maps a handler offset back to its IOp (for listings); IOp::kCount if none.
-IOp IOpForHandlerOffset(int32_t offset);
+// The IOp of the instruction starting at `instr` (for listings);
+// IOp::kCount if its handler is unknown.
+IOp IOpAt(const int32_t* instr);
 
 // One line per instruction: "12: Add32I 5 3 1". For tests and debugging.
 std::string ListCompiledFunction(const CompiledFunction& f);

@@ -40,11 +40,23 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace ampoule::wasm {
 namespace {
+#ifdef AMPOULE_EXEC_PROFILE
+}  // namespace
+void ProfileOp(const int32_t* pc);
+namespace {
+#endif
+
+// The handler address stored in an instruction's first two units.
+inline const void* Handler(const int32_t* pc) {
+  const void* h;
+  std::memcpy(&h, pc, sizeof h);
+  return h;
+}
 
 // noclone: the label addresses handed out in table mode must be those of
 // the very body that runs.
 __attribute__((noinline, noclone)) RunResult Interpret(ExecContext* ctx, const InstanceView* view,
-                                                       const int32_t* pc, uint64_t* fp,
+                                                       const int32_t* pc0, uint64_t* fp0,
                                                        Frame* entry, const void* const** labels) {
   static const void* const kLabels[] = {
 #define AMP_X(name, n) &&H_##name,
@@ -55,21 +67,35 @@ __attribute__((noinline, noclone)) RunResult Interpret(ExecContext* ctx, const I
     *labels = kLabels;
     return {};
   }
-  const char* const base = static_cast<const char*>(&&H_Unreachable);
 
-#define DISPATCH() goto *(base + *pc)
+#if defined(__x86_64__)
+#define AMP_REG(name, type, x86, arm) register type name asm(x86)
+#elif defined(__aarch64__)
+#define AMP_REG(name, type, x86, arm) register type name asm(arm)
+#else
+#define AMP_REG(name, type, x86, arm) type name
+#endif
+
+#ifdef AMPOULE_EXEC_PROFILE
+#define DISPATCH() do { ProfileOp(pc); goto *Handler(pc); } while (0)
+#else
+#define DISPATCH() goto *Handler(pc)
+#endif
+// NEXT(n): on to the next instruction, past this one's n units (the two
+// handler units included).
 #define NEXT(n) \
   do {          \
-    pc += (n);  \
+    pc += (n) + 1;  \
     DISPATCH(); \
   } while (0)
-#define SL(i) fp[uint32_t(pc[i])]
+#define U(i) pc[(i) + 1]
+#define SL(i) fp[uint32_t(U(i))]
 #define R32(i) uint32_t(SL(i))
 #define R64(i) uint64_t(SL(i))
 #define RF32(i) std::bit_cast<float>(R32(i))
 #define RF64(i) std::bit_cast<double>(R64(i))
-#define K32(i) uint32_t(pc[i])
-#define KS64(i) uint64_t(int64_t(pc[i]))
+#define K32(i) uint32_t(U(i))
+#define KS64(i) uint64_t(int64_t(U(i)))
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TRAP(kind)   \
   do {               \
@@ -102,12 +128,17 @@ __attribute__((noinline, noclone)) RunResult Interpret(ExecContext* ctx, const I
     mem_size = view->memory->data.size();    \
   } while (0)
 
+  // The five hottest values are pinned to callee-saved registers: left to
+  // itself the register allocator spills them in a function this large.
+  AMP_REG(pc, const int32_t*, "rbx", "x19") = pc0;
+  AMP_REG(fp, uint64_t*, "r12", "x20") = fp0;
+  AMP_REG(fuel, int64_t, "r15", "x21");
+  AMP_REG(mem, uint8_t*, "r13", "x22");
+  AMP_REG(mem_size, uint64_t, "r14", "x23");
   RunResult result;
   TrapKind trap = TrapKind::kNone;
-  int64_t fuel, fuel_mark;
+  int64_t fuel_mark;
   FUEL_IN();
-  uint8_t* mem;
-  uint64_t mem_size;
   RELOAD_MEMORY();
   Frame* frame_top = entry;
   Frame* const frames_end = ctx->frames_end;
@@ -123,20 +154,20 @@ __attribute__((noinline, noclone)) RunResult Interpret(ExecContext* ctx, const I
 H_Unreachable:
   TRAP(TrapKind::kUnreachable);
 H_Charge:
-  CHARGE(pc[1]);
+  CHARGE(U(1));
   NEXT(2);
 H_Br:
-  CHARGE(pc[2]);
-  pc += pc[1];
+  CHARGE(U(2));
+  pc += U(1);
   DISPATCH();
 
 #define BRANCH_IF(cond, t, n) \
   if (cond) {                 \
-    CHARGE(pc[t + 1]);        \
-    pc += pc[t];              \
+    CHARGE(U(t + 1));         \
+    pc += U(t);               \
   } else {                    \
-    CHARGE(pc[t + 2]);        \
-    pc += (n);                \
+    CHARGE(U(t + 2));         \
+    pc += (n) + 1;            \
   }                           \
   DISPATCH();
 
@@ -174,7 +205,7 @@ H_BrZ64:
 
 H_BrTable: {
   uint32_t i = std::min(R32(1), K32(2));
-  const int32_t* e = pc + 3 + 2 * size_t(i);
+  const int32_t* e = pc + 4 + 2 * size_t(i);
   CHARGE(e[1]);
   pc += e[0];
   DISPATCH();
@@ -202,7 +233,7 @@ do_return:
 H_Call:
   callee = view->funcs[K32(1)];
   callee_fp = fp + K32(2);
-  ret_pc = pc + 3;
+  ret_pc = pc + 4;
   goto do_call;
 H_CallIndirect: {
   const TableInstance* t = view->tables[K32(2)];
@@ -213,7 +244,7 @@ H_CallIndirect: {
   callee = reinterpret_cast<FunctionInstance*>(r);
   if (UNLIKELY(callee->type_id != view->type_ids[K32(1)])) TRAP(TrapKind::kIndirectCallTypeMismatch);
   callee_fp = fp + K32(3);
-  ret_pc = pc + 5;
+  ret_pc = pc + 6;
   goto do_call;
 }
 do_call: {
@@ -297,28 +328,31 @@ H_TableSet: {
 H_TableSize:
   SL(1) = view->tables[K32(2)]->size();
   NEXT(3);
+  // Bulk operations: the slow path charges the per-length fuel on a copy
+  // (the fuel register must not have its address taken).
+#define BULK(call, n)                                     \
+  {                                                       \
+    int64_t f = fuel;                                     \
+    trap = call;                                          \
+    fuel = f;                                             \
+    if (UNLIKELY(out_of_fuel)) goto out_of_fuel;          \
+    if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;  \
+    NEXT(n);                                              \
+  }
 H_TableGrow: {
-  uint32_t r = TableGrow(*view->tables[K32(2)], SL(3), R32(4), fuel, &out_of_fuel);
+  int64_t f = fuel;
+  uint32_t r = TableGrow(*view->tables[K32(2)], SL(3), R32(4), f, &out_of_fuel);
+  fuel = f;
   if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
   SL(1) = r;
   NEXT(5);
 }
 H_TableFill:
-  trap = TableFill(*view->tables[K32(1)], R32(2), SL(3), R32(4), fuel, &out_of_fuel);
-  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
-  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
-  NEXT(5);
+  BULK(TableFill(*view->tables[K32(1)], R32(2), SL(3), R32(4), f, &out_of_fuel), 5)
 H_TableCopy:
-  trap = TableCopy(*view->tables[K32(1)], *view->tables[K32(2)], R32(3), R32(4), R32(5), fuel,
-                   &out_of_fuel);
-  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
-  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
-  NEXT(6);
+  BULK(TableCopy(*view->tables[K32(1)], *view->tables[K32(2)], R32(3), R32(4), R32(5), f, &out_of_fuel), 6)
 H_TableInit:
-  trap = TableInit(*view, K32(1), K32(2), R32(3), R32(4), R32(5), fuel, &out_of_fuel);
-  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
-  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
-  NEXT(6);
+  BULK(TableInit(*view, K32(1), K32(2), R32(3), R32(4), R32(5), f, &out_of_fuel), 6)
 H_ElemDrop:
   ElemDrop(*view, K32(1));
   NEXT(2);
@@ -334,20 +368,11 @@ H_MemoryGrow: {
   NEXT(3);
 }
 H_MemoryFill:
-  trap = MemoryFill(*view->memory, R32(1), uint8_t(R32(2)), R32(3), fuel, &out_of_fuel);
-  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
-  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
-  NEXT(4);
+  BULK(MemoryFill(*view->memory, R32(1), uint8_t(R32(2)), R32(3), f, &out_of_fuel), 4)
 H_MemoryCopy:
-  trap = MemoryCopy(*view->memory, R32(1), R32(2), R32(3), fuel, &out_of_fuel);
-  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
-  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
-  NEXT(4);
+  BULK(MemoryCopy(*view->memory, R32(1), R32(2), R32(3), f, &out_of_fuel), 4)
 H_MemoryInit:
-  trap = MemoryInit(*view, K32(1), R32(2), R32(3), R32(4), fuel, &out_of_fuel);
-  if (UNLIKELY(out_of_fuel)) goto out_of_fuel;
-  if (UNLIKELY(trap != TrapKind::kNone)) goto do_trap;
-  NEXT(5);
+  BULK(MemoryInit(*view, K32(1), R32(2), R32(3), R32(4), f, &out_of_fuel), 5)
 H_DataDrop:
   DataDrop(*view, K32(1));
   NEXT(2);
@@ -582,6 +607,7 @@ done:
 #undef DISPATCH
 #undef NEXT
 #undef SL
+#undef U
 #undef R32
 #undef R64
 #undef RF32
@@ -594,6 +620,8 @@ done:
 #undef FUEL_IN
 #undef FUEL_OUT
 #undef RELOAD_MEMORY
+#undef BULK
+#undef AMP_REG
 }
 
 }  // namespace
@@ -603,18 +631,13 @@ RunResult RunLoop(ExecContext& ctx, const InstanceView* view, const int32_t* pc,
   return Interpret(&ctx, view, pc, fp, entry, nullptr);
 }
 
-const int32_t* InterpreterHandlerOffsets() {
-  static const std::array<int32_t, size_t(IOp::kCount)> offsets = [] {
-    const void* const* labels = nullptr;
-    Interpret(nullptr, nullptr, nullptr, nullptr, nullptr, &labels);
-    std::array<int32_t, size_t(IOp::kCount)> out{};
-    const char* base = static_cast<const char*>(labels[0]);
-    for (size_t i = 0; i < out.size(); ++i) {
-      out[i] = int32_t(static_cast<const char*>(labels[i]) - base);
-    }
+const void* const* InterpreterHandlers() {
+  static const void* const* labels = [] {
+    const void* const* out = nullptr;
+    Interpret(nullptr, nullptr, nullptr, nullptr, nullptr, &out);
     return out;
   }();
-  return offsets.data();
+  return labels;
 }
 
 }  // namespace ampoule::wasm

@@ -95,9 +95,10 @@ TrapKind TableInit(const InstanceView& v, uint32_t table, uint32_t seg, uint32_t
   return TrapKind::kNone;
 }
 
-// The per-element fuel is for the elements asked for, whether or not the
-// table can grow: the cost does not depend on the cap.
+// The per-element fuel is charged only for a growth the cap allows (a
+// refused grow does no work), before the elements are added.
 uint32_t TableGrow(TableInstance& t, uint64_t init, uint32_t delta, int64_t& fuel, bool* out_of_fuel) {
+  if (uint64_t(t.size()) + delta > t.max_elements) return UINT32_MAX;
   if (!Charge(fuel, BulkTableFuel(delta))) {
     *out_of_fuel = true;
     return 0;

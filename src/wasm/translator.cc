@@ -1,6 +1,7 @@
 // Translator: the per-instruction driver, the pre-pass, and linking.
 #include "wasm/translator.h"
 
+#include <cstring>
 #include <string>
 
 #include "wasm/translator_internal.h"
@@ -152,8 +153,10 @@ Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
     }
     code_[unit] = int32_t(uint32_t(cost));
   }
-  const int32_t* offsets = InterpreterHandlerOffsets();
-  for (size_t i = 0; i < starts_.size(); ++i) code_[starts_[i]] = offsets[size_t(ops_[i])];
+  const void* const* handlers = InterpreterHandlers();
+  for (size_t i = 0; i < starts_.size(); ++i) {
+    std::memcpy(&code_[starts_[i]], &handlers[size_t(ops_[i])], sizeof(void*));
+  }
 
   CompiledFunctionPtr f(new CompiledFunction);
   f->code = std::move(code_);
@@ -178,17 +181,19 @@ Result<CompiledFunctionPtr> TranslateFunction(const Module& module, uint32_t ind
   return t.Run();
 }
 
-IOp IOpForHandlerOffset(int32_t offset) {
-  const int32_t* offsets = InterpreterHandlerOffsets();
+IOp IOpAt(const int32_t* instr) {
+  const void* h;
+  std::memcpy(&h, instr, sizeof h);
+  const void* const* handlers = InterpreterHandlers();
   for (size_t i = 0; i < size_t(IOp::kCount); ++i) {
-    if (offsets[i] == offset) return IOp(i);
+    if (handlers[i] == h) return IOp(i);
   }
   return IOp::kCount;
 }
 
 std::vector<IOp> CompiledOps(const CompiledFunction& f) {
   std::vector<IOp> ops;
-  for (uint32_t start : f.instr_starts) ops.push_back(IOpForHandlerOffset(f.code[start]));
+  for (uint32_t start : f.instr_starts) ops.push_back(IOpAt(&f.code[start]));
   return ops;
 }
 
@@ -197,8 +202,8 @@ std::string ListCompiledFunction(const CompiledFunction& f) {
   for (size_t i = 0; i < f.instr_starts.size(); ++i) {
     uint32_t start = f.instr_starts[i];
     uint32_t end = i + 1 < f.instr_starts.size() ? f.instr_starts[i + 1] : uint32_t(f.code.size());
-    out += std::to_string(start) + ": " + IOpName(IOpForHandlerOffset(f.code[start]));
-    for (uint32_t u = start + 1; u < end; ++u) out += " " + std::to_string(f.code[u]);
+    out += std::to_string(start) + ": " + IOpName(IOpAt(&f.code[start]));
+    for (uint32_t u = start + 2; u < end; ++u) out += " " + std::to_string(f.code[u]);
     out += "\n";
   }
   return out;

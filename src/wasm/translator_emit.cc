@@ -7,7 +7,8 @@ uint32_t FunctionTranslator::Begin(IOp op) {
   uint32_t start = uint32_t(code_.size());
   starts_.push_back(start);
   ops_.push_back(op);
-  code_.push_back(int32_t(op));  // replaced by the handler offset in Finish()
+  code_.push_back(int32_t(op));  // both replaced by the handler address in Finish()
+  code_.push_back(0);
   peephole_unit_ = kNone;
   return start;
 }
