@@ -254,8 +254,9 @@ for d in dirs:
 json.dump({"runs": int(runs), "timeout": int(timeout), "metric": metric, "workloads": workloads,
            "runners": [{"name": "native", "cmd": []},
                        {"name": "engine", "cmd": [ampoule, "wasm", "run", "--fuel", "18446744073709551615",
-                                                  "--memory", cap]},
-                       {"name": "node", "cmd": ["node", "--no-warnings", f"{root}/bench/node_wasi_run.mjs"]}]},
+                                                  "--memory", cap], "args_after": ["--"]},
+                       {"name": "node", "cmd": ["node", "--no-warnings", "--experimental-wasi-unstable-preview1",
+                                                f"{root}/bench/node_wasi_run.mjs"]}]},
           open(plan, "w"), indent=1)
 PY
   echo "engine: $AMPOULE ($(git -C "$ROOT" log -1 --format='%h %cs' 2>/dev/null || echo 'no git'))"

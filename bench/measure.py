@@ -9,7 +9,7 @@ PLAN.json: {"runs": 5, "timeout": 600,
                            "args": ["1"]}, ...]}
 
 The runner called "native" runs the native binary; every other runner runs
-its cmd followed by the wasm file and the args. Runs are interleaved (run 1
+its cmd, the wasm file, its "args_after" (e.g. "--") and the args. Runs are interleaved (run 1
 of every cell, then run 2, ...) so that a change in machine load hits every
 cell alike. A cell counts only if every run exited 0 and printed exactly
 what the native build printed. Per run: wall time, CPU time (user + system,
@@ -63,6 +63,7 @@ def main():
     runs, timeout = plan["runs"], plan["timeout"]
     runners = [r["name"] for r in plan["runners"]]
     cmd = {r["name"]: r["cmd"] for r in plan["runners"]}
+    sep = {r["name"]: r.get("args_after", []) for r in plan["runners"]}
     results = {}  # (workload, runner) -> {"times": [], "rss": [], "error": str|None}
     expected = {}
     for w in plan["workloads"]:
@@ -75,7 +76,8 @@ def main():
                 cell = results[(w["name"], r)]
                 if cell["error"]:
                     continue
-                argv = ([w["native"]] if r == "native" else cmd[r] + [w["wasm"]]) + w["args"]
+                argv = [w["native"]] + w["args"] if r == "native" else \
+                    cmd[r] + [w["wasm"]] + sep[r] + w["args"]
                 secs, status, out, usage, err = run_once(argv, timeout)
                 if secs is None:
                     cell["error"] = err

@@ -1,7 +1,8 @@
 // Runs a WASI command module on Node's V8 (node:wasi), for bench/engine.sh.
 //
-//   node --no-warnings bench/node_wasi_run.mjs MODULE.wasm [ARGS...]
+//   node --no-warnings --experimental-wasi-unstable-preview1 bench/node_wasi_run.mjs MODULE.wasm [ARGS...]
 //
+// (The flag is needed by Node 18, Debian 12's version, and accepted by later ones.)
 // The guest gets ARGS (argv[0] is the module's file name), no environment,
 // no preopened directories, and the process's stdio. Exits with the guest's
 // status.

@@ -20,8 +20,9 @@ readonly PACKAGES=(
   libsodium-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest
   # conformance (wast2json, wat2wasm), benchmarks (node:wasi), scripts
   wabt nodejs python3
-  # apt-get source
-  dpkg-dev
+  # apt-get source and unpacking source packages; tclsh generates the SQLite
+  # amalgamation for bench/engine.sh
+  dpkg-dev bzip2 xz-utils tcl
 )
 
 log() { printf 'setup: %s\n' "$*"; }

@@ -4,6 +4,7 @@
 #   1. build/       default build (RelWithDebInfo), then ctest: unit tests and
 #                   the core spec test run
 #   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#                   (-O1, assertions on)
 #   3. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
 #                   each run for a bounded time from a seed corpus
 #
@@ -91,9 +92,9 @@ make_seeds() {
     fi
   done
   [[ "$target" == wasm_* ]] || return 0
-  # Guest programs the tests compiled (small ones only: seeds should be quick).
-  find "$OUT/build" -name '*.wasm' -size -512k -type f 2>/dev/null | head -50 | while read -r f; do
-    cp "$f" "$out/test-$(basename "$f")"
+  # Guest programs the tests compiled (tests/wasi/*.c, built in build/).
+  for f in "$OUT/build/wasi-guests"/*.wasm; do
+    [[ -f "$f" ]] && cp "$f" "$out/test-$(basename "$f")"
   done
   local spec="$ROOT/../shared/conformance/wasm-spec-2.0"
   if [[ -d "$spec" ]]; then
@@ -179,7 +180,10 @@ fi
 
 if [[ " $SKIP " == *" asan "* ]]; then
   skip "asan" "AMPOULE_SKIP"
-elif step "asan: compile" configure_and_build "$OUT/build-asan" -DAMPOULE_SANITIZE=ON; then
+# -O1 with assertions on: the usual sanitizer trade-off between build time,
+# test speed and useful stack traces.
+elif step "asan: compile" configure_and_build "$OUT/build-asan" -DAMPOULE_SANITIZE=ON \
+       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"; then
   step "asan: ctest" run_ctest "$OUT/build-asan"
 else
   skip "asan: ctest" "the build failed"
