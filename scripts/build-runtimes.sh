@@ -62,6 +62,7 @@ readonly WASM_OPT_FLAGS="-O2 --strip-debug --strip-producers"
 
 JOBS="$(nproc 2>/dev/null || echo 2)"
 OUT_DIR=""
+INPUTS_TSV=""
 CHECK=0
 FORCE=0
 
@@ -144,8 +145,10 @@ collect_inputs() {
     printf 'flags.quickjs.ldflags\t%s\n' "$QJS_LDFLAGS $QJS_LIBS"
     printf 'flags.wasm-opt\t%s\n' "$WASM_OPT_FLAGS"
     printf 'file.scripts/build-runtimes.sh\t%s\n' "$(sha256sum "$ROOT/scripts/build-runtimes.sh" | cut -d' ' -f1)"
-    # The smoke tests do not shape the outputs, so they stay out of the key.
-    (cd "$ROOT" && find runtimes -type f ! -path 'runtimes/test/*' ! -name '*.pyc' -print0 |
+    # The smoke tests and the apt helper do not shape the outputs, so they stay
+    # out of the key.
+    (cd "$ROOT" && find runtimes -type f ! -path 'runtimes/test/*' ! -name apt_suite_sources.py \
+      ! -name '*.pyc' -print0 |
       LC_ALL=C sort -z | xargs -0 sha256sum) | while read -r sum f; do
       printf 'file.%s\t%s\n' "$f" "$sum"
     done
@@ -273,15 +276,28 @@ configure_python() {
 }
 
 build_python() {
+  local tree="$1"
   cd "$BUILD/python"
-  # pybuilddir.txt also writes the sysconfig data that goes into the zip.
-  make -j"$JOBS" python.wasm pybuilddir.txt
+  # sys.version carries a build date (Modules/getbuildinfo.c takes DATE and TIME
+  # when defined, else __DATE__/__TIME__). Use the source package's changelog
+  # date, as Debian's SOURCE_DATE_EPOCH does, so a rebuild is byte-identical.
+  local epoch
+  epoch="$(dpkg-parsechangelog -l "$tree/debian/changelog" -STimestamp)"
+  {
+    printf '#define DATE "%s"\n' "$(LC_ALL=C date -u -d "@$epoch" '+%b %e %Y')"
+    printf '#define TIME "%s"\n' "$(LC_ALL=C date -u -d "@$epoch" '+%H:%M:%S')"
+  } >build-date.h
+  # EXTRA_CFLAGS is CPython's hook for flags that stay out of the sysconfig
+  # data; only getbuildinfo.c uses DATE and TIME. pybuilddir.txt also writes
+  # the sysconfig data that goes into the zip.
+  make -j"$JOBS" EXTRA_CFLAGS="-include $BUILD/python/build-date.h" python.wasm pybuilddir.txt
 }
 
-# Lists the stdlib extension modules that configure could not or would not build.
+# Lists the stdlib extension modules that configure could not or would not
+# build, leaving out CPython's test modules (disabled on purpose).
 python_modules_not_built() {
   sed -n 's/^MODULE_\([A-Z0-9_]*\)_STATE=\(missing\|disabled\)$/\1/p' "$BUILD/python/Makefile" |
-    tr '[:upper:]' '[:lower:]' | LC_ALL=C sort | paste -sd' ' -
+    tr '[:upper:]' '[:lower:]' | grep -Ev '^(_test|_xxtest|xxlimited)' | LC_ALL=C sort | paste -sd' ' -
 }
 
 pack_python() {
@@ -360,9 +376,10 @@ main() {
   exec 9>"$CACHE/.lock"
   flock -n 9 || { log "another build of the runtimes is running; waiting"; flock 9; }
 
-  local inputs key dest
-  inputs="$(mktemp)"
-  trap 'rm -f "$inputs"' EXIT
+  local key dest
+  INPUTS_TSV="$(mktemp)"
+  trap 'rm -f "$INPUTS_TSV"' EXIT
+  local inputs="$INPUTS_TSV"
   collect_inputs "$inputs"
   key="$(python3 "$RT/manifest.py" key "$inputs")"
   dest="$CACHE/$key"
@@ -391,17 +408,18 @@ build_all() {
   local inputs="$1" dest="$2" t0=$SECONDS
   rm -rf "$BUILD" && mkdir -p "$LOGS"
   : >"$BUILD/timings.tsv"
-  local py_tree zlib_tree qjs_tree
+  local py_tree zlib_tree qjs_tree t_src=$SECONDS
   source_tree python3.11 "$PYTHON_SRC_VERSION" py_tree
   source_tree zlib "$ZLIB_SRC_VERSION" zlib_tree
   source_tree quickjs "$QUICKJS_SRC_VERSION" qjs_tree
+  printf '%s\t%s\n' seconds.sources "$((SECONDS - t_src))" >>"$BUILD/timings.tsv"
 
   local stage="$BUILD/out"
   mkdir -p "$stage"
   make_sysroot
   step zlib "zlib $ZLIB_SRC_VERSION for $WASI_TARGET" build_zlib "$zlib_tree"
   step python-configure "CPython $PYTHON_SRC_VERSION: autoconf + configure" configure_python "$py_tree"
-  step python-build "CPython $PYTHON_SRC_VERSION: compile python.wasm (-j$JOBS)" build_python
+  step python-build "CPython $PYTHON_SRC_VERSION: compile python.wasm (-j$JOBS)" build_python "$py_tree"
   step python-stdlib "CPython: strip python.wasm, pack the standard library" pack_python "$py_tree" "$stage"
   step quickjs "QuickJS $QUICKJS_SRC_VERSION: compile js.wasm" build_quickjs "$qjs_tree" "$stage"
 
