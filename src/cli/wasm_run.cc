@@ -90,9 +90,12 @@ bool ParseBytes(std::string_view text, uint64_t* out) {
   int shift = 0;
   if (!text.empty()) {
     switch (text.back()) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
+      case 'K':
+      case 'k': shift = 10; break;
+      case 'M':
+      case 'm': shift = 20; break;
+      case 'G':
+      case 'g': shift = 30; break;
     }
     if (shift != 0) text.remove_suffix(1);
   }
@@ -105,7 +108,8 @@ bool ParseBytes(std::string_view text, uint64_t* out) {
 // Reads a whole file, refusing more than `limit` bytes. "-" is stdin.
 Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, const char* what) {
   FILE* f = path == "-" ? stdin : fopen(path.c_str(), "rb");
-  if (f == nullptr) return Error{std::string("cannot open ") + what + " '" + path + "': " + strerror(errno)};
+  if (f == nullptr)
+    return Error{std::string("cannot open ") + what + " '" + path + "': " + strerror(errno)};
   std::vector<uint8_t> data;
   uint8_t buf[65536];
   size_t n = 0;
@@ -120,8 +124,8 @@ Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, c
   bool failed = ferror(f) != 0;
   if (f != stdin) fclose(f);
   if (too_big) {
-    return Error{std::string(what) + " '" + path + "' is larger than the limit of " + std::to_string(limit) +
-                 " bytes"};
+    return Error{std::string(what) + " '" + path + "' is larger than the limit of " +
+                 std::to_string(limit) + " bytes"};
   }
   if (failed) return Error{std::string("cannot read ") + what + " '" + path + "'"};
   return data;
@@ -129,8 +133,8 @@ Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, c
 
 // Copies the host tree `host` (following symbolic links, at most
 // kMaxDirDepth deep) into the mailbox under preopen `guest`.
-Status LoadTree(wasi::Mailbox& box, const std::string& guest, const fs::path& host, const std::string& rel,
-                int depth) {
+Status LoadTree(wasi::Mailbox& box, const std::string& guest, const fs::path& host,
+                const std::string& rel, int depth) {
   if (depth > kMaxDirDepth) {
     return Error{"'" + host.string() + "' is nested more than " + std::to_string(kMaxDirDepth) +
                  " directories deep (a symbolic link loop?)"};
@@ -148,11 +152,13 @@ Status LoadTree(wasi::Mailbox& box, const std::string& guest, const fs::path& ho
       AMP_RETURN_IF_ERROR(box.AddDirectory(guest, child));
       AMP_RETURN_IF_ERROR(LoadTree(box, guest, p, child, depth + 1));
     } else if (fs::is_regular_file(st)) {
-      Result<std::vector<uint8_t>> data = ReadFile(p.string(), wasi::kMaxMailboxFileBytes, "input file");
+      Result<std::vector<uint8_t>> data =
+          ReadFile(p.string(), wasi::kMaxMailboxFileBytes, "input file");
       if (!data) return data.error();
       AMP_RETURN_IF_ERROR(box.AddFile(guest, child, std::move(*data)));
     } else {
-      return Error{"'" + p.string() + "' is neither a regular file nor a directory; only those can be passed in"};
+      return Error{"'" + p.string() +
+                   "' is neither a regular file nor a directory; only those can be passed in"};
     }
   }
   if (ec) return Error{"cannot list directory '" + host.string() + "': " + ec.message()};
@@ -189,7 +195,8 @@ Status ParseArgs(Args args, Options& opts, wasi::RunRequest& req) {
         return bad(a, *v, "a byte count such as 67108864 or 64M");
       }
       if (a == "--env") {
-        if (v->find('=') == std::string_view::npos || v->front() == '=') return bad(a, *v, "KEY=VALUE");
+        if (v->find('=') == std::string_view::npos || v->front() == '=')
+          return bad(a, *v, "KEY=VALUE");
         req.env.emplace_back(*v);
       }
       if (a == "--stdin") opts.stdin_path = std::string(*v);
@@ -220,7 +227,8 @@ Result<std::vector<uint8_t>> LoadInputs(const Options& opts, wasi::RunRequest& r
   Result<std::vector<uint8_t>> module = ReadFile(opts.module_path, kMaxModuleBytes, "module");
   if (!module) return module.error();
   if (!opts.stdin_path.empty()) {
-    Result<std::vector<uint8_t>> in = ReadFile(opts.stdin_path, wasi::kMaxMailboxFileBytes, "stdin file");
+    Result<std::vector<uint8_t>> in =
+        ReadFile(opts.stdin_path, wasi::kMaxMailboxFileBytes, "stdin file");
     if (!in) return in.error();
     req.stdin_bytes = std::move(*in);
   }
@@ -246,8 +254,9 @@ int ExitCodeFor(const wasi::RunResult& r) {
   switch (r.stop) {
     case wasm::StopReason::kReturned: return 0;
     case wasm::StopReason::kExit:
-      return r.exit_code >= 0 && r.exit_code < kExitGuestStatusOutOfRange ? r.exit_code
-                                                                          : kExitGuestStatusOutOfRange;
+      return r.exit_code >= 0 && r.exit_code < kExitGuestStatusOutOfRange
+                 ? r.exit_code
+                 : kExitGuestStatusOutOfRange;
     case wasm::StopReason::kTrap: return kExitTrap;
     case wasm::StopReason::kOutOfFuel: return kExitOutOfFuel;
   }
@@ -268,7 +277,8 @@ int WasmRunCommand(Args args) {
   req.limits.max_memory_bytes = kDefaultMemoryBytes;
   Status parsed = ParseArgs(args, opts, req);
   if (!parsed.ok()) {
-    fprintf(stderr, "ampoule wasm run: %s\nRun 'ampoule wasm run --help' for usage.\n", parsed.message().c_str());
+    fprintf(stderr, "ampoule wasm run: %s\nRun 'ampoule wasm run --help' for usage.\n",
+            parsed.message().c_str());
     return kExitUsage;
   }
   if (opts.help) {
@@ -290,7 +300,9 @@ int WasmRunCommand(Args args) {
   }
   const wasi::RunResult& r = *run;
   if (r.stdout_truncated || r.stderr_truncated) {
-    fprintf(stderr, "ampoule wasm run: guest output over the %llu-byte cap was dropped (stdout %llu bytes, stderr %llu bytes written)\n",
+    fprintf(stderr,
+            "ampoule wasm run: guest output over the %llu-byte cap was dropped (stdout %llu bytes, "
+            "stderr %llu bytes written)\n",
             (unsigned long long)req.stdout_cap, (unsigned long long)r.stdout_total_bytes,
             (unsigned long long)r.stderr_total_bytes);
   }

@@ -18,7 +18,8 @@ constexpr uint32_t kClockProcessCputime = 2;
 constexpr uint32_t kClockThreadCputime = 3;
 
 // filetype
-constexpr uint8_t kFiletypeUnknown = 0;  // also what stdin/stdout/stderr report: byte streams, not terminals
+constexpr uint8_t kFiletypeUnknown =
+    0;  // also what stdin/stdout/stderr report: byte streams, not terminals
 constexpr uint8_t kFiletypeCharacterDevice = 2;
 constexpr uint8_t kFiletypeDirectory = 3;
 constexpr uint8_t kFiletypeRegularFile = 4;
@@ -96,22 +97,21 @@ constexpr uint64_t kRightSockShutdown = 1ull << 28;
 constexpr uint64_t kRightSockAccept = 1ull << 29;
 constexpr uint64_t kRightsAll = (1ull << 30) - 1;
 
-// Rights that would change a file or directory; the mailbox grants none.
-constexpr uint64_t kRightsMutating =
-    kRightFdDatasync | kRightFdSync | kRightFdWrite | kRightFdAllocate | kRightPathCreateDirectory |
-    kRightPathCreateFile | kRightPathLinkSource | kRightPathLinkTarget | kRightPathRenameSource |
-    kRightPathRenameTarget | kRightPathFilestatSetSize | kRightPathFilestatSetTimes |
-    kRightFdFilestatSetSize | kRightFdFilestatSetTimes | kRightPathSymlink |
-    kRightPathRemoveDirectory | kRightPathUnlinkFile;
-
 // Struct sizes and field offsets (bytes).
-constexpr uint32_t kIovecSize = 8;          // buf: u32 @0, buf_len: u32 @4
-constexpr uint32_t kFdstatSize = 24;        // filetype u8 @0, flags u16 @2, rights_base u64 @8, rights_inheriting u64 @16
-constexpr uint32_t kFilestatSize = 64;      // dev @0, ino @8, filetype u8 @16, nlink @24, size @32, atim @40, mtim @48, ctim @56
-constexpr uint32_t kDirentSize = 24;        // d_next u64 @0, d_ino u64 @8, d_namlen u32 @16, d_type u8 @20
-constexpr uint32_t kPrestatSize = 8;        // tag u8 @0, pr_name_len u32 @4
-constexpr uint32_t kSubscriptionSize = 48;  // userdata u64 @0, tag u8 @8, union @16
-constexpr uint32_t kEventSize = 32;         // userdata u64 @0, error u16 @8, type u8 @10, nbytes u64 @16, flags u16 @24
+// iovec / ciovec: buf u32 @0, buf_len u32 @4.
+constexpr uint32_t kIovecSize = 8;
+// fdstat: filetype u8 @0, flags u16 @2, rights_base u64 @8, rights_inheriting u64 @16.
+constexpr uint32_t kFdstatSize = 24;
+// filestat: dev @0, ino @8, filetype u8 @16, nlink @24, size @32, atim @40, mtim @48, ctim @56.
+constexpr uint32_t kFilestatSize = 64;
+// dirent: d_next u64 @0, d_ino u64 @8, d_namlen u32 @16, d_type u8 @20; the name follows.
+constexpr uint32_t kDirentSize = 24;
+// prestat: tag u8 @0, pr_name_len u32 @4.
+constexpr uint32_t kPrestatSize = 8;
+// subscription: userdata u64 @0, tag u8 @8, union @16.
+constexpr uint32_t kSubscriptionSize = 48;
+// event: userdata u64 @0, error u16 @8, type u8 @10, nbytes u64 @16, flags u16 @24.
+constexpr uint32_t kEventSize = 32;
 
 // Subscription union, clock variant (offsets from the subscription start).
 constexpr uint32_t kSubClockId = 16;         // u32

@@ -19,10 +19,10 @@ const char* ErrnoName(Errno e);
 const char* ErrnoText(Errno e);
 
 // Propagates a non-success Errno from `expr` out of the enclosing function.
-#define AMP_WASI_TRY(expr)                                                      \
-  do {                                                                          \
-    ::ampoule::wasi::Errno amp_errno_ = (expr);                                 \
-    if (amp_errno_ != ::ampoule::wasi::Errno::kSuccess) return amp_errno_;      \
+#define AMP_WASI_TRY(expr)                                                 \
+  do {                                                                     \
+    ::ampoule::wasi::Errno amp_errno_ = (expr);                            \
+    if (amp_errno_ != ::ampoule::wasi::Errno::kSuccess) return amp_errno_; \
   } while (0)
 
 }  // namespace ampoule::wasi

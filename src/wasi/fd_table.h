@@ -22,17 +22,19 @@ constexpr uint32_t kMaxOpenFds = 1024;
 
 // Rights each kind of descriptor starts with.
 namespace rights {
-constexpr uint64_t kStdin = abi::kRightFdRead | abi::kRightFdFdstatSetFlags | abi::kRightFdFilestatGet |
-                            abi::kRightPollFdReadwrite;
-constexpr uint64_t kStdout = abi::kRightFdWrite | abi::kRightFdFdstatSetFlags | abi::kRightFdFilestatGet |
-                             abi::kRightPollFdReadwrite;
-constexpr uint64_t kFile = abi::kRightFdRead | abi::kRightFdSeek | abi::kRightFdTell | abi::kRightFdAdvise |
-                           abi::kRightFdFdstatSetFlags | abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite;
-constexpr uint64_t kDirectory = abi::kRightPathOpen | abi::kRightFdReaddir | abi::kRightPathFilestatGet |
-                                abi::kRightFdFilestatGet | abi::kRightPathReadlink | abi::kRightFdFdstatSetFlags;
+constexpr uint64_t kStdin = abi::kRightFdRead | abi::kRightFdFdstatSetFlags |
+                            abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite;
+constexpr uint64_t kStdout = abi::kRightFdWrite | abi::kRightFdFdstatSetFlags |
+                             abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite;
+constexpr uint64_t kFile = abi::kRightFdRead | abi::kRightFdSeek | abi::kRightFdTell |
+                           abi::kRightFdAdvise | abi::kRightFdFdstatSetFlags |
+                           abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite;
+constexpr uint64_t kDirectory = abi::kRightPathOpen | abi::kRightFdReaddir |
+                                abi::kRightPathFilestatGet | abi::kRightFdFilestatGet |
+                                abi::kRightPathReadlink | abi::kRightFdFdstatSetFlags;
 // Rights whose request in path_open means the guest wants to write.
-constexpr uint64_t kWriteIntent =
-    abi::kRightFdWrite | abi::kRightFdAllocate | abi::kRightFdFilestatSetSize | abi::kRightFdDatasync;
+constexpr uint64_t kWriteIntent = abi::kRightFdWrite | abi::kRightFdAllocate |
+                                  abi::kRightFdFilestatSetSize | abi::kRightFdDatasync;
 // What a directory lets descriptors opened through it ask for. The write
 // rights are listed so that libc passes them through on open(O_WRONLY),
 // which path_open then refuses with EROFS, rather than silently opening
@@ -46,12 +48,14 @@ struct FdEntry {
   const MailboxNode* node = nullptr;  // kDirectory and kFile
   std::string preopen_name;           // set for preopened directories
   bool preopen = false;
-  uint64_t offset = 0;                // kFile: read position
+  uint64_t offset = 0;  // kFile: read position
   uint16_t fdflags = 0;
   uint64_t rights_base = 0;
   uint64_t rights_inheriting = 0;
 
-  bool is_stdio() const { return kind == Kind::kStdin || kind == Kind::kStdout || kind == Kind::kStderr; }
+  bool is_stdio() const {
+    return kind == Kind::kStdin || kind == Kind::kStdout || kind == Kind::kStderr;
+  }
 };
 
 class FdTable {

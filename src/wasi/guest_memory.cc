@@ -68,7 +68,8 @@ Errno GuestMemory::WriteBytes(uint64_t ptr, std::span<const uint8_t> bytes) {
 }
 
 Errno GuestMemory::WriteString(uint64_t ptr, std::string_view s) {
-  return WriteBytes(ptr, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+  return WriteBytes(ptr,
+                    std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
 }
 
 Errno GuestMemory::Zero(uint64_t ptr, uint64_t len) {

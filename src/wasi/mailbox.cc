@@ -44,7 +44,8 @@ Status Mailbox::AddPreopen(std::string_view guest_path) {
     return Error{"guest path " + Quote(guest_path) + " is too long or contains a NUL byte"};
   }
   for (const Preopen& p : preopens_) {
-    if (p.guest_path == guest_path) return Error{"guest path " + Quote(guest_path) + " is given twice"};
+    if (p.guest_path == guest_path)
+      return Error{"guest path " + Quote(guest_path) + " is given twice"};
   }
   Result<std::unique_ptr<MailboxNode>> root = NewNode(MailboxNode::Kind::kDirectory, nullptr);
   if (!root) return root.error();
@@ -69,8 +70,8 @@ Result<MailboxNode*> Mailbox::MakeParents(MailboxNode* root, std::string_view re
   if (parts.empty()) return Error{"mailbox path " + Quote(relative_path) + " names no file"};
   for (std::string_view part : parts) {
     if (!IsValidMailboxName(part)) {
-      return Error{"mailbox path " + Quote(relative_path) + " has an invalid component " + Quote(part) +
-                   " (names are 1-255 bytes, without NUL, and not \".\" or \"..\")"};
+      return Error{"mailbox path " + Quote(relative_path) + " has an invalid component " +
+                   Quote(part) + " (names are 1-255 bytes, without NUL, and not \".\" or \"..\")"};
     }
   }
   MailboxNode* dir = root;
@@ -81,7 +82,8 @@ Result<MailboxNode*> Mailbox::MakeParents(MailboxNode* root, std::string_view re
       if (!made) return made.error();
       it = dir->entries.emplace(std::string(parts[i]), std::move(*made)).first;
     } else if (!it->second->is_dir()) {
-      return Error{"mailbox path " + Quote(relative_path) + ": " + Quote(parts[i]) + " is a file, not a directory"};
+      return Error{"mailbox path " + Quote(relative_path) + ": " + Quote(parts[i]) +
+                   " is a file, not a directory"};
     }
     dir = it->second.get();
   }
@@ -95,11 +97,12 @@ Status Mailbox::AddFile(std::string_view guest_path, std::string_view relative_p
   if (!root) return root.error();
   if (contents.size() > kMaxMailboxFileBytes) {
     return Error{"input " + Quote(relative_path) + " is " + std::to_string(contents.size()) +
-                 " bytes, over the mailbox limit of " + std::to_string(kMaxMailboxFileBytes) + " bytes per file"};
+                 " bytes, over the mailbox limit of " + std::to_string(kMaxMailboxFileBytes) +
+                 " bytes per file"};
   }
   if (total_bytes_ + contents.size() > kMaxMailboxTotalBytes) {
-    return Error{"inputs add up to more than the mailbox limit of " + std::to_string(kMaxMailboxTotalBytes) +
-                 " bytes"};
+    return Error{"inputs add up to more than the mailbox limit of " +
+                 std::to_string(kMaxMailboxTotalBytes) + " bytes"};
   }
   std::string_view leaf;
   Result<MailboxNode*> dir = MakeParents(*root, relative_path, &leaf);

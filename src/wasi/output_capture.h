@@ -18,7 +18,8 @@ using OutputSink = std::function<void(std::span<const uint8_t> bytes)>;
 
 class OutputCapture {
  public:
-  explicit OutputCapture(uint64_t cap, OutputSink sink = nullptr) : cap_(cap), sink_(std::move(sink)) {}
+  explicit OutputCapture(uint64_t cap, OutputSink sink = nullptr)
+      : cap_(cap), sink_(std::move(sink)) {}
 
   // Records one write of `bytes`; keeps what fits under the cap.
   void Write(std::span<const uint8_t> bytes);

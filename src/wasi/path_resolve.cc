@@ -5,7 +5,9 @@
 namespace ampoule::wasi {
 namespace {
 
-Resolved Fail(Errno e, bool only_leaf_missing = false) { return Resolved{e, nullptr, only_leaf_missing}; }
+Resolved Fail(Errno e, bool only_leaf_missing = false) {
+  return Resolved{e, nullptr, only_leaf_missing};
+}
 
 }  // namespace
 

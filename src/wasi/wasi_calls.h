@@ -42,8 +42,8 @@ Errno SchedYield(WasiContext& ctx, GuestMemory& mem);
 Errno ProcRaise(WasiContext& ctx, GuestMemory& mem, u32 sig);
 
 // wasi_calls_poll.cc
-Errno PollOneoff(WasiContext& ctx, GuestMemory& mem, u32 in, u32 out, u32 nsubscriptions, u32 nevents_out,
-                 u64 fuel_used);
+Errno PollOneoff(WasiContext& ctx, GuestMemory& mem, u32 in, u32 out, u32 nsubscriptions,
+                 u32 nevents_out, u64 fuel_used);
 
 // wasi_calls_fd.cc: descriptors.
 Errno FdAdvise(WasiContext& ctx, GuestMemory& mem, u32 fd, u64 offset, u64 len, u32 advice);
@@ -55,7 +55,8 @@ Errno FdFdstatSetFlags(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags);
 Errno FdFdstatSetRights(WasiContext& ctx, GuestMemory& mem, u32 fd, u64 base, u64 inheriting);
 Errno FdFilestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 stat_out);
 Errno FdFilestatSetSize(WasiContext& ctx, GuestMemory& mem, u32 fd, u64 size);
-Errno FdFilestatSetTimes(WasiContext& ctx, GuestMemory& mem, u32 fd, u64 atim, u64 mtim, u32 fst_flags);
+Errno FdFilestatSetTimes(WasiContext& ctx, GuestMemory& mem, u32 fd, u64 atim, u64 mtim,
+                         u32 fst_flags);
 Errno FdPrestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 prestat_out);
 Errno FdPrestatDirName(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len);
 Errno FdRenumber(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 to);
@@ -65,39 +66,41 @@ Errno FdTell(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 offset_out);
 
 // wasi_calls_io.cc: reading, writing, listing.
 Errno FdRead(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u32 nread_out);
-Errno FdPread(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u64 offset, u32 nread_out);
+Errno FdPread(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u64 offset,
+              u32 nread_out);
 Errno FdWrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u32 nwritten_out);
 Errno FdPwrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u64 offset,
                u32 nwritten_out);
-Errno FdReaddir(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 buf, u32 buf_len, u64 cookie, u32 bufused_out);
+Errno FdReaddir(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 buf, u32 buf_len, u64 cookie,
+                u32 bufused_out);
 
 // wasi_calls_path.cc: paths. The mailbox is read-only: everything that
 // would change it fails with kRofs once its arguments are found valid.
 Errno PathCreateDirectory(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len);
 Errno PathFilestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path, u32 path_len,
                       u32 stat_out);
-Errno PathFilestatSetTimes(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path, u32 path_len,
-                           u64 atim, u64 mtim, u32 fst_flags);
-Errno PathLink(WasiContext& ctx, GuestMemory& mem, u32 old_fd, u32 old_flags, u32 old_path, u32 old_path_len,
-               u32 new_fd, u32 new_path, u32 new_path_len);
-Errno PathOpen(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 dirflags, u32 path, u32 path_len, u32 oflags,
-               u64 rights_base, u64 rights_inheriting, u32 fdflags, u32 fd_out);
-Errno PathReadlink(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len, u32 buf, u32 buf_len,
-                   u32 bufused_out);
+Errno PathFilestatSetTimes(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path,
+                           u32 path_len, u64 atim, u64 mtim, u32 fst_flags);
+Errno PathLink(WasiContext& ctx, GuestMemory& mem, u32 old_fd, u32 old_flags, u32 old_path,
+               u32 old_path_len, u32 new_fd, u32 new_path, u32 new_path_len);
+Errno PathOpen(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 dirflags, u32 path, u32 path_len,
+               u32 oflags, u64 rights_base, u64 rights_inheriting, u32 fdflags, u32 fd_out);
+Errno PathReadlink(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len, u32 buf,
+                   u32 buf_len, u32 bufused_out);
 Errno PathRemoveDirectory(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len);
-Errno PathRename(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 old_path, u32 old_path_len, u32 new_fd,
-                 u32 new_path, u32 new_path_len);
-Errno PathSymlink(WasiContext& ctx, GuestMemory& mem, u32 old_path, u32 old_path_len, u32 fd, u32 new_path,
-                  u32 new_path_len);
+Errno PathRename(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 old_path, u32 old_path_len,
+                 u32 new_fd, u32 new_path, u32 new_path_len);
+Errno PathSymlink(WasiContext& ctx, GuestMemory& mem, u32 old_path, u32 old_path_len, u32 fd,
+                  u32 new_path, u32 new_path_len);
 Errno PathUnlinkFile(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len);
 
 // wasi_calls_sock.cc: there is no network; every descriptor is not a
 // socket (kNotSock), an unknown one is kBadf.
 Errno SockAccept(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 fd_out);
-Errno SockRecv(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 ri_data, u32 ri_data_len, u32 ri_flags,
-               u32 ro_datalen_out, u32 ro_flags_out);
-Errno SockSend(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 si_data, u32 si_data_len, u32 si_flags,
-               u32 so_datalen_out);
+Errno SockRecv(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 ri_data, u32 ri_data_len,
+               u32 ri_flags, u32 ro_datalen_out, u32 ro_flags_out);
+Errno SockSend(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 si_data, u32 si_data_len,
+               u32 si_flags, u32 so_datalen_out);
 Errno SockShutdown(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 how);
 
 // Shared helpers (wasi_calls_fd.cc).

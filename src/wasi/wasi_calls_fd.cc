@@ -95,7 +95,8 @@ Errno FdFdstatSetRights(WasiContext& ctx, GuestMemory&, u32 fd, u64 base, u64 in
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
   // Rights can only be dropped, never gained.
-  if ((base & ~e->rights_base) != 0 || (inheriting & ~e->rights_inheriting) != 0) return Errno::kNotCapable;
+  if ((base & ~e->rights_base) != 0 || (inheriting & ~e->rights_inheriting) != 0)
+    return Errno::kNotCapable;
   e->rights_base = base;
   e->rights_inheriting = inheriting;
   return Errno::kSuccess;
@@ -120,7 +121,8 @@ Errno FdFilestatSetTimes(WasiContext& ctx, GuestMemory&, u32 fd, u64, u64, u32 f
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
   if (fst_flags & ~u32(abi::kFstflagsAll)) return Errno::kInval;
-  if ((fst_flags & 0x3) == 0x3 || (fst_flags & 0xC) == 0xC) return Errno::kInval;  // both a time and "now"
+  if ((fst_flags & 0x3) == 0x3 || (fst_flags & 0xC) == 0xC)
+    return Errno::kInval;  // both a time and "now"
   if (e->is_stdio()) return Errno::kNotSup;
   return Errno::kRofs;
 }
@@ -143,7 +145,9 @@ Errno FdPrestatDirName(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32
   return mem.WriteString(path, e->preopen_name);
 }
 
-Errno FdRenumber(WasiContext& ctx, GuestMemory&, u32 fd, u32 to) { return ctx.fds().Renumber(fd, to); }
+Errno FdRenumber(WasiContext& ctx, GuestMemory&, u32 fd, u32 to) {
+  return ctx.fds().Renumber(fd, to);
+}
 
 Errno FdSeek(WasiContext& ctx, GuestMemory& mem, u32 fd, u64 offset, u32 whence, u32 out) {
   FdEntry* e = ctx.fds().Get(fd);

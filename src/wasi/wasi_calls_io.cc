@@ -71,7 +71,8 @@ Errno FdRead(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len,
   return mem.Write32(nread_out, u32(n));
 }
 
-Errno FdPread(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u64 offset, u32 nread_out) {
+Errno FdPread(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u64 offset,
+              u32 nread_out) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
   if (e->is_stdio()) return Errno::kSpipe;
@@ -85,10 +86,12 @@ Errno FdPread(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len
   return mem.Write32(nread_out, u32(Scatter(source, offset, buffers)));
 }
 
-Errno FdWrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u32 nwritten_out) {
+Errno FdWrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len,
+              u32 nwritten_out) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
-  if (e->kind != Kind::kStdout && e->kind != Kind::kStderr) return Errno::kBadf;  // nothing else is writable
+  if (e->kind != Kind::kStdout && e->kind != Kind::kStderr)
+    return Errno::kBadf;  // nothing else is writable
   AMP_WASI_TRY(Need(*e, abi::kRightFdWrite));
   std::vector<GuestBuffer> storage;
   std::span<GuestBuffer> buffers;
@@ -114,7 +117,8 @@ Errno FdPwrite(WasiContext& ctx, GuestMemory&, u32 fd, u32, u32, u64, u32) {
 namespace {
 
 // Appends one dirent (24-byte header, then the name without NUL).
-void AppendDirent(std::vector<uint8_t>& out, uint64_t next, uint64_t ino, std::string_view name, uint8_t type) {
+void AppendDirent(std::vector<uint8_t>& out, uint64_t next, uint64_t ino, std::string_view name,
+                  uint8_t type) {
   std::array<uint8_t, abi::kDirentSize> h{};
   for (int i = 0; i < 8; ++i) h[i] = uint8_t(next >> (8 * i));
   for (int i = 0; i < 8; ++i) h[8 + i] = uint8_t(ino >> (8 * i));
@@ -126,7 +130,8 @@ void AppendDirent(std::vector<uint8_t>& out, uint64_t next, uint64_t ino, std::s
 
 }  // namespace
 
-Errno FdReaddir(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 buf, u32 buf_len, u64 cookie, u32 bufused_out) {
+Errno FdReaddir(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 buf, u32 buf_len, u64 cookie,
+                u32 bufused_out) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
   if (e->kind != Kind::kDirectory) return Errno::kNotDir;

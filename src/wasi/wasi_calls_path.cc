@@ -48,7 +48,8 @@ Errno PathCreateDirectory(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, 
   return RefuseCreate(*dir, p);
 }
 
-Errno PathFilestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path, u32 path_len, u32 out) {
+Errno PathFilestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path, u32 path_len,
+                      u32 out) {
   FdEntry* dir;
   std::string_view p;
   AMP_WASI_TRY(DirAndPath(ctx, mem, fd, path, path_len, abi::kRightPathFilestatGet, &dir, &p));
@@ -57,8 +58,8 @@ Errno PathFilestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32
   return WriteFilestat(ctx, mem, out, nullptr, r.node);
 }
 
-Errno PathFilestatSetTimes(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path, u32 path_len, u64,
-                           u64, u32 fst_flags) {
+Errno PathFilestatSetTimes(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path,
+                           u32 path_len, u64, u64, u32 fst_flags) {
   FdEntry* dir;
   std::string_view p;
   AMP_WASI_TRY(DirAndPath(ctx, mem, fd, path, path_len, 0, &dir, &p));
@@ -67,8 +68,8 @@ Errno PathFilestatSetTimes(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags
   return RefuseChange(*dir, p);
 }
 
-Errno PathLink(WasiContext& ctx, GuestMemory& mem, u32 old_fd, u32, u32 old_path, u32 old_path_len, u32 new_fd,
-               u32 new_path, u32 new_path_len) {
+Errno PathLink(WasiContext& ctx, GuestMemory& mem, u32 old_fd, u32, u32 old_path, u32 old_path_len,
+               u32 new_fd, u32 new_path, u32 new_path_len) {
   FdEntry *old_dir, *new_dir;
   std::string_view oldp, newp;
   AMP_WASI_TRY(DirAndPath(ctx, mem, old_fd, old_path, old_path_len, 0, &old_dir, &oldp));
@@ -79,16 +80,18 @@ Errno PathLink(WasiContext& ctx, GuestMemory& mem, u32 old_fd, u32, u32 old_path
   return RefuseCreate(*new_dir, newp);
 }
 
-Errno PathOpen(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 dirflags, u32 path, u32 path_len, u32 oflags,
-               u64 rights_base, u64 rights_inheriting, u32 fdflags, u32 fd_out) {
+Errno PathOpen(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 dirflags, u32 path, u32 path_len,
+               u32 oflags, u64 rights_base, u64 rights_inheriting, u32 fdflags, u32 fd_out) {
   FdEntry* dir;
   std::string_view p;
   AMP_WASI_TRY(DirAndPath(ctx, mem, fd, path, path_len, abi::kRightPathOpen, &dir, &p));
-  if ((oflags & ~u32(abi::kOflagsAll)) != 0 || (fdflags & ~u32(abi::kFdflagsAll)) != 0) return Errno::kInval;
+  if ((oflags & ~u32(abi::kOflagsAll)) != 0 || (fdflags & ~u32(abi::kFdflagsAll)) != 0)
+    return Errno::kInval;
   if (!mem.InBounds(fd_out, 4)) return Errno::kFault;
 
   Resolved r = ResolvePath(dir->node, p);
-  if (r.error == Errno::kNoEnt && r.only_leaf_missing && (oflags & abi::kOflagCreat)) return Errno::kRofs;
+  if (r.error == Errno::kNoEnt && r.only_leaf_missing && (oflags & abi::kOflagCreat))
+    return Errno::kRofs;
   AMP_WASI_TRY(r.error);
   if ((oflags & abi::kOflagCreat) && (oflags & abi::kOflagExcl)) return Errno::kExist;
   bool is_dir = r.node->is_dir();
@@ -110,8 +113,8 @@ Errno PathOpen(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 dirflags, u32 pat
   return mem.Write32(fd_out, new_fd);
 }
 
-Errno PathReadlink(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len, u32 buf, u32 buf_len,
-                   u32 bufused_out) {
+Errno PathReadlink(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len, u32 buf,
+                   u32 buf_len, u32 bufused_out) {
   FdEntry* dir;
   std::string_view p;
   AMP_WASI_TRY(DirAndPath(ctx, mem, fd, path, path_len, abi::kRightPathReadlink, &dir, &p));
@@ -130,19 +133,20 @@ Errno PathRemoveDirectory(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, 
   return r.node->is_dir() ? Errno::kRofs : Errno::kNotDir;
 }
 
-Errno PathRename(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 old_path, u32 old_path_len, u32 new_fd,
-                 u32 new_path, u32 new_path_len) {
+Errno PathRename(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 old_path, u32 old_path_len,
+                 u32 new_fd, u32 new_path, u32 new_path_len) {
   FdEntry *old_dir, *new_dir;
   std::string_view oldp, newp;
   AMP_WASI_TRY(DirAndPath(ctx, mem, fd, old_path, old_path_len, 0, &old_dir, &oldp));
   AMP_WASI_TRY(DirAndPath(ctx, mem, new_fd, new_path, new_path_len, 0, &new_dir, &newp));
   AMP_WASI_TRY(ResolvePath(old_dir->node, oldp).error);
   Errno target = RefuseCreate(*new_dir, newp);
-  return target == Errno::kExist ? Errno::kRofs : target;  // renaming over an entry would replace it
+  return target == Errno::kExist ? Errno::kRofs
+                                 : target;  // renaming over an entry would replace it
 }
 
-Errno PathSymlink(WasiContext& ctx, GuestMemory& mem, u32 old_path, u32 old_path_len, u32 fd, u32 new_path,
-                  u32 new_path_len) {
+Errno PathSymlink(WasiContext& ctx, GuestMemory& mem, u32 old_path, u32 old_path_len, u32 fd,
+                  u32 new_path, u32 new_path_len) {
   std::span<uint8_t> target;
   AMP_WASI_TRY(mem.Bytes(old_path, old_path_len, &target));
   FdEntry* dir;

@@ -39,9 +39,11 @@ Event FdEvent(WasiContext& ctx, uint32_t fd, uint8_t type) {
     ev.error = Errno::kBadf;
   } else if (type == abi::kEventFdRead) {
     if (e->kind == Kind::kStdin) {
-      ev.nbytes = ctx.stdin_bytes().size() - std::min<uint64_t>(ctx.stdin_offset(), ctx.stdin_bytes().size());
+      ev.nbytes = ctx.stdin_bytes().size() -
+                  std::min<uint64_t>(ctx.stdin_offset(), ctx.stdin_bytes().size());
     } else if (e->kind == Kind::kFile) {
-      ev.nbytes = e->node->contents.size() - std::min<uint64_t>(e->offset, e->node->contents.size());
+      ev.nbytes =
+          e->node->contents.size() - std::min<uint64_t>(e->offset, e->node->contents.size());
     } else {
       ev.error = Errno::kBadf;
     }
@@ -96,22 +98,26 @@ Errno WriteEvent(GuestMemory& mem, u32 at, const Event& ev) {
 
 }  // namespace
 
-Errno PollOneoff(WasiContext& ctx, GuestMemory& mem, u32 in, u32 out, u32 nsubscriptions, u32 nevents_out,
-                 u64 fuel_used) {
+Errno PollOneoff(WasiContext& ctx, GuestMemory& mem, u32 in, u32 out, u32 nsubscriptions,
+                 u32 nevents_out, u64 fuel_used) {
   if (nsubscriptions == 0 || nsubscriptions > kMaxPollSubscriptions) return Errno::kInval;
   if (!mem.InBounds(in, uint64_t(nsubscriptions) * abi::kSubscriptionSize) ||
-      !mem.InBounds(out, uint64_t(nsubscriptions) * abi::kEventSize) || !mem.InBounds(nevents_out, 4)) {
+      !mem.InBounds(out, uint64_t(nsubscriptions) * abi::kEventSize) ||
+      !mem.InBounds(nevents_out, 4)) {
     return Errno::kFault;
   }
   std::vector<Event> events(nsubscriptions);
   bool any_ready = false;
   uint64_t min_wait = UINT64_MAX;
   for (u32 i = 0; i < nsubscriptions; ++i) {
-    AMP_WASI_TRY(ReadSubscription(ctx, mem, in + i * abi::kSubscriptionSize, fuel_used, &events[i]));
+    AMP_WASI_TRY(
+        ReadSubscription(ctx, mem, in + i * abi::kSubscriptionSize, fuel_used, &events[i]));
     Event& ev = events[i];
     if (ev.type == abi::kEventClock && !ev.ready) {
-      if (ev.wait_ns == 0) ev.ready = true;
-      else min_wait = std::min(min_wait, ev.wait_ns);
+      if (ev.wait_ns == 0)
+        ev.ready = true;
+      else
+        min_wait = std::min(min_wait, ev.wait_ns);
     }
     any_ready |= ev.ready;
   }

@@ -15,7 +15,8 @@ uint64_t StringBytes(const std::vector<std::string>& list) {
 // before writing anything.
 Errno WriteStringList(GuestMemory& mem, const std::vector<std::string>& list, u32 ptrs, u32 buf) {
   uint64_t total = StringBytes(list);
-  if (!mem.InBounds(ptrs, uint64_t(list.size()) * 4) || !mem.InBounds(buf, total)) return Errno::kFault;
+  if (!mem.InBounds(ptrs, uint64_t(list.size()) * 4) || !mem.InBounds(buf, total))
+    return Errno::kFault;
   uint64_t at = buf;
   for (size_t i = 0; i < list.size(); ++i) {
     AMP_WASI_TRY(mem.Write32(ptrs + u32(i) * 4, u32(at)));
@@ -26,7 +27,8 @@ Errno WriteStringList(GuestMemory& mem, const std::vector<std::string>& list, u3
   return Errno::kSuccess;
 }
 
-Errno WriteSizes(GuestMemory& mem, const std::vector<std::string>& list, u32 count_out, u32 size_out) {
+Errno WriteSizes(GuestMemory& mem, const std::vector<std::string>& list, u32 count_out,
+                 u32 size_out) {
   uint64_t total = StringBytes(list);
   // Validation keeps both far below 2^32.
   if (!mem.InBounds(count_out, 4) || !mem.InBounds(size_out, 4)) return Errno::kFault;

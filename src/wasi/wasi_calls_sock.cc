@@ -11,8 +11,12 @@ Errno NotASocket(WasiContext& ctx, u32 fd) {
 }  // namespace
 
 Errno SockAccept(WasiContext& ctx, GuestMemory&, u32 fd, u32, u32) { return NotASocket(ctx, fd); }
-Errno SockRecv(WasiContext& ctx, GuestMemory&, u32 fd, u32, u32, u32, u32, u32) { return NotASocket(ctx, fd); }
-Errno SockSend(WasiContext& ctx, GuestMemory&, u32 fd, u32, u32, u32, u32) { return NotASocket(ctx, fd); }
+Errno SockRecv(WasiContext& ctx, GuestMemory&, u32 fd, u32, u32, u32, u32, u32) {
+  return NotASocket(ctx, fd);
+}
+Errno SockSend(WasiContext& ctx, GuestMemory&, u32 fd, u32, u32, u32, u32) {
+  return NotASocket(ctx, fd);
+}
 Errno SockShutdown(WasiContext& ctx, GuestMemory&, u32 fd, u32) { return NotASocket(ctx, fd); }
 
 }  // namespace ampoule::wasi

@@ -5,8 +5,8 @@ namespace {
 
 Status CheckStrings(const std::vector<std::string>& list, const char* what) {
   if (list.size() > kMaxArgsOrEnvEntries) {
-    return Error{std::string("too many ") + what + " entries (" + std::to_string(list.size()) + "; at most " +
-                 std::to_string(kMaxArgsOrEnvEntries) + ")"};
+    return Error{std::string("too many ") + what + " entries (" + std::to_string(list.size()) +
+                 "; at most " + std::to_string(kMaxArgsOrEnvEntries) + ")"};
   }
   uint64_t bytes = 0;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -16,8 +16,8 @@ Status CheckStrings(const std::vector<std::string>& list, const char* what) {
     bytes += list[i].size() + 1;
   }
   if (bytes > kMaxArgsOrEnvBytes) {
-    return Error{std::string(what) + " strings add up to " + std::to_string(bytes) + " bytes; at most " +
-                 std::to_string(kMaxArgsOrEnvBytes) + " are allowed"};
+    return Error{std::string(what) + " strings add up to " + std::to_string(bytes) +
+                 " bytes; at most " + std::to_string(kMaxArgsOrEnvBytes) + " are allowed"};
   }
   return Status::Ok();
 }
@@ -47,13 +47,17 @@ WasiContext::WasiContext(const WasiConfig& config, WasiEnvironment& env)
       stdout_(config.stdout_cap, config.stdout_sink),
       stderr_(config.stderr_cap, config.stderr_sink) {
   uint32_t fd = 0;
-  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStdin, nullptr, {}, false, 0, 0, rights::kStdin, 0}, &fd);
-  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStdout, nullptr, {}, false, 0, 0, rights::kStdout, 0}, &fd);
-  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStderr, nullptr, {}, false, 0, 0, rights::kStdout, 0}, &fd);
+  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStdin, nullptr, {}, false, 0, 0, rights::kStdin, 0},
+                    &fd);
+  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStdout, nullptr, {}, false, 0, 0, rights::kStdout, 0},
+                    &fd);
+  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStderr, nullptr, {}, false, 0, 0, rights::kStdout, 0},
+                    &fd);
   if (config.mailbox == nullptr) return;
   for (const Preopen& p : config.mailbox->preopens()) {
-    FdEntry dir{FdEntry::Kind::kDirectory, p.root.get(), p.guest_path, true, 0, 0,
-                rights::kDirectory, rights::kDirectoryInheriting};
+    FdEntry dir{
+        FdEntry::Kind::kDirectory,   p.root.get(), p.guest_path, true, 0, 0, rights::kDirectory,
+        rights::kDirectoryInheriting};
     (void)fds_.Insert(std::move(dir), &fd);
   }
 }

@@ -27,8 +27,8 @@ constexpr size_t kMaxArgsOrEnvEntries = 65536;
 constexpr uint64_t kMaxArgsOrEnvBytes = uint64_t(16) << 20;
 
 struct WasiConfig {
-  std::vector<std::string> args;  // argv, including argv[0]
-  std::vector<std::string> env;   // "KEY=VALUE" strings
+  std::vector<std::string> args;         // argv, including argv[0]
+  std::vector<std::string> env;          // "KEY=VALUE" strings
   std::span<const uint8_t> stdin_bytes;  // must outlive the context
   const Mailbox* mailbox = nullptr;      // may be null: no preopens
   uint64_t stdout_cap = kDefaultOutputCap;

@@ -15,7 +15,9 @@ constexpr std::string_view kRandomDomain = "ampoule/wasi/random_get/v1";
 constexpr size_t kBlockBytes = 64;
 
 uint64_t SatAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
-uint64_t SatMul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+uint64_t SatMul(uint64_t a, uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
 
 }  // namespace
 
@@ -56,7 +58,8 @@ void DeterministicEnvironment::Sleep(uint64_t ns) { slept_ns_ = SatAdd(slept_ns_
 void DeterministicEnvironment::RefillBlock() {
   static const uint8_t kNonce[crypto_stream_chacha20_NONCEBYTES] = {};
   block_.fill(0);
-  crypto_stream_chacha20_xor_ic(block_.data(), block_.data(), kBlockBytes, kNonce, next_block_++, key_.data());
+  crypto_stream_chacha20_xor_ic(block_.data(), block_.data(), kBlockBytes, kNonce, next_block_++,
+                                key_.data());
   block_used_ = 0;
 }
 

@@ -68,9 +68,9 @@ class DeterministicEnvironment final : public WasiEnvironment {
   DeterministicEnvironmentOptions options_;
   uint64_t slept_ns_ = 0;
   std::array<uint8_t, 32> key_{};
-  uint64_t next_block_ = 0;             // ChaCha20 block counter
-  std::array<uint8_t, 64> block_{};     // the current keystream block
-  size_t block_used_ = 64;              // bytes of block_ already handed out
+  uint64_t next_block_ = 0;          // ChaCha20 block counter
+  std::array<uint8_t, 64> block_{};  // the current keystream block
+  size_t block_used_ = 64;           // bytes of block_ already handed out
 };
 
 }  // namespace ampoule::wasi

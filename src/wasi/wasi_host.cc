@@ -36,17 +36,22 @@ constexpr WasiFunction kFunctions[] = {
     {"clock_time_get", "iIi",
      [](Call& c) { return ClockTimeGet(c.ctx, c.mem, c.i(0), c.l(1), c.i(2), c.fuel_used); }},
     {"environ_get", "ii", [](Call& c) { return EnvironGet(c.ctx, c.mem, c.i(0), c.i(1)); }},
-    {"environ_sizes_get", "ii", [](Call& c) { return EnvironSizesGet(c.ctx, c.mem, c.i(0), c.i(1)); }},
-    {"fd_advise", "iIIi", [](Call& c) { return FdAdvise(c.ctx, c.mem, c.i(0), c.l(1), c.l(2), c.i(3)); }},
-    {"fd_allocate", "iII", [](Call& c) { return FdAllocate(c.ctx, c.mem, c.i(0), c.l(1), c.l(2)); }},
+    {"environ_sizes_get", "ii",
+     [](Call& c) { return EnvironSizesGet(c.ctx, c.mem, c.i(0), c.i(1)); }},
+    {"fd_advise", "iIIi",
+     [](Call& c) { return FdAdvise(c.ctx, c.mem, c.i(0), c.l(1), c.l(2), c.i(3)); }},
+    {"fd_allocate", "iII",
+     [](Call& c) { return FdAllocate(c.ctx, c.mem, c.i(0), c.l(1), c.l(2)); }},
     {"fd_close", "i", [](Call& c) { return FdClose(c.ctx, c.mem, c.i(0)); }},
     {"fd_datasync", "i", [](Call& c) { return FdDatasync(c.ctx, c.mem, c.i(0)); }},
     {"fd_fdstat_get", "ii", [](Call& c) { return FdFdstatGet(c.ctx, c.mem, c.i(0), c.i(1)); }},
-    {"fd_fdstat_set_flags", "ii", [](Call& c) { return FdFdstatSetFlags(c.ctx, c.mem, c.i(0), c.i(1)); }},
+    {"fd_fdstat_set_flags", "ii",
+     [](Call& c) { return FdFdstatSetFlags(c.ctx, c.mem, c.i(0), c.i(1)); }},
     {"fd_fdstat_set_rights", "iII",
      [](Call& c) { return FdFdstatSetRights(c.ctx, c.mem, c.i(0), c.l(1), c.l(2)); }},
     {"fd_filestat_get", "ii", [](Call& c) { return FdFilestatGet(c.ctx, c.mem, c.i(0), c.i(1)); }},
-    {"fd_filestat_set_size", "iI", [](Call& c) { return FdFilestatSetSize(c.ctx, c.mem, c.i(0), c.l(1)); }},
+    {"fd_filestat_set_size", "iI",
+     [](Call& c) { return FdFilestatSetSize(c.ctx, c.mem, c.i(0), c.l(1)); }},
     {"fd_filestat_set_times", "iIIi",
      [](Call& c) { return FdFilestatSetTimes(c.ctx, c.mem, c.i(0), c.l(1), c.l(2), c.i(3)); }},
     {"fd_pread", "iiiIi",
@@ -56,46 +61,61 @@ constexpr WasiFunction kFunctions[] = {
     {"fd_prestat_get", "ii", [](Call& c) { return FdPrestatGet(c.ctx, c.mem, c.i(0), c.i(1)); }},
     {"fd_pwrite", "iiiIi",
      [](Call& c) { return FdPwrite(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.l(3), c.i(4)); }},
-    {"fd_read", "iiii", [](Call& c) { return FdRead(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3)); }},
+    {"fd_read", "iiii",
+     [](Call& c) { return FdRead(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3)); }},
     {"fd_readdir", "iiiIi",
      [](Call& c) { return FdReaddir(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.l(3), c.i(4)); }},
     {"fd_renumber", "ii", [](Call& c) { return FdRenumber(c.ctx, c.mem, c.i(0), c.i(1)); }},
-    {"fd_seek", "iIii", [](Call& c) { return FdSeek(c.ctx, c.mem, c.i(0), c.l(1), c.i(2), c.i(3)); }},
+    {"fd_seek", "iIii",
+     [](Call& c) { return FdSeek(c.ctx, c.mem, c.i(0), c.l(1), c.i(2), c.i(3)); }},
     {"fd_sync", "i", [](Call& c) { return FdSync(c.ctx, c.mem, c.i(0)); }},
     {"fd_tell", "ii", [](Call& c) { return FdTell(c.ctx, c.mem, c.i(0), c.i(1)); }},
-    {"fd_write", "iiii", [](Call& c) { return FdWrite(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3)); }},
+    {"fd_write", "iiii",
+     [](Call& c) { return FdWrite(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3)); }},
     {"path_create_directory", "iii",
      [](Call& c) { return PathCreateDirectory(c.ctx, c.mem, c.i(0), c.i(1), c.i(2)); }},
     {"path_filestat_get", "iiiii",
      [](Call& c) { return PathFilestatGet(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4)); }},
     {"path_filestat_set_times", "iiiiIIi",
      [](Call& c) {
-       return PathFilestatSetTimes(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.l(4), c.l(5), c.i(6));
+       return PathFilestatSetTimes(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.l(4), c.l(5),
+                                   c.i(6));
      }},
     {"path_link", "iiiiiii",
-     [](Call& c) { return PathLink(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5), c.i(6)); }},
+     [](Call& c) {
+       return PathLink(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5), c.i(6));
+     }},
     {"path_open", "iiiiiIIii",
      [](Call& c) {
-       return PathOpen(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.l(5), c.l(6), c.i(7), c.i(8));
+       return PathOpen(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.l(5), c.l(6), c.i(7),
+                       c.i(8));
      }},
     {"path_readlink", "iiiiii",
-     [](Call& c) { return PathReadlink(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5)); }},
+     [](Call& c) {
+       return PathReadlink(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5));
+     }},
     {"path_remove_directory", "iii",
      [](Call& c) { return PathRemoveDirectory(c.ctx, c.mem, c.i(0), c.i(1), c.i(2)); }},
     {"path_rename", "iiiiii",
-     [](Call& c) { return PathRename(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5)); }},
+     [](Call& c) {
+       return PathRename(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5));
+     }},
     {"path_symlink", "iiiii",
      [](Call& c) { return PathSymlink(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4)); }},
-    {"path_unlink_file", "iii", [](Call& c) { return PathUnlinkFile(c.ctx, c.mem, c.i(0), c.i(1), c.i(2)); }},
+    {"path_unlink_file", "iii",
+     [](Call& c) { return PathUnlinkFile(c.ctx, c.mem, c.i(0), c.i(1), c.i(2)); }},
     {"poll_oneoff", "iiii",
      [](Call& c) { return PollOneoff(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.fuel_used); }},
     {"proc_exit", "i", nullptr},
     {"proc_raise", "i", [](Call& c) { return ProcRaise(c.ctx, c.mem, c.i(0)); }},
     {"random_get", "ii", [](Call& c) { return RandomGet(c.ctx, c.mem, c.i(0), c.i(1)); }},
     {"sched_yield", "", [](Call& c) { return SchedYield(c.ctx, c.mem); }},
-    {"sock_accept", "iii", [](Call& c) { return SockAccept(c.ctx, c.mem, c.i(0), c.i(1), c.i(2)); }},
+    {"sock_accept", "iii",
+     [](Call& c) { return SockAccept(c.ctx, c.mem, c.i(0), c.i(1), c.i(2)); }},
     {"sock_recv", "iiiiii",
-     [](Call& c) { return SockRecv(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5)); }},
+     [](Call& c) {
+       return SockRecv(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4), c.i(5));
+     }},
     {"sock_send", "iiiii",
      [](Call& c) { return SockSend(c.ctx, c.mem, c.i(0), c.i(1), c.i(2), c.i(3), c.i(4)); }},
     {"sock_shutdown", "ii", [](Call& c) { return SockShutdown(c.ctx, c.mem, c.i(0), c.i(1)); }},
@@ -159,12 +179,14 @@ Result<std::vector<wasm::Extern>> WasiHost::LinkImports(const wasm::Module& modu
     wasm::FunctionInstance* f = nullptr;
     if (imp.module == kWasiModuleName && imp.kind == wasm::ExternKind::Func) f = Find(imp.name);
     if (f == nullptr) {
-      std::string hint = imp.module == "wasi_unstable"
-                             ? " (\"wasi_unstable\" is the older WASI snapshot; rebuild the module for "
-                               "wasi_snapshot_preview1)"
-                             : " (a WASI command may import only wasi_snapshot_preview1 functions)";
-      return Error{"unknown import \"" + imp.module + "\" \"" + imp.name + "\": the module asks for " +
-                   KindName(imp.kind) + " that the WASI host does not provide" + hint};
+      std::string hint =
+          imp.module == "wasi_unstable"
+              ? " (\"wasi_unstable\" is the older WASI snapshot; rebuild the module for "
+                "wasi_snapshot_preview1)"
+              : " (a WASI command may import only wasi_snapshot_preview1 functions)";
+      return Error{"unknown import \"" + imp.module + "\" \"" + imp.name +
+                   "\": the module asks for " + KindName(imp.kind) +
+                   " that the WASI host does not provide" + hint};
     }
     wasm::Extern ext;
     ext.kind = wasm::ExternKind::Func;

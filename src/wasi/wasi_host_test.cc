@@ -19,7 +19,8 @@ std::vector<uint8_t> Bytes(std::string_view s) { return std::vector<uint8_t>(s.b
 
 constexpr uint32_t E(Errno e) { return uint32_t(e); }
 
-wasm::Import MakeImport(std::string module, std::string name, wasm::ExternKind kind = wasm::ExternKind::Func) {
+wasm::Import MakeImport(std::string module, std::string name,
+                        wasm::ExternKind kind = wasm::ExternKind::Func) {
   wasm::Import imp;
   imp.module = std::move(module);
   imp.name = std::move(name);
@@ -70,13 +71,29 @@ class WasiHostTest : public ::testing::Test {
   uint8_t* At(uint32_t p) { return mem_->data.data() + p; }
   void Put(uint32_t p, std::string_view s) { memcpy(At(p), s.data(), s.size()); }
   std::string Get(uint32_t p, uint32_t n) { return std::string(reinterpret_cast<char*>(At(p)), n); }
-  void Put32(uint32_t p, uint32_t v) { for (int i = 0; i < 4; ++i) At(p)[i] = uint8_t(v >> (8 * i)); }
-  uint32_t U32(uint32_t p) { uint32_t v = 0; for (int i = 0; i < 4; ++i) v |= uint32_t(At(p)[i]) << (8 * i); return v; }
-  uint64_t U64(uint32_t p) { uint64_t v = 0; for (int i = 0; i < 8; ++i) v |= uint64_t(At(p)[i]) << (8 * i); return v; }
-  void Iovec(uint32_t at, uint32_t buf, uint32_t len) { Put32(at, buf); Put32(at + 4, len); }
+  void Put32(uint32_t p, uint32_t v) {
+    for (int i = 0; i < 4; ++i) At(p)[i] = uint8_t(v >> (8 * i));
+  }
+  uint32_t U32(uint32_t p) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= uint32_t(At(p)[i]) << (8 * i);
+    return v;
+  }
+  uint64_t U64(uint32_t p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= uint64_t(At(p)[i]) << (8 * i);
+    return v;
+  }
+  void Iovec(uint32_t at, uint32_t buf, uint32_t len) {
+    Put32(at, buf);
+    Put32(at + 4, len);
+  }
 
   // Opens `path` under the preopen (fd 3) for reading; returns the new fd.
-  uint32_t Open(std::string_view path, uint32_t oflags = 0, uint64_t rights = abi::kRightFdRead | abi::kRightFdSeek | abi::kRightFdTell | abi::kRightFdReaddir | abi::kRightFdFilestatGet | abi::kRightFdAdvise) {
+  uint32_t Open(std::string_view path, uint32_t oflags = 0,
+                uint64_t rights = abi::kRightFdRead | abi::kRightFdSeek | abi::kRightFdTell |
+                                  abi::kRightFdReaddir | abi::kRightFdFilestatGet |
+                                  abi::kRightFdAdvise) {
     Put(2000, path);
     uint32_t e = Call("path_open", {3, 0, 2000, path.size(), oflags, rights, rights, 0, 2100});
     EXPECT_EQ(e, 0u) << path << ": " << ErrnoName(Errno(e));
@@ -101,7 +118,8 @@ TEST_F(WasiHostTest, AllPreview1FunctionsResolveWithTheirTypes) {
   EXPECT_EQ(host_->Find("nonexistent"), nullptr);
   using V = wasm::ValType;
   const wasm::FuncType* open = host_->Find("path_open")->type;
-  EXPECT_EQ(open->params, (std::vector<V>{V::I32, V::I32, V::I32, V::I32, V::I32, V::I64, V::I64, V::I32, V::I32}));
+  EXPECT_EQ(open->params, (std::vector<V>{V::I32, V::I32, V::I32, V::I32, V::I32, V::I64, V::I64,
+                                          V::I32, V::I32}));
   EXPECT_EQ(open->results, std::vector<V>{V::I32});
   EXPECT_TRUE(host_->Find("proc_exit")->type->results.empty());
   EXPECT_EQ(host_->Find("clock_time_get")->type->params, (std::vector<V>{V::I32, V::I64, V::I32}));
@@ -171,7 +189,7 @@ TEST_F(WasiHostTest, GuestPointersAreBoundsChecked) {
   EXPECT_EQ(Call("fd_write", {1, 100, 1, 120}), E(Errno::kFault));
   EXPECT_EQ(Call("fd_write", {1, 65532, 1, 120}), E(Errno::kFault));  // the iovec itself
   Iovec(100, 500, 4);
-  EXPECT_EQ(Call("fd_write", {1, 100, 1, 65534}), E(Errno::kFault));  // the result pointer
+  EXPECT_EQ(Call("fd_write", {1, 100, 1, 65534}), E(Errno::kFault));         // the result pointer
   EXPECT_EQ(Call("fd_write", {1, 100, 0x20000000, 120}), E(Errno::kInval));  // absurd iovec count
   EXPECT_EQ(ctx_->stdout_capture().total_bytes(), before);
   EXPECT_EQ(Call("random_get", {65000, 1000}), E(Errno::kFault));
@@ -337,7 +355,8 @@ TEST_F(WasiHostTest, ReaddirListsSortedEntriesAndResumesFromCookie) {
   EXPECT_EQ(Call("fd_readdir", {1, 1000, 1000, 0, 120}), E(Errno::kNotDir));
   // A directory opened below the preopen cannot climb out of itself.
   Put(2000, "../hello.txt");
-  EXPECT_EQ(Call("path_open", {fd, 0, 2000, 12, 0, abi::kRightFdRead, 0, 0, 2100}), E(Errno::kNotCapable));
+  EXPECT_EQ(Call("path_open", {fd, 0, 2000, 12, 0, abi::kRightFdRead, 0, 0, 2100}),
+            E(Errno::kNotCapable));
 }
 
 TEST_F(WasiHostTest, ClocksArePollAdvancedVirtualTime) {

@@ -8,11 +8,13 @@ namespace {
 Result<wasm::FunctionInstance*> FindStart(const wasm::Instance& instance) {
   std::optional<wasm::Extern> start = instance.GetExport("_start");
   if (!start || start->kind != wasm::ExternKind::Func) {
-    return Error{"the module exports no \"_start\" function, so it is not a WASI command "
-                 "(build it as an executable, not a library or reactor)"};
+    return Error{
+        "the module exports no \"_start\" function, so it is not a WASI command "
+        "(build it as an executable, not a library or reactor)"};
   }
   if (!start->func->type->params.empty() || !start->func->type->results.empty()) {
-    return Error{"the module's \"_start\" export has type " + wasm::FuncTypeToString(*start->func->type) +
+    return Error{"the module's \"_start\" export has type " +
+                 wasm::FuncTypeToString(*start->func->type) +
                  "; a WASI command's _start takes and returns nothing"};
   }
   return start->func;
@@ -24,7 +26,8 @@ void RecordOutcome(const wasm::Outcome& outcome, RunResult& result) {
   if (outcome.stop == wasm::StopReason::kExit) result.exit_code = outcome.exit_code;
   if (outcome.stop == wasm::StopReason::kTrap) {
     result.trap = outcome.trap;
-    result.trap_message = outcome.message.empty() ? wasm::TrapMessage(outcome.trap) : outcome.message;
+    result.trap_message =
+        outcome.message.empty() ? wasm::TrapMessage(outcome.trap) : outcome.message;
   }
 }
 
@@ -41,7 +44,8 @@ void RecordOutput(WasiContext& ctx, RunResult& result) {
 
 }  // namespace
 
-Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module, const RunRequest& request) {
+Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module,
+                                 const RunRequest& request) {
   WasiConfig config;
   config.args = request.args;
   config.env = request.env;
@@ -75,7 +79,8 @@ Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> mod
   }
   result.fuel_used = store.fuel_used();
   if (inst.instance != nullptr) {
-    for (const wasm::MemoryInstance* m : inst.instance->memories) result.memory_cap_hit |= m->cap_hit;
+    for (const wasm::MemoryInstance* m : inst.instance->memories)
+      result.memory_cap_hit |= m->cap_hit;
   }
   RecordOutput(ctx, result);
   return result;

@@ -25,11 +25,11 @@ struct RunRequest {
   std::vector<std::string> args;  // argv, including argv[0] (the program name)
   std::vector<std::string> env;   // "KEY=VALUE"
   std::vector<uint8_t> stdin_bytes;
-  Mailbox mailbox;                // preopened read-only directories
-  uint64_t seed = 0;              // random_get stream
+  Mailbox mailbox;                      // preopened read-only directories
+  uint64_t seed = 0;                    // random_get stream
   uint64_t epoch_ns = kDefaultEpochNs;  // realtime clock at fuel 0
-  uint64_t fuel = UINT64_MAX;     // budget; running out stops the run (stop reason "fuel")
-  wasm::StoreLimits limits;       // memory cap, table cap, call depth, value stack
+  uint64_t fuel = UINT64_MAX;           // budget; running out stops the run (stop reason "fuel")
+  wasm::StoreLimits limits;             // memory cap, table cap, call depth, value stack
   uint64_t stdout_cap = kDefaultOutputCap;
   uint64_t stderr_cap = kDefaultOutputCap;
   // Optional live views of kept output (they do not affect the result).
@@ -59,7 +59,8 @@ struct RunResult {
 // in the module's start function. Errors are for runs that could not start:
 // an invalid request, an import the host does not provide, an incompatible
 // import type, no `_start` function.
-Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module, const RunRequest& request);
+Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module,
+                                 const RunRequest& request);
 
 // Compiles `wasm_bytes` (errors: malformed or invalid module), then as above.
 Result<RunResult> RunWasiCommand(std::span<const uint8_t> wasm_bytes, const RunRequest& request);

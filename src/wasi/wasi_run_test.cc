@@ -37,7 +37,8 @@ void AddInputTree(Mailbox& box) {
 class WasiRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (kGuestDir == nullptr) GTEST_SKIP() << "WASI guests were not built (clang-14 or wasi-libc missing)";
+    if (kGuestDir == nullptr)
+      GTEST_SKIP() << "WASI guests were not built (clang-14 or wasi-libc missing)";
     request.fuel = 1'000'000'000;
     request.limits.max_memory_bytes = 64 << 20;
   }
@@ -136,7 +137,8 @@ TEST_F(WasiRunTest, ClocksAreVirtual) {
             "time(): 1704067200\n");
   request.epoch_ns = uint64_t(2'000'000'000) * 1'000'000'000;
   r = Run("clocks");
-  EXPECT_NE(r.stdout_data.find("realtime seconds: 2000000000\n"), std::string::npos) << r.stdout_data;
+  EXPECT_NE(r.stdout_data.find("realtime seconds: 2000000000\n"), std::string::npos)
+      << r.stdout_data;
 }
 
 TEST_F(WasiRunTest, ExitCodes) {
@@ -147,6 +149,7 @@ TEST_F(WasiRunTest, ExitCodes) {
   EXPECT_EQ(r.stop, StopReason::kExit);
   EXPECT_EQ(r.exit_code, 42);
   EXPECT_EQ(r.stderr_data, "exiting with 42\n");
+  EXPECT_EQ(DescribeStop(r), "exit 42");
   r = Run("exitcode", {"0"});
   EXPECT_EQ(r.stop, StopReason::kExit);
   EXPECT_EQ(r.exit_code, 0);
@@ -156,6 +159,7 @@ TEST_F(WasiRunTest, TrapIsReportedWithItsKind) {
   RunResult r = Run("trap");
   EXPECT_EQ(r.stop, StopReason::kTrap);
   EXPECT_EQ(r.trap, wasm::TrapKind::kUnreachable);
+  EXPECT_EQ(DescribeStop(r), "trap: unreachable");
   EXPECT_EQ(r.stdout_data, "about to trap\n");
 }
 
@@ -219,16 +223,17 @@ TEST_F(WasiRunTest, DifferentSeedChangesOnlyTheRandomBytes) {
   ASSERT_EQ(a.stdout_data.size(), b.stdout_data.size());
   EXPECT_NE(a.stdout_data, b.stdout_data);
   // Line 1 carries the bytes; everything else, and the fuel, is the same.
-  EXPECT_EQ(a.stdout_data.substr(a.stdout_data.find('\n')), b.stdout_data.substr(b.stdout_data.find('\n')));
+  EXPECT_EQ(a.stdout_data.substr(a.stdout_data.find('\n')),
+            b.stdout_data.substr(b.stdout_data.find('\n')));
   EXPECT_EQ(a.fuel_used, b.fuel_used);
   EXPECT_EQ(a.stop, b.stop);
 }
 
 TEST_F(WasiRunTest, UnknownImportIsNamed) {
   // (module (import "env" "foo" (func)))
-  const std::vector<uint8_t> wasm = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60,
-                                     0x00, 0x00, 0x02, 0x0b, 0x01, 0x03, 'e',  'n',  'v',  0x03, 'f',  'o',
-                                     'o',  0x00, 0x00};
+  const std::vector<uint8_t> wasm = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01,
+                                     0x04, 0x01, 0x60, 0x00, 0x00, 0x02, 0x0b, 0x01, 0x03,
+                                     'e',  'n',  'v',  0x03, 'f',  'o',  'o',  0x00, 0x00};
   Result<RunResult> r = RunWasiCommand(wasm, request);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("unknown import \"env\" \"foo\""), std::string::npos) << r.message();

@@ -31,19 +31,24 @@ expect(returns-zero 0 "argc=3\nargv\\[0\\]=args.wasm\nargv\\[1\\]=a\nargv\\[2\\]
        ${GUESTS}/args.wasm -- a "b c")
 expect(exit-status 42 "^$" "exiting with 42\n" ${GUESTS}/exitcode.wasm -- 42)
 expect(exit-status-out-of-range 124 "^$" "exiting with 300" ${GUESTS}/exitcode.wasm -- 300)
-expect(stats-on-exit 7 "^$" "ampoule stats: stop=exit exit_code=7 fuel_used=[0-9]+ memory_cap_hit=no"
+expect(stats-on-exit 7 "^$"
+       "ampoule stats: stop=exit exit_code=7 fuel_used=[0-9]+ memory_cap_hit=no"
        ${GUESTS}/exitcode.wasm --stats -- 7)
-expect(trap 126 "about to trap\n" "guest trapped: unreachable.*stop=trap trap=unreachable" ${GUESTS}/trap.wasm --stats)
-expect(out-of-fuel 127 "^$" "ran out of fuel.*stop=fuel fuel_used=" ${GUESTS}/spin.wasm --fuel 100000 --stats)
+expect(trap 126 "about to trap\n" "guest trapped: unreachable.*stop=trap trap=unreachable"
+       ${GUESTS}/trap.wasm --stats)
+expect(out-of-fuel 127 "^$" "ran out of fuel.*stop=fuel fuel_used="
+       ${GUESTS}/spin.wasm --fuel 100000 --stats)
 expect(memory-cap 0 "allocated [0-9] MiB before malloc failed" "memory_cap_hit=yes"
        ${GUESTS}/memory.wasm --memory 8M --stats)
 expect(stdin 0 "ABC\nDEF\nbytes=8 lines=2\n" "^$" ${GUESTS}/stdin.wasm --stdin ${WORK}/stdin.txt)
-expect(env 0 "env GREETING=hi\nenv X=1\nGREETING=hi\n" "^$" ${GUESTS}/env.wasm --env GREETING=hi --env X=1)
+expect(env 0 "env GREETING=hi\nenv X=1\nGREETING=hi\n" "^$"
+       ${GUESTS}/env.wasm --env GREETING=hi --env X=1)
 expect(dir 0 "/input:\n  hello.txt\n  nested/\n/input/nested:\n  deep/\n  z.txt\n" "^$"
        ${GUESTS}/dirs.wasm --dir /input=${INPUT})
 expect(readonly 0 "create file: EROFS\n" "^$" ${GUESTS}/readonly.wasm --dir /input=${INPUT})
 expect(seeded-random 0 "random: 20735239df301900" "^$" ${GUESTS}/random.wasm --seed 0)
-expect(flood-is-capped 0 "^x+$" "output over the 16777216-byte cap was dropped.*stdout_bytes=18874372"
+expect(flood-is-capped 0 "^x+$"
+       "output over the 16777216-byte cap was dropped.*stdout_bytes=18874372"
        ${GUESTS}/flood.wasm --stats -- 18432)
 expect(help 0 "usage: ampoule wasm run.*126 +the guest trapped" "^$" --help)
 

@@ -33,9 +33,11 @@ int main(void) {
   printf("position after pread: %lld\n", (long long)lseek(fd, 0, SEEK_CUR));
   close(fd);
 
-  if (stat("/input/nested", &st) == 0) printf("nested is a directory: %d\n", S_ISDIR(st.st_mode) ? 1 : 0);
+  if (stat("/input/nested", &st) == 0)
+    printf("nested is a directory: %d\n", S_ISDIR(st.st_mode) ? 1 : 0);
   errno = 0;
   FILE* missing = fopen("/input/missing.txt", "r");
-  printf("missing: %s errno=%s\n", missing ? "opened" : "not opened", errno == ENOENT ? "ENOENT" : "other");
+  printf("missing: %s errno=%s\n", missing ? "opened" : "not opened",
+         errno == ENOENT ? "ENOENT" : "other");
   return 0;
 }

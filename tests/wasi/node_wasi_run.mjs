@@ -16,11 +16,17 @@ for (let i = 0; i < argv.length; ++i) {
   const a = argv[i];
   if (a === '--') { args.push(...argv.slice(i + 1)); break; }
   if (a === '--dir') { const [g, h] = argv[++i].split('='); preopens[g] = h; continue; }
-  if (a === '--env') { const v = argv[++i]; const eq = v.indexOf('='); env[v.slice(0, eq)] = v.slice(eq + 1); continue; }
+  if (a === '--env') {
+    const v = argv[++i];
+    const eq = v.indexOf('=');
+    env[v.slice(0, eq)] = v.slice(eq + 1);
+    continue;
+  }
   if (a === '--stdin') { stdin = openSync(argv[++i], 'r'); continue; }
   module = a;
 }
 const wasi = new WASI({ version: 'preview1', args: [basename(module), ...args], env, preopens,
                         stdin: stdin ?? openSync('/dev/null', 'r'), returnOnExit: true });
-const instance = await WebAssembly.instantiate(new WebAssembly.Module(readFileSync(module)), wasi.getImportObject());
+const compiled = new WebAssembly.Module(readFileSync(module));
+const instance = await WebAssembly.instantiate(compiled, wasi.getImportObject());
 process.exitCode = wasi.start(instance);

@@ -19,10 +19,10 @@ static const char* name(int e) {
   }
 }
 
-#define TRY(label, expr)                         \
-  do {                                           \
-    errno = 0;                                   \
-    int ok_ = (expr);                            \
+#define TRY(label, expr)                                 \
+  do {                                                   \
+    errno = 0;                                           \
+    int ok_ = (expr);                                    \
     printf("%s: %s\n", label, ok_ ? "OK" : name(errno)); \
   } while (0)
 
