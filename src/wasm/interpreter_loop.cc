@@ -179,6 +179,10 @@ H_BrNz64:
   BRANCH_IF(R64(1) != 0, 2, 5)
 H_BrZ64:
   BRANCH_IF(R64(1) == 0, 2, 5)
+H_BrTestNz32I:
+  BRANCH_IF((R32(1) & K32(2)) != 0, 3, 6)
+H_BrTestZ32I:
+  BRANCH_IF((R32(1) & K32(2)) == 0, 3, 6)
 
 #define CMP_FAMILY(X, S)                                                  \
   X(Eq, a == b) X(Ne, a != b) X(LtS, S(a) < S(b)) X(LtU, a < b)           \
@@ -378,15 +382,20 @@ H_DataDrop:
   NEXT(2);
 
   // Effective addresses are 33-bit sums computed in 64 bits: never wrap.
-#define LOAD(Name, T, conv)                                              \
+  // The Add forms first add two i32s (wrapping), as i32.add would.
+#define LOAD_AT(Name, T, conv, addr, n)                                  \
   H_##Name : {                                                           \
-    uint64_t ea = uint64_t(R32(2)) + K32(3);                             \
+    uint64_t ea = uint64_t(addr) + K32(n);                               \
     if (UNLIKELY(ea + sizeof(T) > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds); \
     T v;                                                                 \
     std::memcpy(&v, mem + ea, sizeof(T));                                \
     SL(1) = conv;                                                        \
-    NEXT(4);                                                             \
+    NEXT(n + 1);                                                         \
   }
+#define LOAD(Name, T, conv)                                     \
+  LOAD_AT(Name, T, conv, R32(2), 3)                             \
+  LOAD_AT(Name##Add, T, conv, uint32_t(R32(2) + R32(3)), 4)     \
+  LOAD_AT(Name##AddI, T, conv, uint32_t(R32(2) + K32(3)), 4)
   LOAD(Load32, uint32_t, v)
   LOAD(Load64, uint64_t, v)
   LOAD(Load8S32, int8_t, uint32_t(int32_t(v)))

@@ -40,15 +40,23 @@
   X(Min##S, 3) X(Max##S, 3) X(Copysign##S, 3) X(FEq##S, 3) X(FNe##S, 3) \
   X(FLt##S, 3) X(FGt##S, 3) X(FLe##S, 3) X(FGe##S, 3)
 
+#define AMP_LOAD_OPS(X, S, N)                                           \
+  X(Load32##S, N) X(Load64##S, N) X(Load8S32##S, N) X(Load8U##S, N)     \
+  X(Load16S32##S, N) X(Load16U##S, N) X(Load8S64##S, N)                 \
+  X(Load16S64##S, N) X(Load32S64##S, N)
+
 #define AMP_INTERNAL_OPS(X)                                                  \
   /* Control. */                                                             \
   X(Unreachable, 0)     /* trap */                                           \
   X(Charge, 1)          /* f: fuel for a block entered by fallthrough */     \
   X(Br, 2)              /* t ft */                                           \
+  /* Conditional branches, kept contiguous (BrNz .. BrGeU64). */              \
   X(BrNz, 4)            /* a t ft ff: branch if i32 a != 0 */                \
   X(BrZ, 4)             /* a t ft ff: branch if i32 a == 0 */                \
   X(BrNz64, 4)          /* a t ft ff: branch if i64 a != 0 */                \
   X(BrZ64, 4)           /* a t ft ff: branch if i64 a == 0 */                \
+  X(BrTestNz32I, 5)     /* a k t ft ff: branch if (a & k) != 0 */            \
+  X(BrTestZ32I, 5)      /* a k t ft ff: branch if (a & k) == 0 */            \
   AMP_CMP_OPS(X, Br, 32, 5)   /* a b t ft ff: branch if a <op> b */          \
   AMP_CMP_OPS(X, Br, 32I, 5)  /* a k t ft ff */                              \
   AMP_CMP_OPS(X, Br, 64, 5)   /* a b t ft ff */                              \
@@ -83,10 +91,10 @@
   X(MemoryCopy, 3)      /* d s n */                                          \
   X(MemoryInit, 4)      /* data d s n */                                     \
   X(DataDrop, 1)        /* data */                                           \
-  X(Load32, 3)          /* d a o: i32.load, f32.load, i64.load32_u */        \
-  X(Load64, 3)          /* d a o: i64.load, f64.load */                      \
-  X(Load8S32, 3) X(Load8U, 3) X(Load16S32, 3) X(Load16U, 3)                  \
-  X(Load8S64, 3) X(Load16S64, 3) X(Load32S64, 3)                             \
+  /* Loads: d a o, address a; ...Add: d a b o, address a+b (i32, wrapping); */ \
+  /* ...AddI: d a k o, address a+k. Load32 serves i32.load, f32.load and     */ \
+  /* i64.load32_u; Load64 i64.load and f64.load.                             */ \
+  AMP_LOAD_OPS(X, , 3) AMP_LOAD_OPS(X, Add, 4) AMP_LOAD_OPS(X, AddI, 4)      \
   X(Store32, 3)         /* a v o: i32.store, f32.store, i64.store32 */       \
   X(Store64, 3) X(Store8, 3) X(Store16, 3)                                   \
   /* Integer arithmetic: d a b, or d a k for the I forms. */                 \

@@ -145,34 +145,6 @@ Status FunctionTranslator::TranslateInstr() {
                " is not supported by the interpreter"};
 }
 
-Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
-  for (uint32_t unit : fuel_units_) {
-    uint64_t cost = fuel_cost_[uint32_t(code_[unit])];
-    if (cost > UINT32_MAX) {
-      return Error{"function " + std::to_string(index_) + " has a basic block too large to meter"};
-    }
-    code_[unit] = int32_t(uint32_t(cost));
-  }
-  const void* const* handlers = InterpreterHandlers();
-  for (size_t i = 0; i < starts_.size(); ++i) {
-    std::memcpy(&code_[starts_[i]], &handlers[size_t(ops_[i])], sizeof(void*));
-  }
-
-  CompiledFunctionPtr f(new CompiledFunction);
-  f->code = std::move(code_);
-  f->instr_starts = std::move(starts_);
-  f->num_params = uint32_t(type_.params.size());
-  f->num_locals = num_locals_ - f->num_params;
-  f->num_results = uint32_t(type_.results.size());
-  f->first_stack_slot = first_stack_;
-  f->frame_slots = std::max(first_stack_ + max_height_, f->num_results);
-  f->entry_fuel = uint32_t(fuel_cost_[entry_fuel_]);
-  if (fuel_cost_[entry_fuel_] > UINT32_MAX) {
-    return Error{"function " + std::to_string(index_) + " has a basic block too large to meter"};
-  }
-  return f;
-}
-
 }  // namespace translator
 
 Result<CompiledFunctionPtr> TranslateFunction(const Module& module, uint32_t index,

@@ -20,6 +20,8 @@ IOp Negate(IOp op) {
     case IOp::BrZ: return IOp::BrNz;
     case IOp::BrNz64: return IOp::BrZ64;
     case IOp::BrZ64: return IOp::BrNz64;
+    case IOp::BrTestNz32I: return IOp::BrTestZ32I;
+    case IOp::BrTestZ32I: return IOp::BrTestNz32I;
     default: break;
   }
   // Compare branches come in families of ten in the order
@@ -313,7 +315,6 @@ void FunctionTranslator::OnBrTable(const Instr& in) {
       trampolines.push_back({depths[j], unit});
       continue;
     }
-    fuel_units_.push_back(unit + 1);
     code_[unit + 1] = int32_t(TargetFuel(c));
     LinkBranch(c, Ctrl::Fixup{unit, start});
   }

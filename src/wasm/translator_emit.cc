@@ -18,12 +18,17 @@ uint32_t FunctionTranslator::NewFuelBlock() {
   return uint32_t(fuel_cost_.size() - 1);
 }
 
-void FunctionTranslator::UnitFuel(uint32_t block) {
-  fuel_units_.push_back(uint32_t(code_.size()));
-  Unit(block);
-}
+namespace {
+
+// The conditional branches are contiguous in interpreter_ops.h.
+bool IsCondBranch(IOp op) { return op >= IOp::BrNz && op <= IOp::BrGeU64; }
+
+}  // namespace
 
 void FunctionTranslator::EmitCharge(uint32_t block) {
+  if (!ops_.empty() && IsCondBranch(ops_.back()) && label_pos_ != code_.size()) {
+    charge_merges_.push_back({uint32_t(code_.size()) - 1, uint32_t(ops_.size())});
+  }
   Begin(IOp::Charge);
   UnitFuel(block);
 }
@@ -47,6 +52,22 @@ bool FunctionTranslator::PeepholeFor(uint32_t stack_pos) const {
 void FunctionTranslator::Retarget(uint32_t slot) {
   code_[peephole_unit_] = int32_t(slot);
   peephole_unit_ = kNone;
+}
+
+// Fusion with the producer of a value: if the last instruction emitted is
+// `op` and wrote stack position `stack_pos` (whose value the caller is now
+// consuming, so nothing else reads it), removes that instruction and
+// returns its n source operands. Its sources are still intact: nothing has
+// been emitted since it ran.
+bool FunctionTranslator::TakeProducer(uint32_t stack_pos, IOp op, uint32_t* operands, uint32_t n) {
+  if (!PeepholeFor(stack_pos) || ops_.back() != op) return false;
+  uint32_t start = starts_.back();
+  for (uint32_t i = 0; i < n; ++i) operands[i] = uint32_t(code_[start + 3 + i]);
+  code_.resize(start);
+  starts_.pop_back();
+  ops_.pop_back();
+  peephole_unit_ = kNone;
+  return true;
 }
 
 void FunctionTranslator::Push(Operand op) {

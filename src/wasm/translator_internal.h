@@ -79,19 +79,26 @@ class FunctionTranslator {
   // translator.cc: the main loop and finishing.
   void PrePass();
   Status TranslateInstr();
+  // translator_finish.cc: fuel costs, dropping no-op charges, linking.
   Result<CompiledFunctionPtr> Finish();
+  void MergeCharges();
+  void Compact(const std::vector<bool>& drop);
   BlockSig Sig(const BlockType& bt) const;
 
   // translator_emit.cc: code, operands, fuel.
   uint32_t Begin(IOp op);
   void Unit(uint32_t v) { code_.push_back(int32_t(v)); }
-  void UnitFuel(uint32_t block);
+  void UnitFuel(uint32_t block) { Unit(block); }  // a fuel block number, costed in Finish()
   uint32_t NewFuelBlock();
   void EmitCharge(uint32_t block);
   void SetDst(uint32_t stack_pos);  // emits the dst unit for `stack_pos`, arms the peephole
   bool PeepholeFor(uint32_t stack_pos) const;
   void Retarget(uint32_t slot);
-  void BindLabel() { peephole_unit_ = kNone; }
+  bool TakeProducer(uint32_t stack_pos, IOp op, uint32_t* operands, uint32_t n);
+  void BindLabel() {
+    peephole_unit_ = kNone;
+    label_pos_ = uint32_t(code_.size());
+  }
   uint32_t StackSlot(uint32_t pos);
   void Push(Operand op);
   void PushStack() { Push(Operand{}); }
@@ -139,6 +146,7 @@ class FunctionTranslator {
   void OnSub(bool is64);
   void OnIntCompare(int kind, bool is64);
   void OnEqz(bool is64);
+  bool OnAndBranch();
   bool NextIsBranch() const;
   void FuseBranch(const Cond& cond);
   void OnSelect();
@@ -171,9 +179,17 @@ class FunctionTranslator {
   uint32_t peephole_pos_ = 0;         // ... which wrote this stack position
 
   std::vector<uint64_t> fuel_cost_;   // per fuel block
-  std::vector<uint32_t> fuel_units_;  // code units holding a fuel block number
   int64_t cur_fuel_ = -1;             // block being accumulated; -1 in dead code
   uint32_t entry_fuel_ = 0;
+  uint32_t label_pos_ = kNone;        // code position of the last label bound
+  // A Charge that directly follows a conditional branch, with no label at
+  // it: if the branch's fallthrough block costs nothing, the branch can
+  // charge the Charge's block itself.
+  struct ChargeAfterBranch {
+    uint32_t ff_unit;   // the branch's not-taken fuel unit
+    uint32_t charge;    // index of the Charge instruction
+  };
+  std::vector<ChargeAfterBranch> charge_merges_;
 };
 
 }  // namespace ampoule::wasm::translator

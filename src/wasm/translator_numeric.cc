@@ -53,7 +53,9 @@ bool FunctionTranslator::OnNumeric(const Instr& in) {
     case Opcode::I32DivU: OnBinary(IOp::DivU32, kNo, kNo, false); break;
     case Opcode::I32RemS: OnBinary(IOp::RemS32, kNo, kNo, false); break;
     case Opcode::I32RemU: OnBinary(IOp::RemU32, kNo, kNo, false); break;
-    case Opcode::I32And: OnBinary(IOp::And32, IOp::And32I, IOp::And32I, false); break;
+    case Opcode::I32And:
+      if (!OnAndBranch()) OnBinary(IOp::And32, IOp::And32I, IOp::And32I, false);
+      break;
     case Opcode::I32Or: OnBinary(IOp::Or32, IOp::Or32I, IOp::Or32I, false); break;
     case Opcode::I32Xor: OnBinary(IOp::Xor32, IOp::Xor32I, IOp::Xor32I, false); break;
     case Opcode::I32Shl: OnBinary(IOp::Shl32, IOp::Shl32I, kNo, false); break;

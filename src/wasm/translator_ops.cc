@@ -25,6 +25,12 @@ bool FitsImm(uint64_t value, bool is64) {
 
 bool IsConst(const Operand& op) { return op.kind == Operand::Kind::kConst; }
 
+// LoadXAdd is this far after LoadX, and LoadXAddI as far again (the three
+// families are laid out in the same order in interpreter_ops.h).
+constexpr int kLoadAddDistance = int(IOp::Load32Add) - int(IOp::Load32);
+static_assert(int(IOp::Load32AddI) - int(IOp::Load32Add) == kLoadAddDistance);
+static_assert(int(IOp::Load32S64AddI) - int(IOp::Load32S64) == 2 * kLoadAddDistance);
+
 }  // namespace
 
 void FunctionTranslator::AddFuel(const Instr& in) {
@@ -172,9 +178,33 @@ void FunctionTranslator::OnEqz(bool is64) {
     return;
   }
   Cond cond;
-  PopSlots(1, &cond.a);
-  cond.op = is64 ? IOp::BrZ64 : IOp::BrZ;
+  uint32_t pos = uint32_t(stack_.size()) - 1;
+  uint32_t mask[2];
+  if (!is64 && stack_.back().kind == Operand::Kind::kStack && TakeProducer(pos, IOp::And32I, mask, 2)) {
+    // (x & k) == 0
+    Pop();
+    cond.op = IOp::BrTestZ32I;
+    cond.a = mask[0];
+    cond.b = mask[1];
+    cond.binary = true;
+  } else {
+    PopSlots(1, &cond.a);
+    cond.op = is64 ? IOp::BrZ64 : IOp::BrZ;
+  }
   FuseBranch(cond);
+}
+
+// i32.and with a constant, then br_if or if: branch on (x & k) != 0.
+bool FunctionTranslator::OnAndBranch() {
+  if (!NextIsBranch() || !IsConst(stack_.back())) return false;
+  Operand k = Pop();
+  Cond cond;
+  PopSlots(1, &cond.a);
+  cond.op = IOp::BrTestNz32I;
+  cond.b = uint32_t(k.value);
+  cond.binary = true;
+  FuseBranch(cond);
+  return true;
 }
 
 void FunctionTranslator::OnSelect() {
@@ -351,11 +381,29 @@ bool FunctionTranslator::OnMemory(const Instr& in) {
   uint32_t s[3];
   uint32_t pos;
   if (load != IOp::kCount) {
-    PopSlots(1, s);
-    pos = uint32_t(stack_.size());
-    Begin(load);
-    SetDst(pos);
-    Unit(s[0]);
+    // An address computed by i32.add just before is folded into the load.
+    pos = uint32_t(stack_.size()) - 1;
+    uint32_t sum[2];
+    IOp fused = IOp::kCount;
+    if (stack_.back().kind == Operand::Kind::kStack) {
+      if (TakeProducer(pos, IOp::Add32, sum, 2)) {
+        fused = IOp(int(load) + kLoadAddDistance);
+      } else if (TakeProducer(pos, IOp::Add32I, sum, 2)) {
+        fused = IOp(int(load) + 2 * kLoadAddDistance);
+      }
+    }
+    if (fused != IOp::kCount) {
+      Pop();
+      Begin(fused);
+      SetDst(pos);
+      Unit(sum[0]);
+      Unit(sum[1]);
+    } else {
+      PopSlots(1, s);
+      Begin(load);
+      SetDst(pos);
+      Unit(s[0]);
+    }
     Unit(uint32_t(in.imm));
     PushStack();
     return true;
