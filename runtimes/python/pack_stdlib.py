@@ -22,6 +22,7 @@ the same bytecode format.
 import argparse
 import importlib.util
 import pathlib
+import pprint
 import py_compile
 import re
 import sys
@@ -52,19 +53,32 @@ def source_magic(bootstrap_external: pathlib.Path) -> bytes:
 
 
 def mapped_sysconfig(path: pathlib.Path, maps, tmp: pathlib.Path) -> pathlib.Path:
-    """Copies the sysconfig data with each OLD path prefix replaced by NEW.
+    """Rewrites the sysconfig data with each OLD path prefix replaced by NEW.
 
     configure records absolute build paths (srcdir, CONFIG_ARGS, flags); mapped,
-    the zip does not depend on where the tree was checked out."""
-    text = path.read_text(encoding="utf-8")
+    the zip does not depend on where the tree was checked out. The module is
+    re-emitted from its values rather than edited as text, because the
+    generator wraps long strings by length, so the layout (and with it the
+    bytecode's line table) would still follow the length of the checkout path."""
+    pairs = []
     for pair in maps:
         old, sep, new = pair.partition("=")
         if not sep or not old:
             sys.exit(f"pack_stdlib: --map-prefix wants OLD=NEW, got {pair!r}")
-        text = text.replace(old, new)
+        pairs.append((old, new))
+    namespace = {}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    values = {}
+    for key, value in namespace["build_time_vars"].items():
+        if isinstance(value, str):
+            for old, new in pairs:
+                value = value.replace(old, new)
+        values[key] = value
     out = tmp / "sysconfig" / path.name
     out.parent.mkdir()
-    out.write_text(text, encoding="utf-8")
+    out.write_text("# system configuration generated and used by the sysconfig module\n"
+                   "build_time_vars = " + pprint.pformat(values, width=100) + "\n",
+                   encoding="utf-8")
     return out
 
 
