@@ -5,14 +5,15 @@ Usage: pack_stdlib.py --lib SRC/Lib --sysconfig BUILD/.../_sysconfigdata_*.py
                       --source-magic SRC/Lib/importlib/_bootstrap_external.py
                       --prefix /usr/local --out python311.zip
 
-The zip is what the guest finds at <prefix>/lib/python311.zip: CPython puts that
-path on sys.path by default, so the guest needs no PYTHONHOME when the runtime's
-lib/ directory is mounted at <prefix>/lib (or PYTHONHOME=<prefix> otherwise).
+The zip is what the guest finds at <prefix>/lib/python311.zip, a path CPython
+puts on sys.path by default. The runner sets PYTHONHOME=<prefix>; without it
+CPython still imports from the zip but warns that it found no landmark files.
 
 Reproducibility: entries are sorted, carry a fixed timestamp and permissions, and
 each .pyc uses the "unchecked hash" header (PEP 552), so no source mtime and no
-build path is embedded. co_filename is the path the module has inside the guest
-(<prefix>/lib/python311.zip/<name>.py), the same string as the module's __file__.
+build path is embedded. co_filename is the module's source path inside the guest
+(<prefix>/lib/python311.zip/<name>.py, beside the .pyc that __file__ names), so
+tracebacks point where the source would be.
 
 The bytecode is produced by the host's CPython, which must have the same magic
 number as the target source tree (checked): the same minor version compiles to
