@@ -22,14 +22,15 @@ struct CompiledFunction {
   // Code units. An instruction's first two units hold its handler's
   // address (see InterpreterHandlers); its operands follow.
   std::vector<int32_t> code;
-  // Start of every instruction in `code`, in order (for listings and checks).
-  std::vector<uint32_t> instr_starts;
+  // What a call reads, in one cache line with `code`.
+  uint32_t frame_slots = 0;   // >= num_results
+  uint32_t entry_fuel = 0;    // fuel of the first basic block, charged on entry
   uint32_t num_params = 0;
   uint32_t num_locals = 0;
   uint32_t num_results = 0;
   uint32_t first_stack_slot = 0;
-  uint32_t frame_slots = 0;   // >= num_results
-  uint32_t entry_fuel = 0;    // fuel of the first basic block, charged on entry
+  // Start of every instruction in `code`, in order (for listings and checks).
+  std::vector<uint32_t> instr_starts;
 };
 
 // Handler addresses, indexed by IOp: labels in the interpreter's loop,

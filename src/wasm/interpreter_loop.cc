@@ -55,7 +55,8 @@ inline const void* Handler(const int32_t* pc) {
 
 // noclone: the label addresses handed out in table mode must be those of
 // the very body that runs.
-__attribute__((noinline, noclone)) RunResult Interpret(ExecContext* ctx, const InstanceView* view,
+__attribute__((noinline, noclone, optimize("no-tree-loop-distribute-patterns")))
+RunResult Interpret(ExecContext* ctx, const InstanceView* view,
                                                        const int32_t* pc0, uint64_t* fp0,
                                                        Frame* entry, const void* const** labels) {
   static const void* const kLabels[] = {
@@ -261,7 +262,9 @@ do_call: {
   frame_top->fp = fp;
   frame_top->view = view;
   ++frame_top;
-  std::memset(callee_fp + cf->num_params, 0, size_t(cf->num_locals) * sizeof(uint64_t));
+  // A plain loop: most functions have a handful of locals, too few for a
+  // call to memset to pay off.
+  for (uint64_t *p = callee_fp + cf->num_params, *e = p + cf->num_locals; p < e; ++p) *p = 0;
   fp = callee_fp;
   pc = cf->code.data();
   if (UNLIKELY(callee->instance != view->instance)) {
@@ -290,6 +293,10 @@ host_call: {
 H_Copy:
   SL(1) = SL(2);
   NEXT(3);
+H_Copy2:
+  SL(1) = SL(2);
+  SL(3) = SL(4);
+  NEXT(5);
 H_Const32:
   SL(1) = K32(2);
   NEXT(3);
@@ -406,14 +413,15 @@ H_DataDrop:
   LOAD(Load16S64, int16_t, uint64_t(int64_t(v)))
   LOAD(Load32S64, int32_t, uint64_t(int64_t(v)))
 
-#define STORE(Name, T)                                                   \
+#define STORE_OF(Name, T, value)                                         \
   H_##Name : {                                                           \
     uint64_t ea = uint64_t(R32(1)) + K32(3);                             \
     if (UNLIKELY(ea + sizeof(T) > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds); \
-    T v = T(SL(2));                                                      \
+    T v = T(value);                                                      \
     std::memcpy(mem + ea, &v, sizeof(T));                                \
     NEXT(4);                                                             \
   }
+#define STORE(Name, T) STORE_OF(Name, T, SL(2)) STORE_OF(Name##I, T, KS64(2))
   STORE(Store32, uint32_t)
   STORE(Store64, uint64_t)
   STORE(Store8, uint8_t)

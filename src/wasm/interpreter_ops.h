@@ -68,6 +68,7 @@
   X(CallIndirect, 4)    /* type index, table, first argument slot, a */      \
   /* Moves. */                                                               \
   X(Copy, 2)            /* d a */                                            \
+  X(Copy2, 4)           /* d a d2 a2: d = a, then d2 = a2 */                 \
   X(Const32, 2)         /* d k (zero-extended) */                            \
   X(Const64, 3)         /* d lo hi */                                        \
   X(Select, 4)          /* d a b c: d = c ? a : b */                         \
@@ -97,6 +98,8 @@
   AMP_LOAD_OPS(X, , 3) AMP_LOAD_OPS(X, Add, 4) AMP_LOAD_OPS(X, AddI, 4)      \
   X(Store32, 3)         /* a v o: i32.store, f32.store, i64.store32 */       \
   X(Store64, 3) X(Store8, 3) X(Store16, 3)                                   \
+  /* a k o: store the constant k (sign-extended for Store64I). */            \
+  X(Store32I, 3) X(Store64I, 3) X(Store8I, 3) X(Store16I, 3)                 \
   /* Integer arithmetic: d a b, or d a k for the I forms. */                 \
   AMP_INT_BIN_OPS(X, 32) AMP_INT_IMM_OPS(X, 32)                              \
   AMP_CMP_OPS(X, , 32, 3) AMP_CMP_OPS(X, , 32I, 3)                           \

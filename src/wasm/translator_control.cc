@@ -98,9 +98,7 @@ void FunctionTranslator::EmitMoves(const Ctrl& c) {
     if (src.kind != Operand::Kind::kStack) {
       EmitMove(dst, src);
     } else if (base + j != c.height + j) {
-      Begin(IOp::Copy);
-      Unit(dst);
-      Unit(StackSlot(base + j));
+      EmitCopy(dst, StackSlot(base + j));
     }
   }
 }
@@ -191,9 +189,7 @@ void FunctionTranslator::OnIf(const BlockType& bt, const Cond& cond) {
     c.scratch = next_scratch_;
     next_scratch_ += c.sig.params;
     for (uint32_t j = 0; j < c.sig.params; ++j) {
-      Begin(IOp::Copy);
-      Unit(c.scratch + j);
-      Unit(StackSlot(c.height + j));
+      EmitCopy(c.scratch + j, StackSlot(c.height + j));
     }
   }
   c.end_fuel = NewFuelBlock();

@@ -99,6 +99,18 @@ void FunctionTranslator::EmitConst(uint32_t dst, uint64_t value) {
   }
 }
 
+// Two copies in a row with no label between them become one Copy2.
+void FunctionTranslator::EmitCopy(uint32_t dst, uint32_t src) {
+  if (!ops_.empty() && ops_.back() == IOp::Copy && label_pos_ != code_.size()) {
+    ops_.back() = IOp::Copy2;
+    peephole_unit_ = kNone;
+  } else {
+    Begin(IOp::Copy);
+  }
+  Unit(dst);
+  Unit(src);
+}
+
 void FunctionTranslator::EmitMove(uint32_t dst, const Operand& src) {
   switch (src.kind) {
     case Operand::Kind::kConst:
@@ -106,9 +118,7 @@ void FunctionTranslator::EmitMove(uint32_t dst, const Operand& src) {
       return;
     case Operand::Kind::kSlot:
       if (src.slot == dst) return;
-      Begin(IOp::Copy);
-      Unit(dst);
-      Unit(src.slot);
+      EmitCopy(dst, src.slot);
       return;
     case Operand::Kind::kStack:
       return;  // callers handle values already on the stack

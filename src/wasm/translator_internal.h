@@ -110,6 +110,7 @@ class FunctionTranslator {
   void MaterializeTop(uint32_t n);
   void MaterializeLocal(uint32_t slot);
   void EmitMove(uint32_t dst, const Operand& src);
+  void EmitCopy(uint32_t dst, uint32_t src);
   void EmitConst(uint32_t dst, uint64_t value);
 
   // translator_control.cc: blocks, branches, calls, returns.

@@ -30,6 +30,9 @@ bool IsConst(const Operand& op) { return op.kind == Operand::Kind::kConst; }
 constexpr int kLoadAddDistance = int(IOp::Load32Add) - int(IOp::Load32);
 static_assert(int(IOp::Load32AddI) - int(IOp::Load32Add) == kLoadAddDistance);
 static_assert(int(IOp::Load32S64AddI) - int(IOp::Load32S64) == 2 * kLoadAddDistance);
+// StoreXI is this far after StoreX.
+constexpr int kStoreImmDistance = int(IOp::Store32I) - int(IOp::Store32);
+static_assert(int(IOp::Store16I) - int(IOp::Store16) == kStoreImmDistance);
 
 }  // namespace
 
@@ -227,9 +230,7 @@ void FunctionTranslator::OnLocalSet(uint32_t x, bool tee) {
     if (PeepholeFor(pos)) {
       Retarget(x);
     } else {
-      Begin(IOp::Copy);
-      Unit(x);
-      Unit(StackSlot(pos));
+      EmitCopy(x, StackSlot(pos));
     }
   } else {
     EmitMove(x, v);
@@ -409,10 +410,20 @@ bool FunctionTranslator::OnMemory(const Instr& in) {
     return true;
   }
   if (store != IOp::kCount) {
-    PopSlots(2, s);
-    Begin(store);
-    Unit(s[0]);
-    Unit(s[1]);
+    const Operand& v = stack_.back();
+    bool narrow = store != IOp::Store64;  // the stored bits fit in 32
+    if (IsConst(v) && (narrow || FitsImm(v.value, true))) {
+      uint32_t k = uint32_t(Pop().value);
+      PopSlots(1, s);
+      Begin(IOp(int(store) + kStoreImmDistance));
+      Unit(s[0]);
+      Unit(k);
+    } else {
+      PopSlots(2, s);
+      Begin(store);
+      Unit(s[0]);
+      Unit(s[1]);
+    }
     Unit(uint32_t(in.imm));
     return true;
   }
