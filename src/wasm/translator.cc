@@ -15,7 +15,7 @@ namespace {
 
 // Frames larger than this cannot be addressed by 32-bit slot operands with
 // room to spare, and could never run within any sensible value-stack limit.
-constexpr uint64_t kMaxFrameSlots = uint64_t(1) << 28;
+constexpr uint64_t kMaxFrameSlots = uint64_t(1) << 24;
 
 }  // namespace
 
