@@ -287,10 +287,11 @@ build_python() {
     printf '#define DATE "%s"\n' "$(LC_ALL=C date -u -d "@$epoch" '+%b %e %Y')"
     printf '#define TIME "%s"\n' "$(LC_ALL=C date -u -d "@$epoch" '+%H:%M:%S')"
   } >build-date.h
-  # EXTRA_CFLAGS is CPython's hook for flags that stay out of the sysconfig
-  # data; only getbuildinfo.c uses DATE and TIME. pybuilddir.txt also writes
-  # the sysconfig data that goes into the zip.
-  make -j"$JOBS" EXTRA_CFLAGS="-include $BUILD/python/build-date.h" python.wasm pybuilddir.txt
+  # Only getbuildinfo.c uses DATE and TIME. EXTRA_CFLAGS is not in the
+  # Makefile, so the sysconfig data (written by the second make, for the zip)
+  # does not mention the header.
+  make -j"$JOBS" EXTRA_CFLAGS="-include $BUILD/python/build-date.h" python.wasm
+  make pybuilddir.txt
 }
 
 # Lists the stdlib extension modules that configure could not or would not
