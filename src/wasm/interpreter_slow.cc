@@ -124,7 +124,7 @@ RunResult CallHost(ExecContext& ctx, FunctionInstance* f, uint64_t* slots, Insta
     heap.resize(np + nr);
     buf = heap.data();
   }
-  std::memcpy(buf, slots, np * sizeof(uint64_t));
+  if (np > 0) std::memcpy(buf, slots, np * sizeof(uint64_t));
   std::fill_n(buf + np, nr, 0);
   HostContext hc{ctx.store, caller, memory == &ctx.no_memory ? nullptr : memory};
   RunResult out;
