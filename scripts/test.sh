@@ -35,16 +35,31 @@ failed=0
 
 say() { printf '\n=== %s\n' "$*"; }
 
+# CPU seconds (user + system) used so far by finished child processes: with
+# the wall time it tells a slow phase from a busy machine.
+# Sets CHILD_CPU. (`times` must run in this shell, not in a pipeline or $(...),
+# which would report the subshell's own, empty, accounting.)
+children_cpu() {
+  times >"$OUT/.test-times"
+  CHILD_CPU=$(awk 'NR == 2 {
+    n = split($1 " " $2, t, " "); s = 0
+    for (i = 1; i <= n; i++) { split(t[i], ms, "m"); sub(/s$/, "", ms[2]); s += ms[1] * 60 + ms[2] }
+    printf "%d\n", s }' "$OUT/.test-times")
+}
+
 # Runs one named step, records its time and result.
 step() {
   local name="$1"; shift
   say "$name"
-  local start=$SECONDS
-  if "$@"; then
-    summary+=("$(printf '%-28s ok       %4ds' "$name" $((SECONDS - start)))")
-    return 0
-  fi
-  summary+=("$(printf '%-28s FAILED   %4ds' "$name" $((SECONDS - start)))")
+  local start=$SECONDS cpu_start
+  children_cpu
+  cpu_start=$CHILD_CPU
+  local status=ok
+  "$@" || status=FAILED
+  children_cpu
+  summary+=("$(printf '%-28s %-8s %5ds wall %6ds cpu' "$name" "$status" $((SECONDS - start)) \
+               $((CHILD_CPU - cpu_start)))")
+  [[ $status == ok ]] && return 0
   failed=1
   return 1
 }
@@ -193,5 +208,7 @@ fuzz_phase
 
 say "summary"
 printf '%s\n' "${summary[@]}"
-printf '%-28s %s      %4ds\n' "total" "$( ((failed)) && echo FAILED || echo ok)" $((SECONDS - total_start))
+children_cpu
+printf '%-28s %-8s %5ds wall %6ds cpu\n' "total" "$( ((failed)) && echo FAILED || echo ok)" \
+  $((SECONDS - total_start)) "$CHILD_CPU"
 exit $failed
