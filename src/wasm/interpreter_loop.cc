@@ -147,6 +147,7 @@ RunResult Interpret(ExecContext* ctx, const InstanceView* view,
   FunctionInstance* callee;
   uint64_t* callee_fp;
   const int32_t* ret_pc;
+  bool with_args;
   bool out_of_fuel = false;
 
   DISPATCH();
@@ -240,7 +241,20 @@ H_Call:
   callee_fp = fp + K32(2);
   ret_pc = pc + 4;
   goto do_call;
-H_CallIndirect: {
+H_CallArgs: {
+  callee = view->funcs[K32(1)];
+  callee_fp = fp + K32(2);
+  uint32_t n = K32(3);
+  for (uint32_t i = 0; i < n; ++i) callee_fp[i] = SL(4 + i);
+  ret_pc = pc + 5 + n;
+  goto do_call;
+}
+H_CallIndirectArgs:
+  with_args = true;
+  goto call_indirect;
+H_CallIndirect:
+  with_args = false;
+call_indirect: {
   const TableInstance* t = view->tables[K32(2)];
   uint32_t i = R32(4);
   if (UNLIKELY(i >= t->elements.size())) TRAP(TrapKind::kUndefinedElement);
@@ -250,6 +264,11 @@ H_CallIndirect: {
   if (UNLIKELY(callee->type_id != view->type_ids[K32(1)])) TRAP(TrapKind::kIndirectCallTypeMismatch);
   callee_fp = fp + K32(3);
   ret_pc = pc + 6;
+  if (with_args) {
+    uint32_t n = K32(5);
+    for (uint32_t j = 0; j < n; ++j) callee_fp[j] = SL(6 + j);
+    ret_pc = pc + 7 + n;
+  }
   goto do_call;
 }
 do_call: {

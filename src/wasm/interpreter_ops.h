@@ -66,6 +66,10 @@
   X(ReturnN, 2)         /* n a: fp[0..n) = fp[a..a+n) (a >= n or a == 0) */  \
   X(Call, 2)            /* function index, first argument slot */           \
   X(CallIndirect, 4)    /* type index, table, first argument slot, a */      \
+  /* ...Args: then n and n source slots, copied to the argument slots */     \
+  /* by the call itself (locals passed as arguments need no Copy). */         \
+  X(CallArgs, -1)       /* function index, first argument slot, n, a... */   \
+  X(CallIndirectArgs, -1) /* type, table, first argument slot, a, n, a... */ \
   /* Moves. */                                                               \
   X(Copy, 2)            /* d a */                                            \
   X(Copy2, 4)           /* d a d2 a2: d = a, then d2 = a2 */                 \

@@ -348,36 +348,44 @@ void FunctionTranslator::OnReturn() {
   MarkUnreachable();
 }
 
-void FunctionTranslator::OnCall(uint32_t func) {
-  const FuncType& ft = module_.func_type(func);
-  uint32_t np = uint32_t(ft.params.size());
-  uint32_t nr = uint32_t(ft.results.size());
-  MaterializeTop(np);
+// Arguments still in locals are listed in the call, which copies them;
+// constants are written to their argument slots first.
+void FunctionTranslator::EmitCall(IOp plain, IOp with_args, std::initializer_list<uint32_t> head,
+                                  uint32_t np, uint32_t nr) {
   uint32_t base = uint32_t(stack_.size()) - np;
-  Begin(IOp::Call);
-  Unit(func);
-  Unit(StackSlot(base));
+  bool any_local = false;
+  for (uint32_t j = base; j < stack_.size(); ++j) {
+    if (stack_[j].kind == Operand::Kind::kConst) Materialize(j);
+    any_local = any_local || stack_[j].kind == Operand::Kind::kSlot;
+  }
+  Begin(any_local ? with_args : plain);
+  for (uint32_t u : head) Unit(u);
+  if (any_local) {
+    Unit(np);
+    for (uint32_t j = base; j < stack_.size(); ++j) {
+      Unit(stack_[j].kind == Operand::Kind::kSlot ? stack_[j].slot : StackSlot(j));
+    }
+  }
   Truncate(base);
   if (nr > 0) StackSlot(base + nr - 1);
   for (uint32_t j = 0; j < nr; ++j) PushStack();
 }
 
+void FunctionTranslator::OnCall(uint32_t func) {
+  const FuncType& ft = module_.func_type(func);
+  uint32_t np = uint32_t(ft.params.size());
+  uint32_t base = uint32_t(stack_.size()) - np;
+  EmitCall(IOp::Call, IOp::CallArgs, {func, StackSlot(base)}, np, uint32_t(ft.results.size()));
+}
+
 void FunctionTranslator::OnCallIndirect(uint32_t type_index, uint32_t table) {
   const FuncType& ft = module_.types[type_index];
   uint32_t np = uint32_t(ft.params.size());
-  uint32_t nr = uint32_t(ft.results.size());
   Operand index = Pop();
   uint32_t index_slot = SlotOf(index, uint32_t(stack_.size()));
-  MaterializeTop(np);
   uint32_t base = uint32_t(stack_.size()) - np;
-  Begin(IOp::CallIndirect);
-  Unit(type_index);
-  Unit(table);
-  Unit(StackSlot(base));
-  Unit(index_slot);
-  Truncate(base);
-  if (nr > 0) StackSlot(base + nr - 1);
-  for (uint32_t j = 0; j < nr; ++j) PushStack();
+  EmitCall(IOp::CallIndirect, IOp::CallIndirectArgs, {type_index, table, StackSlot(base), index_slot}, np,
+           uint32_t(ft.results.size()));
 }
 
 }  // namespace ampoule::wasm::translator

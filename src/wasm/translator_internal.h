@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "util/result.h"
@@ -124,6 +125,7 @@ class FunctionTranslator {
   void OnReturn();
   void OnCall(uint32_t func);
   void OnCallIndirect(uint32_t type_index, uint32_t table);
+  void EmitCall(IOp plain, IOp with_args, std::initializer_list<uint32_t> head, uint32_t np, uint32_t nr);
   void MarkUnreachable();
   Ctrl& Target(uint32_t depth) { return ctrls_[ctrls_.size() - 1 - depth]; }
   bool NeedsMoves(const Ctrl& c) const;
