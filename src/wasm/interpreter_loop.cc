@@ -181,6 +181,29 @@ H_BrNz64:
   BRANCH_IF(R64(1) != 0, 2, 5)
 H_BrZ64:
   BRANCH_IF(R64(1) == 0, 2, 5)
+#define LOAD_BRANCH(Name, T, test)                                       \
+  H_##Name : {                                                           \
+    uint64_t ea = uint64_t(R32(2)) + K32(3);                             \
+    if (UNLIKELY(ea + sizeof(T) > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds); \
+    T v;                                                                 \
+    std::memcpy(&v, mem + ea, sizeof(T));                                \
+    SL(1) = v;                                                           \
+    BRANCH_IF(v test 0, 4, 7)                                            \
+  }
+  LOAD_BRANCH(Load32BrNz, uint32_t, !=)
+  LOAD_BRANCH(Load32BrZ, uint32_t, ==)
+  LOAD_BRANCH(Load8UBrNz, uint8_t, !=)
+  LOAD_BRANCH(Load8UBrZ, uint8_t, ==)
+H_Add32IBrNz: {
+  uint32_t v = R32(2) + K32(3);
+  SL(1) = v;
+  BRANCH_IF(v != 0, 4, 7)
+}
+H_Add32IBrZ: {
+  uint32_t v = R32(2) + K32(3);
+  SL(1) = v;
+  BRANCH_IF(v == 0, 4, 7)
+}
 H_BrTestNz32I:
   BRANCH_IF((R32(1) & K32(2)) != 0, 3, 6)
 H_BrTestZ32I:

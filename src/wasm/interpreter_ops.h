@@ -50,7 +50,8 @@
   X(Unreachable, 0)     /* trap */                                           \
   X(Charge, 1)          /* f: fuel for a block entered by fallthrough */     \
   X(Br, 2)              /* t ft */                                           \
-  /* Conditional branches, kept contiguous (BrNz .. BrGeU64). */              \
+  /* Conditional branches, kept contiguous (BrNz .. Add32IBrZ) and grouped */ \
+  /* by where the target is: BrNz..BrZ64, BrTestNz32I..BrGeU64, the rest. */   \
   X(BrNz, 4)            /* a t ft ff: branch if i32 a != 0 */                \
   X(BrZ, 4)             /* a t ft ff: branch if i32 a == 0 */                \
   X(BrNz64, 4)          /* a t ft ff: branch if i64 a != 0 */                \
@@ -60,6 +61,10 @@
   AMP_CMP_OPS(X, Br, 32, 5)   /* a b t ft ff: branch if a <op> b */          \
   AMP_CMP_OPS(X, Br, 32I, 5)  /* a k t ft ff */                              \
   AMP_CMP_OPS(X, Br, 64, 5)   /* a b t ft ff */                              \
+  /* A value-producing op and a branch on its result: d a x t ft ff, with   */ \
+  /* d = load(a + x) or d = a + x, then branch if d != 0 (Nz) or == 0 (Z).  */ \
+  X(Load32BrNz, 6) X(Load32BrZ, 6) X(Load8UBrNz, 6) X(Load8UBrZ, 6)          \
+  X(Add32IBrNz, 6) X(Add32IBrZ, 6)                                           \
   X(BrTable, -1)        /* a n, then n+1 pairs (t ft); last is default */    \
   X(Return, 0)          /* results are already in fp[0..n) */               \
   X(Return1, 1)         /* a: fp[0] = fp[a] */                               \

@@ -22,6 +22,12 @@ IOp Negate(IOp op) {
     case IOp::BrZ64: return IOp::BrNz64;
     case IOp::BrTestNz32I: return IOp::BrTestZ32I;
     case IOp::BrTestZ32I: return IOp::BrTestNz32I;
+    case IOp::Load32BrNz: return IOp::Load32BrZ;
+    case IOp::Load32BrZ: return IOp::Load32BrNz;
+    case IOp::Load8UBrNz: return IOp::Load8UBrZ;
+    case IOp::Load8UBrZ: return IOp::Load8UBrNz;
+    case IOp::Add32IBrNz: return IOp::Add32IBrZ;
+    case IOp::Add32IBrZ: return IOp::Add32IBrNz;
     default: break;
   }
   // Compare branches come in families of ten in the order
@@ -48,8 +54,35 @@ Cond FunctionTranslator::PopCond() {
   return cond;
 }
 
+// A branch on the value the last instruction just wrote (to a stack slot
+// or, through local.tee, a local) joins that instruction when a fused form
+// exists. Returns the fused op, or kCount.
+IOp FunctionTranslator::FuseWithProducer(IOp branch, uint32_t slot) {
+  if (last_dst_unit_ == kNone || uint32_t(code_[last_dst_unit_]) != slot) return IOp::kCount;
+  bool nz = branch == IOp::BrNz;
+  if (!nz && branch != IOp::BrZ) return IOp::kCount;
+  switch (ops_.back()) {
+    case IOp::Load32: return nz ? IOp::Load32BrNz : IOp::Load32BrZ;
+    case IOp::Load8U: return nz ? IOp::Load8UBrNz : IOp::Load8UBrZ;
+    case IOp::Add32I: return nz ? IOp::Add32IBrNz : IOp::Add32IBrZ;
+    default: return IOp::kCount;
+  }
+}
+
 Ctrl::Fixup FunctionTranslator::EmitCondBranch(const Cond& cond, bool negate, uint32_t ft, uint32_t ff) {
-  uint32_t start = Begin(negate ? Negate(cond.op) : cond.op);
+  IOp op = negate ? Negate(cond.op) : cond.op;
+  IOp fused = cond.binary ? IOp::kCount : FuseWithProducer(op, cond.a);
+  if (fused != IOp::kCount) {
+    ops_.back() = fused;
+    last_dst_unit_ = kNone;
+    peephole_unit_ = kNone;
+    Ctrl::Fixup fixup{uint32_t(code_.size()), starts_.back()};
+    Unit(0);
+    UnitFuel(ft);
+    UnitFuel(ff);
+    return fixup;
+  }
+  uint32_t start = Begin(op);
   Unit(cond.a);
   if (cond.binary) Unit(cond.b);
   Ctrl::Fixup fixup{uint32_t(code_.size()), start};

@@ -10,6 +10,7 @@ uint32_t FunctionTranslator::Begin(IOp op) {
   code_.push_back(int32_t(op));  // both replaced by the handler address in Finish()
   code_.push_back(0);
   peephole_unit_ = kNone;
+  last_dst_unit_ = kNone;
   return start;
 }
 
@@ -21,7 +22,7 @@ uint32_t FunctionTranslator::NewFuelBlock() {
 namespace {
 
 // The conditional branches are contiguous in interpreter_ops.h.
-bool IsCondBranch(IOp op) { return op >= IOp::BrNz && op <= IOp::BrGeU64; }
+bool IsCondBranch(IOp op) { return op >= IOp::BrNz && op <= IOp::Add32IBrZ; }
 
 }  // namespace
 
@@ -43,6 +44,7 @@ void FunctionTranslator::SetDst(uint32_t stack_pos) {
   Unit(StackSlot(stack_pos));
   peephole_unit_ = unit;
   peephole_pos_ = stack_pos;
+  last_dst_unit_ = unit;
 }
 
 bool FunctionTranslator::PeepholeFor(uint32_t stack_pos) const {
@@ -67,6 +69,7 @@ bool FunctionTranslator::TakeProducer(uint32_t stack_pos, IOp op, uint32_t* oper
   starts_.pop_back();
   ops_.pop_back();
   peephole_unit_ = kNone;
+  last_dst_unit_ = kNone;
   return true;
 }
 
@@ -104,6 +107,7 @@ void FunctionTranslator::EmitCopy(uint32_t dst, uint32_t src) {
   if (!ops_.empty() && ops_.back() == IOp::Copy && label_pos_ != code_.size()) {
     ops_.back() = IOp::Copy2;
     peephole_unit_ = kNone;
+    last_dst_unit_ = kNone;
   } else {
     Begin(IOp::Copy);
   }

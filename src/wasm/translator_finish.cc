@@ -19,6 +19,8 @@ void TargetUnits(IOp op, uint32_t start, const std::vector<int32_t>& code, std::
     out->push_back(start + 3);
   } else if (op > IOp::BrZ64 && op <= IOp::BrGeU64) {
     out->push_back(start + 4);
+  } else if (op > IOp::BrGeU64 && op <= IOp::Add32IBrZ) {
+    out->push_back(start + 5);
   } else if (op == IOp::BrTable) {
     uint32_t entries = uint32_t(code[start + 3]) + 1;
     for (uint32_t j = 0; j < entries; ++j) out->push_back(start + 4 + 2 * j);
@@ -115,6 +117,9 @@ Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
     } else if (op > IOp::BrZ64 && op <= IOp::BrGeU64) {
       patch(s + 5);
       patch(s + 6);
+    } else if (op > IOp::BrGeU64 && op <= IOp::Add32IBrZ) {
+      patch(s + 6);
+      patch(s + 7);
     } else if (op == IOp::BrTable) {
       uint32_t entries = uint32_t(code_[s + 3]) + 1;
       for (uint32_t j = 0; j < entries; ++j) patch(s + 5 + 2 * j);

@@ -98,6 +98,7 @@ class FunctionTranslator {
   bool TakeProducer(uint32_t stack_pos, IOp op, uint32_t* operands, uint32_t n);
   void BindLabel() {
     peephole_unit_ = kNone;
+    last_dst_unit_ = kNone;
     label_pos_ = uint32_t(code_.size());
   }
   uint32_t StackSlot(uint32_t pos);
@@ -132,6 +133,7 @@ class FunctionTranslator {
   void EmitMoves(const Ctrl& c);
   void EmitBranchTo(Ctrl& c);
   Ctrl::Fixup EmitCondBranch(const Cond& cond, bool negate, uint32_t ft, uint32_t ff);
+  IOp FuseWithProducer(IOp branch, uint32_t slot);
   void LinkBranch(Ctrl& c, const Ctrl::Fixup& fixup);
   uint32_t TargetFuel(const Ctrl& c) const;
   uint32_t Arity(const Ctrl& c) const;
@@ -178,6 +180,7 @@ class FunctionTranslator {
   std::vector<int32_t> code_;
   std::vector<uint32_t> starts_;
   std::vector<IOp> ops_;              // op of each instruction, for linking
+  uint32_t last_dst_unit_ = kNone;    // dst unit of the last instruction, if it has one
   uint32_t peephole_unit_ = kNone;    // dst unit of the last instruction ...
   uint32_t peephole_pos_ = 0;         // ... which wrote this stack position
 
