@@ -24,7 +24,7 @@ struct CompiledFunction {
   std::vector<int32_t> code;
   // What a call reads, in one cache line with `code`.
   uint32_t frame_slots = 0;   // >= num_results
-  uint32_t entry_fuel = 0;    // fuel of the first basic block, charged on entry
+  uint32_t entry_fuel = 0;    // fuel of the first straight-line run, charged on entry
   uint32_t num_params = 0;
   uint32_t num_locals = 0;
   uint32_t num_results = 0;

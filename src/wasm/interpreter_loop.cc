@@ -18,10 +18,11 @@
 //    store's fuel, written back on every exit and around host calls), mem
 //    and mem_size (memory 0, reloaded after every call and memory.grow),
 //    view (the current instance's resolved pointers), frame_top.
-//  * Fuel is charged per basic block of the input: by a branch for the
-//    block it enters (ft / ff), by Charge when a block is entered by
-//    falling through a label, and by a call for the callee's first block.
-//    CHARGE stops the run before the block if the fuel would go negative.
+//  * Fuel is charged per straight-line run of input instructions (a run
+//    ends only at a control transfer; labels do not end it): a branch
+//    charges what remains of the run it enters (ft / ff), a call the
+//    callee's first run. CHARGE stops the run before it enters code whose
+//    cost would take the fuel below zero.
 //  * Calls never recurse on the C stack: a call saves (ret_pc, fp, view)
 //    in the next Frame record, the callee's frame starts at the caller's
 //    first argument slot, and a return restores the record. Results are
@@ -155,9 +156,6 @@ RunResult Interpret(ExecContext* ctx, const InstanceView* view,
   // ---- Control -------------------------------------------------------------
 H_Unreachable:
   TRAP(TrapKind::kUnreachable);
-H_Charge:
-  CHARGE(U(1));
-  NEXT(2);
 H_Br:
   CHARGE(U(2));
   pc += U(1);

@@ -10,7 +10,6 @@
 //   o   static memory offset (memarg), unsigned 32-bit
 //   t   branch target, signed distance in units from the instruction's start
 //   ft ff  fuel charged when the branch is taken / not taken
-//   f   fuel charged when the instruction is reached by fallthrough
 //
 // X(Name, operand_units); operand_units is -1 for BrTable (variable length).
 // Nothing here is persistent: the form is rebuilt from the module on every
@@ -48,7 +47,6 @@
 #define AMP_INTERNAL_OPS(X)                                                  \
   /* Control. */                                                             \
   X(Unreachable, 0)     /* trap */                                           \
-  X(Charge, 1)          /* f: fuel for a block entered by fallthrough */     \
   X(Br, 2)              /* t ft */                                           \
   /* Conditional branches, kept contiguous (BrNz .. Add32IBrZ) and grouped */ \
   /* by where the target is: BrNz..BrZ64, BrTestNz32I..BrGeU64, the rest. */   \

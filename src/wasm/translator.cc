@@ -37,17 +37,12 @@ BlockSig FunctionTranslator::Sig(const BlockType& bt) const {
   return {0, 0};
 }
 
-// Finds the labels some branch names (their `end` or loop head starts a new
-// fuel block), the ifs with an else, and how many scratch slots the ifs
-// with parameters need. Unreachable code counts too: the fuel rule is
-// defined on the input alone.
+// Finds the ifs with an else, and how many scratch slots the ifs with
+// parameters need.
 void FunctionTranslator::PrePass() {
   const std::vector<Instr>& instrs = body_.instrs;
   label_flags_.assign(instrs.size(), 0);
   std::vector<uint32_t> open;
-  auto mark = [&](uint32_t depth) {
-    if (depth < open.size()) label_flags_[open[open.size() - 1 - depth]] |= kTargeted;
-  };
   for (uint32_t i = 0; i < instrs.size(); ++i) {
     const Instr& in = instrs[i];
     switch (in.op) {
@@ -61,11 +56,6 @@ void FunctionTranslator::PrePass() {
         break;
       case Opcode::End:
         if (!open.empty()) open.pop_back();
-        break;
-      case Opcode::Br:
-      case Opcode::BrIf: mark(in.a); break;
-      case Opcode::BrTable:
-        for (uint32_t j = 0; j < in.b; ++j) mark(body_.br_targets[in.a + j]);
         break;
       default: break;
     }
@@ -83,9 +73,10 @@ Result<CompiledFunctionPtr> FunctionTranslator::Run() {
   first_stack_ = uint32_t(locals + scratch);
   next_scratch_ = num_locals_;
   local_refs_.assign(first_stack_, 0);
-  fuel_cost_.assign(1, 0);  // block 0: kZeroFuel
-  entry_fuel_ = NewFuelBlock();
-  cur_fuel_ = entry_fuel_;
+  run_cost_.assign(1, 0);                 // run 0 never runs
+  fuel_entries_.assign(1, FuelEntry{0, 0});  // kZeroFuel
+  entry_fuel_ = NewRunEntry();
+  EnterRun(entry_fuel_);
   Ctrl func;
   func.kind = Ctrl::Kind::kFunc;
   func.sig = {0, uint32_t(type_.results.size())};

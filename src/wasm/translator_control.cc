@@ -5,9 +5,12 @@
 // the loop body. Branch values move into the label's slots, which are the
 // stack slots just above the label's height.
 //
-// Fuel: every edge into a fuel block charges that block's cost. Branches
-// carry the cost of their target (and br_if and if of their fallthrough
-// too); a block entered by falling through a label starts with Charge.
+// Fuel: a run of input instructions ends only at a control transfer (br,
+// br_if, br_table, if, else, return, unreachable); labels do not end it.
+// Every edge into a run charges the cost from its entry point to the run's
+// end: branches carry the cost of their target (br_if and if of their
+// fallthrough too), calls the callee's first run. Falling through a label
+// costs nothing more: the run was paid for when it was entered.
 #include "wasm/translator_internal.h"
 
 namespace ampoule::wasm::translator {
@@ -189,7 +192,7 @@ void FunctionTranslator::MarkUnreachable() {
   Ctrl& c = ctrls_.back();
   c.unreachable = true;
   Truncate(c.height);
-  cur_fuel_ = -1;
+  cur_run_ = -1;
 }
 
 void FunctionTranslator::OnBlock(Ctrl::Kind kind, const BlockType& bt) {
@@ -198,13 +201,12 @@ void FunctionTranslator::OnBlock(Ctrl::Kind kind, const BlockType& bt) {
   c.kind = kind;
   c.sig = Sig(bt);
   c.height = uint32_t(stack_.size()) - c.sig.params;
-  c.split = (label_flags_[pc_] & kTargeted) != 0;
-  if (kind == Ctrl::Kind::kLoop && c.split) {
-    c.loop_fuel = NewFuelBlock();
-    EmitCharge(c.loop_fuel);
-    cur_fuel_ = c.loop_fuel;
+  if (kind == Ctrl::Kind::kLoop) {
+    c.loop_fuel = NewEntry();
+    BindEntry(c.loop_fuel);
+  } else {
+    c.end_fuel = NewEntry();
   }
-  if (kind == Ctrl::Kind::kBlock && c.split) c.end_fuel = NewFuelBlock();
   c.loop_pos = uint32_t(code_.size());
   BindLabel();
   ctrls_.push_back(std::move(c));
@@ -225,11 +227,11 @@ void FunctionTranslator::OnIf(const BlockType& bt, const Cond& cond) {
       EmitCopy(c.scratch + j, StackSlot(c.height + j));
     }
   }
-  c.end_fuel = NewFuelBlock();
-  uint32_t then_fuel = NewFuelBlock();
-  c.else_fuel = c.has_else ? NewFuelBlock() : c.end_fuel;
+  c.end_fuel = NewEntry();
+  c.else_fuel = c.has_else ? NewEntry() : c.end_fuel;
+  uint32_t then_fuel = NewRunEntry();
   c.else_fixup = EmitCondBranch(cond, /*negate=*/true, c.else_fuel, then_fuel);
-  cur_fuel_ = then_fuel;
+  EnterRun(then_fuel);
   ctrls_.push_back(std::move(c));
 }
 
@@ -250,7 +252,8 @@ void FunctionTranslator::OnElse() {
   }
   c.unreachable = false;
   c.in_else = true;
-  cur_fuel_ = c.else_fuel;
+  cur_run_ = -1;
+  BindEntry(c.else_fuel);  // starts the else arm's run
 }
 
 void FunctionTranslator::OnEnd() {
@@ -269,20 +272,16 @@ void FunctionTranslator::OnEnd() {
     c.fixups.push_back(c.else_fixup);  // the false edge skips to the end
     c.reached = true;
   }
-  bool split = c.kind == Ctrl::Kind::kIf || (c.kind == Ctrl::Kind::kBlock && c.split);
-  if (split && live) EmitCharge(c.end_fuel);
   for (const Ctrl::Fixup& f : c.fixups) Patch(code_, f, uint32_t(code_.size()));
   BindLabel();
+  // Branches to the end enter here: in the current run if it falls through,
+  // else at the start of a new one.
+  if (c.kind != Ctrl::Kind::kLoop && c.reached) BindEntry(c.end_fuel);
   Truncate(c.height);
   for (uint32_t j = 0; j < c.sig.results; ++j) PushStack();
   bool reachable = live || c.reached;
-  uint32_t end_fuel = c.end_fuel;
   ctrls_.pop_back();
-  if (!reachable) {
-    MarkUnreachable();
-  } else if (split) {
-    cur_fuel_ = end_fuel;
-  }
+  if (!reachable) MarkUnreachable();
 }
 
 void FunctionTranslator::OnBr(uint32_t depth) {
@@ -303,7 +302,7 @@ void FunctionTranslator::OnBr(uint32_t depth) {
 
 void FunctionTranslator::OnBrIf(uint32_t depth, const Cond& cond) {
   Ctrl& c = Target(depth);
-  uint32_t fall = NewFuelBlock();
+  uint32_t fall = NewRunEntry();
   if (c.kind != Ctrl::Kind::kFunc && !NeedsMoves(c)) {
     LinkBranch(c, EmitCondBranch(cond, false, TargetFuel(c), fall));
   } else {
@@ -319,7 +318,7 @@ void FunctionTranslator::OnBrIf(uint32_t depth, const Cond& cond) {
     Patch(code_, skip, uint32_t(code_.size()));
     BindLabel();
   }
-  cur_fuel_ = fall;
+  EnterRun(fall);
 }
 
 void FunctionTranslator::OnBrTable(const Instr& in) {

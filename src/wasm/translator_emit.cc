@@ -1,4 +1,4 @@
-// Translator: emitting code units, the compile-time operand stack, fuel blocks.
+// Translator: emitting code units, the compile-time operand stack, fuel entry points.
 #include "wasm/translator_internal.h"
 
 namespace ampoule::wasm::translator {
@@ -14,24 +14,30 @@ uint32_t FunctionTranslator::Begin(IOp op) {
   return start;
 }
 
-uint32_t FunctionTranslator::NewFuelBlock() {
-  fuel_cost_.push_back(0);
-  return uint32_t(fuel_cost_.size() - 1);
+uint32_t FunctionTranslator::NewEntry() {
+  fuel_entries_.push_back({0, 0});
+  return uint32_t(fuel_entries_.size() - 1);
 }
 
-namespace {
-
-// The conditional branches are contiguous in interpreter_ops.h.
-bool IsCondBranch(IOp op) { return op >= IOp::BrNz && op <= IOp::Add32IBrZ; }
-
-}  // namespace
-
-void FunctionTranslator::EmitCharge(uint32_t block) {
-  if (!ops_.empty() && IsCondBranch(ops_.back()) && label_pos_ != code_.size()) {
-    charge_merges_.push_back({uint32_t(code_.size()) - 1, uint32_t(ops_.size())});
+void FunctionTranslator::BindEntry(uint32_t entry) {
+  if (cur_run_ < 0) {
+    run_cost_.push_back(0);
+    cur_run_ = int64_t(run_cost_.size() - 1);
   }
-  Begin(IOp::Charge);
-  UnitFuel(block);
+  fuel_entries_[entry] = {uint32_t(cur_run_), run_cost_[size_t(cur_run_)]};
+}
+
+uint32_t FunctionTranslator::NewRunEntry() {
+  run_cost_.push_back(0);
+  fuel_entries_.push_back({uint32_t(run_cost_.size() - 1), 0});
+  return uint32_t(fuel_entries_.size() - 1);
+}
+
+void FunctionTranslator::EnterRun(uint32_t entry) { cur_run_ = fuel_entries_[entry].run; }
+
+uint64_t FunctionTranslator::EntryCost(uint32_t entry) const {
+  const FuelEntry& e = fuel_entries_[entry];
+  return run_cost_[e.run] - e.prefix;
 }
 
 uint32_t FunctionTranslator::StackSlot(uint32_t pos) {

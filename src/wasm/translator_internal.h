@@ -12,8 +12,9 @@
 //    local.get and most constants cost no instruction.
 //  * A value-producing instruction writes its stack slot; a local.set/tee or
 //    return that immediately follows retargets that write (the peephole).
-//  * Fuel blocks are numbered while translating; every fuel operand holds a
-//    block number until Finish() replaces it with the block's total cost.
+//  * Fuel: while translating, every fuel operand holds an entry point (a
+//    run and the cost already accumulated in it before the entry point);
+//    Finish() replaces it with the run's total cost minus that prefix.
 #pragma once
 
 #include <cstdint>
@@ -45,14 +46,13 @@ struct Ctrl {
   uint32_t height = 0;       // operand stack height below the params
   BlockSig sig;
   bool unreachable = false;  // the rest of this block is dead code
-  bool split = false;        // block/loop: some branch names this label
   bool has_else = false;     // kIf: an `else` follows (from the pre-pass)
   bool in_else = false;      // kIf: translating the else arm
   bool reached = false;      // a live branch targets the end label
   uint32_t loop_pos = 0;     // kLoop: code position of the body
-  uint32_t loop_fuel = 0;    // kLoop: fuel block of the body
-  uint32_t end_fuel = 0;     // fuel block that starts after `end`
-  uint32_t else_fuel = 0;    // kIf: fuel block of the else arm
+  uint32_t loop_fuel = 0;    // kLoop: fuel entry point of the body
+  uint32_t end_fuel = 0;     // fuel entry point after `end`
+  uint32_t else_fuel = 0;    // kIf: fuel entry point of the else arm
   uint32_t scratch = 0;      // kIf with params: first scratch slot
   struct Fixup {
     uint32_t unit;   // code unit holding the target
@@ -82,16 +82,17 @@ class FunctionTranslator {
   Status TranslateInstr();
   // translator_finish.cc: fuel costs, dropping no-op charges, linking.
   Result<CompiledFunctionPtr> Finish();
-  void MergeCharges();
-  void Compact(const std::vector<bool>& drop);
   BlockSig Sig(const BlockType& bt) const;
 
   // translator_emit.cc: code, operands, fuel.
   uint32_t Begin(IOp op);
   void Unit(uint32_t v) { code_.push_back(int32_t(v)); }
-  void UnitFuel(uint32_t block) { Unit(block); }  // a fuel block number, costed in Finish()
-  uint32_t NewFuelBlock();
-  void EmitCharge(uint32_t block);
+  void UnitFuel(uint32_t entry) { Unit(entry); }  // a fuel entry point, costed in Finish()
+  uint32_t NewEntry();                  // an entry point bound later
+  void BindEntry(uint32_t entry);       // here (in a new run if dead code)
+  uint32_t NewRunEntry();               // the start of a new run
+  void EnterRun(uint32_t entry);        // translation continues in entry's run
+  uint64_t EntryCost(uint32_t entry) const;
   void SetDst(uint32_t stack_pos);  // emits the dst unit for `stack_pos`, arms the peephole
   bool PeepholeFor(uint32_t stack_pos) const;
   void Retarget(uint32_t slot);
@@ -159,7 +160,7 @@ class FunctionTranslator {
   void AddFuel(const Instr& in);
 
   static constexpr uint32_t kNone = UINT32_MAX;
-  static constexpr uint32_t kZeroFuel = 0;  // fuel block that never costs anything
+  static constexpr uint32_t kZeroFuel = 0;  // fuel entry point that costs nothing
 
   const Module& module_;
   const FunctionCode& body_;
@@ -167,8 +168,8 @@ class FunctionTranslator {
   uint32_t index_;
   size_t pc_ = 0;  // index of the input instruction being translated
 
-  std::vector<uint8_t> label_flags_;  // per instruction: kTargeted, kHasElse
-  static constexpr uint8_t kTargeted = 1, kHasElse = 2;
+  std::vector<uint8_t> label_flags_;  // per instruction: kHasElse
+  static constexpr uint8_t kHasElse = 1;
   uint32_t num_locals_ = 0;    // params + declared locals
   uint32_t first_stack_ = 0;   // params + locals + scratch
   uint32_t next_scratch_ = 0;
@@ -184,18 +185,15 @@ class FunctionTranslator {
   uint32_t peephole_unit_ = kNone;    // dst unit of the last instruction ...
   uint32_t peephole_pos_ = 0;         // ... which wrote this stack position
 
-  std::vector<uint64_t> fuel_cost_;   // per fuel block
-  int64_t cur_fuel_ = -1;             // block being accumulated; -1 in dead code
+  struct FuelEntry {
+    uint32_t run;     // index into run_cost_
+    uint64_t prefix;  // cost of the run before the entry point
+  };
+  std::vector<FuelEntry> fuel_entries_;  // entry 0 is kZeroFuel
+  std::vector<uint64_t> run_cost_;       // total cost of each run; run 0 stays 0
+  int64_t cur_run_ = -1;                 // run being accumulated; -1 in dead code
   uint32_t entry_fuel_ = 0;
   uint32_t label_pos_ = kNone;        // code position of the last label bound
-  // A Charge that directly follows a conditional branch, with no label at
-  // it: if the branch's fallthrough block costs nothing, the branch can
-  // charge the Charge's block itself.
-  struct ChargeAfterBranch {
-    uint32_t ff_unit;   // the branch's not-taken fuel unit
-    uint32_t charge;    // index of the Charge instruction
-  };
-  std::vector<ChargeAfterBranch> charge_merges_;
 };
 
 }  // namespace ampoule::wasm::translator

@@ -37,7 +37,7 @@ static_assert(int(IOp::Store16I) - int(IOp::Store16) == kStoreImmDistance);
 }  // namespace
 
 void FunctionTranslator::AddFuel(const Instr& in) {
-  if (cur_fuel_ >= 0) fuel_cost_[size_t(cur_fuel_)] += GetOpcodeInfo(in.op).fuel;
+  if (cur_run_ >= 0) run_cost_[size_t(cur_run_)] += GetOpcodeInfo(in.op).fuel;
 }
 
 // Pops n operands; out[i] is the slot of the i-th (bottom first).
