@@ -14,7 +14,8 @@ namespace ampoule::wasm {
 
 // A frame is a window of 64-bit slots on the value stack:
 //   [0, num_params)                      parameters (written by the caller)
-//   [num_params, num_params+num_locals)  declared locals, zeroed on entry
+//   [num_params, num_params+num_locals)  declared locals and one slot that
+//                                        always holds 0, zeroed on entry
 //   [.., first_stack_slot)               scratch slots (copies of `if` params)
 //   [first_stack_slot, frame_slots)      the operand stack, one slot per value
 // Results are returned in [0, num_results).

@@ -647,6 +647,45 @@ H_RemU64: {
   UNARY(F64ConvertI64U, uint64_t, R64, std::bit_cast<uint64_t>(double(a)))
   UNARY(F64PromoteF32, float, RF32, numeric::Canon(double(a)))
 
+  // ---- Pairs ---------------------------------------------------------------
+  // STEP_X(o) is instruction X with its operands after unit o of the pair.
+#define STEP_LOAD(o, T)                                                          \
+  {                                                                              \
+    uint64_t ea = uint64_t(R32((o) + 2)) + K32((o) + 3);                         \
+    if (UNLIKELY(ea + sizeof(T) > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds); \
+    T v;                                                                         \
+    std::memcpy(&v, mem + ea, sizeof(T));                                        \
+    SL((o) + 1) = v;                                                             \
+  }
+#define STEP_Load32(o) STEP_LOAD(o, uint32_t)
+#define STEP_Load8U(o) STEP_LOAD(o, uint8_t)
+#define STEP_Load16U(o) STEP_LOAD(o, uint16_t)
+#define STEP_Store32(o)                                                          \
+  {                                                                              \
+    uint64_t ea = uint64_t(R32((o) + 1)) + K32((o) + 3);                         \
+    if (UNLIKELY(ea + 4 > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds);         \
+    uint32_t v = uint32_t(SL((o) + 2));                                          \
+    std::memcpy(mem + ea, &v, 4);                                                \
+  }
+#define STEP_RR(o, expr)                     \
+  {                                          \
+    uint32_t a = R32((o) + 2), b = R32((o) + 3); \
+    SL((o) + 1) = uint32_t(expr);            \
+  }
+#define STEP_RI(o, expr)                     \
+  {                                          \
+    uint32_t a = R32((o) + 2), b = K32((o) + 3); \
+    SL((o) + 1) = uint32_t(expr);            \
+  }
+#define STEP_Add32(o) STEP_RR(o, a + b)
+#define STEP_And32(o) STEP_RR(o, a & b)
+#define STEP_Add32I(o) STEP_RI(o, a + b)
+#define STEP_Mul32I(o) STEP_RI(o, a * b)
+#define STEP_Shl32I(o) STEP_RI(o, a << (b & 31))
+#define PAIR_HANDLER(X, A, B) \
+  H_##A##_##B : STEP_##A(0) STEP_##B(3) NEXT(7);
+  AMP_PAIRS(PAIR_HANDLER, _)
+
   // ---- Exits ---------------------------------------------------------------
 do_trap:
   result.stop = StopReason::kTrap;

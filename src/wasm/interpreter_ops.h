@@ -44,6 +44,19 @@
   X(Load16S32##S, N) X(Load16U##S, N) X(Load8S64##S, N)                 \
   X(Load16S64##S, N) X(Load32S64##S, N)
 
+// Pairs of adjacent instructions run by one handler (A_B does A, then B),
+// formed after translation from the pairs most frequent in compiled C.
+// Every member has three operand units. P(X, A, B) for each pair.
+#define AMP_PAIRS(P, X)                                                       \
+  P(X, Load32, Load32) P(X, Load32, Load8U) P(X, Load32, Load16U)               \
+  P(X, Load8U, Load8U) P(X, Load32, Mul32I) P(X, Load32, Shl32I)                \
+  P(X, Load32, Add32I) P(X, Load32, Add32) P(X, Load32, Store32)                \
+  P(X, Load8U, Shl32I) P(X, Load8U, Add32) P(X, Add32I, Add32I)                 \
+  P(X, Add32, Add32) P(X, Add32, Add32I) P(X, Add32I, Add32)                    \
+  P(X, Add32I, Load32) P(X, Add32I, Store32) P(X, Mul32I, Add32)                \
+  P(X, Shl32I, Add32) P(X, And32, Shl32I) P(X, Store32, Add32I)
+#define AMP_PAIR_OP(X, A, B) X(A##_##B, 6)
+
 #define AMP_INTERNAL_OPS(X)                                                  \
   /* Control. */                                                             \
   X(Unreachable, 0)     /* trap */                                           \
@@ -127,7 +140,8 @@
   X(F32ConvertI32S, 2) X(F32ConvertI32U, 2) X(F32ConvertI64S, 2)             \
   X(F32ConvertI64U, 2) X(F32DemoteF64, 2)                                    \
   X(F64ConvertI32S, 2) X(F64ConvertI32U, 2) X(F64ConvertI64S, 2)             \
-  X(F64ConvertI64U, 2) X(F64PromoteF32, 2)
+  X(F64ConvertI64U, 2) X(F64PromoteF32, 2)                                   \
+  AMP_PAIRS(AMP_PAIR_OP, X)
 // clang-format on
 
 namespace ampoule::wasm {

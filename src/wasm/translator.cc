@@ -66,12 +66,13 @@ Result<CompiledFunctionPtr> FunctionTranslator::Run() {
   PrePass();
   uint64_t locals = uint64_t(type_.params.size()) + module_.functions[index_].locals.size();
   uint64_t scratch = next_scratch_;
-  if (locals + scratch > kMaxFrameSlots) {
+  if (locals + 1 + scratch > kMaxFrameSlots) {
     return Error{"function " + std::to_string(index_) + " has too many locals to run"};
   }
   num_locals_ = uint32_t(locals);
-  first_stack_ = uint32_t(locals + scratch);
-  next_scratch_ = num_locals_;
+  zero_slot_ = num_locals_;  // zeroed on entry with the locals, never written
+  first_stack_ = uint32_t(locals + 1 + scratch);
+  next_scratch_ = zero_slot_ + 1;
   local_refs_.assign(first_stack_, 0);
   run_cost_.assign(1, 0);                 // run 0 never runs
   fuel_entries_.assign(1, FuelEntry{0, 0});  // kZeroFuel

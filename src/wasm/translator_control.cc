@@ -386,16 +386,18 @@ void FunctionTranslator::EmitCall(IOp plain, IOp with_args, std::initializer_lis
                                   uint32_t np, uint32_t nr) {
   uint32_t base = uint32_t(stack_.size()) - np;
   bool any_local = false;
+  auto from_zero = [](const Operand& op) { return op.kind == Operand::Kind::kConst && op.value == 0; };
   for (uint32_t j = base; j < stack_.size(); ++j) {
-    if (stack_[j].kind == Operand::Kind::kConst) Materialize(j);
-    any_local = any_local || stack_[j].kind == Operand::Kind::kSlot;
+    if (stack_[j].kind == Operand::Kind::kConst && !from_zero(stack_[j])) Materialize(j);
+    any_local = any_local || stack_[j].kind != Operand::Kind::kStack;
   }
   Begin(any_local ? with_args : plain);
   for (uint32_t u : head) Unit(u);
   if (any_local) {
     Unit(np);
     for (uint32_t j = base; j < stack_.size(); ++j) {
-      Unit(stack_[j].kind == Operand::Kind::kSlot ? stack_[j].slot : StackSlot(j));
+      const Operand& op = stack_[j];
+      Unit(op.kind == Operand::Kind::kSlot ? op.slot : from_zero(op) ? zero_slot_ : StackSlot(j));
     }
   }
   Truncate(base);

@@ -124,7 +124,11 @@ void FunctionTranslator::EmitCopy(uint32_t dst, uint32_t src) {
 void FunctionTranslator::EmitMove(uint32_t dst, const Operand& src) {
   switch (src.kind) {
     case Operand::Kind::kConst:
-      EmitConst(dst, src.value);
+      if (src.value == 0) {
+        EmitCopy(dst, zero_slot_);  // may pair with a neighbouring copy
+      } else {
+        EmitConst(dst, src.value);
+      }
       return;
     case Operand::Kind::kSlot:
       if (src.slot == dst) return;
@@ -142,6 +146,7 @@ uint32_t FunctionTranslator::SlotOf(const Operand& op, uint32_t pos) {
     case Operand::Kind::kStack: return StackSlot(pos);
     case Operand::Kind::kSlot: return op.slot;
     case Operand::Kind::kConst: {
+      if (op.value == 0) return zero_slot_;
       uint32_t slot = StackSlot(pos);
       EmitConst(slot, op.value);
       return slot;

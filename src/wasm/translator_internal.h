@@ -82,6 +82,7 @@ class FunctionTranslator {
   Status TranslateInstr();
   // translator_finish.cc: fuel costs, dropping no-op charges, linking.
   Result<CompiledFunctionPtr> Finish();
+  void FormPairs();
   BlockSig Sig(const BlockType& bt) const;
 
   // translator_emit.cc: code, operands, fuel.
@@ -171,7 +172,8 @@ class FunctionTranslator {
   std::vector<uint8_t> label_flags_;  // per instruction: kHasElse
   static constexpr uint8_t kHasElse = 1;
   uint32_t num_locals_ = 0;    // params + declared locals
-  uint32_t first_stack_ = 0;   // params + locals + scratch
+  uint32_t zero_slot_ = 0;     // a slot that always holds 0
+  uint32_t first_stack_ = 0;   // params + locals + zero slot + scratch
   uint32_t next_scratch_ = 0;
   uint32_t max_height_ = 0;
 

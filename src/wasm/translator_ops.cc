@@ -393,12 +393,22 @@ bool FunctionTranslator::OnMemory(const Instr& in) {
         fused = IOp(int(load) + 2 * kLoadAddDistance);
       }
     }
+    Operand addr = stack_.back();
     if (fused != IOp::kCount) {
       Pop();
       Begin(fused);
       SetDst(pos);
       Unit(sum[0]);
       Unit(sum[1]);
+    } else if (IsConst(addr) && addr.value + in.imm <= UINT32_MAX) {
+      // A constant address: 0 + (address + offset), exactly.
+      uint64_t ea = Pop().value + in.imm;
+      Begin(load);
+      SetDst(pos);
+      Unit(zero_slot_);
+      Unit(uint32_t(ea));
+      PushStack();
+      return true;
     } else {
       PopSlots(1, s);
       Begin(load);
@@ -410,21 +420,29 @@ bool FunctionTranslator::OnMemory(const Instr& in) {
     return true;
   }
   if (store != IOp::kCount) {
-    const Operand& v = stack_.back();
+    uint32_t base = uint32_t(stack_.size()) - 2;
+    Operand v = Pop();
+    Operand addr = Pop();
+    uint64_t offset = in.imm;
+    uint32_t addr_slot;
+    if (IsConst(addr) && addr.value + offset <= UINT32_MAX) {
+      addr_slot = zero_slot_;  // a constant address: 0 + (address + offset), exactly
+      offset += addr.value;
+    } else {
+      addr_slot = SlotOf(addr, base);
+    }
     bool narrow = store != IOp::Store64;  // the stored bits fit in 32
     if (IsConst(v) && (narrow || FitsImm(v.value, true))) {
-      uint32_t k = uint32_t(Pop().value);
-      PopSlots(1, s);
       Begin(IOp(int(store) + kStoreImmDistance));
-      Unit(s[0]);
-      Unit(k);
+      Unit(addr_slot);
+      Unit(uint32_t(v.value));
     } else {
-      PopSlots(2, s);
+      uint32_t value_slot = SlotOf(v, base + 1);
       Begin(store);
-      Unit(s[0]);
-      Unit(s[1]);
+      Unit(addr_slot);
+      Unit(value_slot);
     }
-    Unit(uint32_t(in.imm));
+    Unit(uint32_t(offset));
     return true;
   }
   switch (in.op) {

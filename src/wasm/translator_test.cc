@@ -128,10 +128,10 @@ TEST(Translate, OperandsNameFrameSlots) {
   ASSERT_TRUE(m);
   const CompiledFunction& f = *m->functions[0];
   EXPECT_EQ(f.num_params, 2u);
-  EXPECT_EQ(f.num_locals, 1u);
-  EXPECT_EQ(f.first_stack_slot, 3u);
+  EXPECT_EQ(f.num_locals, 2u);  // the i64 and the zero slot (3)
+  EXPECT_EQ(f.first_stack_slot, 4u);
   // Add32 writes the first stack slot; Mul32I writes the result slot 0.
-  EXPECT_EQ(ListCompiledFunction(f), "0: Add32 3 0 1\n5: Mul32I 0 3 3\n10: Return\n");
+  EXPECT_EQ(ListCompiledFunction(f), "0: Add32 4 0 1\n5: Mul32I 0 4 3\n10: Return\n");
 }
 
 TEST(Translate, TooManyLocalsIsAnErrorNotACrash) {
