@@ -213,6 +213,15 @@ module_stats_tool() {
   echo "$out"
 }
 
+# Builds bench/rusage_run (peak RSS and CPU time of one run); prints its path.
+rusage_launcher() {
+  local out="$CACHE/rusage_run"
+  if [[ ! -x "$out" || "$ROOT/bench/rusage_run.c" -nt "$out" ]]; then
+    clang-14 -O2 -Wall "$ROOT/bench/rusage_run.c" -o "$out" >&2 || die "bench/rusage_run.c did not build"
+  fi
+  echo "$out"
+}
+
 print_module_stats() {
   local largest="$1" tool
   tool="$(module_stats_tool)" || return 0
@@ -243,15 +252,19 @@ main() {
   ensure_engine
 
   local plan="$CACHE/plan.json"
-  python3 - "$plan" "$RUNS" "$TIMEOUT" "$SCALE" "$METRIC" "$AMPOULE" "$ENGINE_MEMORY_CAP" "$ROOT" "${dirs[@]}" <<'PY'
+  local launcher
+  launcher="$(rusage_launcher)"
+  python3 - "$plan" "$RUNS" "$TIMEOUT" "$SCALE" "$METRIC" "$launcher" "$AMPOULE" "$ENGINE_MEMORY_CAP" "$ROOT" \
+      "${dirs[@]}" <<'PY'
 import json, sys
-plan, runs, timeout, scale, metric, ampoule, cap, root, *dirs = sys.argv[1:]
+plan, runs, timeout, scale, metric, launcher, ampoule, cap, root, *dirs = sys.argv[1:]
 workloads = []
 for d in dirs:
     name, folder = d.split("=", 1)
     workloads.append({"name": name, "native": f"{folder}/{name}.native", "wasm": f"{folder}/{name}.wasm",
                       "args": [scale]})
-json.dump({"runs": int(runs), "timeout": int(timeout), "metric": metric, "workloads": workloads,
+json.dump({"runs": int(runs), "timeout": int(timeout), "metric": metric, "launcher": launcher,
+           "workloads": workloads,
            "runners": [{"name": "native", "cmd": []},
                        {"name": "engine", "cmd": [ampoule, "wasm", "run", "--fuel", "18446744073709551615",
                                                   "--memory", cap], "args_after": ["--"]},
@@ -265,11 +278,13 @@ PY
   if [[ "$METRIC" == wall ]] && awk -v n="$(nproc)" '{ exit !($1 > n / 2) }' /proc/loadavg; then
     echo "note: the machine is busy; wall times will spread (BENCH_METRIC=cpu compares cpu time instead)"
   fi
-  python3 "$ROOT/bench/measure.py" "$plan"
 
+  # Module statistics first: the last line printed is the geomean.
   local largest
   largest="$(for d in "${dirs[@]}"; do w="${d%%=*}"; echo "${d#*=}/$w.wasm"; done | xargs ls -S | head -n 1)"
   print_module_stats "$largest"
+  echo
+  python3 "$ROOT/bench/measure.py" "$plan"
 }
 
 main "$@"

@@ -3,7 +3,7 @@
 
     measure.py PLAN.json
 
-PLAN.json: {"runs": 5, "timeout": 600,
+PLAN.json: {"runs": 5, "timeout": 600, "launcher": "/path/rusage_run", "metric": "wall",
             "runners": [{"name": "native", "cmd": []}, {"name": "engine", "cmd": [...]}, ...],
             "workloads": [{"name": "zlib", "native": "/path/zlib", "wasm": "/path/zlib.wasm",
                            "args": ["1"]}, ...]}
@@ -13,12 +13,13 @@ its cmd, the wasm file, its "args_after" (e.g. "--") and the args. Runs are inte
 of every cell, then run 2, ...) so that a change in machine load hits every
 cell alike. A cell counts only if every run exited 0 and printed exactly
 what the native build printed. Per run: wall time, CPU time (user + system,
-all threads, from wait4) and peak RSS. The plan's "metric" ("wall", the
+all threads) and peak RSS, the last two from bench/rusage_run. The plan's "metric" ("wall", the
 default, or "cpu") decides which time the ratios and the geomean use; CPU
 time is the steadier one on a machine that is busy with other work.
 """
 import json
 import math
+import signal
 import os
 import statistics
 import subprocess
@@ -27,31 +28,47 @@ import tempfile
 import time
 
 SPREAD_LIMIT = 0.10  # (max - min) / median above this: not yet trustworthy
+RETRY_ON_SIGNAL = {"node"}  # peers whose runs are retried when they die by a signal
 
 
-def run_once(argv, timeout):
-    """Returns (wall seconds, exit status, stdout bytes, rusage, error text)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+class Usage:
+    """What one run used, as bench/rusage_run reported it."""
+
+    def __init__(self, text):
+        rss, user, system, sig = text.split()
+        self.ru_maxrss, self.ru_utime, self.ru_stime, self.signal = int(rss), float(user), float(system), int(sig)
+
+
+def run_once(launcher, argv, timeout):
+    """Returns (wall seconds, exit status (negative: signal), stdout bytes, Usage, error text).
+
+    The command runs under `launcher` (bench/rusage_run), in its own process
+    group so that a timeout can stop all of it.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile(mode="r") as report:
         start = time.perf_counter()
         try:
-            proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen([launcher, report.name] + argv, stdout=out, stderr=err,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
         except OSError as e:
             return None, None, b"", None, str(e)
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                return None, None, b"", None, f"timed out after {timeout}s"
-            time.sleep(0.002)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return None, None, b"", None, f"timed out after {timeout}s"
         seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return seconds, proc.returncode, out.read(), usage, err.read().decode(errors="replace")
+        errors = err.read().decode(errors="replace")
+        text = report.read()
+        if not text:
+            return None, None, b"", None, f"could not run: {errors.strip()[-200:]}"
+        usage = Usage(text)
+        status = -usage.signal if usage.signal else proc.returncode
+        return seconds, status, out.read(), usage, errors
 
 
 def fmt_time(s):
@@ -60,12 +77,13 @@ def fmt_time(s):
 
 def main():
     plan = json.load(open(sys.argv[1]))
-    runs, timeout = plan["runs"], plan["timeout"]
+    runs, timeout, launcher = plan["runs"], plan["timeout"], plan["launcher"]
     runners = [r["name"] for r in plan["runners"]]
     cmd = {r["name"]: r["cmd"] for r in plan["runners"]}
     sep = {r["name"]: r.get("args_after", []) for r in plan["runners"]}
-    results = {}  # (workload, runner) -> {"times": [], "rss": [], "error": str|None}
-    expected = {}
+    results = {}  # (workload, runner) -> {"wall": [], "cpu": [], "rss": [], "error": str|None}
+    expected = {}  # workload -> the native build's stdout
+    notes = []
     for w in plan["workloads"]:
         for r in runners:
             results[(w["name"], r)] = {"wall": [], "cpu": [], "rss": [], "error": None}
@@ -78,9 +96,20 @@ def main():
                     continue
                 argv = [w["native"]] + w["args"] if r == "native" else \
                     cmd[r] + [w["wasm"]] + sep[r] + w["args"]
-                secs, status, out, usage, err = run_once(argv, timeout)
+                secs, status, out, usage, err = run_once(launcher, argv, timeout)
+                # Node 20 occasionally dies by a signal on large-memory modules (a V8
+                # problem, not the workload's): a peer's crash is retried, and noted.
+                # A crash of our engine is never retried: it is a bug.
+                retries = 0
+                while r in RETRY_ON_SIGNAL and status is not None and status < 0 and retries < 2:
+                    retries += 1
+                    notes.append(f"{w['name']} on {r}, run {i + 1}: killed by "
+                                 f"{signal.Signals(-status).name}; retried")
+                    secs, status, out, usage, err = run_once(launcher, argv, timeout)
                 if secs is None:
                     cell["error"] = err
+                elif status < 0:
+                    cell["error"] = f"killed by {signal.Signals(-status).name}"
                 elif status != 0:
                     last = (err.strip().splitlines() or ["(no message)"])[-1]
                     cell["error"] = f"exit {status}: {last[:120]}"
@@ -100,6 +129,9 @@ def main():
                 print(f"  {w['name']:8} {r:7} run {i + 1}/{runs}: {fmt_time(secs)} wall, {fmt_time(cpu)} cpu",
                       flush=True)
 
+    if notes:
+        print()
+        print("\n".join("note: " + n for n in notes))
     report(plan, runners, results, expected)
 
 
