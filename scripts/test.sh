@@ -26,6 +26,9 @@ readonly FUZZ_SECONDS="${AMPOULE_FUZZ_SECONDS:-60}"
 readonly SKIP=" ${AMPOULE_SKIP:-} "
 readonly OUT="${AMPOULE_BUILD_ROOT:-$ROOT}"
 mkdir -p "$OUT"
+TIMES_FILE="$(mktemp)"
+readonly TIMES_FILE
+trap 'rm -f "$TIMES_FILE"' EXIT
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -40,11 +43,11 @@ say() { printf '\n=== %s\n' "$*"; }
 # Sets CHILD_CPU. (`times` must run in this shell, not in a pipeline or $(...),
 # which would report the subshell's own, empty, accounting.)
 children_cpu() {
-  times >"$OUT/.test-times"
+  times >"$TIMES_FILE"
   CHILD_CPU=$(awk 'NR == 2 {
     n = split($1 " " $2, t, " "); s = 0
     for (i = 1; i <= n; i++) { split(t[i], ms, "m"); sub(/s$/, "", ms[2]); s += ms[1] * 60 + ms[2] }
-    printf "%d\n", s }' "$OUT/.test-times")
+    printf "%d\n", s }' "$TIMES_FILE")
 }
 
 # Runs one named step, records its time and result.
@@ -72,8 +75,9 @@ skip() {
 
 configure_and_build() {
   local dir="$1"; shift
-  cmake -S "$ROOT" -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 \
-    || { cat "$dir.configure.log"; return 1; }
+  mkdir -p "$dir"
+  cmake -S "$ROOT" -B "$dir" -G Ninja "$@" >"$dir/configure.log" 2>&1 \
+    || { cat "$dir/configure.log"; return 1; }
   ninja -C "$dir" -j"$JOBS"
 }
 
@@ -175,8 +179,9 @@ fuzz_phase() {
 
 cmake_then_ninja() {
   local dir="$1"; shift
-  cmake -S "$ROOT" -B "$dir" -G Ninja -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF >"$dir.configure.log" 2>&1 \
-    || { cat "$dir.configure.log"; return 1; }
+  mkdir -p "$dir"
+  cmake -S "$ROOT" -B "$dir" -G Ninja -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF >"$dir/configure.log" 2>&1 \
+    || { cat "$dir/configure.log"; return 1; }
   ninja -C "$dir" -j"$JOBS" "$@"
 }
 
