@@ -38,10 +38,10 @@ failed=0
 
 say() { printf '\n=== %s\n' "$*"; }
 
-# CPU seconds (user + system) used so far by finished child processes: with
-# the wall time it tells a slow phase from a busy machine.
-# Sets CHILD_CPU. (`times` must run in this shell, not in a pipeline or $(...),
-# which would report the subshell's own, empty, accounting.)
+# Sets CHILD_CPU to the CPU seconds (user + system) used so far by finished
+# child processes; beside the wall time it tells a slow phase from a busy
+# machine. `times` must run in this shell: in a pipeline or $(...) it would
+# report a subshell's own, empty, accounting.
 children_cpu() {
   times >"$TIMES_FILE"
   CHILD_CPU=$(awk 'NR == 2 {
@@ -173,11 +173,11 @@ fuzz_phase() {
   mapfile -t targets < <(fuzz_targets)
   if ((${#targets[@]} == 0)); then skip "fuzz" "no fuzz/*_fuzz.cc targets"; return; fi
   CC=clang-14 CXX=clang++-14 step "fuzz: build" \
-    cmake_then_ninja "$OUT/build-fuzz" "${targets[@]}" || return
+    configure_fuzz_and_build "$OUT/build-fuzz" "${targets[@]}" || return
   step "fuzz: run (${FUZZ_SECONDS}s)" run_fuzz "${targets[@]}"
 }
 
-cmake_then_ninja() {
+configure_fuzz_and_build() {
   local dir="$1"; shift
   mkdir -p "$dir"
   cmake -S "$ROOT" -B "$dir" -G Ninja -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF >"$dir/configure.log" 2>&1 \
