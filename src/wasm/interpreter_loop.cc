@@ -202,6 +202,26 @@ H_Add32IBrZ: {
   SL(1) = v;
   BRANCH_IF(v == 0, 4, 7)
 }
+H_Sub32BrNz: {
+  uint32_t v = R32(2) - R32(3);
+  SL(1) = v;
+  BRANCH_IF(v != 0, 4, 7)
+}
+H_Sub32BrZ: {
+  uint32_t v = R32(2) - R32(3);
+  SL(1) = v;
+  BRANCH_IF(v == 0, 4, 7)
+}
+H_And32IBrNz: {
+  uint32_t v = R32(2) & K32(3);
+  SL(1) = v;
+  BRANCH_IF(v != 0, 4, 7)
+}
+H_And32IBrZ: {
+  uint32_t v = R32(2) & K32(3);
+  SL(1) = v;
+  BRANCH_IF(v == 0, 4, 7)
+}
 H_BrTestNz32I:
   BRANCH_IF((R32(1) & K32(2)) != 0, 3, 6)
 H_BrTestZ32I:
@@ -682,8 +702,31 @@ H_RemU64: {
 #define STEP_Add32I(o) STEP_RI(o, a + b)
 #define STEP_Mul32I(o) STEP_RI(o, a * b)
 #define STEP_Shl32I(o) STEP_RI(o, a << (b & 31))
-#define PAIR_HANDLER(X, A, B) \
-  H_##A##_##B : STEP_##A(0) STEP_##B(3) NEXT(7);
+#define STEP_Add64I(o)                                       \
+  {                                                          \
+    uint64_t a = R64((o) + 2), b = KS64((o) + 3);            \
+    SL((o) + 1) = a + b;                                     \
+  }
+#define STEP_Copy(o) SL((o) + 1) = SL((o) + 2);
+#define STEP_GlobalSet(o) view->globals[K32((o) + 1)]->bits = SL((o) + 2);
+#define STEP_GlobalGet32(o) SL((o) + 1) = uint32_t(view->globals[K32((o) + 2)]->bits);
+#define STEP_Br(o)        \
+  CHARGE(U((o) + 2));     \
+  pc += U((o) + 1);       \
+  DISPATCH();
+#define N_Load32 3
+#define N_Load8U 3
+#define N_Add32 3
+#define N_Add32I 3
+#define N_Add64I 3
+#define N_Mul32I 3
+#define N_Shl32I 3
+#define N_And32 3
+#define N_Store32 3
+#define N_Copy 2
+#define N_GlobalGet32 2
+#define PAIR_HANDLER(X, A, B, n) \
+  H_##A##_##B : STEP_##A(0) STEP_##B(N_##A) NEXT((n) + 1);
   AMP_PAIRS(PAIR_HANDLER, _)
 
   // ---- Exits ---------------------------------------------------------------

@@ -44,24 +44,28 @@
   X(Load16S32##S, N) X(Load16U##S, N) X(Load8S64##S, N)                 \
   X(Load16S64##S, N) X(Load32S64##S, N)
 
-// Pairs of adjacent instructions run by one handler (A_B does A, then B),
-// formed after translation from the pairs most frequent in compiled C.
-// Every member has three operand units. P(X, A, B) for each pair.
+// Pairs of adjacent instructions run by one handler (A_B does A, then B,
+// with B's operands after A's), formed after translation from the pairs
+// most frequent in compiled C. P(X, A, B, operand units of A and B).
 #define AMP_PAIRS(P, X)                                                       \
-  P(X, Load32, Load32) P(X, Load32, Load8U) P(X, Load32, Load16U)               \
-  P(X, Load8U, Load8U) P(X, Load32, Mul32I) P(X, Load32, Shl32I)                \
-  P(X, Load32, Add32I) P(X, Load32, Add32) P(X, Load32, Store32)                \
-  P(X, Load8U, Shl32I) P(X, Load8U, Add32) P(X, Add32I, Add32I)                 \
-  P(X, Add32, Add32) P(X, Add32, Add32I) P(X, Add32I, Add32)                    \
-  P(X, Add32I, Load32) P(X, Add32I, Store32) P(X, Mul32I, Add32)                \
-  P(X, Shl32I, Add32) P(X, And32, Shl32I) P(X, Store32, Add32I)
-#define AMP_PAIR_OP(X, A, B) X(A##_##B, 6)
+  P(X, Load32, Load32, 6) P(X, Load32, Load8U, 6) P(X, Load32, Load16U, 6)      \
+  P(X, Load8U, Load8U, 6) P(X, Load32, Mul32I, 6) P(X, Load32, Shl32I, 6)       \
+  P(X, Load32, Add32I, 6) P(X, Load32, Add32, 6) P(X, Load32, Store32, 6)       \
+  P(X, Load8U, Shl32I, 6) P(X, Load8U, Add32, 6) P(X, Add32I, Add32I, 6)        \
+  P(X, Add32, Add32, 6) P(X, Add32, Add32I, 6) P(X, Add32I, Add32, 6)           \
+  P(X, Add32I, Load32, 6) P(X, Add32I, Store32, 6) P(X, Mul32I, Add32, 6)       \
+  P(X, Shl32I, Add32, 6) P(X, And32, Shl32I, 6) P(X, Store32, Add32I, 6)        \
+  P(X, Add32I, GlobalSet, 5) P(X, GlobalGet32, Add32I, 5)                       \
+  P(X, Copy, Add64I, 5) P(X, Add64I, Load8U, 6)                                 \
+  /* A trailing Br: its target is relative to the pair's start. */             \
+  P(X, Add32I, Br, 5) P(X, Copy, Br, 4)
+#define AMP_PAIR_OP(X, A, B, n) X(A##_##B, n)
 
 #define AMP_INTERNAL_OPS(X)                                                  \
   /* Control. */                                                             \
   X(Unreachable, 0)     /* trap */                                           \
   X(Br, 2)              /* t ft */                                           \
-  /* Conditional branches, kept contiguous (BrNz .. Add32IBrZ) and grouped */ \
+  /* Conditional branches, kept contiguous (BrNz .. And32IBrZ) and grouped */ \
   /* by where the target is: BrNz..BrZ64, BrTestNz32I..BrGeU64, the rest. */   \
   X(BrNz, 4)            /* a t ft ff: branch if i32 a != 0 */                \
   X(BrZ, 4)             /* a t ft ff: branch if i32 a == 0 */                \
@@ -75,7 +79,8 @@
   /* A value-producing op and a branch on its result: d a x t ft ff, with   */ \
   /* d = load(a + x) or d = a + x, then branch if d != 0 (Nz) or == 0 (Z).  */ \
   X(Load32BrNz, 6) X(Load32BrZ, 6) X(Load8UBrNz, 6) X(Load8UBrZ, 6)          \
-  X(Add32IBrNz, 6) X(Add32IBrZ, 6)                                           \
+  X(Add32IBrNz, 6) X(Add32IBrZ, 6) X(Sub32BrNz, 6) X(Sub32BrZ, 6)             \
+  X(And32IBrNz, 6) X(And32IBrZ, 6)                                           \
   X(BrTable, -1)        /* a n, then n+1 pairs (t ft); last is default */    \
   X(Return, 0)          /* results are already in fp[0..n) */               \
   X(Return1, 1)         /* a: fp[0] = fp[a] */                               \
@@ -152,6 +157,16 @@ enum class IOp : uint16_t {
 #undef AMP_X
   kCount
 };
+
+// The conditional branches, and which operand (1-based) of a branch holds
+// its target; the fuel operands follow it (ft, then ff).
+inline bool IsCondBranch(IOp op) { return op >= IOp::BrNz && op <= IOp::And32IBrZ; }
+inline int BranchTargetOperand(IOp op) {
+  if (op == IOp::Br) return 1;
+  if (op <= IOp::BrZ64) return 2;
+  if (op <= IOp::BrGeU64) return 3;
+  return 4;
+}
 
 // Operand units of `op` (excluding the handler unit); -1 if variable.
 int IOpOperandUnits(IOp op);

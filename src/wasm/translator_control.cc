@@ -31,6 +31,10 @@ IOp Negate(IOp op) {
     case IOp::Load8UBrZ: return IOp::Load8UBrNz;
     case IOp::Add32IBrNz: return IOp::Add32IBrZ;
     case IOp::Add32IBrZ: return IOp::Add32IBrNz;
+    case IOp::Sub32BrNz: return IOp::Sub32BrZ;
+    case IOp::Sub32BrZ: return IOp::Sub32BrNz;
+    case IOp::And32IBrNz: return IOp::And32IBrZ;
+    case IOp::And32IBrZ: return IOp::And32IBrNz;
     default: break;
   }
   // Compare branches come in families of ten in the order
@@ -68,6 +72,8 @@ IOp FunctionTranslator::FuseWithProducer(IOp branch, uint32_t slot) {
     case IOp::Load32: return nz ? IOp::Load32BrNz : IOp::Load32BrZ;
     case IOp::Load8U: return nz ? IOp::Load8UBrNz : IOp::Load8UBrZ;
     case IOp::Add32I: return nz ? IOp::Add32IBrNz : IOp::Add32IBrZ;
+    case IOp::Sub32: return nz ? IOp::Sub32BrNz : IOp::Sub32BrZ;
+    case IOp::And32I: return nz ? IOp::And32IBrNz : IOp::And32IBrZ;
     default: return IOp::kCount;
   }
 }

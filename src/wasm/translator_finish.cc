@@ -11,7 +11,7 @@ namespace {
 
 // The pair op running `a` then `b`, or kCount.
 IOp PairOf(IOp a, IOp b) {
-#define AMP_PAIR_CASE(X, A, B) \
+#define AMP_PAIR_CASE(X, A, B, n) \
   if (a == IOp::A && b == IOp::B) return IOp::A##_##B;
   AMP_PAIRS(AMP_PAIR_CASE, _)
 #undef AMP_PAIR_CASE
@@ -19,16 +19,10 @@ IOp PairOf(IOp a, IOp b) {
 }
 
 // The code units of the instruction at `start` that hold branch targets
-// (relative to `start`).
+// (relative to the start of the instruction that contains them).
 void TargetUnits(IOp op, uint32_t start, const std::vector<int32_t>& code, std::vector<uint32_t>* out) {
-  if (op == IOp::Br) {
-    out->push_back(start + 2);
-  } else if (op >= IOp::BrNz && op <= IOp::BrZ64) {
-    out->push_back(start + 3);
-  } else if (op > IOp::BrZ64 && op <= IOp::BrGeU64) {
-    out->push_back(start + 4);
-  } else if (op > IOp::BrGeU64 && op <= IOp::Add32IBrZ) {
-    out->push_back(start + 5);
+  if (op == IOp::Br || IsCondBranch(op)) {
+    out->push_back(start + 1 + uint32_t(BranchTargetOperand(op)));
   } else if (op == IOp::BrTable) {
     uint32_t entries = uint32_t(code[start + 3]) + 1;
     for (uint32_t j = 0; j < entries; ++j) out->push_back(start + 4 + 2 * j);
@@ -86,26 +80,29 @@ void FunctionTranslator::FormPairs() {
   code.reserve(pos);
   std::vector<uint32_t> starts;
   std::vector<IOp> ops;
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t start = starts_[i];
-    uint32_t end = i + 1 < n ? starts_[i + 1] : uint32_t(code_.size());
-    uint32_t ns = uint32_t(code.size());
+  // Rewrites the targets of old instruction i relative to `base`, the new
+  // start of the instruction that now contains it.
+  auto retarget = [&](size_t i, uint32_t base) {
     targets.clear();
-    TargetUnits(ops_[i], start, code_, &targets);
+    TargetUnits(ops_[i], starts_[i], code_, &targets);
     for (uint32_t u : targets) {
-      uint32_t target = uint32_t(int64_t(start) + code_[u]);
-      code_[u] = int32_t(int64_t(relocate(target)) - int64_t(ns));
+      uint32_t target = uint32_t(int64_t(starts_[i]) + code_[u]);
+      code_[u] = int32_t(int64_t(relocate(target)) - int64_t(base));
     }
+  };
+  auto end_of = [&](size_t i) { return i + 1 < n ? starts_[i + 1] : uint32_t(code_.size()); };
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t ns = uint32_t(code.size());
     starts.push_back(ns);
+    retarget(i, ns);
+    code.insert(code.end(), code_.begin() + starts_[i], code_.begin() + end_of(i));
     if (pair[i] != IOp::kCount) {
       // [handler][a's operands][b's operands]
-      uint32_t end2 = i + 2 < n ? starts_[i + 2] : uint32_t(code_.size());
-      code.insert(code.end(), code_.begin() + start, code_.begin() + end);
-      code.insert(code.end(), code_.begin() + end + 2, code_.begin() + end2);
+      retarget(i + 1, ns);
+      code.insert(code.end(), code_.begin() + starts_[i + 1] + 2, code_.begin() + end_of(i + 1));
       ops.push_back(pair[i]);
       ++i;
     } else {
-      code.insert(code.end(), code_.begin() + start, code_.begin() + end);
       ops.push_back(ops_[i]);
     }
   }
@@ -126,17 +123,10 @@ Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
   for (size_t i = 0; i < ops_.size(); ++i) {
     uint32_t s = starts_[i];
     IOp op = ops_[i];
-    if (op == IOp::Br) {
-      patch(s + 3);
-    } else if (op >= IOp::BrNz && op <= IOp::BrZ64) {
-      patch(s + 4);
-      patch(s + 5);
-    } else if (op > IOp::BrZ64 && op <= IOp::BrGeU64) {
-      patch(s + 5);
-      patch(s + 6);
-    } else if (op > IOp::BrGeU64 && op <= IOp::Add32IBrZ) {
-      patch(s + 6);
-      patch(s + 7);
+    if (op == IOp::Br || IsCondBranch(op)) {
+      uint32_t t = s + 1 + uint32_t(BranchTargetOperand(op));
+      patch(t + 1);
+      if (op != IOp::Br) patch(t + 2);
     } else if (op == IOp::BrTable) {
       uint32_t entries = uint32_t(code_[s + 3]) + 1;
       for (uint32_t j = 0; j < entries; ++j) patch(s + 5 + 2 * j);

@@ -154,6 +154,7 @@ class FunctionTranslator {
   void OnIntCompare(int kind, bool is64);
   void OnEqz(bool is64);
   bool OnAndBranch();
+  bool OnSignExtendShift();
   bool NextIsBranch() const;
   void FuseBranch(const Cond& cond);
   void OnSelect();

@@ -59,7 +59,9 @@ bool FunctionTranslator::OnNumeric(const Instr& in) {
     case Opcode::I32Or: OnBinary(IOp::Or32, IOp::Or32I, IOp::Or32I, false); break;
     case Opcode::I32Xor: OnBinary(IOp::Xor32, IOp::Xor32I, IOp::Xor32I, false); break;
     case Opcode::I32Shl: OnBinary(IOp::Shl32, IOp::Shl32I, kNo, false); break;
-    case Opcode::I32ShrS: OnBinary(IOp::ShrS32, IOp::ShrS32I, kNo, false); break;
+    case Opcode::I32ShrS:
+      if (!OnSignExtendShift()) OnBinary(IOp::ShrS32, IOp::ShrS32I, kNo, false);
+      break;
     case Opcode::I32ShrU: OnBinary(IOp::ShrU32, IOp::ShrU32I, kNo, false); break;
     case Opcode::I32Rotl: OnBinary(IOp::Rotl32, kNo, kNo, false); break;
     case Opcode::I32Rotr: OnBinary(IOp::Rotr32, kNo, kNo, false); break;

@@ -197,6 +197,28 @@ void FunctionTranslator::OnEqz(bool is64) {
   FuseBranch(cond);
 }
 
+// (x << 24) >> 24 and (x << 16) >> 16 (signed) sign-extend x's low byte or
+// half: code built without the sign-extension instructions does this.
+bool FunctionTranslator::OnSignExtendShift() {
+  const Operand& k = stack_.back();
+  uint32_t shift = uint32_t(k.value) & 31;
+  if (!IsConst(k) || (shift != 24 && shift != 16)) return false;
+  uint32_t pos = uint32_t(stack_.size()) - 2;
+  if (stack_[pos].kind != Operand::Kind::kStack || !PeepholeFor(pos) || ops_.back() != IOp::Shl32I ||
+      (uint32_t(code_[starts_.back() + 4]) & 31) != shift) {
+    return false;
+  }
+  uint32_t shl[2];
+  TakeProducer(pos, IOp::Shl32I, shl, 2);
+  Pop();
+  Pop();
+  Begin(shift == 24 ? IOp::Extend8S32 : IOp::Extend16S32);
+  SetDst(pos);
+  Unit(shl[0]);
+  PushStack();
+  return true;
+}
+
 // i32.and with a constant, then br_if or if: branch on (x & k) != 0.
 bool FunctionTranslator::OnAndBranch() {
   if (!NextIsBranch() || !IsConst(stack_.back())) return false;
