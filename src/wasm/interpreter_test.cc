@@ -330,6 +330,45 @@ TEST(Execute, MultiValueReturnAndCall) {
   EXPECT_EQ(ResultI32(h.Call(1, {Value::I32(10), Value::I32(3)})), uint32_t(3 - 10));
 }
 
+TEST(Execute, FusedAndPairedCodeComputesTheSameAsTheSpec) {
+  // sum of bytes mem[p .. p+n) with sign-extension by shifts, a countdown
+  // loop whose branch is fused with the decrement, paired loads and adds.
+  std::vector<Instr> body = {
+      Block(Op::Block), Get(1), I(Op::I32Eqz), I(Op::BrIf, 0),
+      Block(Op::Loop),
+      Get(2), Get(0), Mem(Op::I32Load8U), I32(24), I(Op::I32Shl), I32(24), I(Op::I32ShrS), I(Op::I32Add), Set(2),
+      Get(0), I32(1), I(Op::I32Add), Set(0),
+      Get(1), I32(-1), I(Op::I32Add), Tee(1), I(Op::BrIf, 0),
+      End(), End(), Get(2), End()};
+  ModuleBuilder b;
+  b.AddMemory(1);
+  b.AddFunc(FuncType{{VT::I32, VT::I32}, {VT::I32}}, {VT::I32}, body);
+  // Stores bytes 0x80, 0x7f, 0x01 at 100.
+  b.AddFunc(kVoid, {}, {I32(100), I32(0x80), Mem(Op::I32Store8), I32(101), I32(0x7f), Mem(Op::I32Store8),
+                        I32(102), I32(1), Mem(Op::I32Store8), End()});
+  Harness h(b.Build());
+  ASSERT_EQ(h.Call(1).stop, StopReason::kReturned);
+  h.store.set_fuel(1000);
+  EXPECT_EQ(ResultI32(h.Call(0, {Value::I32(100), Value::I32(3)})), uint32_t(-128 + 127 + 1));
+  EXPECT_EQ(ResultI32(h.Call(0, {Value::I32(100), Value::I32(0)})), 0u);
+  ExpectTrap(h.Call(0, {Value::I32(65535), Value::I32(2)}), TrapKind::kMemoryOutOfBounds);
+}
+
+TEST(Execute, ConstantAddressesAndZeroOperands) {
+  ModuleBuilder b;
+  b.AddMemory(1);
+  // mem[1024 + 8] = x; return select(mem[1032], 0, x > 5)
+  b.AddFunc(kI32ToI32, {},
+            {I32(1024), Get(0), Mem(Op::I32Store, 8), I32(1032), Mem(Op::I32Load), I32(0), Get(0), I32(5),
+             I(Op::I32GtS), I(Op::Select), End()});
+  // A constant address past the end traps rather than wrapping.
+  b.AddFunc(kToI32, {}, {I32(-1), Mem(Op::I32Load, 8), End()});
+  Harness h(b.Build());
+  EXPECT_EQ(ResultI32(h.Call(0, {Value::I32(9)})), 9u);
+  EXPECT_EQ(ResultI32(h.Call(0, {Value::I32(2)})), 0u);
+  ExpectTrap(h.Call(1), TrapKind::kMemoryOutOfBounds);
+}
+
 TEST(Execute, GlobalsReadAndWrite) {
   ModuleBuilder b;
   uint32_t g = b.AddGlobal(VT::I32, 5);

@@ -16,6 +16,7 @@ using VT = ValType;
 const FuncType kI32I32ToI32{{VT::I32, VT::I32}, {VT::I32}};
 const FuncType kI32ToI32{{VT::I32}, {VT::I32}};
 const FuncType kVoid{};
+const FuncType kToI32{{}, {VT::I32}};
 
 std::vector<IOp> OpsOf(const FuncType& type, std::vector<VT> locals, std::vector<Instr> body,
                        bool with_memory = false) {
@@ -110,6 +111,67 @@ TEST(Translate, DeferredReadOfALocalIsSavedBeforeTheLocalIsWritten) {
   // copied out first (the classic deferred local.get hazard).
   auto ops = OpsOf(kI32ToI32, {}, {Get(0), I32(7), Set(0), End()});
   EXPECT_EQ(ops, (std::vector<IOp>{IOp::Copy, IOp::Const32, IOp::Return1}));
+}
+
+TEST(Translate, ConstantZeroIsReadFromTheZeroSlot) {
+  // select(x, 0, c): no instruction materialises the 0.
+  auto ops = OpsOf(kI32I32ToI32, {}, {Get(0), I32(0), Get(1), I(Op::Select), End()});
+  EXPECT_EQ(ops, (std::vector<IOp>{IOp::Select, IOp::Return}));
+}
+
+TEST(Translate, ConstantAddressNeedsNoRegister) {
+  auto ops = OpsOf(kToI32, {}, {I32(1024), Mem(Op::I32Load, 8), End()}, true);
+  EXPECT_EQ(ops, (std::vector<IOp>{IOp::Load32, IOp::Return}));
+  ops = OpsOf(FuncType{{VT::I32}, {}}, {}, {I32(1024), Get(0), Mem(Op::I32Store8, 1), End()}, true);
+  EXPECT_EQ(ops, (std::vector<IOp>{IOp::Store8, IOp::Return}));
+}
+
+TEST(Translate, ShiftPairIsSignExtension) {
+  auto ops = OpsOf(kI32ToI32, {}, {Get(0), I32(24), I(Op::I32Shl), I32(24), I(Op::I32ShrS), End()});
+  EXPECT_EQ(ops, (std::vector<IOp>{IOp::Extend8S32, IOp::Return}));
+  // Different shift counts are two shifts.
+  ops = OpsOf(kI32ToI32, {}, {Get(0), I32(24), I(Op::I32Shl), I32(16), I(Op::I32ShrS), End()});
+  EXPECT_EQ(ops, (std::vector<IOp>{IOp::Shl32I, IOp::ShrS32I, IOp::Return}));
+}
+
+TEST(Translate, CountdownBranchJoinsTheDecrement) {
+  // loop: x = x - 1; br_if (x != 0)
+  auto ops = OpsOf(kI32ToI32, {},
+                   {Block(Op::Loop), Get(0), I32(-1), I(Op::I32Add), Tee(0), I(Op::BrIf, 0), End(), Get(0), End()});
+  ASSERT_FALSE(ops.empty());
+  EXPECT_EQ(ops[0], IOp::Add32IBrNz);
+}
+
+TEST(Translate, LocalArgumentsAreCopiedByTheCall) {
+  ModuleBuilder b;
+  uint32_t callee = b.AddFunc(kI32I32ToI32, {}, {Get(0), End()});
+  b.AddFunc(kI32I32ToI32, {}, {Get(1), Get(0), I(Op::Call, callee), End()});
+  auto m = b.Build();
+  ASSERT_TRUE(m);
+  EXPECT_EQ(CompiledOps(*m->functions[1]), (std::vector<IOp>{IOp::CallArgs, IOp::Return1}));
+}
+
+TEST(Translate, AdjacentLoadsPairUnlessTheSecondIsABranchTarget) {
+  ModuleBuilder b;
+  b.AddMemory(1);
+  const FuncType type{{VT::I32, VT::I32}, {VT::I32}};
+  // Two loads into locals: one paired instruction.
+  b.AddFunc(type, {VT::I32, VT::I32},
+            {Get(0), Mem(Op::I32Load), Set(2), Get(1), Mem(Op::I32Load, 4), Set(3), Get(2), Get(3), I(Op::I32Add),
+             End()});
+  // The same, but the second load starts a loop: not paired.
+  b.AddFunc(type, {VT::I32, VT::I32},
+            {Get(0), Mem(Op::I32Load), Set(2), Block(Op::Loop), Get(1), Mem(Op::I32Load, 4), Set(3), Get(3),
+             I(Op::BrIf, 0), End(), Get(2), End()});
+  auto m = b.Build();
+  ASSERT_TRUE(m);
+  std::vector<IOp> paired = CompiledOps(*m->functions[0]);
+  ASSERT_FALSE(paired.empty());
+  EXPECT_EQ(paired[0], IOp::Load32_Load32);
+  std::vector<IOp> unpaired = CompiledOps(*m->functions[1]);
+  ASSERT_GE(unpaired.size(), 2u);
+  EXPECT_EQ(unpaired[0], IOp::Load32);
+  EXPECT_EQ(unpaired[1], IOp::Load32BrNz);
 }
 
 TEST(Translate, EntryFuelIsTheInputCostOfTheFirstBlock) {
