@@ -43,9 +43,19 @@ inline uint64_t Max(double a, double b) {
   return std::bit_cast<uint64_t>(a > b ? a : b);
 }
 
-// Round to nearest, ties to even, independent of the rounding mode.
-inline float Nearest(float x) { return __builtin_roundevenf(x); }
-inline double Nearest(double x) { return __builtin_roundeven(x); }
+// Round to nearest, ties to even, independent of the rounding mode: built
+// from floor and exact arithmetic only (GCC's and Clang's builtins differ).
+template <class F>
+inline F RoundHalfEven(F x, F first_integral) {
+  F ax = std::fabs(x);
+  if (!(ax < first_integral)) return x;  // NaN, infinity, or already integral
+  F r = std::floor(ax);
+  F diff = ax - r;  // exact: r <= ax < 2r, or r == 0
+  if (diff > F(0.5) || (diff == F(0.5) && std::fmod(r, F(2)) != 0)) r += 1;
+  return std::copysign(r, x);  // -0.4 rounds to -0
+}
+inline float Nearest(float x) { return RoundHalfEven(x, 8388608.0f); }            // 2^23
+inline double Nearest(double x) { return RoundHalfEven(x, 4503599627370496.0); }  // 2^52
 
 // 2^31, 2^32, 2^63 or 2^64: the first value above the integer range.
 constexpr double Bound(bool is_signed, int bits) {
