@@ -338,12 +338,16 @@ host_call: {
   ctx->frame_top = frame_top;
   const FuncType& ft = *callee->type;
   ctx->sp = callee_fp + std::max(ft.params.size(), ft.results.size());
-  RunResult r = CallHost(*ctx, callee, callee_fp, view->instance, view->memory);
-  FUEL_IN();
-  RELOAD_MEMORY();
-  if (UNLIKELY(r.stop != StopReason::kReturned)) {
-    result = std::move(r);
-    goto done;
+  {
+    // Scoped so that the dispatch below leaves no destructor behind (Clang
+    // refuses an indirect goto out of such a scope).
+    RunResult r = CallHost(*ctx, callee, callee_fp, view->instance, view->memory);
+    FUEL_IN();
+    RELOAD_MEMORY();
+    if (UNLIKELY(r.stop != StopReason::kReturned)) {
+      result = std::move(r);
+      goto done;
+    }
   }
   pc = ret_pc;
   DISPATCH();
