@@ -18,8 +18,11 @@ readonly PACKAGES=(
   clang-14 lld-14 llvm-14 libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc
   # libraries
   libsodium-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest
-  # conformance (wast2json, wat2wasm), benchmarks (node:wasi), scripts
-  wabt nodejs python3
+  # conformance (wast2json, wat2wasm), benchmarks (node:wasi), scripts;
+  # python3-nacl is the independent receipt checker in the tests
+  wabt nodejs python3 python3-nacl
+  # guest runtimes (scripts/build-runtimes.sh): autoreconf for CPython, wasm-opt
+  autoconf autoconf-archive binaryen
   # apt-get source and unpacking source packages; tclsh generates the SQLite
   # amalgamation for bench/engine.sh
   dpkg-dev bzip2 xz-utils tcl
