@@ -5,7 +5,9 @@
 #                   the core spec test run
 #   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #                   (-O1, assertions on)
-#   3. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
+#   3. build-o0/    the engine at -O0; every WASI guest program must give the
+#                   same output and fuel as on build/ (tests/determinism.sh)
+#   4. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
 #                   each run for a bounded time from a seed corpus
 #
 # Every phase runs even if an earlier one failed (except the tests of a build
@@ -15,7 +17,7 @@
 # Environment:
 #   AMPOULE_FUZZ_SECONDS  total fuzzing time, shared by the targets (default 60; 0 skips)
 #   AMPOULE_JOBS          parallel build and test jobs (default 2)
-#   AMPOULE_SKIP          space-separated phases to skip: build asan fuzz
+#   AMPOULE_SKIP          space-separated phases to skip: build asan determinism fuzz
 #   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-fuzz/ go (default: the repository)
 set -uo pipefail
 
@@ -207,6 +209,20 @@ elif step "asan: compile" configure_and_build "$OUT/build-asan" -DAMPOULE_SANITI
   step "asan: ctest" run_ctest "$OUT/build-asan"
 else
   skip "asan: ctest" "the build failed"
+fi
+
+# Determinism across optimisation levels: the engine at -O0 must give the
+# same output and fuel as the default (-O2) build on every guest program.
+if [[ " $SKIP " == *" determinism "* ]]; then
+  skip "determinism" "AMPOULE_SKIP"
+elif [[ ! -x "$OUT/build/bin/ampoule" || ! -d "$OUT/build/wasi-guests" ]]; then
+  skip "determinism" "the default build or its WASI guest programs are missing"
+elif step "determinism: compile -O0" configure_and_build "$OUT/build-o0" -DAMPOULE_TESTS=OFF \
+       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0"; then
+  step "determinism: -O2 vs -O0" bash "$ROOT/tests/determinism.sh" "$OUT/build/bin/ampoule" \
+    "$OUT/build-o0/bin/ampoule" "$OUT/build/wasi-guests"
+else
+  skip "determinism: -O2 vs -O0" "the -O0 build failed"
 fi
 
 fuzz_phase
