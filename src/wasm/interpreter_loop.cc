@@ -257,6 +257,16 @@ H_BrTable: {
   pc += e[0];
   DISPATCH();
 }
+H_Load8UBrTable: {
+  uint64_t ea = uint64_t(R32(2)) + K32(3);
+  if (UNLIKELY(ea + 1 > mem_size)) TRAP(TrapKind::kMemoryOutOfBounds);
+  uint32_t v = mem[ea];
+  SL(1) = v;
+  const int32_t* e = pc + 6 + 2 * size_t(std::min(v, K32(4)));
+  CHARGE(e[1]);
+  pc += e[0];
+  DISPATCH();
+}
 
 H_Return1:
   fp[0] = SL(1);
@@ -370,6 +380,16 @@ H_Const64:
 H_Select: {
   uint64_t a = SL(2), b = SL(3);
   SL(1) = R32(4) ? a : b;
+  NEXT(5);
+}
+H_SelectK1: {
+  uint64_t b = SL(3);
+  SL(1) = R32(4) ? uint64_t(K32(2)) : b;
+  NEXT(5);
+}
+H_SelectK2: {
+  uint64_t a = SL(2);
+  SL(1) = R32(4) ? a : uint64_t(K32(3));
   NEXT(5);
 }
 H_GlobalGet32:

@@ -82,6 +82,7 @@
   X(Add32IBrNz, 6) X(Add32IBrZ, 6) X(Sub32BrNz, 6) X(Sub32BrZ, 6)             \
   X(And32IBrNz, 6) X(And32IBrZ, 6)                                           \
   X(BrTable, -1)        /* a n, then n+1 pairs (t ft); last is default */    \
+  X(Load8UBrTable, -1)  /* d a o n (t ft)...: d = load8_u(a + o), BrTable d */ \
   X(Return, 0)          /* results are already in fp[0..n) */               \
   X(Return1, 1)         /* a: fp[0] = fp[a] */                               \
   X(ReturnN, 2)         /* n a: fp[0..n) = fp[a..a+n) (a >= n or a == 0) */  \
@@ -97,6 +98,8 @@
   X(Const32, 2)         /* d k (zero-extended) */                            \
   X(Const64, 3)         /* d lo hi */                                        \
   X(Select, 4)          /* d a b c: d = c ? a : b */                         \
+  X(SelectK1, 4)        /* d k b c: d = c ? k : b (k zero-extended) */       \
+  X(SelectK2, 4)        /* d a k c: d = c ? a : k */                         \
   X(GlobalGet32, 2)     /* d global */                                       \
   X(GlobalGet64, 2)     /* d global */                                       \
   X(GlobalSet, 2)       /* global a */                                       \
@@ -167,6 +170,10 @@ inline int BranchTargetOperand(IOp op) {
   if (op <= IOp::BrGeU64) return 3;
   return 4;
 }
+
+// Jump tables: which operand (1-based) holds n; the n+1 (t ft) pairs follow.
+inline bool IsTable(IOp op) { return op == IOp::BrTable || op == IOp::Load8UBrTable; }
+inline int TableSizeOperand(IOp op) { return op == IOp::BrTable ? 2 : 4; }
 
 // Operand units of `op` (excluding the handler unit); -1 if variable.
 int IOpOperandUnits(IOp op);

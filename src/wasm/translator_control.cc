@@ -328,15 +328,25 @@ void FunctionTranslator::OnBrIf(uint32_t depth, const Cond& cond) {
 }
 
 void FunctionTranslator::OnBrTable(const Instr& in) {
+  uint32_t index_pos = uint32_t(stack_.size()) - 1;
   Operand index = Pop();
-  uint32_t index_slot = SlotOf(index, uint32_t(stack_.size()));
+  uint32_t index_slot = SlotOf(index, index_pos);
   uint32_t count = in.b;  // entries including the default
   const uint32_t* depths = body_.br_targets.data() + in.a;
   uint32_t arity = Arity(Target(depths[count - 1]));
   if (arity >= 2) MaterializeTop(arity);
 
-  uint32_t start = Begin(IOp::BrTable);
-  Unit(index_slot);
+  uint32_t start;
+  if (index.kind == Operand::Kind::kStack && PeepholeFor(index_pos) && ops_.back() == IOp::Load8U) {
+    // The index was just loaded: one instruction loads it and jumps.
+    ops_.back() = IOp::Load8UBrTable;
+    start = starts_.back();
+    peephole_unit_ = kNone;
+    last_dst_unit_ = kNone;
+  } else {
+    start = Begin(IOp::BrTable);
+    Unit(index_slot);
+  }
   Unit(count - 1);
   struct Pending { uint32_t depth, unit; };
   std::vector<Pending> trampolines;

@@ -23,9 +23,10 @@ IOp PairOf(IOp a, IOp b) {
 void TargetUnits(IOp op, uint32_t start, const std::vector<int32_t>& code, std::vector<uint32_t>* out) {
   if (op == IOp::Br || IsCondBranch(op)) {
     out->push_back(start + 1 + uint32_t(BranchTargetOperand(op)));
-  } else if (op == IOp::BrTable) {
-    uint32_t entries = uint32_t(code[start + 3]) + 1;
-    for (uint32_t j = 0; j < entries; ++j) out->push_back(start + 4 + 2 * j);
+  } else if (IsTable(op)) {
+    uint32_t first = start + 2 + uint32_t(TableSizeOperand(op));
+    uint32_t entries = uint32_t(code[first - 1]) + 1;
+    for (uint32_t j = 0; j < entries; ++j) out->push_back(first + 2 * j);
   }
 }
 
@@ -127,9 +128,10 @@ Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
       uint32_t t = s + 1 + uint32_t(BranchTargetOperand(op));
       patch(t + 1);
       if (op != IOp::Br) patch(t + 2);
-    } else if (op == IOp::BrTable) {
-      uint32_t entries = uint32_t(code_[s + 3]) + 1;
-      for (uint32_t j = 0; j < entries; ++j) patch(s + 5 + 2 * j);
+    } else if (IsTable(op)) {
+      uint32_t first = s + 2 + uint32_t(TableSizeOperand(op));
+      uint32_t entries = uint32_t(code_[first - 1]) + 1;
+      for (uint32_t j = 0; j < entries; ++j) patch(first + 1 + 2 * j);
     }
   }
   if (too_large) {

@@ -233,10 +233,26 @@ bool FunctionTranslator::OnAndBranch() {
 }
 
 void FunctionTranslator::OnSelect() {
+  // A non-zero 32-bit constant for one of the values is an immediate.
+  size_t n = stack_.size();
+  auto imm = [](const Operand& op) { return IsConst(op) && op.value != 0 && op.value <= UINT32_MAX; };
+  IOp op = IOp::Select;
+  if (imm(stack_[n - 3]) && !imm(stack_[n - 2])) op = IOp::SelectK1;
+  if (imm(stack_[n - 2]) && op == IOp::Select) op = IOp::SelectK2;
+  uint32_t k = 0;
+  if (op == IOp::SelectK1) k = uint32_t(stack_[n - 3].value);
+  if (op == IOp::SelectK2) k = uint32_t(stack_[n - 2].value);
+  if (op != IOp::Select) {
+    // The constant's slot is never read: it only needs a placeholder.
+    Operand& c = stack_[op == IOp::SelectK1 ? n - 3 : n - 2];
+    c = Operand{Operand::Kind::kConst, 0, 0};
+  }
   uint32_t s[3];
   PopSlots(3, s);
+  if (op == IOp::SelectK1) s[0] = k;
+  if (op == IOp::SelectK2) s[1] = k;
   uint32_t pos = uint32_t(stack_.size());
-  Begin(IOp::Select);
+  Begin(op);
   SetDst(pos);
   Unit(s[0]);
   Unit(s[1]);
