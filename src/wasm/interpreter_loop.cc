@@ -56,8 +56,14 @@ inline const void* Handler(const int32_t* pc) {
 
 // noclone: the label addresses handed out in table mode must be those of
 // the very body that runs.
-__attribute__((noinline, noclone, optimize("no-tree-loop-distribute-patterns")))
-RunResult Interpret(ExecContext* ctx, const InstanceView* view,
+#if defined(__clang__)
+#define AMP_LOOP_FUNCTION __attribute__((noinline))
+#else
+// no-tree-loop-distribute-patterns: the locals-zeroing loop stays a loop
+// instead of becoming a call to memset.
+#define AMP_LOOP_FUNCTION __attribute__((noinline, noclone, optimize("no-tree-loop-distribute-patterns")))
+#endif
+AMP_LOOP_FUNCTION RunResult Interpret(ExecContext* ctx, const InstanceView* view,
                                                        const int32_t* pc0, uint64_t* fp0,
                                                        Frame* entry, const void* const** labels) {
   static const void* const kLabels[] = {
