@@ -337,7 +337,7 @@ void FunctionTranslator::OnBrTable(const Instr& in) {
   if (arity >= 2) MaterializeTop(arity);
 
   uint32_t start;
-  if (index.kind == Operand::Kind::kStack && PeepholeFor(index_pos) && ops_.back() == IOp::Load8U) {
+  if (last_dst_unit_ != kNone && uint32_t(code_[last_dst_unit_]) == index_slot && ops_.back() == IOp::Load8U) {
     // The index was just loaded: one instruction loads it and jumps.
     ops_.back() = IOp::Load8UBrTable;
     start = starts_.back();
