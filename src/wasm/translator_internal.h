@@ -80,7 +80,7 @@ class FunctionTranslator {
   // translator.cc: the main loop and finishing.
   void PrePass();
   Status TranslateInstr();
-  // translator_finish.cc: fuel costs, dropping no-op charges, linking.
+  // translator_finish.cc: fuel costs, pairing, linking.
   Result<CompiledFunctionPtr> Finish();
   void FormPairs();
   BlockSig Sig(const BlockType& bt) const;
@@ -117,7 +117,14 @@ class FunctionTranslator {
   void EmitCopy(uint32_t dst, uint32_t src);
   void EmitConst(uint32_t dst, uint64_t value);
 
-  // translator_control.cc: blocks, branches, calls, returns.
+  // translator_calls.cc: calls and returns.
+  void OnReturn();
+  void EmitReturnSeq();
+  void OnCall(uint32_t func);
+  void OnCallIndirect(uint32_t type_index, uint32_t table);
+  void EmitCall(IOp plain, IOp with_args, std::initializer_list<uint32_t> head, uint32_t np, uint32_t nr);
+
+  // translator_control.cc: blocks and branches.
   void OnBlock(Ctrl::Kind kind, const BlockType& bt);
   void OnIf(const BlockType& bt, const Cond& cond);
   void OnElse();
@@ -125,10 +132,6 @@ class FunctionTranslator {
   void OnBr(uint32_t depth);
   void OnBrIf(uint32_t depth, const Cond& cond);
   void OnBrTable(const Instr& in);
-  void OnReturn();
-  void OnCall(uint32_t func);
-  void OnCallIndirect(uint32_t type_index, uint32_t table);
-  void EmitCall(IOp plain, IOp with_args, std::initializer_list<uint32_t> head, uint32_t np, uint32_t nr);
   void MarkUnreachable();
   Ctrl& Target(uint32_t depth) { return ctrls_[ctrls_.size() - 1 - depth]; }
   bool NeedsMoves(const Ctrl& c) const;
@@ -139,13 +142,14 @@ class FunctionTranslator {
   void LinkBranch(Ctrl& c, const Ctrl::Fixup& fixup);
   uint32_t TargetFuel(const Ctrl& c) const;
   uint32_t Arity(const Ctrl& c) const;
-  void EmitReturnSeq();
   Cond PopCond();
 
-  // translator_ops.cc: numeric, memory, variable and table instructions.
+  // translator_numeric.cc, translator_memory.cc, translator_variables.cc:
+  // instruction groups; translator_ops.cc: operator forms and fusion.
   bool OnNumeric(const Instr& in);
   bool OnMemory(const Instr& in);
   bool OnVariable(const Instr& in);
+  void OnLocalSet(uint32_t x, bool tee);
   void PopSlots(uint32_t n, uint32_t* out);
   void OnBinary(IOp rr, IOp ri, IOp ri_swapped, bool is64);
   void OnUnary(IOp op);
@@ -158,7 +162,6 @@ class FunctionTranslator {
   bool NextIsBranch() const;
   void FuseBranch(const Cond& cond);
   void OnSelect();
-  void OnLocalSet(uint32_t x, bool tee);
   void AddFuel(const Instr& in);
 
   static constexpr uint32_t kNone = UINT32_MAX;
