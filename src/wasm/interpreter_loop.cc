@@ -2,22 +2,27 @@
 //
 // Scheme (docs/interpreter.md has the full design):
 //
-//  * Code is an array of 32-bit units. An instruction is its handler unit,
-//    the byte distance of its handler label from the dispatch base (the
-//    first handler), followed by operand units. Dispatch is
-//        goto *(base + *pc)
-//    so there is no table load and no bounds check per instruction.
-//  * Operands: SL(i) is the slot named by unit i, fp[pc[i]]: a local, a
-//    scratch slot or an operand-stack slot of the current frame. K32(i) is
-//    unit i as an immediate. Handlers read all operands before writing
-//    their destination, so a destination may equal a source.
+//  * Code is an array of 32-bit units. An instruction is two units holding
+//    the address of its handler label (&&H_Name), then its operand units.
+//    Dispatch is `goto *Handler(pc)`: one indirect jump per handler, no
+//    table load, no bounds check. NEXT(n) moves past an instruction of n-1
+//    operands (n + 1 units).
+//  * Operands: U(i) is operand unit i (1-based). SL(i) is the slot it
+//    names, fp[U(i)]: a local, the zero slot, a scratch slot or an
+//    operand-stack slot of the current frame; R32/R64/RF32/RF64 read it as a
+//    type. K32(i) is the unit as an immediate, KS64(i) sign-extended.
+//    Handlers read all operands before writing their destination, so a
+//    destination may equal a source.
+//  * Paired handlers (A_B) run A, then B with B's operands after A's; the
+//    STEP_ macros are the single instructions written against an operand
+//    offset.
 //  * Slots are 64 bits. i32 and f32 values are kept zero-extended; floats
 //    are kept as their bits. References are FunctionInstance pointers or
 //    embedder numbers, 0 for null.
-//  * Registers of the loop: pc, fp, fuel (a signed local copy of the
-//    store's fuel, written back on every exit and around host calls), mem
-//    and mem_size (memory 0, reloaded after every call and memory.grow),
-//    view (the current instance's resolved pointers), frame_top.
+//  * Pinned registers: pc, fp, fuel (a signed local copy of the store's
+//    fuel, written back on every exit and around host calls), mem and
+//    mem_size (memory 0, reloaded after every call and memory.grow). Also
+//    live: view (the current instance's resolved pointers) and frame_top.
 //  * Fuel is charged per straight-line run of input instructions (a run
 //    ends only at a control transfer; labels do not end it): a branch
 //    charges what remains of the run it enters (ft / ff), a call the
