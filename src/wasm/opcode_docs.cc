@@ -20,8 +20,12 @@ std::string FuelTableMarkdown() {
       (unsigned long long)kFuelBytesPerUnit);
   add("- `table.copy`, `table.fill`, `table.init`, `table.grow`: one more unit per %llu element(s).\n\n",
       (unsigned long long)kFuelElementsPerUnit);
-  out += "Fuel is charged per basic block, before the block runs: a block that would take the\n";
-  out += "remaining fuel below zero stops the run with stop reason `fuel` before any of it executes.\n";
+  out += "Fuel is charged per straight-line run of instructions, on entry to the run: a run ends only\n";
+  out += "at `br`, `br_if`, `br_table`, `if`, `else`, `return` or `unreachable` (block ends and loop\n";
+  out += "heads do not end it). A run whose cost would take the remaining fuel below zero stops the\n";
+  out += "program with stop reason `fuel` before any of it executes; a trap leaves the rest of its run\n";
+  out += "charged. A completed program's fuel is exactly the sum of the costs of what it executed.\n";
+  out += "docs/interpreter.md describes the scheme.\n";
   out += "Running out of fuel is not a trap: the guest cannot observe or catch it.\n\n";
   out += "| opcode | instruction | fuel |\n|---|---|---|\n";
   for (int i = 0; i < int(Opcode::kCount); ++i) {
