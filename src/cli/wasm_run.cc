@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/arg_parse.h"
 #include "cli/commands.h"
 #include "util/result.h"
 #include "wasi/wasi_run.h"
@@ -71,39 +72,6 @@ struct Options {
   bool stats = false;
   bool help = false;
 };
-
-bool ParseU64(std::string_view text, uint64_t* out) {
-  if (text.empty() || text.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    uint64_t digit = uint64_t(c - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  *out = v;
-  return true;
-}
-
-// "64M" -> 64 MiB. Suffixes K, M, G (powers of 1024).
-bool ParseBytes(std::string_view text, uint64_t* out) {
-  int shift = 0;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 'K':
-      case 'k': shift = 10; break;
-      case 'M':
-      case 'm': shift = 20; break;
-      case 'G':
-      case 'g': shift = 30; break;
-    }
-    if (shift != 0) text.remove_suffix(1);
-  }
-  uint64_t v = 0;
-  if (!ParseU64(text, &v) || v > (UINT64_MAX >> shift)) return false;
-  *out = v << shift;
-  return true;
-}
 
 // Reads a whole file, refusing more than `limit` bytes. "-" is stdin.
 Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, const char* what) {
