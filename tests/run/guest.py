@@ -1,0 +1,187 @@
+"""Running one guest program through ampoule, shared by tests/run/*.py.
+
+Two ways to run a program (a "backend"):
+
+  run    `ampoule run PROG --input NAME=FILE... [--stdin F] --seed N --record R`:
+         the product path (kernel, jail, snapshot). The record is read back.
+  wasm   `ampoule wasm run python.wasm|js.wasm` with the runtime files from a
+         scripts/build-runtimes.sh output folder (command modules with `_start`),
+         mounted the way the kernel does it: /usr/local (python only), /input,
+         /program. No jail, no snapshot, no record: fuel comes from --stats.
+         It validates the corpus against the same CPython/QuickJS builds
+         before `ampoule run` exists, and stays useful to tell a runtime
+         difference from a run-path difference.
+
+Backend.probe() says whether a backend can run here, with the reason when not.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN_TIMEOUT = 600  # seconds per guest run, far above any corpus program
+STATS = re.compile(rb"(?:^|\n)ampoule stats: ([^\n]*)\n?$")
+
+
+class Result:
+    """What one guest run produced."""
+
+    def __init__(self, stdout, stderr, status, fuel, record=None):
+        self.stdout, self.stderr, self.status, self.fuel, self.record = stdout, stderr, status, fuel, record
+
+
+def default_ampoule():
+    return os.environ.get("AMPOULE") or os.path.join(ROOT, "build", "bin", "ampoule")
+
+
+def runtime_for(path):
+    return {".py": "python", ".js": "js", ".mjs": "js"}.get(os.path.splitext(path)[1], "wasm")
+
+
+def input_files(folder):
+    """Plain files of an input folder as (name, path), sorted; [] for None."""
+    if not folder or not os.path.isdir(folder):
+        return []
+    return sorted((n, os.path.join(folder, n)) for n in os.listdir(folder)
+                  if os.path.isfile(os.path.join(folder, n)))
+
+
+class RunBackend:
+    name = "run"
+
+    def __init__(self, ampoule, kernel=None):
+        self.ampoule, self.kernel = ampoule, kernel
+
+    def probe(self):
+        if not os.access(self.ampoule, os.X_OK):
+            return f"{self.ampoule} is not built"
+        try:
+            help_run = subprocess.run([self.ampoule, "run", "--help"], capture_output=True, timeout=60)
+        except OSError as e:
+            return f"cannot start {self.ampoule}: {e}"
+        if help_run.returncode != 0:
+            return f"'{self.ampoule} run' is not available (exit {help_run.returncode})"
+        kernel = self.kernel or os.environ.get("AMPOULE_KERNEL")
+        if not kernel:
+            path = subprocess.run([self.ampoule, "kernel", "path"], capture_output=True, text=True, timeout=60)
+            kernel = path.stdout.strip() if path.returncode == 0 else ""
+        if not kernel or not os.path.isfile(kernel):
+            return f"no kernel file ({kernel or 'ampoule kernel path failed'}); build one with scripts/build-kernel.sh"
+        self.kernel = kernel
+        return None
+
+    def describe(self):
+        return f"ampoule run ({self.ampoule}, kernel {self.kernel})"
+
+    def argv(self, program, inputs, stdin, seed, record, extra):
+        cmd = [self.ampoule, "run", program, "--kernel", self.kernel, "--seed", str(seed), "--record", record]
+        for name, path in inputs:
+            cmd += ["--input", f"{name}={path}"]
+        if stdin:
+            cmd += ["--stdin", stdin]
+        return cmd + list(extra)
+
+    def run(self, program, inputs=(), stdin=None, seed=0, extra=(), timeout=RUN_TIMEOUT):
+        with tempfile.TemporaryDirectory(prefix="ampoule-guest-") as tmp:
+            record_path = os.path.join(tmp, "record.json")
+            proc = subprocess.run(self.argv(program, inputs, stdin, seed, record_path, extra),
+                                  capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
+            record = None
+            if os.path.exists(record_path) and os.path.getsize(record_path) > 0:
+                with open(record_path) as f:
+                    record = json.load(f)
+            fuel = record["result"]["fuel_used"] if record else None
+            return Result(proc.stdout, proc.stderr, proc.returncode, fuel, record)
+
+
+class WasmBackend:
+    name = "wasm"
+
+    def __init__(self, ampoule, runtimes=None):
+        self.ampoule = ampoule
+        self.runtimes = runtimes or os.environ.get("AMPOULE_RUNTIMES_DIR") or self._latest_build()
+
+    @staticmethod
+    def _latest_build():
+        cache = os.environ.get("AMPOULE_RUNTIMES_CACHE") or os.path.join(ROOT, ".cache", "runtimes")
+        try:
+            with open(os.path.join(cache, "latest")) as f:
+                return os.path.join(cache, f.read().strip())
+        except OSError:
+            return None
+
+    def probe(self):
+        if not os.access(self.ampoule, os.X_OK):
+            return f"{self.ampoule} is not built"
+        if not self.runtimes:
+            return "no runtime build (run scripts/build-runtimes.sh, or set AMPOULE_RUNTIMES_DIR)"
+        for f in ("python.wasm", "lib/python311.zip", "js.wasm"):
+            if not os.path.isfile(os.path.join(self.runtimes, f)):
+                return f"{self.runtimes} has no {f}"
+        with tempfile.TemporaryDirectory(prefix="ampoule-probe-") as tmp:
+            probe = os.path.join(tmp, "probe.py")
+            with open(probe, "w") as f:
+                f.write("print(1)\n")
+            r = self.run(probe, timeout=300)
+        if r.status != 0 or r.stdout != b"1\n":
+            last = (r.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+            return (f"python.wasm in {self.runtimes} does not run as a command (exit {r.status}: {last}); "
+                    "reactor builds run only through 'ampoule run'")
+        return None
+
+    def describe(self):
+        return f"ampoule wasm run ({self.ampoule}, runtimes {self.runtimes})"
+
+    def run(self, program, inputs=(), stdin=None, seed=0, extra=(), timeout=RUN_TIMEOUT):
+        runtime = runtime_for(program)
+        name = os.path.basename(program)
+        with tempfile.TemporaryDirectory(prefix="ampoule-guest-") as tmp:
+            # The same guest view as the kernel gives: only the program under
+            # /program, only the inputs (flat, by name) under /input.
+            os.mkdir(os.path.join(tmp, "program"))
+            os.mkdir(os.path.join(tmp, "input"))
+            shutil.copyfile(program, os.path.join(tmp, "program", name))
+            for input_name, path in inputs:
+                shutil.copyfile(path, os.path.join(tmp, "input", input_name))
+            cmd = [self.ampoule, "wasm", "run"]
+            if runtime == "python":
+                cmd += [os.path.join(self.runtimes, "python.wasm"), "--dir", f"/usr/local={self.runtimes}",
+                        "--env", "PYTHONHOME=/usr/local", "--env", "PYTHONHASHSEED=0",
+                        "--env", "PYTHONDONTWRITEBYTECODE=1"]
+            elif runtime == "js":
+                cmd += [os.path.join(self.runtimes, "js.wasm")]
+            else:
+                cmd += [program]
+            cmd += ["--dir", f"/input={tmp}/input", "--seed", str(seed), "--stats"]
+            if runtime != "wasm":
+                cmd += ["--dir", f"/program={tmp}/program"]
+            if stdin:
+                cmd += ["--stdin", stdin]
+            cmd += list(extra)
+            if runtime != "wasm":
+                cmd += ["--", f"/program/{name}"]
+            proc = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
+        stderr, fuel = proc.stderr, None
+        m = STATS.search(stderr)
+        if m:
+            stderr = stderr[:m.start() + (1 if m.group(0).startswith(b"\n") else 0)]
+            f = re.search(rb"fuel_used=(\d+)", m.group(1))
+            fuel = int(f.group(1)) if f else None
+        return Result(proc.stdout, stderr, proc.returncode, fuel)
+
+
+def choose(kind, ampoule, kernel=None, runtimes=None):
+    """Returns (backend or None, notes): the first usable backend for `kind`
+    (run, wasm or auto = run, else wasm) and why the others were passed over."""
+    candidates = {"run": [RunBackend(ampoule, kernel)], "wasm": [WasmBackend(ampoule, runtimes)],
+                  "auto": [RunBackend(ampoule, kernel), WasmBackend(ampoule, runtimes)]}[kind]
+    notes = []
+    for backend in candidates:
+        why = backend.probe()
+        if why is None:
+            return backend, notes
+        notes.append(f"{backend.name}: {why}")
+    return None, notes
