@@ -1,4 +1,5 @@
-// ampoule wasm run: runs a WASI command module under the deterministic host.
+// ampoule wasm run: runs a WASI command module (or an ampoule reactor: see
+// wasi/wasi_run.h) under the deterministic host.
 //
 // This is the I/O layer the deterministic core leaves out: it reads the
 // module, the stdin file and the --dir trees from the host file system into
@@ -37,7 +38,10 @@ constexpr const char* kHelp =
     "usage: ampoule wasm run MODULE.wasm [options] [-- ARGS...]\n"
     "\n"
     "Runs a WASI (preview 1) command module deterministically: the same module and\n"
-    "options give the same output, exit status and fuel on every machine.\n"
+    "options give the same output, exit status and fuel on every machine. A module\n"
+    "without _start that exports ampoule_main runs as a reactor: _initialize,\n"
+    "ampoule_init (a non-zero result is the exit status), then ampoule_main, whose\n"
+    "result is the exit status.\n"
     "\n"
     "options:\n"
     "  --fuel N           fuel budget (default 10000000000)\n"

@@ -22,7 +22,7 @@ uint64_t SatMul(uint64_t a, uint64_t b) {
 }  // namespace
 
 DeterministicEnvironment::DeterministicEnvironment(const DeterministicEnvironmentOptions& options)
-    : options_(options) {
+    : options_(options), slept_ns_(options.base_slept_ns) {
   // sodium_init only selects faster implementations; their output is the
   // same bytes. It is safe to call more than once.
   if (sodium_init() < 0) {
@@ -36,7 +36,7 @@ DeterministicEnvironment::DeterministicEnvironment(const DeterministicEnvironmen
 }
 
 Errno DeterministicEnvironment::Now(uint32_t clock_id, uint64_t fuel_used, uint64_t* out_ns) {
-  uint64_t cpu = SatMul(fuel_used, options_.ns_per_fuel);
+  uint64_t cpu = SatMul(SatAdd(fuel_used, options_.base_fuel), options_.ns_per_fuel);
   uint64_t elapsed = SatAdd(cpu, slept_ns_);
   switch (clock_id) {
     case abi::kClockRealtime: *out_ns = SatAdd(options_.epoch_ns, elapsed); return Errno::kSuccess;

@@ -6,7 +6,9 @@
 //   - time is virtual. elapsed = fuel_used * ns_per_fuel + slept, where
 //     `slept` is what poll_oneoff waited. monotonic = elapsed; realtime =
 //     epoch + elapsed; the CPU-time clocks = fuel_used * ns_per_fuel. All
-//     saturate at 2^64-1 instead of wrapping. Fuel only grows, so every clock
+//     saturate at 2^64-1 instead of wrapping. A run restored from a
+//     snapshot (snapshot.h) continues the clock of the start-up that made
+//     it: fuel_used counts from base_fuel and slept from base_slept_ns. Fuel only grows, so every clock
 //     is monotonic, and a replay of the run reads the same values.
 //   - random bytes are the ChaCha20 keystream (libsodium, 64-bit nonce of
 //     zeros) under the key SHA-256("ampoule/wasi/random_get/v1" || seed as
@@ -49,6 +51,10 @@ struct DeterministicEnvironmentOptions {
   uint64_t seed = 0;
   uint64_t epoch_ns = kDefaultEpochNs;
   uint64_t ns_per_fuel = 1;
+  // The clock's starting point: fuel and sleep already behind the guest
+  // (a snapshot's start-up). Zero for a run from the beginning.
+  uint64_t base_fuel = 0;
+  uint64_t base_slept_ns = 0;
 };
 
 class DeterministicEnvironment final : public WasiEnvironment {
@@ -60,6 +66,7 @@ class DeterministicEnvironment final : public WasiEnvironment {
   void Sleep(uint64_t ns) override;
   void Random(std::span<uint8_t> out) override;
 
+  // Everything slept so far, base_slept_ns included.
   uint64_t slept_ns() const { return slept_ns_; }
 
  private:

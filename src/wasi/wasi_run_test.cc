@@ -244,6 +244,63 @@ TEST_F(WasiRunTest, ModuleWithoutStartIsRejected) {
   Result<RunResult> r = RunWasiCommand(wasm, request);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("_start"), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find("ampoule_main"), std::string::npos) << r.message();
+}
+
+TEST_F(WasiRunTest, ReactorRunsInitThenMain) {
+  RunResult r = Run("reactor", {"x"});
+  EXPECT_EQ(r.stop, StopReason::kReturned) << DescribeStop(r) << r.stderr_data;
+  EXPECT_EQ(r.stdout_data.substr(0, r.stdout_data.find("init monotonic")),
+            "counter=42 greeting=hello from init op(7)=14 heap=1048576 sum=8\n"
+            "argv[0]=reactor.wasm\nargv[1]=x\n");
+  EXPECT_NE(r.stdout_data.find("main monotonic after init=1\n"), std::string::npos);
+  // Fuel counts _initialize and ampoule_init too: more than main's share.
+  EXPECT_GT(r.fuel_used, 0u);
+}
+
+TEST_F(WasiRunTest, ReactorStatusIsTheExitCode) {
+  RunResult r = Run("reactor", {"exit", "3"});
+  EXPECT_EQ(r.stop, StopReason::kExit);
+  EXPECT_EQ(r.exit_code, 3);
+  r = Run("reactor", {"exit", "0"});
+  EXPECT_EQ(r.stop, StopReason::kReturned);
+  r = Run("reactor", {"proc_exit", "5"});
+  EXPECT_EQ(r.stop, StopReason::kExit);
+  EXPECT_EQ(r.exit_code, 5);
+  r = Run("reactor", {"trap"});
+  EXPECT_EQ(r.stop, StopReason::kTrap);
+}
+
+TEST_F(WasiRunTest, ReactorInitFailureStopsTheRun) {
+  request.env = {"REACTOR_INIT_STATUS=7"};
+  RunResult r = Run("reactor");
+  EXPECT_EQ(r.stop, StopReason::kExit);
+  EXPECT_EQ(r.exit_code, 7);
+  EXPECT_EQ(r.stdout_data, "");  // ampoule_main never ran
+}
+
+TEST_F(WasiRunTest, ReactorFuelCountsEverything) {
+  RunResult full = Run("reactor");
+  request.fuel = full.fuel_used - 1;
+  RunResult r = Run("reactor");
+  EXPECT_EQ(r.stop, StopReason::kOutOfFuel);
+  request.fuel = full.fuel_used;
+  r = Run("reactor");
+  EXPECT_EQ(r.stop, StopReason::kReturned);
+  EXPECT_EQ(r.fuel_used, full.fuel_used);
+}
+
+TEST_F(WasiRunTest, ReactorEntryPointOfTheWrongTypeIsRejected) {
+  // (module (func (export "ampoule_main")))
+  const std::vector<uint8_t> wasm = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04,
+                                     0x01, 0x60, 0x00, 0x00, 0x03, 0x02, 0x01, 0x00, 0x07, 0x10,
+                                     0x01, 0x0c, 'a',  'm',  'p',  'o',  'u',  'l',  'e',  '_',
+                                     'm',  'a',  'i',  'n',  0x00, 0x00, 0x0a, 0x04, 0x01, 0x02,
+                                     0x00, 0x0b};
+  Result<RunResult> r = RunWasiCommand(wasm, request);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("\"ampoule_main\" export has type"), std::string::npos)
+      << r.message();
 }
 
 TEST_F(WasiRunTest, BadRequestIsRejected) {
