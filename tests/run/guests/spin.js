@@ -1,0 +1,3 @@
+// Never ends on its own: stopped by the fuel budget.
+let n = 0;
+for (;;) n++;
