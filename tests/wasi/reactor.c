@@ -81,9 +81,16 @@ EXPORT("ampoule_main") int ampoule_main(void) {
   printf("main monotonic=%lld cputime=%lld\n", m, now(CLOCK_PROCESS_CPUTIME_ID));
   unsigned char r[8];
   getentropy(r, sizeof r);
-  printf("random=");
-  for (unsigned i = 0; i < sizeof r; ++i) printf("%02x", r[i]);
-  printf("\n");
+  // Formatted the same way whatever the bytes are, so fuel does not depend
+  // on them.
+  static const char kHex[] = "0123456789abcdef";
+  char hex[2 * sizeof r + 1];
+  for (unsigned i = 0; i < sizeof r; ++i) {
+    hex[2 * i] = kHex[r[i] >> 4];
+    hex[2 * i + 1] = kHex[r[i] & 15];
+  }
+  hex[2 * sizeof r] = 0;
+  printf("random=%s\n", hex);
   // Changes a later run must not see.
   strcpy(greeting, "changed by main");
   memset(heap_block, 0xab, heap_bytes);
