@@ -18,3 +18,21 @@ else()
                    "skipped: spec test folder ${AMPOULE_CONFORMANCE_DIR} not found; set AMPOULE_CONFORMANCE_DIR")
   set_tests_properties(wasm_spectest PROPERTIES SKIP_REGULAR_EXPRESSION "^skipped: " LABELS conformance)
 endif()
+
+# Guest corpus and limits of `ampoule run` (docs/testing-runs.md). Each script
+# prints "skipped: REASON" when it cannot run guests here (no kernel, no
+# runtime build). corpus_runtimes runs the same corpus on the runtime build
+# through `ampoule wasm run`, to tell a runtime difference from a run-path one.
+find_program(AMPOULE_PYTHON3 NAMES python3)
+if(AMPOULE_PYTHON3)
+  foreach(check IN ITEMS corpus limits)
+    add_test(NAME ${check}_run
+             COMMAND ${CMAKE_SOURCE_DIR}/tests/run/${check}.sh --backend run --ampoule $<TARGET_FILE:ampoule>)
+    set_tests_properties(${check}_run PROPERTIES TIMEOUT 3600 LABELS corpus
+                         SKIP_REGULAR_EXPRESSION "^skipped: ")
+  endforeach()
+  add_test(NAME corpus_runtimes
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/run/corpus.sh --backend wasm --ampoule $<TARGET_FILE:ampoule>)
+  set_tests_properties(corpus_runtimes PROPERTIES TIMEOUT 3600 LABELS corpus
+                       SKIP_REGULAR_EXPRESSION "^skipped: ")
+endif()
