@@ -26,6 +26,8 @@
 #   START_PARALLEL      print(1) runs in the parallel phase (default 40)
 #   AMPOULE             the ampoule binary (default build/bin/ampoule)
 #   AMPOULE_KERNEL      the kernel for ampoule run (default: ampoule kernel path)
+#   START_RUN_ARGS      extra arguments for ampoule run, e.g. --insecure-no-jail where
+#                       namespaces are unavailable (the figure then says so)
 #   AMPOULE_RUNTIMES_DIR  runtime build folder for the node runner (default: the latest
 #                       build in .cache/runtimes)
 # Needs: python3, node, clang-14 or cc (for bench/rusage_run.c), /usr/bin/python3.11.
@@ -61,7 +63,8 @@ if [[ -z "$runtimes" && -f "$ROOT/.cache/runtimes/latest" ]]; then
   runtimes="$ROOT/.cache/runtimes/$(cat "$ROOT/.cache/runtimes/latest")"
 fi
 
-python3 - "$ROOT" "$AMPOULE" "${AMPOULE_KERNEL:-}" "$runtimes" "$launcher" "$NATIVE_PYTHON" "$RUNS" "$PARALLEL" <<'PY'
+python3 - "$ROOT" "$AMPOULE" "${AMPOULE_KERNEL:-}" "$runtimes" "$launcher" "$NATIVE_PYTHON" "$RUNS" "$PARALLEL" \
+    "${START_RUN_ARGS:-}" <<'PY'
 import concurrent.futures
 import math
 import os
@@ -71,7 +74,8 @@ import sys
 import tempfile
 import time
 
-root, ampoule, kernel, runtimes, launcher, native, runs, parallel = sys.argv[1:]
+root, ampoule, kernel, runtimes, launcher, native, runs, parallel, run_args = sys.argv[1:]
+run_args = run_args.split()
 runs, parallel = int(runs), int(parallel)
 SPREAD_LIMIT = 0.10  # as bench/measure.py
 EXPECTED = b"1\n"
@@ -125,7 +129,7 @@ else:
         if not kernel or not os.path.isfile(kernel):
             ampoule_why = f"no kernel file ({kernel or 'ampoule kernel path failed'}); scripts/build-kernel.sh builds one"
         else:
-            runners["ampoule"] = [ampoule, "run", program, "--kernel", kernel]
+            runners["ampoule"] = [ampoule, "run", program, "--kernel", kernel, *run_args]
 runners["native"] = [native, "-c", "print(1)"]
 python_wasm = os.path.join(runtimes, "python.wasm") if runtimes else ""
 if python_wasm and os.path.isfile(python_wasm) and os.path.isfile(os.path.join(runtimes, "lib", "python311.zip")):
@@ -144,7 +148,8 @@ if python_wasm and os.path.isfile(python_wasm) and os.path.isfile(os.path.join(r
 else:
     notes.append(f"node: no runtime build with python.wasm and lib/python311.zip ({runtimes or 'none found'})")
 
-print(f"ampoule: {ampoule} ({git_head()}){', kernel ' + kernel if 'ampoule' in runners else ''}")
+print(f"ampoule: {ampoule} ({git_head()}){', kernel ' + kernel if 'ampoule' in runners else ''}"
+      f"{' ' + ' '.join(run_args) if run_args else ''}")
 if "node" in runners:
     print(f"python.wasm for node and wasm-run: {python_wasm}")
 print(f"native: {native}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}")

@@ -194,10 +194,13 @@ def main():
     ap.add_argument("--runtimes", help="runtime build folder for the wasm backend (default: the latest build)")
     ap.add_argument("--corpus", default=os.path.join(guest.ROOT, "tests", "corpus"))
     ap.add_argument("--no-determinism", action="store_true", help="run each program once")
+    ap.add_argument("--insecure-no-jail", action="store_true",
+                    help="pass --insecure-no-jail to ampoule run (where namespaces are unavailable)")
     ap.add_argument("only", nargs="*", help="only these programs (file names, e.g. json_roundtrip.py)")
     opts = ap.parse_args()
 
-    backend, notes = guest.choose(opts.backend, opts.ampoule, opts.kernel, opts.runtimes)
+    backend, notes = guest.choose(opts.backend, opts.ampoule, opts.kernel, opts.runtimes,
+                                  ["--insecure-no-jail"] if opts.insecure_no_jail else [])
     if backend is None:
         print("skipped: no way to run guests here: " + "; ".join(notes))
         return 0

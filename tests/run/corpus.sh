@@ -4,7 +4,7 @@
 # run twice for determinism, plus the seed check. See docs/testing-runs.md.
 #
 #   tests/run/corpus.sh [--backend auto|run|wasm] [--ampoule BIN] [--kernel K]
-#                       [--runtimes DIR] [--no-determinism] [PROGRAM...]
+#                       [--runtimes DIR] [--no-determinism] [--insecure-no-jail] [PROGRAM...]
 #
 # Prints `ok`/`FAIL` per program and `corpus: N passed, M failed`; exit 1 on
 # a failure. `skipped: REASON` (exit 0) when nothing can run guests here.

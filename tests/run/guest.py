@@ -52,8 +52,8 @@ def input_files(folder):
 class RunBackend:
     name = "run"
 
-    def __init__(self, ampoule, kernel=None):
-        self.ampoule, self.kernel = ampoule, kernel
+    def __init__(self, ampoule, kernel=None, run_args=()):
+        self.ampoule, self.kernel, self.run_args = ampoule, kernel, list(run_args)
 
     def probe(self):
         if not os.access(self.ampoule, os.X_OK):
@@ -78,6 +78,7 @@ class RunBackend:
 
     def argv(self, program, inputs, stdin, seed, record, extra):
         cmd = [self.ampoule, "run", program, "--kernel", self.kernel, "--seed", str(seed), "--record", record]
+        cmd += self.run_args
         for name, path in inputs:
             cmd += ["--input", f"{name}={path}"]
         if stdin:
@@ -173,11 +174,12 @@ class WasmBackend:
         return Result(proc.stdout, stderr, proc.returncode, fuel)
 
 
-def choose(kind, ampoule, kernel=None, runtimes=None):
+def choose(kind, ampoule, kernel=None, runtimes=None, run_args=()):
     """Returns (backend or None, notes): the first usable backend for `kind`
-    (run, wasm or auto = run, else wasm) and why the others were passed over."""
-    candidates = {"run": [RunBackend(ampoule, kernel)], "wasm": [WasmBackend(ampoule, runtimes)],
-                  "auto": [RunBackend(ampoule, kernel), WasmBackend(ampoule, runtimes)]}[kind]
+    (run, wasm or auto = run, else wasm) and why the others were passed over.
+    run_args go to every `ampoule run` (e.g. --insecure-no-jail)."""
+    candidates = {"run": [RunBackend(ampoule, kernel, run_args)], "wasm": [WasmBackend(ampoule, runtimes)],
+                  "auto": [RunBackend(ampoule, kernel, run_args), WasmBackend(ampoule, runtimes)]}[kind]
     notes = []
     for backend in candidates:
         why = backend.probe()

@@ -169,9 +169,12 @@ def main():
     ap.add_argument("--ampoule", default=guest.default_ampoule())
     ap.add_argument("--kernel")
     ap.add_argument("--runtimes")
+    ap.add_argument("--insecure-no-jail", action="store_true",
+                    help="pass --insecure-no-jail to ampoule run (where namespaces are unavailable)")
     ap.add_argument("only", nargs="*", help="only these cases (names as printed)")
     opts = ap.parse_args()
-    backend, notes = guest.choose(opts.backend, opts.ampoule, opts.kernel, opts.runtimes)
+    backend, notes = guest.choose(opts.backend, opts.ampoule, opts.kernel, opts.runtimes,
+                                  ["--insecure-no-jail"] if opts.insecure_no_jail else [])
     if backend is None:
         print("skipped: no way to run guests here: " + "; ".join(notes))
         return 0

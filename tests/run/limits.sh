@@ -3,7 +3,7 @@
 # files, output cap, exit statuses. See tests/run/limits.py and
 # docs/testing-runs.md.
 #
-#   tests/run/limits.sh [--backend auto|run|wasm] [--ampoule BIN] [--kernel K] [CASE...]
+#   tests/run/limits.sh [--backend auto|run|wasm] [--ampoule BIN] [--kernel K] [--insecure-no-jail] [CASE...]
 #
 # Prints `ok`/`FAIL` per case and `limits: N passed, M failed`; exit 1 on a
 # failure. `skipped: REASON` (exit 0) when nothing can run guests here.
