@@ -21,6 +21,7 @@ When nothing can run (no ampoule binary, no kernel, no runtimes) it prints
 `skipped: REASON` and exits 0, which ctest reports as skipped.
 """
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -73,6 +74,33 @@ def record_without(record, fields):
     return out
 
 
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest(), os.path.getsize(path)
+
+
+def record_problem(result, program, inputs, stdin):
+    """None when a run record describes the run it came from; else what is off."""
+    r = result.record
+    want_program = sha256_file(program)
+    if (r["program"]["sha256"], r["program"]["bytes"]) != want_program:
+        return "record.program digest is not the program's"
+    want_inputs = [{"name": n, "sha256": sha256_file(p)[0], "bytes": sha256_file(p)[1]} for n, p in inputs]
+    if [{k: i.get(k) for k in ("name", "sha256", "bytes")} for i in r["inputs"]] != want_inputs:
+        return "record.inputs are not the inputs given (names, digests, sorted by name)"
+    want_stdin = sha256_file(stdin) if stdin else (hashlib.sha256(b"").hexdigest(), 0)
+    if (r["stdin"]["sha256"], r["stdin"]["bytes"]) != want_stdin:
+        return "record.stdin digest is not the stdin given"
+    for stream, data in (("stdout", result.stdout), ("stderr", result.stderr)):
+        if (r[stream]["sha256"], r[stream]["bytes"]) != (hashlib.sha256(data).hexdigest(), len(data)):
+            return f"record.{stream} digest is not that of the {stream} printed"
+    if r["result"]["status"] != result.status:
+        return f"record.result.status {r['result']['status']}, but ampoule run exited {result.status}"
+    if r["runtime"] != guest.runtime_for(program):
+        return f"record.runtime {r['runtime']!r} for {os.path.basename(program)}"
+    return None
+
+
 def same_runs(a, b):
     """None when two runs of one program agree in everything deterministic; else why not."""
     if a.stdout != b.stdout:
@@ -108,8 +136,13 @@ class Checker:
         """Runs the program through ampoule (twice when checking determinism);
         returns (result, problem)."""
         first = self.backend.run(program, inputs, stdin)
-        if first.fuel is None and first.status not in (124,):
-            return first, "no fuel figure (no record / --stats line)"
+        if first.fuel is None:
+            why = "no record" if self.backend.name == "run" else "no --stats line"
+            return first, f"{why} (exit {first.status}: {last_line(first.stderr)[:120]})"
+        if first.record is not None:
+            problem = record_problem(first, program, inputs, stdin)
+            if problem:
+                return first, problem
         if self.determinism:
             problem = same_runs(first, self.backend.run(program, inputs, stdin))
             if problem:
