@@ -1,0 +1,79 @@
+// Reading a runtimes folder for packing: files must match their manifest.
+#include "kernel/kernel_pack.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kernel/entry_names.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_format.h"
+
+namespace ampoule::kernel {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string Sha(const std::string& text) {
+  return Sha256Hex({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+}
+
+class KernelPackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(testing::TempDir()) / ("kernel_pack_test_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    Write(dir_ / "engine", "ELF");
+    Write(dir_ / "rt/python.wasm", "py");
+    Write(dir_ / "rt/lib/python311.zip", "zip");
+    Write(dir_ / "rt/js.wasm", "js");
+    WriteManifest("js");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void WriteManifest(const std::string& js_contents) {
+    Write(dir_ / "rt/manifest.json",
+          "{\"key\":\"k1\",\"inputs\":{\"source.quickjs\":\"2025.04.26-1\"},\"build\":{},\"outputs\":{"
+          "\"python.wasm\":{\"sha256\":\"" + Sha("py") + "\",\"bytes\":2},"
+          "\"lib/python311.zip\":{\"sha256\":\"" + Sha("zip") + "\",\"bytes\":3},"
+          "\"js.wasm\":{\"sha256\":\"" + Sha(js_contents) + "\",\"bytes\":2}}}");
+  }
+  fs::path dir_;
+};
+
+TEST_F(KernelPackTest, ReadsTheRuntimesFolderIntoNamedEntries) {
+  auto build = ReadKernelBuild((dir_ / "engine").string(), (dir_ / "rt").string());
+  ASSERT_TRUE(build.ok()) << build.message();
+  EXPECT_EQ(build->runtime_entries.size(), 3u);
+  EXPECT_EQ(build->runtime_entries.at(std::string(kPythonStdlibEntry)).size(), 3u);
+  auto bytes = AssembleKernel(*build);
+  ASSERT_TRUE(bytes.ok()) << bytes.message();
+  auto k = Kernel::FromBytes(*bytes);
+  ASSERT_TRUE(k.ok()) << k.message();
+  EXPECT_EQ((*k)->manifest().RuntimeSources().at("quickjs"), "2025.04.26-1");
+  EXPECT_EQ((*k)->manifest().runtimes_key, "k1");
+  EXPECT_TRUE((*k)->VerifyAll().ok());
+}
+
+TEST_F(KernelPackTest, AFileThatDiffersFromTheRuntimesManifestIsRefused) {
+  WriteManifest("something else");
+  auto build = ReadKernelBuild((dir_ / "engine").string(), (dir_ / "rt").string());
+  EXPECT_NE(build.message().find("mixes two builds"), std::string::npos) << build.message();
+}
+
+TEST_F(KernelPackTest, MissingFilesAreNamed) {
+  fs::remove(dir_ / "rt/js.wasm");
+  EXPECT_NE(ReadKernelBuild((dir_ / "engine").string(), (dir_ / "rt").string()).message().find("js.wasm"),
+            std::string::npos);
+  EXPECT_NE(ReadKernelBuild((dir_ / "nope").string(), (dir_ / "rt").string()).message().find("engine:"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ampoule::kernel
