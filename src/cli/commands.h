@@ -10,9 +10,11 @@ namespace ampoule::cli {
 
 using Args = std::span<const char* const>;
 
+int RunCommand(Args args);            // ampoule run            (run.cc)
 int WasmRunCommand(Args args);        // ampoule wasm run       (wasm_run.cc)
 int WasmSpectestCommand(Args args);   // ampoule wasm spectest  (wasm_spectest.cc)
 int WasmFuelTableCommand(Args args);  // ampoule wasm fuel-table (wasm_fuel_table.cc)
 int KeygenCommand(Args args);         // ampoule keygen         (keygen.cc)
+int KernelCommand(Args args);         // ampoule kernel ...     (kernel.cc)
 
 }  // namespace ampoule::cli

@@ -11,10 +11,12 @@ constexpr const char* kUsage =
     "usage: ampoule <command> [options]\n"
     "\n"
     "commands:\n"
+    "  run PROGRAM [options]                         run a .py, .js or .wasm program sealed, on the kernel\n"
     "  wasm run MODULE.wasm [options] [-- ARGS...]   run a WASI command module\n"
     "  wasm spectest DIR|FILE.wast...                run the WebAssembly core spec tests\n"
     "  wasm fuel-table                               print the fuel cost table (Markdown)\n"
     "  keygen -o KEY                                 make a receipt signing key (KEY, KEY.pub)\n"
+    "  kernel info|path|pack                         inspect, locate or make a kernel file\n"
     "\n"
     "Run 'ampoule <command> --help' for a command's options.\n";
 
@@ -27,10 +29,12 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"run", nullptr, ampoule::cli::RunCommand},
     {"wasm", "run", ampoule::cli::WasmRunCommand},
     {"wasm", "spectest", ampoule::cli::WasmSpectestCommand},
     {"wasm", "fuel-table", ampoule::cli::WasmFuelTableCommand},
     {"keygen", nullptr, ampoule::cli::KeygenCommand},
+    {"kernel", nullptr, ampoule::cli::KernelCommand},
 };
 
 }  // namespace
