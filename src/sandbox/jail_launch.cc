@@ -1,0 +1,174 @@
+// Parent side of starting a jail child: clone3, id maps, the error pipe.
+#include "sandbox/jail_launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace ampoule {
+namespace {
+
+struct Namespace {
+  uint64_t flag;
+  const char* name;
+};
+constexpr Namespace kNamespaces[] = {
+    {CLONE_NEWUSER, "user"}, {CLONE_NEWPID, "PID"},  {CLONE_NEWNET, "network"},
+    {CLONE_NEWNS, "mount"},  {CLONE_NEWIPC, "IPC"},  {CLONE_NEWUTS, "UTS"},
+    {CLONE_NEWCGROUP, "cgroup"},
+};
+constexpr uint64_t kAllNamespaces = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS |
+                                    CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+
+constexpr char kInsecureHint[] =
+    " A jail cannot be made on this machine; --insecure-no-jail runs without one "
+    "(no namespaces, no seccomp: the program is not isolated).";
+
+// The kernel's struct clone_args (clone3), version 0 layout plus set_tid.
+struct CloneArgs {
+  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+// fork-like clone3 (no shared memory); returns 0 in the child.
+pid_t Clone(uint64_t flags, int* pidfd) {
+  CloneArgs args = {};
+  args.flags = flags | CLONE_PIDFD;
+  args.pidfd = reinterpret_cast<uintptr_t>(pidfd);
+  args.exit_signal = SIGCHLD;
+  return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof args));
+}
+
+std::string ErrnoText(int error) { return strerror(error); }
+
+// After clone3 refused the full set: which namespace alone is refused.
+std::string MissingNamespace(int clone_errno) {
+  for (const Namespace& ns : kNamespaces) {
+    const uint64_t flags = ns.flag == CLONE_NEWUSER ? ns.flag : ns.flag | CLONE_NEWUSER;
+    int pidfd = -1;
+    const pid_t pid = Clone(flags, &pidfd);
+    if (pid == 0) _exit(0);
+    if (pid < 0) {
+      return std::string("jail: cannot create a ") + ns.name + " namespace (clone3: " +
+             ErrnoText(errno) + ")." + kInsecureHint;
+    }
+    siginfo_t info;
+    syscall(SYS_waitid, P_PIDFD, pidfd, &info, WEXITED, nullptr);
+    close(pidfd);
+  }
+  return "jail: cannot create the jail's namespaces (clone3: " + ErrnoText(clone_errno) + ")." +
+         kInsecureHint;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int saved = errno;
+  close(fd);
+  errno = saved;
+  return ok;
+}
+
+// Maps the inside ids to "nobody" when this process may (it is root), else
+// to its own ids, the one mapping an unprivileged user may write.
+Status MapIds(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/";
+  const std::string uid = std::to_string(kJailUid) + " ";
+  const std::string gid = std::to_string(kJailGid) + " ";
+  if (!WriteFile(dir + "setgroups", "deny"))
+    return Error{"jail: writing " + dir + "setgroups failed: " + ErrnoText(errno) + "." +
+                 kInsecureHint};
+  if (!WriteFile(dir + "uid_map", uid + "65534 1") &&
+      !WriteFile(dir + "uid_map", uid + std::to_string(geteuid()) + " 1"))
+    return Error{"jail: writing " + dir + "uid_map failed: " + ErrnoText(errno) + "." +
+                 kInsecureHint};
+  if (!WriteFile(dir + "gid_map", gid + "65534 1") &&
+      !WriteFile(dir + "gid_map", gid + std::to_string(getegid()) + " 1"))
+    return Error{"jail: writing " + dir + "gid_map failed: " + ErrnoText(errno) + "." +
+                 kInsecureHint};
+  return Status::Ok();
+}
+
+void KillAndReap(int pidfd) {
+  syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+  siginfo_t info;
+  syscall(SYS_waitid, P_PIDFD, pidfd, &info, WEXITED, nullptr);
+}
+
+// Reads the child's report: end-of-file means it exec'd (the pipe is
+// close-on-exec) or, when probing, finished.
+Status ReadChildReport(int error_fd, bool jailed) {
+  ChildFailure failure;
+  ssize_t n;
+  do {
+    n = read(error_fd, &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  if (n == 0) return Status::Ok();
+  if (n != sizeof failure || failure.step >= kChildStepCount)
+    return Error{"jail: the child process ended before it could report (read: " +
+                 ErrnoText(n < 0 ? errno : EIO) + ")"};
+  const auto step = static_cast<ChildStep>(failure.step);
+  std::string message = std::string("jail: ") + ChildStepDescription(step) +
+                        " failed: " + ErrnoText(failure.error);
+  const bool jail_feature = step != ChildStep::kExec && step != ChildStep::kDescriptors &&
+                            step != ChildStep::kLimits;
+  if (jailed && jail_feature) message += std::string(".") + kInsecureHint;
+  return Error{message};
+}
+
+}  // namespace
+
+Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
+  int sync[2], report[2];
+  if (pipe2(sync, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + ErrnoText(errno)};
+  UniqueFd sync_read(sync[0]), sync_write(sync[1]);
+  if (pipe2(report, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + ErrnoText(errno)};
+  UniqueFd report_read(report[0]), report_write(report[1]);
+  plan.sync_fd = sync_read.get();
+  plan.error_fd = report_write.get();
+
+  // Signals stay blocked in the child until just before exec, so no handler
+  // of this process runs in the copy.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int pidfd = -1;
+  const pid_t pid = Clone(plan.jailed ? kAllNamespaces : 0, &pidfd);
+  if (pid == 0) RunJailChild(plan);
+  const int clone_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (pid < 0) {
+    if (plan.jailed) return Error{MissingNamespace(clone_errno)};
+    return Error{"jail: clone3 failed: " + ErrnoText(clone_errno)};
+  }
+  LaunchedChild child{pid, UniqueFd(pidfd)};
+  sync_read.reset();
+  report_write.reset();
+  if (plan.jailed) {
+    if (Status mapped = MapIds(pid); !mapped.ok()) {
+      KillAndReap(pidfd);
+      return mapped.error();
+    }
+  }
+  if (write(sync_write.get(), "x", 1) != 1) {
+    KillAndReap(pidfd);
+    return Error{"jail: could not signal the child: " + ErrnoText(errno)};
+  }
+  sync_write.reset();
+  if (Status report_status = ReadChildReport(report_read.get(), plan.jailed); !report_status.ok()) {
+    KillAndReap(pidfd);
+    return report_status.error();
+  }
+  return child;
+}
+
+}  // namespace ampoule

@@ -1,0 +1,86 @@
+// SpawnJailed: checks the request, prepares everything the child needs (the
+// child may not allocate), and launches it.
+#include <fcntl.h>
+#include <sys/resource.h>
+
+#include <string>
+#include <vector>
+
+#include "sandbox/jail.h"
+#include "sandbox/jail_launch.h"
+#include "sandbox/seccomp_policy.h"
+
+namespace ampoule {
+namespace {
+
+constexpr size_t kMaxChildFds = 64;  // as in jail_child.cc
+
+Status CheckRequest(int exec_fd, std::span<const int> child_fds,
+                    std::span<const std::string> argv, const JailOptions& options) {
+  if (argv.empty()) return Error{"jail: argv must have at least the program name"};
+  if (child_fds.size() > kMaxChildFds)
+    return Error{"jail: at most " + std::to_string(kMaxChildFds) + " descriptors can be mapped"};
+  if (options.max_open_files < child_fds.size() + 2)
+    return Error{"jail: max_open_files (" + std::to_string(options.max_open_files) +
+                 ") must exceed the number of mapped descriptors plus one"};
+  if (fcntl(exec_fd, F_GETFD) < 0) return Error{"jail: the executable descriptor is not open"};
+  for (size_t i = 0; i < child_fds.size(); ++i) {
+    if (fcntl(child_fds[i], F_GETFD) < 0)
+      return Error{"jail: descriptor " + std::to_string(child_fds[i]) + " (for child fd " +
+                   std::to_string(i) + ") is not open"};
+  }
+  return Status::Ok();
+}
+
+std::vector<ChildLimit> Limits(const JailOptions& options) {
+  return {
+      {RLIMIT_AS, options.address_space_bytes},
+      {RLIMIT_CPU, options.cpu_seconds},
+      {RLIMIT_NOFILE, options.max_open_files},
+      {RLIMIT_NPROC, options.max_processes},
+      {RLIMIT_FSIZE, 0},      // no file grows
+      {RLIMIT_CORE, 0},
+      {RLIMIT_MEMLOCK, 0},
+      {RLIMIT_MSGQUEUE, 0},
+      {RLIMIT_LOCKS, 0},
+  };
+}
+
+}  // namespace
+
+Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
+                                  std::span<const std::string> argv, const JailOptions& options) {
+  AMP_RETURN_IF_ERROR(CheckRequest(exec_fd, child_fds, argv, options));
+  const bool jailed = !options.insecure_no_jail;
+  std::optional<SeccompProgram> filter;
+  sock_fprog fprog{};
+  if (jailed && !options.skip_seccomp_for_testing) {
+    // In the child the executable sits right after the mapped descriptors.
+    Result<SeccompProgram> compiled =
+        CompileSeccompFilter(SeccompStage::kLaunch, static_cast<int>(child_fds.size()));
+    if (!compiled.ok()) return compiled.error();
+    filter = std::move(compiled).value();
+    fprog = filter->fprog();
+  }
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  char* no_environment[] = {nullptr};
+  const std::vector<ChildLimit> limits = Limits(options);
+
+  ChildPlan plan;
+  plan.jailed = jailed;
+  plan.exec_fd = exec_fd;
+  plan.child_fds = child_fds.data();
+  plan.child_fd_count = child_fds.size();
+  plan.argv = args.data();
+  plan.envp = no_environment;
+  plan.limits = limits.data();
+  plan.limit_count = limits.size();
+  plan.seccomp = filter ? &fprog : nullptr;
+  Result<LaunchedChild> child = LaunchJailChild(plan);
+  if (!child.ok()) return child.error();
+  return JailedProcess(child->pid, std::move(child->pidfd), jailed, options.cpu_seconds);
+}
+
+}  // namespace ampoule

@@ -1,0 +1,204 @@
+// The jail's behaviour: programs run, output flows, exits and signals are
+// reported, deadlines and CPU limits kill, set-up errors are messages.
+// Escape attempts are in jail_escape_test.cc.
+#include "sandbox/jail.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sandbox/jail_testing.h"
+
+namespace ampoule {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::RunProbe;
+
+TEST(JailTest, JailIsSupportedHere) {
+  Status supported = CheckJailSupported();
+  EXPECT_TRUE(supported.ok()) << supported.message();
+}
+
+TEST(JailTest, ProgramRunsAndItsOutputComesThroughAPipe) {
+  testing::ProbeRun run = RunProbe("jail_probe", {"hello", "a b", "c"});
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_TRUE(run.exit->exited) << run.exit->Describe();
+  EXPECT_EQ(run.exit->exit_code, 0);
+  EXPECT_EQ(run.output, "hello from the jail a b c\n");
+  EXPECT_TRUE(run.output_closed);
+}
+
+TEST(JailTest, StdinIsTheFirstMappedDescriptor) {
+  testing::ProbeRun run = RunProbe("jail_probe", {"echo"}, {}, std::nullopt, "ping\npong\n");
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_EQ(run.exit->Describe(), "exited with status 0");
+  EXPECT_EQ(run.output, "ping\npong\n");
+}
+
+TEST(JailTest, InsideItIsUid1000Pid1WithAFixedHostnameAndNoEnvironment) {
+  testing::ProbeRun run = RunProbe("jail_probe", {"info"});
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_EQ(run.output, "uid=1000 gid=1000 euid=1000 pid=1 ppid=0 hostname=ampoule env=0\n");
+}
+
+TEST(JailTest, ExitCodesAreReported) {
+  for (int code : {1, 42, 255}) {
+    testing::ProbeRun run = RunProbe("jail_probe", {"exit", std::to_string(code)});
+    ASSERT_TRUE(run.exit) << run.spawn_error;
+    EXPECT_TRUE(run.exit->exited);
+    EXPECT_EQ(run.exit->exit_code, code);
+    EXPECT_FALSE(run.exit->timed_out);
+  }
+}
+
+TEST(JailTest, ACrashIsReportedAsItsSignal) {
+  testing::ProbeRun run = RunProbe("jail_probe", {"crash"});
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_FALSE(run.exit->exited);
+  EXPECT_EQ(run.exit->signal, SIGSEGV);
+  EXPECT_EQ(run.exit->Describe(), "killed by signal 11 (SIGSEGV)");
+}
+
+TEST(JailTest, TheDeadlineKillsASpinningProgram) {
+  testing::ProbeRun run = RunProbe("jail_probe", {"spin"}, {}, 200ms);
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_TRUE(run.exit->timed_out);
+  EXPECT_EQ(run.exit->signal, SIGKILL);
+  EXPECT_FALSE(run.exit->cpu_limit_hit);
+  EXPECT_EQ(run.exit->Describe(), "killed by the host at its deadline");
+}
+
+// Descendants can only exist when seccomp and RLIMIT_NPROC allow fork; the
+// PID namespace must still take all of them down with PID 1.
+TEST(JailTest, TheDeadlineKillsEveryDescendantToo) {
+  JailOptions options;
+  options.skip_seccomp_for_testing = true;
+  options.max_processes = 8;
+  testing::ProbeRun run = RunProbe("jail_probe", {"spin-family"}, options, 300ms);
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_TRUE(run.exit->timed_out);
+  // Each of the four processes held the pipe: end-of-file means all died.
+  EXPECT_TRUE(run.output_closed);
+  EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 4) << run.output;
+}
+
+TEST(JailTest, TheCpuLimitIsABackstop) {
+  JailOptions options;
+  options.cpu_seconds = 1;
+  testing::ProbeRun run = RunProbe("jail_probe", {"spin"}, options, 20s);
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_FALSE(run.exit->timed_out);
+  EXPECT_TRUE(run.exit->cpu_limit_hit) << run.exit->Describe();
+  EXPECT_EQ(run.exit->signal, SIGKILL);
+}
+
+TEST(JailTest, AMappedRegularFileCannotBeWritten) {
+  FILE* file = tmpfile();
+  ASSERT_NE(file, nullptr);
+  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  int out[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  UniqueFd out_read(out[0]), out_write(out[1]);
+  const int fds[] = {out_read.get(), out_write.get(), out_write.get(), fileno(file)};
+  const std::string args[] = {"jail_probe", "write-file"};
+  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+  ASSERT_TRUE(process.ok()) << process.message();
+  Result<JailExit> exit = WaitJailed(*process, std::nullopt);
+  ASSERT_TRUE(exit.ok());
+  // PID 1 ignores the SIGXFSZ the kernel sends itself; the write fails.
+  EXPECT_EQ(exit->Describe(), "exited with status 2");
+  EXPECT_EQ(ftell(file), 0);
+  fclose(file);
+}
+
+TEST(JailTest, TryReapDoesNotBlockAndPidfdSignalsTheExit) {
+  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  int in[2];
+  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
+  UniqueFd in_read(in[0]), in_write(in[1]);
+  const int fds[] = {in_read.get()};
+  const std::string args[] = {"jail_probe", "echo"};
+  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+  ASSERT_TRUE(process.ok()) << process.message();
+  in_read.reset();
+  Result<std::optional<JailExit>> early = process->TryReap();
+  ASSERT_TRUE(early.ok());
+  EXPECT_FALSE(early->has_value());  // blocked reading stdin
+  in_write.reset();                  // EOF: echo returns 0
+  pollfd pfd{process->pidfd(), POLLIN, 0};
+  ASSERT_EQ(poll(&pfd, 1, 10000), 1);
+  Result<std::optional<JailExit>> done = process->TryReap();
+  ASSERT_TRUE(done.ok());
+  ASSERT_TRUE(done->has_value());
+  EXPECT_EQ((*done)->Describe(), "exited with status 0");
+}
+
+TEST(JailTest, DroppingTheHandleKillsTheJail) {
+  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  int out[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  UniqueFd out_read(out[0]), out_write(out[1]);
+  const int fds[] = {out_read.get(), out_write.get()};
+  const std::string args[] = {"jail_probe", "spin"};
+  {
+    Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+    ASSERT_TRUE(process.ok()) << process.message();
+  }
+  out_write.reset();
+  EXPECT_TRUE(testing::ReadToEof(out_read.get(), 5s).has_value());
+}
+
+TEST(JailTest, AnExecFailureIsAMessageNotAnExitCode) {
+  UniqueFd text(memfd_create("not-elf", MFD_CLOEXEC));
+  ASSERT_EQ(write(text.get(), "hello", 5), 5);
+  const std::string args[] = {"x"};
+  Result<JailedProcess> process = SpawnJailed(text.get(), {}, args, {});
+  ASSERT_FALSE(process.ok());
+  EXPECT_EQ(process.message(),
+            "jail: starting the executable (execveat) failed: Exec format error");
+}
+
+TEST(JailTest, BadRequestsAreRefusedBeforeAnythingStarts) {
+  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  const std::string args[] = {"jail_probe"};
+  const int closed[] = {987};
+  EXPECT_EQ(SpawnJailed(exe.get(), closed, args, {}).message(),
+            "jail: descriptor 987 (for child fd 0) is not open");
+  EXPECT_EQ(SpawnJailed(exe.get(), {}, {}, {}).message(),
+            "jail: argv must have at least the program name");
+  JailOptions tight;
+  tight.max_open_files = 2;
+  const int one[] = {exe.get()};
+  EXPECT_FALSE(SpawnJailed(exe.get(), one, args, tight).ok());
+}
+
+TEST(JailTest, WithoutAJailOnlyLimitsDescriptorsAndEnvironmentApply) {
+  JailOptions options;
+  options.insecure_no_jail = true;
+  testing::ProbeRun run = RunProbe("jail_probe", {"info"}, options);
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_NE(run.output.find(" env=0\n"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("pid=1 "), std::string::npos) << run.output;
+  run = RunProbe("jail_probe", {"fds"}, options);
+  EXPECT_NE(run.output.find("RESULT fds blocked"), std::string::npos) << run.output;
+}
+
+TEST(JailTest, WithoutAJailTheDeadlineStillKillsTheProcessGroup) {
+  if (geteuid() != 0) GTEST_SKIP() << "RLIMIT_NPROC counts all of this user's processes";
+  JailOptions options;
+  options.insecure_no_jail = true;
+  options.max_processes = 8;
+  testing::ProbeRun run = RunProbe("jail_probe", {"spin-family"}, options, 300ms);
+  ASSERT_TRUE(run.exit) << run.spawn_error;
+  EXPECT_TRUE(run.exit->timed_out);
+  EXPECT_TRUE(run.output_closed);
+}
+
+}  // namespace
+}  // namespace ampoule
