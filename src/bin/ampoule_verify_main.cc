@@ -1,6 +1,12 @@
-// ampoule-verify: checks a receipt (SPEC A6). The logic lives in src/verify.
+// ampoule-verify: checks a receipt, and with --replay re-runs it (SPEC A6).
+// A thin front end: the logic, the exit codes and the output contract live
+// in src/verify (command.h, verdict.h).
 #include <cstdio>
-int main() {
-  fputs("ampoule-verify: not built yet\n", stderr);
-  return 2;
+#include <span>
+
+#include "verify/command.h"
+
+int main(int argc, char** argv) {
+  return ampoule::verify::RunVerifyCommand(std::span<const char* const>(argv + 1, argc - 1),
+                                           "ampoule-verify", stdout, stderr);
 }

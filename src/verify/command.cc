@@ -1,0 +1,52 @@
+#include "verify/command.h"
+
+#include <string>
+
+#include "verify/default_runner.h"
+#include "verify/evidence.h"
+#include "verify/options.h"
+#include "verify/verdict.h"
+
+namespace ampoule::verify {
+namespace {
+
+// Messages come from files and receipts: keep each on one line.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+int Finish(const Verdict& v, FILE* out) {
+  fprintf(out, "%s\n", OneLine(v.line).c_str());
+  fflush(out);
+  return v.exit_code;
+}
+
+}  // namespace
+
+int RunVerifyCommand(std::span<const char* const> args, std::string_view command, FILE* out,
+                     FILE* err, const Runner& runner) {
+  const std::string name(command);
+  Result<Options> options = ParseOptions(args);
+  if (!options.ok()) {
+    fprintf(err, "%s: %s\n\n%s", name.c_str(), options.message().c_str(), Usage(command).c_str());
+    Facts facts;
+    facts.usage = options.message();
+    return Finish(Decide(Mode::kVerify, facts), out);
+  }
+  if (options->help) {
+    fputs(Usage(command).c_str(), out);
+    return 0;
+  }
+  Evidence ev = Gather(*options);
+  if (options->replay) Replay(*options, runner ? runner : DefaultRunner(), ev);
+  for (const std::string& note : ev.notes) {
+    fprintf(err, "%s: %s\n", name.c_str(), OneLine(note).c_str());
+  }
+  fflush(err);
+  return Finish(Decide(options->replay ? Mode::kReplay : Mode::kVerify, ev.facts), out);
+}
+
+}  // namespace ampoule::verify
