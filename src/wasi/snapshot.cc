@@ -119,9 +119,9 @@ Status CheckRequestMatches(const SnapshotImage& image, const RunRequest& request
   for (const SnapshotMemory& m : image.memories) {
     uint64_t size = uint64_t(m.pages) * wasm::kPageSize;
     if (size > request.limits.max_memory_bytes) {
-      return Error{"the memory limit of " + std::to_string(request.limits.max_memory_bytes) +
-                   " bytes is below the runtime's start-up size of " + std::to_string(size) +
-                   " bytes"};
+      return Error{"memory limit below the runtime's start-up size of " +
+                   std::to_string(size) + " bytes (the limit is " +
+                   std::to_string(request.limits.max_memory_bytes) + " bytes)"};
     }
   }
   return Status::Ok();

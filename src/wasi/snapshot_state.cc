@@ -94,7 +94,9 @@ Status RestoreMemory(const SnapshotMemory& image, wasm::MemoryInstance& memory, 
   uint8_t* data = memory.data.data();
   size_t pos = 0;
   for (const SnapshotMemoryRun& run : image.runs) {
-    if (pos < written && run.offset > pos) memset(data + pos, 0, std::min<size_t>(run.offset, written) - pos);
+    if (pos < written && run.offset > pos) {
+      memset(data + pos, 0, std::min<size_t>(run.offset, written) - pos);
+    }
     memcpy(data + run.offset, run.bytes.data(), run.bytes.size());
     pos = size_t(run.offset + run.bytes.size());
   }
@@ -107,7 +109,8 @@ Status RestoreTable(const std::vector<uint32_t>& image, wasm::TableInstance& tab
   const std::string name = "table " + std::to_string(i);
   if (image.size() < table.size()) {
     return Mismatch(name + " has " + std::to_string(image.size()) +
-                    " elements, fewer than the module's minimum of " + std::to_string(table.size()));
+                    " elements, fewer than the module's minimum of " +
+                    std::to_string(table.size()));
   }
   if (image.size() > table.type.limits.max.value_or(UINT32_MAX)) {
     return Mismatch(name + " has more elements than the module's maximum");

@@ -58,8 +58,8 @@ const wasm::FuncType& ReactorStatusType() {
   return kType;
 }
 
-RunSession::RunSession(const RunRequest& request, const DeterministicEnvironmentOptions& env_options,
-                       const WasiConfig& config)
+RunSession::RunSession(const RunRequest& request,
+                       const DeterministicEnvironmentOptions& env_options, const WasiConfig& config)
     : env_(env_options), ctx_(config, env_), store_(request.limits), host_(store_, ctx_) {
   ctx_.set_file_time_ns(request.epoch_ns);
 }

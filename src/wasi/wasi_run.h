@@ -85,9 +85,11 @@ Result<RunResult> RunWasiCommand(std::span<const uint8_t> wasm_bytes, const RunR
 class RunSession {
  public:
   // Validates the request, links the module's imports to the WASI host,
-  // sets the fuel budget to request.fuel and instantiates. Errors: as for
-  // RunWasiCommand. A start function that stopped the run is not an error:
-  // see instantiate_outcome().
+  // sets the fuel budget to request.fuel and instantiates. `clock_base`
+  // gives the clock's starting point (its seed and epoch come from the
+  // request). Errors: as for RunWasiCommand. A start function that stopped
+  // the run is not an error: see instantiate_outcome().
+  // REQUIRES: `request` (its stdin and mailbox) outlives the session.
   static Result<std::unique_ptr<RunSession>> Start(
       std::shared_ptr<const wasm::CompiledModule> module, const RunRequest& request,
       const DeterministicEnvironmentOptions& clock_base = {});
