@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Prints how many functions a WebAssembly module imports from WASI preview 1.
 
-Usage: wasm_imports.py MODULE.wasm [--list]
+Usage: wasm_imports.py MODULE.wasm [--list | --exports]
 
 The count (or, with --list, the names) is what a host must provide to run the
-module; scripts/build-runtimes.sh records it in the manifest.
+module; with --exports, the names the module exports, in order, one a line
+(for the runtimes: memory, _initialize, ampoule_init, ampoule_main).
+scripts/build-runtimes.sh records both in the manifest.
 """
 import sys
 
@@ -41,13 +43,30 @@ class Reader:
             self.leb()
 
 
-def imports(data):
+def sections(data):
+    """Yields (section id, Reader positioned at its contents, end offset)."""
     if data[:4] != b"\0asm":
         sys.exit("wasm_imports: not a WebAssembly module")
     r = Reader(data, 8)
     while r.pos < len(data):
         section, size = r.byte(), r.leb()
         end = r.pos + size
+        yield section, Reader(data, r.pos), end
+        r.pos = end
+
+
+def exports(data):
+    for section, r, _end in sections(data):
+        if section == 7:
+            for _ in range(r.leb()):
+                name = r.name()
+                r.byte()  # kind
+                r.leb()   # index
+                yield name
+
+
+def imports(data):
+    for section, r, _end in sections(data):
         if section == 2:
             for _ in range(r.leb()):
                 module, field, kind = r.name(), r.name(), r.byte()
@@ -62,14 +81,17 @@ def imports(data):
                     r.pos += 2
                 if kind == 0:
                     yield module, field
-        r.pos = end
 
 
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     with open(sys.argv[1], "rb") as f:
-        names = [field for module, field in imports(f.read()) if module == WASI]
+        data = f.read()
+    if sys.argv[2:] == ["--exports"]:
+        print("\n".join(exports(data)))
+        return
+    names = [field for module, field in imports(data) if module == WASI]
     if sys.argv[2:] == ["--list"]:
         print("\n".join(names))
     else:

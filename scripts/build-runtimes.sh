@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the guest runtimes for wasm32-wasi from Debian source packages:
 #   python.wasm + lib/python311.zip   CPython 3.11 (Debian 12's python3.11) with zlib
-#   js.wasm                            QuickJS with our own main (runtimes/quickjs/main.c)
+#   js.wasm                            QuickJS (Debian's quickjs source package)
+# Both are WASI reactors with our entry points (runtimes/python/ampoule_main.c,
+# runtimes/quickjs/main.c): exports memory, _initialize, ampoule_init and
+# ampoule_main (docs/runtimes.md describes the ABI).
 #
 # Usage: scripts/build-runtimes.sh [--out DIR] [--jobs N] [--check] [--force]
 #   --out DIR   also copy the outputs and their manifest into DIR
@@ -9,15 +12,21 @@
 #   --check     run the smoke tests (runtimes/test/) under Node's node:wasi
 #   --force     rebuild even when the cache holds this build
 #
+# Progress goes to stderr; the last line on stdout is the directory holding
+# the outputs, so `dir=$(bash scripts/build-runtimes.sh | tail -1)` finds them.
+#
 # Sources are fetched at build time with `apt-get source PACKAGE=VERSION`, the
 # exact versions pinned in runtimes/pins.env; nothing third-party lives in the
 # repository. Compilers: Debian's clang-14, lld-14 and wasi-libc, against a
 # sysroot holding nothing but wasi-libc, so no host header can leak in.
 #
-# Cache: everything lives under .cache/runtimes/ (or $AMPOULE_RUNTIMES_CACHE):
+# Cache: outside the checkout, so every clone on the machine shares it:
+#   ${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/runtimes/
+# ($AMPOULE_RUNTIMES_CACHE, if set, names that runtimes/ directory itself):
 #   src/<package>_<version>/   the unpacked source packages, kept between builds
 #   build/                     the last build's trees and logs
 #   <key>/                     outputs + manifest.json, one directory per build key
+#   latest                     the key of the last successful build
 # The key hashes every input: source versions, toolchain package versions, the
 # flags below and the contents of this script and of runtimes/. With the same
 # key the outputs are reused at once (after checking their SHA-256); when the
@@ -34,7 +43,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 readonly RT="$ROOT/runtimes"
-readonly CACHE="${AMPOULE_RUNTIMES_CACHE:-$ROOT/.cache/runtimes}"
+CACHE_ROOT="${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:?HOME is not set; set AMPOULE_CACHE_DIR}/.cache}/ampoule}"
+readonly CACHE="${AMPOULE_RUNTIMES_CACHE:-$CACHE_ROOT/runtimes}"
 readonly SRC="$CACHE/src"
 readonly BUILD="$CACHE/build"
 readonly LOGS="$BUILD/logs"
@@ -54,9 +64,15 @@ readonly ZLIB_CFLAGS_USED="-O2 $PREFIX_MAP"
 readonly PY_OPT="-DNDEBUG -fwrapv -O3 -Wall"
 readonly PY_CFLAGS_USED="$PREFIX_MAP"
 readonly PY_PREFIX=/usr/local
+# python.wasm is linked by runtimes/python/reactor.mk from the objects and
+# flags of CPython's own python.wasm rule, plus these (for wasm-ld the last
+# stack size given wins over configure's 512 KiB). 1 MiB: CPython's deepest
+# guarded C recursion at recursion limit 1000 needs well under 128 KiB of it
+# (docs/runtimes.md), so RecursionError always comes before the stack ends.
+readonly PY_REACTOR_LDFLAGS="-mexec-model=reactor -Wl,-z,stack-size=1048576"
 readonly QJS_CFLAGS="-O2 -fwrapv -D_GNU_SOURCE -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_GETPID \
 -include malloc.h -include wasi_compat.h -Wno-deprecated-declarations $PREFIX_MAP"
-readonly QJS_LDFLAGS="-Wl,-z,stack-size=2097152 -Wl,--stack-first"
+readonly QJS_LDFLAGS="-mexec-model=reactor -Wl,-z,stack-size=2097152 -Wl,--stack-first"
 readonly QJS_LIBS="-lwasi-emulated-signal -lwasi-emulated-getpid -lm"
 readonly WASM_OPT_FLAGS="-O2 --strip-debug --strip-producers"
 
@@ -66,9 +82,9 @@ INPUTS_TSV=""
 CHECK=0
 FORCE=0
 
-log() { printf 'runtimes: %s\n' "$*"; }
+log() { printf 'runtimes: %s\n' "$*" >&2; }
 die() { printf 'runtimes: error: %s\n' "$*" >&2; exit 1; }
-usage_error() { printf 'runtimes: %s\n' "$*" >&2; sed -n '2,11p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage_error() { printf 'runtimes: %s\n' "$*" >&2; sed -n '2,17p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 parse_args() {
   while (($#)); do
@@ -78,7 +94,7 @@ parse_args() {
               JOBS="$2"; shift 2 ;;
       --check) CHECK=1; shift ;;
       --force) FORCE=1; shift ;;
-      -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}"; exit 0 ;;
+      -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
       *) usage_error "unknown argument '$1'" ;;
     esac
   done
@@ -141,6 +157,7 @@ collect_inputs() {
     printf 'flags.python.opt\t%s\n' "$PY_OPT"
     printf 'flags.python.cflags\t%s\n' "$PY_CFLAGS_USED"
     printf 'flags.python.prefix\t%s\n' "$PY_PREFIX"
+    printf 'flags.python.reactor_ldflags\t%s\n' "$PY_REACTOR_LDFLAGS"
     printf 'flags.quickjs.cflags\t%s\n' "$QJS_CFLAGS"
     printf 'flags.quickjs.ldflags\t%s\n' "$QJS_LDFLAGS $QJS_LIBS"
     printf 'flags.wasm-opt\t%s\n' "$WASM_OPT_FLAGS"
@@ -290,7 +307,12 @@ build_python() {
   # Only getbuildinfo.c uses DATE and TIME. EXTRA_CFLAGS is not in the
   # Makefile, so the sysconfig data (written by the second make, for the zip)
   # does not mention the header.
-  make -j"$JOBS" EXTRA_CFLAGS="-include $BUILD/python/build-date.h" python.wasm
+  # python.wasm as a reactor: CPython's objects and link flags with our entry
+  # file instead of Programs/python.o (runtimes/python/reactor.mk). The file is
+  # copied into the tree so its path is mapped like every other source path.
+  cp "$RT/python/ampoule_main.c" Programs/ampoule_main.c
+  make -j"$JOBS" -f Makefile -f "$RT/python/reactor.mk" EXTRA_CFLAGS="-include $BUILD/python/build-date.h" \
+    AMPOULE_MAIN=Programs/ampoule_main.c AMPOULE_LDFLAGS="$PY_REACTOR_LDFLAGS" python-reactor.wasm
   make pybuilddir.txt
 }
 
@@ -307,7 +329,7 @@ pack_python() {
   sysconfig="$(find "$BUILD/python/build" -name '_sysconfigdata_*.py' | head -n 1)"
   [[ -n "$sysconfig" ]] || { echo "no _sysconfigdata_*.py under $BUILD/python/build"; return 1; }
   mkdir -p "$out/lib"
-  llvm-strip-14 -o "$out/python.wasm" "$BUILD/python/python.wasm"
+  llvm-strip-14 -o "$out/python.wasm" "$BUILD/python/python-reactor.wasm"
   python3.11 "$RT/python/pack_stdlib.py" --lib "$tree/Lib" --sysconfig "$sysconfig" \
     --source-magic "$tree/Lib/importlib/_bootstrap_external.py" \
     --extra "$RT/python/sitecustomize.py" \
@@ -343,23 +365,46 @@ build_quickjs() {
 }
 
 # --- Checks ------------------------------------------------------------------
+# Runs the runtimes as our host does (reactors; preopens /usr/local for
+# python only, then /input, then /program; the fixed environment), with the
+# programs in runtimes/test/ as /program.
 run_checks() {
   local dir="$1" failed=0
   command -v node >/dev/null || die "--check needs node (Node.js 20, for node:wasi)"
-  local run=(node --no-warnings "$RT/test/run-wasi.mjs")
+  local input
+  input="$(mktemp -d)"
+  local py=(node --no-warnings "$RT/test/run-wasi.mjs" --dir "$dir=/usr/local" --dir "$input=/input"
+            --dir "$RT/test=/program" --env PYTHONHOME=/usr/local --env PYTHONHASHSEED=0
+            --env PYTHONDONTWRITEBYTECODE=1 "$dir/python.wasm")
+  local js=(node --no-warnings "$RT/test/run-wasi.mjs" --dir "$input=/input" --dir "$RT/test=/program"
+            "$dir/js.wasm")
   log "check: python.wasm smoke test under node:wasi"
-  "${run[@]}" --dir "$dir=/usr/local" --dir "$RT/test=/test" --env PYTHONHOME=/usr/local \
-    "$dir/python.wasm" /test/smoke.py || failed=1
+  "${py[@]}" /program/smoke.py || failed=1
+  log "check: python.wasm deep recursion ends in RecursionError"
+  "${py[@]}" /program/recursion.py || failed=1
   log "check: js.wasm smoke test under node:wasi"
-  "${run[@]}" --dir "$RT/test=/test" "$dir/js.wasm" /test/smoke.js || failed=1
+  "${js[@]}" /program/smoke.js || failed=1
+  log "check: js.wasm deep recursion ends in QuickJS's stack overflow error"
+  "${js[@]}" /program/recursion.js || failed=1
   log "check: js.wasm reports an uncaught error with its stack and exit status 1"
   local status=0 err
-  err="$("${run[@]}" --dir "$RT/test=/test" "$dir/js.wasm" /test/uncaught.js 2>&1 >/dev/null)" || status=$?
+  err="$("${js[@]}" /program/uncaught.js 2>&1 >/dev/null)" || status=$?
   if [[ $status -ne 1 || "$err" != *"RangeError: expected failure"* || "$err" != *"at inner"* ]]; then
     printf 'runtimes: uncaught.js: exit status %s, stderr:\n%s\n' "$status" "$err" >&2
     failed=1
   fi
+  rmdir "$input"
   ((failed == 0)) || die "smoke tests failed"
+}
+
+# Every runtime must be a reactor with exactly our entry points (no _start).
+check_exports() {
+  local m got
+  for m in "$@"; do
+    got="$(python3 "$RT/wasm_imports.py" "$m" --exports | LC_ALL=C sort | paste -sd' ' -)"
+    [[ "$got" == "_initialize ampoule_init ampoule_main memory" ]] ||
+      die "$(basename "$m") exports '$got', expected _initialize ampoule_init ampoule_main memory"
+  done
 }
 
 copy_out() {
@@ -371,6 +416,9 @@ copy_out() {
 }
 
 main() {
+  # Only the final line (the output directory) goes to stdout; everything
+  # else, including what tools print, goes to stderr.
+  exec 8>&1 1>&2
   parse_args "$@"
   preflight
   mkdir -p "$CACHE" "$SRC"
@@ -402,7 +450,8 @@ main() {
 
   [[ -z "$OUT_DIR" ]] || copy_out "$dest" "$OUT_DIR"
   ((CHECK == 0)) || run_checks "$dest"
-  log "python.wasm, lib/python311.zip, js.wasm and manifest.json in $dest"
+  log "python.wasm, lib/python311.zip, js.wasm and manifest.json in:"
+  printf '%s\n' "$dest" >&8
 }
 
 build_all() {
@@ -432,7 +481,10 @@ build_all() {
     printf 'source.quickjs.dsc_sha256\t%s\n' "$(dsc_sha256 quickjs "$QUICKJS_SRC_VERSION")"
     printf 'python.wasi_imports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/python.wasm")"
     printf 'js.wasi_imports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/js.wasm")"
+    printf 'python.exports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/python.wasm" --exports | paste -sd' ' -)"
+    printf 'js.exports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/js.wasm" --exports | paste -sd' ' -)"
   } >"$extra"
+  check_exports "$stage/python.wasm" "$stage/js.wasm"
   python3 "$RT/manifest.py" write "$stage" "$inputs" "$extra" python.wasm lib/python311.zip js.wasm
   rm -rf "$dest" && mv "$stage" "$dest"
   log "built in $((SECONDS - t0))s (step times in $BUILD/timings.tsv)"

@@ -1,11 +1,29 @@
-// Runs a WASI preview-1 command module under Node's node:wasi, for checking the
-// guest runtimes before our own engine runs them. Not part of the kernel.
+// Runs a WASI preview-1 module under Node's node:wasi, for checking the guest
+// runtimes independently of our own engine. Not part of the kernel.
 //
 // Usage: node run-wasi.mjs [--dir HOST=GUEST]... [--env NAME=VALUE]... MODULE.wasm [ARG...]
-// stdin, stdout and stderr are the process's own; the exit code is the guest's.
+//
+// A command module (exporting _start) is started as usual. A reactor in the
+// shape of python.wasm and js.wasm (exporting _initialize, ampoule_init and
+// ampoule_main; see docs/runtimes.md) is run the way our host runs it:
+// _initialize, ampoule_init (must return 0), ampoule_main, whose result is
+// the exit status. Directories are preopened in the order given (fd 3, 4,
+// ...), so pass /usr/local, /input, /program in that order for the runtimes.
+// The guest's argv is MODULE's base name without ".wasm" followed by the ARGs
+// (["python", "/program/prog.py"], as our host passes it).
+//
+// stdin, stdout and stderr are the process's own; the exit code is the
+// guest's, or 134 when the guest trapped. The guest runs on a worker thread
+// with a large native stack, so deep guest recursion ends in the guest's own
+// error (or in a trap of its own stack), not in V8's stack limit.
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { argv, exit, stderr } from 'node:process';
 import { WASI } from 'node:wasi';
-import { argv, env, exit, stderr } from 'node:process';
+import { Worker, isMainThread, workerData } from 'node:worker_threads';
+
+const kStackSizeMb = 1024;
+const kTrapStatus = 134;
 
 function usage(message) {
   stderr.write(`run-wasi: ${message}\n` +
@@ -19,40 +37,79 @@ function splitPair(text, flag) {
   return [text.slice(0, at), text.slice(at + 1)];
 }
 
-const preopens = {};
-const guestEnv = {};
-let i = 2;
-for (; i < argv.length; i++) {
-  const flag = argv[i];
-  if (flag === '--dir' || flag === '--env') {
-    if (i + 1 >= argv.length) usage(`${flag} needs a value`);
-    const [name, value] = splitPair(argv[++i], flag);
-    if (flag === '--dir') preopens[value] = name;  // guest path -> host path
-    else guestEnv[name] = value;
-  } else {
-    break;
+function parseArgs(args) {
+  const preopens = {};  // guest path -> host path, in insertion order
+  const env = {};
+  let i = 0;
+  for (; i < args.length; i++) {
+    const flag = args[i];
+    if (flag !== '--dir' && flag !== '--env') break;
+    if (i + 1 >= args.length) usage(`${flag} needs a value`);
+    const [name, value] = splitPair(args[++i], flag);
+    if (flag === '--dir') preopens[value] = name;
+    else env[name] = value;
+  }
+  if (i >= args.length) usage('no module given');
+  const modulePath = args[i];
+  const guestArgs = [path.basename(modulePath).replace(/\.wasm$/, ''), ...args.slice(i + 1)];
+  return { preopens, env, modulePath, guestArgs };
+}
+
+class GuestExit {
+  constructor(code) { this.code = code; }
+}
+
+function describe(err) {
+  return err && err.message ? err.message : String(err);
+}
+
+async function runGuest({ preopens, env, modulePath, guestArgs }) {
+  const wasi = new WASI({ version: 'preview1', args: guestArgs, env, preopens, returnOnExit: true });
+  const imports = wasi.getImportObject();
+  // proc_exit ends the guest with our own marker, so that it works the same
+  // whether the guest was entered by wasi.start or by a reactor export.
+  imports.wasi_snapshot_preview1.proc_exit = (code) => { throw new GuestExit(code); };
+  const module = await WebAssembly.compile(await readFile(modulePath));
+  const instance = await WebAssembly.instantiate(module, imports);
+  const ex = instance.exports;
+  try {
+    if (typeof ex._start === 'function') {
+      wasi.start(instance);
+      return 0;
+    }
+    if (typeof ex.ampoule_init !== 'function' || typeof ex.ampoule_main !== 'function') {
+      stderr.write('run-wasi: the module exports neither _start nor ampoule_init/ampoule_main\n');
+      return 2;
+    }
+    wasi.initialize(instance);  // calls _initialize
+    const init = ex.ampoule_init();
+    if (init !== 0) {
+      stderr.write(`run-wasi: ampoule_init returned ${init}\n`);
+      return init;
+    }
+    return ex.ampoule_main() >>> 0;
+  } catch (err) {
+    if (err instanceof GuestExit) return err.code >>> 0;
+    // A trap (unreachable, out-of-bounds, stack overflow) ends the guest abnormally.
+    stderr.write(`run-wasi: guest trapped: ${describe(err)}\n`);
+    return kTrapStatus;
   }
 }
-if (i >= argv.length) usage('no module given');
-const modulePath = argv[i];
-const guestArgs = argv.slice(i);  // argv[0] is the module itself, as a shell would pass it
 
-const wasi = new WASI({
-  version: 'preview1',
-  args: guestArgs,
-  env: guestEnv,
-  preopens,
-  returnOnExit: true,
-});
-const bytes = await readFile(modulePath);
-const module = await WebAssembly.compile(bytes);
-const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
-let code;
-try {
-  code = wasi.start(instance);
-} catch (err) {
-  // A trap (unreachable, out-of-bounds, stack overflow) ends the guest abnormally.
-  stderr.write(`run-wasi: guest trapped: ${err && err.message ? err.message : err}\n`);
-  code = 134;
+if (isMainThread) {
+  const job = parseArgs(argv.slice(2));
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: job,
+    resourceLimits: { stackSizeMb: kStackSizeMb },
+    stdout: false,
+    stderr: false,
+  });
+  worker.on('message', (code) => { process.exitCode = code; });
+  worker.on('error', (err) => {
+    stderr.write(`run-wasi: ${describe(err)}\n`);
+    process.exitCode = kTrapStatus;
+  });
+} else {
+  const { parentPort } = await import('node:worker_threads');
+  parentPort.postMessage(await runGuest(workerData));
 }
-exit(code ?? 0);
