@@ -153,9 +153,9 @@ int Pack(Args args) {
   if (snapshots) {
     Status made = kernel::AddRuntimeSnapshots(&*build);
     if (!made.ok()) return Fail(made.message());
+    printf("snapshots: %s\n", build->snapshots_note.c_str());
   } else {
-    build->snapshots_note = kernel::SnapshotsSupported() ? "not requested (pack without --snapshots)"
-                                                         : "this ampoule cannot make runtime snapshots yet";
+    build->snapshots_note = "not requested (packed without --snapshots)";
   }
   auto bytes = kernel::AssembleKernel(*build);
   if (!bytes.ok()) return Fail(bytes.message());

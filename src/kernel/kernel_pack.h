@@ -44,12 +44,12 @@ Result<KernelBuild> ReadKernelBuild(const std::string& engine_path, const std::s
 Result<std::vector<uint8_t>> AssembleKernel(const KernelBuild& build);
 
 // Adds python/snapshot and js/snapshot to `build` by starting each runtime
-// with RuntimeInitRequest and capturing it after `ampoule_init`. Errors:
-// this ampoule was built without snapshot support, or a runtime failed to
-// start (its output is in the message).
+// that is a reactor (exports `ampoule_init`) with RuntimeInitRequest and
+// capturing it after `ampoule_init` (wasi::MakeSnapshot). A runtime built as
+// a plain command gets no snapshot; build->snapshots_note says which
+// runtimes have one. Deterministic: the same build gives the same snapshot
+// bytes. Errors: a module does not compile, or a start-up failed or left
+// state a snapshot cannot hold (the message says which runtime and why).
 Status AddRuntimeSnapshots(KernelBuild* build);
-
-// Whether this build of ampoule can make snapshots (AddRuntimeSnapshots).
-bool SnapshotsSupported();
 
 }  // namespace ampoule::kernel

@@ -10,6 +10,7 @@
 #include "kernel/entry_names.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_format.h"
+#include "wasi/snapshot_tiny_module.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -73,6 +74,36 @@ TEST_F(KernelPackTest, MissingFilesAreNamed) {
             std::string::npos);
   EXPECT_NE(ReadKernelBuild((dir_ / "nope").string(), (dir_ / "rt").string()).message().find("engine:"),
             std::string::npos);
+}
+
+TEST(KernelSnapshots, AReactorGetsASnapshotACommandDoesNot) {
+  KernelBuild build;
+  build.engine = {1, 2, 3};
+  std::vector<uint8_t> tiny(std::begin(wasi::kSnapshotTinyReactor), std::end(wasi::kSnapshotTinyReactor));
+  // A minimal command module: magic and version only (no ampoule_init).
+  std::vector<uint8_t> command = {0, 'a', 's', 'm', 1, 0, 0, 0};
+  build.runtime_entries[std::string(kJsModuleEntry)] = tiny;
+  build.runtime_entries[std::string(kPythonModuleEntry)] = command;
+  build.runtime_entries[std::string(kPythonStdlibEntry)] = {'P', 'K'};
+  Status made = AddRuntimeSnapshots(&build);
+  ASSERT_TRUE(made.ok()) << made.message();
+  EXPECT_TRUE(build.snapshots);
+  EXPECT_EQ(build.runtime_entries.count(std::string(kPythonSnapshotEntry)), 0u);
+  ASSERT_EQ(build.runtime_entries.count(std::string(kJsSnapshotEntry)), 1u);
+  EXPECT_NE(build.snapshots_note.find("python: not a reactor"), std::string::npos) << build.snapshots_note;
+  EXPECT_NE(build.snapshots_note.find("js: snapshot after ampoule_init"), std::string::npos);
+  // The same build gives the same snapshot bytes.
+  KernelBuild again = build;
+  again.runtime_entries.erase(std::string(kJsSnapshotEntry));
+  ASSERT_TRUE(AddRuntimeSnapshots(&again).ok());
+  EXPECT_EQ(again.runtime_entries.at(std::string(kJsSnapshotEntry)),
+            build.runtime_entries.at(std::string(kJsSnapshotEntry)));
+}
+
+TEST(KernelSnapshots, AModuleThatDoesNotCompileIsAnError) {
+  KernelBuild build;
+  build.runtime_entries[std::string(kJsModuleEntry)] = {0, 'a', 's', 'm', 9, 9};
+  EXPECT_NE(AddRuntimeSnapshots(&build).message().find("js/js.wasm"), std::string::npos);
 }
 
 }  // namespace
