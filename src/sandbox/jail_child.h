@@ -1,4 +1,4 @@
-// The child side of SpawnJailed: what runs between clone3 and execveat.
+// The child side of SpawnJailed: what runs between clone and execveat.
 //
 // The child is a copy of a possibly multi-threaded parent, so it may only
 // make system calls: no allocation, no locks, no stdio. Everything it needs

@@ -1,4 +1,4 @@
-// Parent side of starting a jail child: clone3, id maps, the error pipe.
+// Parent side of starting a jail child: clone, id maps, the error pipe.
 #include "sandbox/jail_launch.h"
 
 #include <errno.h>
@@ -33,23 +33,19 @@ constexpr char kInsecureHint[] =
     " A jail cannot be made on this machine; --insecure-no-jail runs without one "
     "(no namespaces, no seccomp: the program is not isolated).";
 
-// The kernel's struct clone_args (clone3), version 0 layout plus set_tid.
-struct CloneArgs {
-  uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
-};
-
-// fork-like clone3 (no shared memory); returns 0 in the child.
+// fork-like clone with a pidfd; returns 0 in the child. The classic clone
+// call rather than clone3: container runtimes' seccomp profiles (Docker's)
+// refuse clone3 outright but allow clone without namespace flags, so
+// --insecure-no-jail works there and a refused namespace is named.
 pid_t Clone(uint64_t flags, int* pidfd) {
-  CloneArgs args = {};
-  args.flags = flags | CLONE_PIDFD;
-  args.pidfd = reinterpret_cast<uintptr_t>(pidfd);
-  args.exit_signal = SIGCHLD;
-  return static_cast<pid_t>(syscall(SYS_clone3, &args, sizeof args));
+  // x86-64 argument order: flags, stack, parent_tid (the pidfd), child_tid, tls.
+  return static_cast<pid_t>(
+      syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, nullptr, pidfd, nullptr, 0));
 }
 
 std::string ErrnoText(int error) { return strerror(error); }
 
-// After clone3 refused the full set: which namespace alone is refused.
+// After clone refused the full set: which namespace alone is refused.
 std::string MissingNamespace(int clone_errno) {
   for (const Namespace& ns : kNamespaces) {
     const uint64_t flags = ns.flag == CLONE_NEWUSER ? ns.flag : ns.flag | CLONE_NEWUSER;
@@ -57,14 +53,14 @@ std::string MissingNamespace(int clone_errno) {
     const pid_t pid = Clone(flags, &pidfd);
     if (pid == 0) _exit(0);
     if (pid < 0) {
-      return std::string("jail: cannot create a ") + ns.name + " namespace (clone3: " +
+      return std::string("jail: cannot create a ") + ns.name + " namespace (clone: " +
              ErrnoText(errno) + ")." + kInsecureHint;
     }
     siginfo_t info;
     syscall(SYS_waitid, P_PIDFD, pidfd, &info, WEXITED, nullptr);
     close(pidfd);
   }
-  return "jail: cannot create the jail's namespaces (clone3: " + ErrnoText(clone_errno) + ")." +
+  return "jail: cannot create the jail's namespaces (clone: " + ErrnoText(clone_errno) + ")." +
          kInsecureHint;
 }
 
@@ -148,7 +144,7 @@ Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
     if (plan.jailed) return Error{MissingNamespace(clone_errno)};
-    return Error{"jail: clone3 failed: " + ErrnoText(clone_errno)};
+    return Error{"jail: clone failed: " + ErrnoText(clone_errno)};
   }
   LaunchedChild child{pid, UniqueFd(pidfd)};
   sync_read.reset();
