@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the host tools reproducibly: `ampoule` and `ampoule-verify`, in the
+# same dedicated build folder and with the same fixed settings as
+# scripts/build-kernel.sh, and prints MATCH/MISMATCH lines against the pins.
+# An auditor rebuilds the verifier they rely on with this and compares.
+#
+# Usage: scripts/build-host-tools.sh [--strict] [--update-pins]
+#   --strict       refuse a tree with uncommitted changes or untracked files,
+#                  name the commit, and exit 1 if a tool differs from its pin
+#                  in kernel/pins.txt (artifacts host:ampoule, host:ampoule-verify)
+#   --update-pins  (with --strict) write this build's hashes into
+#                  kernel/pins.txt; commit the file afterwards
+#
+# The tools are left in build-release/bin/ (or $AMPOULE_REPRO_BUILD_DIR/bin).
+# Exit status: 0 built (and, with --strict, both match); 1 build failed or a
+# mismatch under --strict; 2 usage error or dirty tree.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
+readonly REPRO_NAME=build-host-tools
+# shellcheck source=scripts/reproducible.sh
+source "$ROOT/scripts/reproducible.sh"
+
+readonly TOOLS=(ampoule ampoule-verify)
+STRICT=0
+UPDATE_PINS=0
+
+usage_error() { printf 'build-host-tools: %s\n' "$*" >&2; sed -n '2,16p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+
+parse_args() {
+  while (($#)); do
+    case "$1" in
+      --strict) STRICT=1; shift ;;
+      --update-pins) UPDATE_PINS=1; shift ;;
+      -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}"; exit 0 ;;
+      *) usage_error "unknown argument '$1'" ;;
+    esac
+  done
+  if ((UPDATE_PINS && !STRICT)); then
+    usage_error "--update-pins needs --strict: pins come from a clean checkout of a commit"
+  fi
+}
+
+main() {
+  parse_args "$@"
+  local t0=$SECONDS tool
+  ((STRICT == 0)) || repro_strict_check
+  repro_env
+  mkdir -p "$REPRO_BUILD_DIR"
+  exec 8>"$REPRO_BUILD_DIR/.lock"
+  flock -n 8 || { repro_log "another reproducible build is using $REPRO_BUILD_DIR; waiting"; flock 8; }
+  repro_log "source date $SOURCE_DATE_EPOCH, build folder $REPRO_BUILD_DIR, $REPRO_JOBS jobs"
+
+  repro_step configure "configure (Release, reproducible)" repro_configure
+  repro_step compile-host "compile ${TOOLS[*]} (-j$REPRO_JOBS)" repro_build "${TOOLS[@]}"
+
+  local artifacts=""
+  for tool in "${TOOLS[@]}"; do
+    artifacts+="host:$tool $(sha256sum "$REPRO_BUILD_DIR/bin/$tool" | cut -d' ' -f1)"$'\n'
+    printf '%s %s\n' "$tool" "$REPRO_BUILD_DIR/bin/$tool"
+  done
+  artifacts="${artifacts%$'\n'}"
+  repro_compare host: <<<"$artifacts"
+  if ((UPDATE_PINS)); then
+    repro_update_pins host: <<<"$artifacts"
+    REPRO_MISMATCHES=0
+  fi
+  repro_log "done in $((SECONDS - t0))s"
+  repro_finish "$STRICT"
+}
+
+main "$@"

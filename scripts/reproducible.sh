@@ -1,0 +1,168 @@
+# Shared by scripts/build-kernel.sh and scripts/build-host-tools.sh (sourced,
+# not run): the reproducible build environment, --strict's clean-tree check,
+# timed steps, and the pinned hashes in kernel/pins.txt.
+#
+# Reproducible means: the same commit gives the same bytes at any checkout
+# path, on the same OS image (the same Debian packages). What makes it so:
+#   - a dedicated build folder configured from scratch with fixed options:
+#     Release without debug info (-O2 -DNDEBUG, the optimisation the tests and
+#     benchmarks use), AMPOULE_REPRODUCIBLE=ON (no build id, source and build
+#     folder paths mapped away by -ffile-prefix-map), no tests, no ccache;
+#   - a fixed environment: LC_ALL=C, TZ=UTC, umask 022, SOURCE_DATE_EPOCH =
+#     the commit's time, and no CFLAGS/CXXFLAGS/LDFLAGS from the caller;
+#   - sorted inputs: CMake's globs are sorted, the kernel's entries are sorted
+#     by name, manifests are written with sorted keys.
+# shellcheck shell=bash
+
+REPRO_MISMATCHES=0
+REPRO_PINS_FILE="$ROOT/kernel/pins.txt"
+REPRO_BUILD_DIR="${AMPOULE_REPRO_BUILD_DIR:-$ROOT/build-release}"
+REPRO_JOBS="${AMPOULE_JOBS:-2}"
+
+# Debian packages whose versions decide the bytes of the C++ outputs. Recorded
+# in the kernel manifest (engine build facts) and beside the pins.
+readonly REPRO_TOOLCHAIN=(g++-12 libc6-dev libstdc++-12-dev binutils libsodium-dev libseccomp-dev
+                          nlohmann-json3-dev cmake ninja-build)
+
+repro_log() { printf '%s: %s\n' "$REPRO_NAME" "$*"; }
+repro_die() { printf '%s: error: %s\n' "$REPRO_NAME" "$*" >&2; exit "${2:-1}"; }
+
+# Runs "$@" as a named step, printing what it does and how long it took. The
+# output goes to $REPRO_BUILD_DIR/logs/NAME.log; on failure its end is shown.
+repro_step() {
+  local name="$1" what="$2"; shift 2
+  local logf="$REPRO_BUILD_DIR/logs/$name.log" t0=$SECONDS
+  mkdir -p "$REPRO_BUILD_DIR/logs"
+  repro_log "$what ..."
+  if ! ( "$@" ) >"$logf" 2>&1; then
+    printf '%s: error: %s failed; last lines of %s:\n' "$REPRO_NAME" "$what" "$logf" >&2
+    tail -n 30 "$logf" >&2
+    exit 1
+  fi
+  repro_log "$what: done in $((SECONDS - t0))s"
+}
+
+repro_env() {
+  export LC_ALL=C TZ=UTC
+  umask 022
+  unset CFLAGS CXXFLAGS CPPFLAGS LDFLAGS MAKEFLAGS CMAKE_GENERATOR CCACHE_BASEDIR
+  export CCACHE_DISABLE=1
+  if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    SOURCE_DATE_EPOCH="$(git -C "$ROOT" log -1 --format=%ct)"
+  else
+    SOURCE_DATE_EPOCH=0
+  fi
+  export SOURCE_DATE_EPOCH
+}
+
+# --strict: refuses uncommitted changes to tracked files and untracked files
+# that are not ignored, then names the commit.
+repro_strict_check() {
+  git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || repro_die "--strict needs a git checkout" 2
+  local dirty
+  dirty="$(git -C "$ROOT" status --porcelain --untracked-files=all)"
+  if [[ -n "$dirty" ]]; then
+    printf '%s: --strict: the tree has uncommitted changes or untracked files:\n' "$REPRO_NAME" >&2
+    printf '%s\n' "$dirty" | head -n 20 | sed 's/^/  /' >&2
+    repro_die "--strict builds only a clean checkout of a commit; commit, stash or remove these" 2
+  fi
+  printf 'note: --strict: commit %s\n' "$(git -C "$ROOT" rev-parse HEAD)"
+}
+
+repro_configure() {
+  cmake -S "$ROOT" -B "$REPRO_BUILD_DIR" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
+    -DAMPOULE_REPRODUCIBLE=ON -DAMPOULE_TESTS=OFF -DAMPOULE_SANITIZE=OFF -DAMPOULE_FUZZ=OFF \
+    -UCMAKE_CXX_COMPILER_LAUNCHER -UCMAKE_C_COMPILER_LAUNCHER
+}
+
+repro_build() { ninja -C "$REPRO_BUILD_DIR" -j"$REPRO_JOBS" "$@"; }
+
+# Prints NAME=VERSION for each toolchain package (sorted).
+repro_toolchain() {
+  local p
+  for p in "${REPRO_TOOLCHAIN[@]}"; do
+    printf '%s=%s\n' "$p" "$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || echo 'not installed')"
+  done | LC_ALL=C sort
+}
+
+# The pinned SHA-256 of ARTIFACT, or nothing.
+repro_pinned() {
+  [[ -f "$REPRO_PINS_FILE" ]] || return 0
+  awk -v a="$1" '$1 == "pin" && $2 == a { print $3 }' "$REPRO_PINS_FILE"
+}
+
+# Compares built artifacts with the pins. Arguments: PREFIX then
+# "ARTIFACT SHA256" lines on stdin. Prints one MATCH or MISMATCH line per
+# artifact built or pinned under PREFIX (an artifact name starts with it).
+repro_compare() {
+  local prefix="$1" artifact sha want line
+  declare -A built=()
+  while read -r artifact sha; do built["$artifact"]="$sha"; done
+  local names
+  names="$( { printf '%s\n' "${!built[@]}"
+              [[ -f "$REPRO_PINS_FILE" ]] && awk -v p="$prefix" '$1 == "pin" && index($2, p) == 1 { print $2 }' "$REPRO_PINS_FILE"
+            } | LC_ALL=C sort -u)"
+  while read -r artifact; do
+    [[ -n "$artifact" ]] || continue
+    want="$(repro_pinned "$artifact")"
+    sha="${built[$artifact]:-}"
+    if [[ -n "$want" && "$want" == "$sha" ]]; then
+      line="MATCH $artifact $sha"
+    else
+      line="MISMATCH $artifact expected ${want:-none} got ${sha:-missing}"
+      REPRO_MISMATCHES=$((REPRO_MISMATCHES + 1))
+    fi
+    printf '%s\n' "$line"
+  done <<<"$names"
+  repro_toolchain_note
+}
+
+# Says when the toolchain differs from the one the pins were made with: a
+# different compiler or library version gives different bytes, and that is
+# not a reproducibility failure of the sources.
+repro_toolchain_note() {
+  [[ -f "$REPRO_PINS_FILE" ]] || return 0
+  local current pinned
+  current="$(repro_toolchain)"
+  pinned="$(awk '$1 == "toolchain" { print $2 }' "$REPRO_PINS_FILE" | LC_ALL=C sort)"
+  [[ -z "$pinned" || "$current" == "$pinned" ]] && return 0
+  repro_log "note: the toolchain differs from the one the pins were made with:"
+  diff <(printf '%s\n' "$pinned") <(printf '%s\n' "$current") | sed -n 's/^</  pinned: /p; s/^>/  here:   /p'
+}
+
+# Rewrites the pins under PREFIX from "ARTIFACT SHA256" lines on stdin,
+# keeping every other pin, and records the toolchain.
+repro_update_pins() {
+  local prefix="$1" tmp
+  tmp="$(mktemp)"
+  {
+    cat <<'EOF'
+# Pinned SHA-256 of the reproducible build outputs (SPEC A1), checked by
+#   scripts/build-kernel.sh --strict       (kernel, kernel:<entry name>)
+#   scripts/build-host-tools.sh --strict   (host:ampoule, host:ampoule-verify)
+# Valid for the toolchain listed below (Debian package versions); another
+# toolchain gives other bytes. Update procedure: docs/kernel.md.
+EOF
+    repro_toolchain | sed 's/=/ /; s/^/toolchain /'
+    {
+      if [[ -f "$REPRO_PINS_FILE" ]]; then
+        awk -v p="$prefix" '$1 == "pin" && index($2, p) != 1' "$REPRO_PINS_FILE"
+      fi
+      awk '{ print "pin", $1, $2 }'
+    } | LC_ALL=C sort -k2,2
+  } >"$tmp"
+  mv "$tmp" "$REPRO_PINS_FILE"
+  repro_log "updated $REPRO_PINS_FILE; commit it"
+}
+
+# Ends the script: the verdict of the comparison.
+repro_finish() {
+  local strict="$1"
+  if ((REPRO_MISMATCHES > 0)); then
+    if ((strict)); then
+      repro_die "$REPRO_MISMATCHES artifact(s) differ from the pins in kernel/pins.txt"
+    fi
+    repro_log "note: $REPRO_MISMATCHES artifact(s) differ from the pins (only --strict fails on that)"
+  fi
+}
