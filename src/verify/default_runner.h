@@ -5,8 +5,7 @@
 
 namespace ampoule::verify {
 
-// run::RunProgram when this build has it; otherwise a runner whose every
-// call fails with a message saying that replay is not available.
+// run::RunProgram: a fresh jailed engine from the kernel file per replay.
 Runner DefaultRunner();
 
 }  // namespace ampoule::verify
