@@ -15,6 +15,7 @@ int WasmRunCommand(Args args);        // ampoule wasm run       (wasm_run.cc)
 int WasmSpectestCommand(Args args);   // ampoule wasm spectest  (wasm_spectest.cc)
 int WasmFuelTableCommand(Args args);  // ampoule wasm fuel-table (wasm_fuel_table.cc)
 int KeygenCommand(Args args);         // ampoule keygen         (keygen.cc)
+int VerifyCommand(Args args);         // ampoule verify         (verify.cc)
 int KernelCommand(Args args);         // ampoule kernel ...     (kernel.cc)
 
 }  // namespace ampoule::cli

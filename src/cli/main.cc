@@ -16,6 +16,7 @@ constexpr const char* kUsage =
     "  wasm spectest DIR|FILE.wast...                run the WebAssembly core spec tests\n"
     "  wasm fuel-table                               print the fuel cost table (Markdown)\n"
     "  keygen -o KEY                                 make a receipt signing key (KEY, KEY.pub)\n"
+    "  verify RECEIPT --key PUB [--kernel K] ...     check a receipt (--replay: re-run it)\n"
     "  kernel info|path|pack                         inspect, locate or make a kernel file\n"
     "\n"
     "Run 'ampoule <command> --help' for a command's options.\n";
@@ -34,6 +35,7 @@ constexpr Command kCommands[] = {
     {"wasm", "spectest", ampoule::cli::WasmSpectestCommand},
     {"wasm", "fuel-table", ampoule::cli::WasmFuelTableCommand},
     {"keygen", nullptr, ampoule::cli::KeygenCommand},
+    {"verify", nullptr, ampoule::cli::VerifyCommand},
     {"kernel", nullptr, ampoule::cli::KernelCommand},
 };
 
