@@ -12,15 +12,19 @@
 //   - descriptors: child_fds[i] becomes descriptor i, nothing else is open;
 //   - environment: empty; the current directory is "/";
 //   - rlimits: address space, CPU time, open files and processes from
-//     JailOptions (by default one process: no fork), no file writes (RLIMIT_FSIZE 0: a
-//     regular file mapped as a descriptor can be read but writing it raises
-//     SIGXFSZ), no core dumps, no locked memory, no message queues;
+//     JailOptions (by default one process: no fork), no file writes
+//     (RLIMIT_FSIZE 0: a regular file mapped as a descriptor can be read,
+//     writing it fails with EFBIG), no core dumps, no locked memory, no
+//     message queues;
 //   - PR_SET_NO_NEW_PRIVS; the parent-death signal is SIGKILL;
 //   - seccomp: the allow-list of seccomp_policy.h (stage kLaunch). A call it
 //     forbids kills the process, which is then reported as signal SIGSYS.
 // Killing PID 1 kills everything in its PID namespace, so the jail dies as
-// a whole. The parent-death signal is tied to the *thread* that called
-// SpawnJailed: the jail is killed if that thread exits first.
+// a whole. As PID 1 the program does not receive signals it sends itself or
+// the kernel raises for it unforced (SIGXFSZ, SIGPIPE, SIGXCPU) while their
+// action is the default; faults and seccomp kills end it as usual.
+// The parent-death signal is tied to the *thread* that called SpawnJailed:
+// the jail is killed if that thread exits first.
 //
 // With JailOptions::insecure_no_jail only the descriptors, environment,
 // rlimits, NO_NEW_PRIVS and a new session apply: no namespaces, no seccomp.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "sandbox/jail_testing.h"
 
@@ -39,6 +40,51 @@ TEST(JailTest, StdinIsTheFirstMappedDescriptor) {
   ASSERT_TRUE(run.exit) << run.spawn_error;
   EXPECT_EQ(run.exit->Describe(), "exited with status 0");
   EXPECT_EQ(run.output, "ping\npong\n");
+}
+
+TEST(JailTest, AnOpenedFileRunsAsWellAsAMemfd) {
+  UniqueFd exe(open(testing::HelperPath("jail_probe").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(exe.valid());
+  int out[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  UniqueFd out_read(out[0]), out_write(out[1]);
+  const int fds[] = {out_read.get(), out_write.get()};
+  const std::string args[] = {"jail_probe", "hello"};
+  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+  ASSERT_TRUE(process.ok()) << process.message();
+  out_write.reset();
+  ASSERT_TRUE(WaitJailed(*process, std::nullopt).ok());
+  EXPECT_EQ(testing::ReadToEof(out_read.get(), 5s), "hello from the jail\n");
+}
+
+// Sources that are also targets: the pipe's read end goes where the write
+// end's number is and the other way round; every other slot gets the write
+// end. Done naively in order, dup2 would clobber a source before its use.
+TEST(JailTest, DescriptorsAreMappedEvenWhenSourcesAreTargets) {
+  int p[2];
+  ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+  UniqueFd in_read(p[0]), out_write(p[1]);
+  int out[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  UniqueFd result_read(out[0]), result_write(out[1]);
+  const int n = std::max(in_read.get(), out_write.get()) + 2;
+  std::vector<int> fds(n, out_write.get());
+  fds[out_write.get()] = in_read.get();
+  fds[1] = result_write.get();
+  std::string expected;
+  for (int i = 0; i < n; ++i) {
+    const bool read_end = fds[i] == in_read.get();
+    expected += std::to_string(i) + (read_end ? ":r " : ":w ");
+  }
+  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  const std::string args[] = {"jail_probe", "fd-kinds"};
+  JailOptions options;
+  options.max_open_files = n + 8;
+  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, options);
+  ASSERT_TRUE(process.ok()) << process.message();
+  result_write.reset();
+  ASSERT_TRUE(WaitJailed(*process, std::nullopt).ok());
+  EXPECT_EQ(testing::ReadToEof(result_read.get(), 5s), expected + "\n");
 }
 
 TEST(JailTest, InsideItIsUid1000Pid1WithAFixedHostnameAndNoEnvironment) {

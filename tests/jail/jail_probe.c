@@ -1,7 +1,7 @@
 /* A static program run inside the jail by src/sandbox/jail_test.cc.
  *
  * argv[1] names what to do. Behaviours: hello, exit N, crash, spin,
- * spin-family, echo, info, write-file. Escape attempts: everything in
+ * spin-family, echo, fd-kinds, info, write-file. Escape attempts: everything in
  * kAttempts below. An attempt prints "ATTEMPT <name>" before it tries (so a
  * seccomp kill still leaves a trace) and then "RESULT <name> blocked: ..."
  * or "RESULT <name> ALLOWED: ..." and exits 0 or 1. Output goes through
@@ -219,6 +219,16 @@ static int spin_family(void) {
   }
 }
 
+/* "0:r 1:w ...": the access mode of every open descriptor below 64. */
+static int fd_kinds(void) {
+  for (int fd = 0; fd < 64; ++fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) say("%d:%c ", fd, (flags & O_ACCMODE) == O_RDONLY ? 'r' : 'w');
+  }
+  say("\n");
+  return 0;
+}
+
 static int echo(void) {
   char buffer[4096];
   ssize_t n;
@@ -246,6 +256,7 @@ int main(int argc, char** argv) {
     }
   if (!strcmp(mode, "spin-family")) return spin_family();
   if (!strcmp(mode, "echo")) return echo();
+  if (!strcmp(mode, "fd-kinds")) return fd_kinds();
   if (!strcmp(mode, "info")) return info();
   if (!strcmp(mode, "write-file")) return write(3, "x", 1) == 1 ? 0 : 2;
   for (size_t i = 0; i < sizeof kAttempts / sizeof *kAttempts; ++i) {
