@@ -87,7 +87,7 @@ main() {
   repro_log "guest runtimes (scripts/build-runtimes.sh, cached) ..."
   rm -rf "$REPRO_BUILD_DIR/runtimes"
   bash "$ROOT/scripts/build-runtimes.sh" --jobs "$REPRO_JOBS" --out "$REPRO_BUILD_DIR/runtimes" 2>&1 |
-    sed 's/^/  /'
+    sed -u 's/^/  /'
   repro_log "guest runtimes: done in $((SECONDS - rt_t0))s"
 
   repro_step configure "configure (Release, reproducible)" repro_configure

@@ -36,3 +36,8 @@ if(AMPOULE_PYTHON3)
   set_tests_properties(corpus_runtimes PROPERTIES TIMEOUT 3600 LABELS corpus
                        SKIP_REGULAR_EXPRESSION "^skipped: ")
 endif()
+
+# `ampoule kernel pack|info|path` (tests/kernel/kernel_cli_test.cmake).
+add_test(NAME kernel_cli
+         COMMAND ${CMAKE_COMMAND} -DAMPOULE=$<TARGET_FILE:ampoule> -DWORK=${CMAKE_BINARY_DIR}/kernel-cli-test
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/kernel/kernel_cli_test.cmake)
