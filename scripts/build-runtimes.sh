@@ -64,12 +64,20 @@ readonly ZLIB_CFLAGS_USED="-O2 $PREFIX_MAP"
 readonly PY_OPT="-DNDEBUG -fwrapv -O3 -Wall"
 readonly PY_CFLAGS_USED="$PREFIX_MAP"
 readonly PY_PREFIX=/usr/local
+# The string hash: configure cannot run its alignment probe when cross
+# compiling, assumes aligned access is required and falls back to FNV.
+# WebAssembly has no such requirement, and with SipHash-1-3 (native CPython's
+# algorithm) a str hash is the low 32 bits of the native one under
+# PYTHONHASHSEED=0, so sets of strings iterate in the same order as natively.
+readonly PY_CONFIGURE_ARGS="--disable-shared --disable-ipv6 --disable-test-modules --with-hash-algorithm=siphash13"
 # python.wasm is linked by runtimes/python/reactor.mk from the objects and
 # flags of CPython's own python.wasm rule, plus these (for wasm-ld the last
-# stack size given wins over configure's 512 KiB). 1 MiB: CPython's deepest
-# guarded C recursion at recursion limit 1000 needs well under 128 KiB of it
-# (docs/runtimes.md), so RecursionError always comes before the stack ends.
-readonly PY_REACTOR_LDFLAGS="-mexec-model=reactor -Wl,-z,stack-size=1048576"
+# stack size given wins over configure's 512 KiB). 4 MiB of stack: the
+# deepest C recursion CPython guards (generators, map, __init__ through type
+# calls) takes about 600 bytes per level, so RecursionError at the default
+# limit of 1000 comes with room to spare, and a program that raises the
+# limit gets about 6500 levels before the stack ends (docs/runtimes.md).
+readonly PY_REACTOR_LDFLAGS="-mexec-model=reactor -Wl,-z,stack-size=4194304"
 readonly QJS_CFLAGS="-O2 -fwrapv -D_GNU_SOURCE -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_GETPID \
 -include malloc.h -include wasi_compat.h -Wno-deprecated-declarations $PREFIX_MAP"
 readonly QJS_LDFLAGS="-mexec-model=reactor -Wl,-z,stack-size=2097152 -Wl,--stack-first"
@@ -157,6 +165,7 @@ collect_inputs() {
     printf 'flags.python.opt\t%s\n' "$PY_OPT"
     printf 'flags.python.cflags\t%s\n' "$PY_CFLAGS_USED"
     printf 'flags.python.prefix\t%s\n' "$PY_PREFIX"
+    printf 'flags.python.configure\t%s\n' "$PY_CONFIGURE_ARGS"
     printf 'flags.python.reactor_ldflags\t%s\n' "$PY_REACTOR_LDFLAGS"
     printf 'flags.quickjs.cflags\t%s\n' "$QJS_CFLAGS"
     printf 'flags.quickjs.ldflags\t%s\n' "$QJS_LDFLAGS $QJS_LIBS"
@@ -289,7 +298,7 @@ configure_python() {
     "$rel_tree/configure" \
       --host=wasm32-unknown-wasi --build="$("$tree/config.guess")" \
       --with-build-python=/usr/bin/python3.11 \
-      --prefix="$PY_PREFIX" --disable-shared --disable-ipv6 --disable-test-modules
+      --prefix="$PY_PREFIX" $PY_CONFIGURE_ARGS  # word-split on purpose
 }
 
 build_python() {

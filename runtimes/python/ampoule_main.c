@@ -17,6 +17,8 @@
  * for any program. ampoule_init therefore must not read the clock or
  * random_get for anything a program can observe, and must leave no file open.
  *
+ * ampoule_main may run once per instance (the interpreter is not finalised).
+ *
  * Exit statuses of ampoule_main, as native CPython's: 0; the SystemExit code
  * (sys.exit("text") prints text and gives 1); 1 after an uncaught exception
  * (traceback on stderr); 2 when the program file cannot be opened; 120 when
@@ -268,6 +270,58 @@ static int run_file(PyObject *filename, int *status) {
   return 0;
 }
 
+static int file_is_closed(PyObject *f) {
+  PyObject *closed = PyObject_GetAttrString(f, "closed");
+  int r = closed ? PyObject_IsTrue(closed) : 0;
+  Py_XDECREF(closed);
+  if (r < 0 || !closed) PyErr_Clear();
+  return r > 0;
+}
+
+/* Flushes sys.stdout then sys.stderr as Py_FinalizeEx does; -1 when either
+ * fails (a failure of stdout is reported as an ignored exception). */
+static int flush_std_files(void) {
+  int rc = 0;
+  PyObject *out = PySys_GetObject("stdout"), *err = PySys_GetObject("stderr"); /* borrowed */
+  if (out && out != Py_None && !file_is_closed(out)) {
+    PyObject *r = PyObject_CallMethod(out, "flush", NULL);
+    if (!r) {
+      PyErr_WriteUnraisable(out);
+      rc = -1;
+    }
+    Py_XDECREF(r);
+  }
+  if (err && err != Py_None && !file_is_closed(err)) {
+    PyObject *r = PyObject_CallMethod(err, "flush", NULL);
+    if (!r) {
+      PyErr_Clear();
+      rc = -1;
+    }
+    Py_XDECREF(r);
+  }
+  return rc;
+}
+
+/* What the end of native python does that a program can observe: atexit
+ * callbacks, flushing the standard streams, and the finalisers of the
+ * program's globals (run when the __main__ namespace is cleared). The rest of
+ * Py_FinalizeEx (tearing down every module, full collections) is skipped: the
+ * instance is used once, and it would cost about 25 times what running
+ * print(1) costs. Returns -1 when flushing failed (status 120, as natively). */
+static int finish(void) {
+  _PyAtExit_Call(PyInterpreterState_Get());
+  int rc = flush_std_files();
+  PyObject *main_module = PyImport_AddModule("__main__"); /* borrowed */
+  if (main_module) {
+    _PyModule_ClearDict(PyModule_GetDict(main_module));
+  } else {
+    PyErr_Clear();
+  }
+  if (flush_std_files() < 0) rc = -1;
+  fflush(NULL); /* C-level writes (fatal messages) */
+  return rc;
+}
+
 EXPORT("ampoule_main")
 int ampoule_main(void) {
   if (!initialized && ampoule_init() != 0) return kExitUncaught;
@@ -291,10 +345,6 @@ int ampoule_main(void) {
     }
   }
   Py_XDECREF(argv);
-
-  /* As at the end of native python: atexit callbacks, finalisers, flushing
-   * the standard streams (a flush failure gives 120). */
-  if (Py_FinalizeEx() < 0) status = kExitFlushFailed;
-  initialized = 0;
+  if (finish() < 0) status = kExitFlushFailed;
   return status & 0xff;
 }
