@@ -73,9 +73,9 @@ int ampoule_init(void) {
 
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
-  /* argv is the program's business (ampoule_main); here only the fixed facts
-   * of the guest are set, explicitly, so the result does not depend on
-   * anything the host might add to the environment. */
+  /* argv is the program's business (ampoule_main). The fixed facts of the
+   * guest are set here explicitly rather than left to the environment
+   * variables that say the same (PYTHONHOME, PYTHONHASHSEED, ...). */
   config.parse_argv = 0;
   config.use_hash_seed = 1;
   config.hash_seed = 0;
