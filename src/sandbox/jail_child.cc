@@ -158,7 +158,8 @@ void RunJailChild(const ChildPlan& plan) {
     Fail(error_fd, ChildStep::kSeccomp);
   if (plan.probe_only) _exit(0);
   const int exec_fd = static_cast<int>(plan.child_fd_count);
-  syscall(SYS_execveat, exec_fd, "", plan.argv, plan.envp, AT_EMPTY_PATH);
+  // Whole registers: the filter compares all 64 bits of each argument.
+  syscall(SYS_execveat, long{exec_fd}, "", plan.argv, plan.envp, long{AT_EMPTY_PATH});
   Fail(error_fd, ChildStep::kExec);
 }
 

@@ -135,6 +135,13 @@ constexpr SyscallRow kSyscalls[] = {
 
 using FilterPtr = std::unique_ptr<void, void (*)(scmp_filter_ctx)>;
 
+// A comparison of argument `arg` (all 64 bits: a value with stray upper bits
+// does not match, so it is refused, never let through). libseccomp's
+// SCMP_A*_32 macros leave datum_b unset, which Clang warns about.
+scmp_arg_cmp Arg(unsigned arg, scmp_compare op, uint64_t a, uint64_t b = 0) {
+  return scmp_arg_cmp{arg, op, a, b};
+}
+
 int AddRule(scmp_filter_ctx ctx, Rule rule, int nr, int exec_fd) {
   const uint32_t allow = SCMP_ACT_ALLOW;
   switch (rule) {
@@ -147,31 +154,31 @@ int AddRule(scmp_filter_ctx ctx, Rule rule, int nr, int exec_fd) {
     case Rule::kEnosys:
       return seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
     case Rule::kExecFd:
-      return seccomp_rule_add_exact(ctx, allow, nr, 2, SCMP_A0_32(SCMP_CMP_EQ, exec_fd),
-                                    SCMP_A4_32(SCMP_CMP_EQ, AT_EMPTY_PATH));
+      return seccomp_rule_add_exact(ctx, allow, nr, 2, Arg(0, SCMP_CMP_EQ, exec_fd),
+                                    Arg(4, SCMP_CMP_EQ, AT_EMPTY_PATH));
     case Rule::kNoExecProt:
       return seccomp_rule_add_exact(ctx, allow, nr, 1,
-                                    SCMP_A2_32(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+                                    Arg(2, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
     case Rule::kTtyQuery:
-      if (int rc = seccomp_rule_add_exact(ctx, allow, nr, 1, SCMP_A1_32(SCMP_CMP_EQ, TCGETS)))
+      if (int rc = seccomp_rule_add_exact(ctx, allow, nr, 1, Arg(1, SCMP_CMP_EQ, TCGETS)))
         return rc;
       return seccomp_rule_add_exact(ctx, SCMP_ACT_ERRNO(ENOTTY), nr, 1,
-                                    SCMP_A1_32(SCMP_CMP_NE, TCGETS));
+                                    Arg(1, SCMP_CMP_NE, TCGETS));
     case Rule::kSelfLimits:
-      return seccomp_rule_add_exact(ctx, allow, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, 0));
+      return seccomp_rule_add_exact(ctx, allow, nr, 1, Arg(0, SCMP_CMP_EQ, 0));
     case Rule::kSelfSignal:
-      return seccomp_rule_add_exact(ctx, allow, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, 1));
+      return seccomp_rule_add_exact(ctx, allow, nr, 1, Arg(0, SCMP_CMP_EQ, 1));
     case Rule::kSafePrctl: {
       const int safe[] = {PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS, PR_SET_SECCOMP,
                           PR_GET_SECCOMP, PR_GET_DUMPABLE};
       for (int option : safe) {
-        if (int rc = seccomp_rule_add_exact(ctx, allow, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, option)))
+        if (int rc = seccomp_rule_add_exact(ctx, allow, nr, 1, Arg(0, SCMP_CMP_EQ, option)))
           return rc;
       }
       // Becoming non-dumpable (exec made it dumpable again) is fine; any
       // other option (PR_SET_DUMPABLE 1, PR_SET_MM ...) kills.
-      return seccomp_rule_add_exact(ctx, allow, nr, 2, SCMP_A0_32(SCMP_CMP_EQ, PR_SET_DUMPABLE),
-                                    SCMP_A1_64(SCMP_CMP_EQ, 0));
+      return seccomp_rule_add_exact(ctx, allow, nr, 2, Arg(0, SCMP_CMP_EQ, PR_SET_DUMPABLE),
+                                    Arg(1, SCMP_CMP_EQ, 0));
     }
   }
   return -EINVAL;
