@@ -73,7 +73,9 @@ struct JailExit {
   int exit_code = 0;
   int signal = 0;        // SIGSYS: a system call the seccomp filter forbids
   bool timed_out = false;  // the host killed it (deadline or Kill())
-  // The CPU limit ended it (SIGKILL from RLIMIT_CPU, not from the host).
+  // The CPU limit ended it: SIGKILL not sent by the host, after at least
+  // half the limit in CPU time (the kernel enforces the limit on tick-sampled
+  // time, which runs ahead of the precise cpu_time below on a busy machine).
   bool cpu_limit_hit = false;
   uint64_t max_rss_bytes = 0;
   std::chrono::microseconds cpu_time{0};  // user + system

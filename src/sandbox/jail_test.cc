@@ -140,7 +140,8 @@ TEST(JailTest, TheCpuLimitIsABackstop) {
   testing::ProbeRun run = RunProbe("jail_probe", {"spin"}, options, 20s);
   ASSERT_TRUE(run.exit) << run.spawn_error;
   EXPECT_FALSE(run.exit->timed_out);
-  EXPECT_TRUE(run.exit->cpu_limit_hit) << run.exit->Describe();
+  EXPECT_TRUE(run.exit->cpu_limit_hit)
+      << run.exit->Describe() << " after " << run.exit->cpu_time.count() << " us of CPU";
   EXPECT_EQ(run.exit->signal, SIGKILL);
 }
 
