@@ -211,6 +211,14 @@ TEST(JailTest, AnExecFailureIsAMessageNotAnExitCode) {
             "jail: starting the executable (execveat) failed: Exec format error");
 }
 
+TEST(JailTest, ASetUpStepFailingInTheChildIsNamed) {
+  JailOptions options;
+  options.max_open_files = uint64_t{1} << 40;  // above any hard limit
+  testing::ProbeRun run = RunProbe("jail_probe", {"hello"}, options);
+  EXPECT_FALSE(run.exit);
+  EXPECT_EQ(run.spawn_error, "jail: setting resource limits failed: Operation not permitted");
+}
+
 TEST(JailTest, BadRequestsAreRefusedBeforeAnythingStarts) {
   UniqueFd exe = testing::HelperMemfd("jail_probe");
   const std::string args[] = {"jail_probe"};
