@@ -66,7 +66,10 @@ Result<wasi::RunResult> RunRuntime(const kernel::Kernel& kernel, kernel::GuestRu
   std::string_view module_entry = kernel::RuntimeModuleEntry(runtime);
   Result<std::span<const uint8_t>> wasm_bytes = kernel.Entry(module_entry);
   if (!wasm_bytes) return wasm_bytes.error();
-  Result<std::shared_ptr<const wasm::CompiledModule>> module = wasm::CompileModule(*wasm_bytes);
+  // Lazily: the kernel's runtimes were validated whole when it was packed,
+  // and its digest pins their bytes (wasm/runtime.h, CompileOptions).
+  Result<std::shared_ptr<const wasm::CompiledModule>> module =
+      wasm::CompileModule(*wasm_bytes, {.lazy_functions = true});
   if (!module) return Error{"the kernel's " + std::string(module_entry) + " does not compile: " + module.message()};
   std::string_view snapshot_entry = kernel::RuntimeSnapshotEntry(runtime);
   if (!kernel.Has(snapshot_entry)) return wasi::RunWasiCommand(*module, *run);

@@ -104,6 +104,10 @@ Outcome Execute(Store& store, FunctionInstance* func, std::span<const Value> arg
     store.exec_ = std::move(ctx);
   }
   ExecContext& ctx = *store.exec_;
+  if (!func->code && func->instance != nullptr) {
+    std::string error = CompileOnFirstCall(func);  // a lazily compiled module
+    if (!error.empty()) return Stopped(StopReason::kTrap, TrapKind::kHost, std::move(error));
+  }
   if (!func->code) return ExecuteHost(ctx, func, args);
 
   const CompiledFunction& cf = *func->code;

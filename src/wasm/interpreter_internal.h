@@ -97,6 +97,11 @@ void DataDrop(const InstanceView& v, uint32_t seg);
 
 // Calls host function `f` with its arguments at `slots`, writing its
 // results there. The store's fuel must be current.
+// Sets f->code for a function of a lazily compiled module on its first call
+// in this store (runtime.h, CompileOptions). Returns an error message, or
+// an empty string on success.
+std::string CompileOnFirstCall(FunctionInstance* f);
+
 RunResult CallHost(ExecContext& ctx, FunctionInstance* f, uint64_t* slots, Instance* caller,
                    MemoryInstance* memory);
 

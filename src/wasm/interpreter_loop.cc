@@ -355,6 +355,16 @@ do_call: {
   DISPATCH();
 }
 host_call: {
+  if (callee->instance != nullptr) {
+    // Not a host function: a lazily compiled one, called for the first time
+    // in this store. Its translation does not depend on the call.
+    std::string error = CompileOnFirstCall(callee);
+    if (UNLIKELY(!error.empty())) {
+      result.message = std::move(error);
+      TRAP(TrapKind::kHost);
+    }
+    goto do_call;
+  }
   FUEL_OUT();
   ctx->frame_top = frame_top;
   const FuncType& ft = *callee->type;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -113,12 +114,37 @@ struct Extern {
 // of times, in any store.
 struct CompiledModule {
   Module module;
-  std::vector<CompiledFunctionPtr> functions;  // one per defined function
+  // One per defined function. In a lazy module (CompileOptions) an entry
+  // stays null until FunctionCode() translates it; read it through there.
+  mutable std::vector<CompiledFunctionPtr> functions;
+
+  // The translated code of defined function `index`, translating it first
+  // in a lazy module (once, thread-safe). Errors: a lazy function body that
+  // fails to decode, validate or translate.
+  Result<const CompiledFunction*> FunctionCode(uint32_t index) const;
+
+  // Lazy modules only: one flag and one error message per function.
+  mutable std::unique_ptr<std::once_flag[]> lazy_once;
+  mutable std::vector<std::string> lazy_errors;
+};
+
+struct CompileOptions {
+  // Decode, validate and translate each function body on its first call
+  // rather than up front: a run then pays only for the functions it uses,
+  // which for a large runtime (python.wasm: 7,670 functions) is most of the
+  // start-up time. The module's sections are still decoded and checked at
+  // once; a body that turns out invalid traps its first call instead of
+  // failing the compile. So this is only for modules already validated in
+  // full whose bytes cannot have changed since: a kernel's runtimes,
+  // validated when the kernel was packed and pinned by its digest. Fuel and
+  // results do not depend on this option.
+  bool lazy_functions = false;
 };
 
 // Decodes, validates and translates. Errors read "malformed module at byte
 // 0x..: ..." or "invalid module: ...".
-Result<std::shared_ptr<const CompiledModule>> CompileModule(std::span<const uint8_t> bytes);
+Result<std::shared_ptr<const CompiledModule>> CompileModule(std::span<const uint8_t> bytes,
+                                                            const CompileOptions& options = {});
 
 class Instance {
  public:
