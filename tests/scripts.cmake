@@ -37,6 +37,19 @@ if(AMPOULE_PYTHON3)
                        SKIP_REGULAR_EXPRESSION "^skipped: ")
 endif()
 
+# ampoule-verify from the outside (tests/verify/verify_cli.sh): exit codes and
+# result lines of SPEC A6 with real receipts when a kernel is found (else only
+# the cases that need none), and the replay round trip over the corpora.
+add_test(NAME verify_cli
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/verify/verify_cli.sh --ampoule $<TARGET_FILE:ampoule>
+                 --verify $<TARGET_FILE:ampoule-verify>)
+set_tests_properties(verify_cli PROPERTIES TIMEOUT 600 SKIP_REGULAR_EXPRESSION "^skipped: ")
+add_test(NAME verify_corpus_replay
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/verify/verify_cli.sh --ampoule $<TARGET_FILE:ampoule>
+                 --verify $<TARGET_FILE:ampoule-verify> --corpus ${CMAKE_SOURCE_DIR}/tests/corpus)
+set_tests_properties(verify_corpus_replay PROPERTIES TIMEOUT 3600 LABELS corpus
+                     SKIP_REGULAR_EXPRESSION "^skipped: ")
+
 # `ampoule kernel pack|info|path` (tests/kernel/kernel_cli_test.cmake).
 add_test(NAME kernel_cli
          COMMAND ${CMAKE_COMMAND} -DAMPOULE=$<TARGET_FILE:ampoule> -DWORK=${CMAKE_BINARY_DIR}/kernel-cli-test

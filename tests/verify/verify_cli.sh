@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# ampoule-verify from the outside (SPEC A6): exit codes, the one result line
+# on stdout, and replay, with real receipts from `ampoule run`.
+#
+#   tests/verify/verify_cli.sh --ampoule BIN --verify BIN [--kernel K] [--corpus DIR] [--insecure-no-jail]
+#
+# Without a kernel only the cases that need none run (usage, unreadable,
+# garbage and oversized receipts, weak keys), and the script says so. With
+# --corpus, every Python and JavaScript program of DIR (tests/corpus) is run
+# with a receipt, verified and replayed: each must replay REPLAY OK (or
+# REPLAY MATCHED, RUN FAILED for a program that exits non-zero).
+#
+# Prints `ok`/`FAIL` per case and a summary; exit 1 on any failure;
+# `skipped: REASON` (exit 0) when nothing at all can run.
+set -uo pipefail
+
+AMPOULE="" VERIFY="" KERNEL="${AMPOULE_KERNEL:-}" CORPUS="" RUN_ARGS=()
+while (($#)); do
+  case "$1" in
+    --ampoule) AMPOULE="$2"; shift 2 ;;
+    --verify) VERIFY="$2"; shift 2 ;;
+    --kernel) KERNEL="$2"; shift 2 ;;
+    --corpus) CORPUS="$2"; shift 2 ;;
+    --insecure-no-jail) RUN_ARGS+=(--insecure-no-jail); shift ;;
+    *) echo "usage: $0 --ampoule BIN --verify BIN [--kernel K] [--corpus DIR] [--insecure-no-jail]" >&2; exit 2 ;;
+  esac
+done
+[[ -x "$AMPOULE" && -x "$VERIFY" ]] || { echo "skipped: ampoule or ampoule-verify binary not found"; exit 0; }
+if [[ -z "$KERNEL" ]]; then KERNEL="$("$AMPOULE" kernel path 2>/dev/null || true)"; fi
+[[ -f "$KERNEL" ]] || KERNEL=""
+if [[ -n "$CORPUS" && -z "$KERNEL" ]]; then
+  echo "skipped: no kernel file; build one with scripts/build-kernel.sh or set AMPOULE_KERNEL"
+  exit 0
+fi
+
+WORK="$(mktemp -d /tmp/ampoule-verify-cli-XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+passed=0 failed=0
+
+# expect NAME CODE LINE_REGEX COMMAND...: exit code, exactly one stdout line
+# matching the regex (anchored).
+expect() {
+  local name="$1" code="$2" line_re="$3"; shift 3
+  local out err rc
+  out="$("$@" 2>"$WORK/err")"; rc=$?
+  err="$(cat "$WORK/err")"
+  local lines; lines="$(printf '%s' "$out" | grep -c '')"
+  if [[ "$rc" == "$code" && "$lines" == 1 && "$out" =~ ^($line_re)$ ]]; then
+    passed=$((passed + 1)); echo "ok: $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name: exit $rc (wanted $code), stdout '$out' (wanted /$line_re/, one line)"
+    printf '  stderr: %s\n' "$err" | head -20
+  fi
+}
+
+# Both spellings of the command must agree.
+both() {
+  local name="$1" code="$2" line_re="$3"; shift 3
+  expect "$name" "$code" "$line_re" "$VERIFY" "$@"
+  expect "$name (ampoule verify)" "$code" "$line_re" "$AMPOULE" verify "$@"
+}
+
+# --- Cases that need no kernel -------------------------------------------------
+"$AMPOULE" keygen -o key >/dev/null
+"$AMPOULE" keygen -o other >/dev/null
+printf 'ed25519 AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n' > weak.pub
+printf 'not json' > garbage.json
+: > empty.json
+printf '{}' > huge.json && truncate -s 67108865 huge.json
+both "no arguments" 2 "ERROR: .*"
+both "no key" 2 "ERROR: .*" garbage.json
+both "unknown option" 2 "ERROR: .*" garbage.json --key key.pub --frobnicate
+both "missing receipt" 2 "ERROR: .*" missing.json --key key.pub
+both "garbage receipt" 1 "FAILED" garbage.json --key key.pub
+both "empty receipt" 1 "FAILED" empty.json --key key.pub
+both "receipt over 64 MiB" 6 "TOO LARGE: .*" huge.json --key key.pub
+both "weak key" 2 "ERROR: .*" garbage.json --key weak.pub
+both "secret key as --key" 2 "ERROR: .*" garbage.json --key key
+both "replay without kernel" 2 "ERROR: .*" --replay garbage.json --program x.py
+if "$VERIFY" --help | grep -q "^usage: ampoule-verify"; then passed=$((passed + 1)); echo "ok: --help"; else
+  failed=$((failed + 1)); echo "FAIL: --help"; fi
+
+if [[ -z "$KERNEL" ]]; then
+  echo "note: no kernel file (scripts/build-kernel.sh, or AMPOULE_KERNEL): receipts from ampoule run not checked"
+  echo "verify_cli: $passed passed, $failed failed"
+  ((failed == 0))
+  exit
+fi
+
+# --- Real receipts ------------------------------------------------------------
+run() { "$AMPOULE" run "$@" --kernel "$KERNEL" "${RUN_ARGS[@]}" --key key >/dev/null 2>&1; }
+replay() { "$@" --kernel "$KERNEL" "${RUN_ARGS[@]}"; }
+K=(--kernel "$KERNEL")
+
+printf 'import sys\nrows = [int(x) for x in open("/input/amounts.csv")]\nprint(sum(rows))\n' > sum.py
+printf '10\n20\n12\n' > amounts.csv
+printf '42\n' > expected.txt
+run sum.py --input amounts.csv=amounts.csv -o ok.json
+both "genuine receipt, all files" 0 "VERIFIED" ok.json --key key.pub "${K[@]}" --program sum.py \
+  --input amounts.csv=amounts.csv --output expected.txt
+both "kernel not given" 5 "INCOMPLETE" ok.json --key key.pub
+cat other.pub key.pub > trusted.txt
+both "trusted keys file" 0 "VERIFIED" ok.json --trusted-keys trusted.txt "${K[@]}"
+both "wrong key" 1 "FAILED" ok.json --key other.pub "${K[@]}"
+printf '43\n' > wrong.txt
+both "another output" 1 "FAILED" ok.json --key key.pub "${K[@]}" --output wrong.txt
+both "another input" 1 "FAILED" ok.json --key key.pub "${K[@]}" --input amounts.csv=wrong.txt
+both "another program" 1 "FAILED" ok.json --key key.pub "${K[@]}" --program wrong.txt
+both "another kernel" 1 "FAILED" ok.json --key key.pub --kernel wrong.txt
+both "replay" 0 "REPLAY OK" --replay ok.json --key key.pub "${K[@]}" --program sum.py \
+  --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
+both "replay without a key" 0 "REPLAY OK" --replay ok.json "${K[@]}" --program sum.py \
+  --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
+both "replay without the input" 2 "ERROR: .*" --replay ok.json "${K[@]}" --program sum.py "${RUN_ARGS[@]}"
+both "replay, another input" 1 "REPLAY FAILED: .*" --replay ok.json "${K[@]}" --program sum.py \
+  --input amounts.csv=wrong.txt "${RUN_ARGS[@]}"
+
+# The amount altered after the run: the stdout digest in the statement is
+# replaced (a forger without the key), then re-signed with the forger's key.
+python3 - ok.json tampered.json <<'PY'
+import base64, hashlib, json, sys
+env = json.load(open(sys.argv[1]))
+st = json.loads(base64.b64decode(env["payload"]))
+fake = hashlib.sha256(b"4200\n").hexdigest()
+st["subject"][0]["digest"]["sha256"] = fake
+st["predicate"]["stdout"]["sha256"] = fake
+env["payload"] = base64.b64encode(json.dumps(st, sort_keys=True, separators=(",", ":")).encode()).decode()
+json.dump(env, open(sys.argv[2], "w"))
+PY
+both "altered amount" 1 "FAILED" tampered.json --key key.pub "${K[@]}"
+both "altered amount, replayed" 1 "REPLAY FAILED: stdout differs" --replay tampered.json "${K[@]}" \
+  --program sum.py --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
+
+printf 'import sys\nprint("partial")\nsys.exit(3)\n' > three.py
+run three.py -o three.json
+both "nonzero status" 4 "RUN FAILED" three.json --key key.pub "${K[@]}"
+both "nonzero status, replayed" 4 "REPLAY MATCHED, RUN FAILED" --replay three.json "${K[@]}" --program three.py "${RUN_ARGS[@]}"
+
+printf 'n = 0\nwhile True:\n    n += 1\n' > spin.py
+run spin.py --fuel 2000000 -o fuel.json
+both "out of fuel" 4 "RUN FAILED" fuel.json --key key.pub "${K[@]}"
+both "out of fuel, no kernel (4 > 5)" 4 "RUN FAILED" fuel.json --key key.pub
+both "out of fuel, replayed" 4 "REPLAY MATCHED, RUN FAILED" --replay fuel.json "${K[@]}" --program spin.py "${RUN_ARGS[@]}"
+
+run spin.py --timeout 1 -o terminated.json
+both "terminated" 3 "NOT REPLAYABLE" terminated.json --key key.pub "${K[@]}"
+both "terminated, wrong output (1 > 3)" 1 "FAILED" terminated.json --key key.pub "${K[@]}" --output wrong.txt
+both "terminated, replayed" 3 "REPLAY N/A" --replay terminated.json "${K[@]}" --program spin.py "${RUN_ARGS[@]}"
+
+printf 'let s = 0; for (let i = 1; i <= 100; i++) s += i; console.log(s);\n' > sum.js
+run sum.js -o js.json
+both "javascript" 0 "VERIFIED" js.json --key key.pub "${K[@]}" --program sum.js
+both "javascript, replayed" 0 "REPLAY OK" --replay js.json "${K[@]}" --program sum.js "${RUN_ARGS[@]}"
+
+# --- The corpus: every program replays ----------------------------------------
+if [[ -n "$CORPUS" ]]; then
+  for program in "$CORPUS"/python/*.py "$CORPUS"/js/*.js; do
+    stem="$(basename "${program%.*}")"
+    args=() in_args=()
+    if [[ -d "$(dirname "$program")/input/$stem" ]]; then
+      for f in "$(dirname "$program")/input/$stem"/*; do
+        [[ -f "$f" ]] && in_args+=(--input "$(basename "$f")=$f")
+      done
+    fi
+    stdin="$(dirname "$program")/$stem.stdin"
+    [[ -f "$stdin" ]] && in_args+=(--stdin "$stdin")
+    "$AMPOULE" run "$program" --kernel "$KERNEL" "${RUN_ARGS[@]}" --key key -o "c-$stem.json" \
+      "${in_args[@]}" </dev/null >/dev/null 2>&1
+    status="$(python3 -c 'import json,base64,sys; e=json.load(open(sys.argv[1])); print(json.loads(base64.b64decode(e["payload"]))["predicate"]["result"]["status"])' "c-$stem.json" 2>/dev/null || echo none)"
+    if [[ "$status" == 0 ]]; then want=0 line="REPLAY OK"; else want=4 line="REPLAY MATCHED, RUN FAILED"; fi
+    expect "corpus $stem (status $status)" "$want" "$line" "$VERIFY" --replay "c-$stem.json" --key key.pub \
+      "${K[@]}" --program "$program" "${in_args[@]}" "${RUN_ARGS[@]}"
+  done
+fi
+
+echo "verify_cli: $passed passed, $failed failed"
+((failed == 0))
