@@ -80,7 +80,8 @@ void ExpectBlocked(const char* attempt, const JailOptions& options) {
   EXPECT_TRUE(sentinel.Alive()) << attempt << " killed a process outside the jail";
 }
 
-class JailEscapeTest : public ::testing::TestWithParam<const char*> {};
+class JailEscapeTest : public testing::JailFixture,
+                       public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(JailEscapeTest, IsBlocked) { ExpectBlocked(GetParam(), {}); }
 
@@ -97,7 +98,8 @@ INSTANTIATE_TEST_SUITE_P(
 // keyctl and a plain socket need seccomp: an unprivileged process may make
 // a user namespace, trace itself, use its keyring, or open a socket in its
 // own empty network namespace.)
-class JailWithoutSeccompTest : public ::testing::TestWithParam<const char*> {};
+class JailWithoutSeccompTest : public testing::JailFixture,
+                               public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(JailWithoutSeccompTest, IsBlocked) {
   JailOptions options;

@@ -21,12 +21,14 @@ namespace {
 using namespace std::chrono_literals;
 using testing::RunProbe;
 
-TEST(JailTest, JailIsSupportedHere) {
+class JailTest : public testing::JailFixture {};
+
+TEST(JailSupportCanaryTest, JailIsSupportedHere) {
   Status supported = CheckJailSupported();
   EXPECT_TRUE(supported.ok()) << supported.message();
 }
 
-TEST(JailTest, ProgramRunsAndItsOutputComesThroughAPipe) {
+TEST_F(JailTest, ProgramRunsAndItsOutputComesThroughAPipe) {
   testing::ProbeRun run = RunProbe("jail_probe", {"hello", "a b", "c"});
   ASSERT_TRUE(run.exit) << run.spawn_error;
   EXPECT_TRUE(run.exit->exited) << run.exit->Describe();
@@ -35,14 +37,14 @@ TEST(JailTest, ProgramRunsAndItsOutputComesThroughAPipe) {
   EXPECT_TRUE(run.output_closed);
 }
 
-TEST(JailTest, StdinIsTheFirstMappedDescriptor) {
+TEST_F(JailTest, StdinIsTheFirstMappedDescriptor) {
   testing::ProbeRun run = RunProbe("jail_probe", {"echo"}, {}, std::nullopt, "ping\npong\n");
   ASSERT_TRUE(run.exit) << run.spawn_error;
   EXPECT_EQ(run.exit->Describe(), "exited with status 0");
   EXPECT_EQ(run.output, "ping\npong\n");
 }
 
-TEST(JailTest, AnOpenedFileRunsAsWellAsAMemfd) {
+TEST_F(JailTest, AnOpenedFileRunsAsWellAsAMemfd) {
   UniqueFd exe(open(testing::HelperPath("jail_probe").c_str(), O_RDONLY | O_CLOEXEC));
   ASSERT_TRUE(exe.valid());
   int out[2];
@@ -60,7 +62,7 @@ TEST(JailTest, AnOpenedFileRunsAsWellAsAMemfd) {
 // Sources that are also targets: the pipe's read end goes where the write
 // end's number is and the other way round; every other slot gets the write
 // end. Done naively in order, dup2 would clobber a source before its use.
-TEST(JailTest, DescriptorsAreMappedEvenWhenSourcesAreTargets) {
+TEST_F(JailTest, DescriptorsAreMappedEvenWhenSourcesAreTargets) {
   int p[2];
   ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
   UniqueFd in_read(p[0]), out_write(p[1]);
@@ -87,13 +89,13 @@ TEST(JailTest, DescriptorsAreMappedEvenWhenSourcesAreTargets) {
   EXPECT_EQ(testing::ReadToEof(result_read.get(), 5s), expected + "\n");
 }
 
-TEST(JailTest, InsideItIsUid1000Pid1WithAFixedHostnameAndNoEnvironment) {
+TEST_F(JailTest, InsideItIsUid1000Pid1WithAFixedHostnameAndNoEnvironment) {
   testing::ProbeRun run = RunProbe("jail_probe", {"info"});
   ASSERT_TRUE(run.exit) << run.spawn_error;
   EXPECT_EQ(run.output, "uid=1000 gid=1000 euid=1000 pid=1 ppid=0 hostname=ampoule env=0\n");
 }
 
-TEST(JailTest, ExitCodesAreReported) {
+TEST_F(JailTest, ExitCodesAreReported) {
   for (int code : {1, 42, 255}) {
     testing::ProbeRun run = RunProbe("jail_probe", {"exit", std::to_string(code)});
     ASSERT_TRUE(run.exit) << run.spawn_error;
@@ -103,7 +105,7 @@ TEST(JailTest, ExitCodesAreReported) {
   }
 }
 
-TEST(JailTest, ACrashIsReportedAsItsSignal) {
+TEST_F(JailTest, ACrashIsReportedAsItsSignal) {
   testing::ProbeRun run = RunProbe("jail_probe", {"crash"});
   ASSERT_TRUE(run.exit) << run.spawn_error;
   EXPECT_FALSE(run.exit->exited);
@@ -111,7 +113,7 @@ TEST(JailTest, ACrashIsReportedAsItsSignal) {
   EXPECT_EQ(run.exit->Describe(), "killed by signal 11 (SIGSEGV)");
 }
 
-TEST(JailTest, TheDeadlineKillsASpinningProgram) {
+TEST_F(JailTest, TheDeadlineKillsASpinningProgram) {
   testing::ProbeRun run = RunProbe("jail_probe", {"spin"}, {}, 200ms);
   ASSERT_TRUE(run.exit) << run.spawn_error;
   EXPECT_TRUE(run.exit->timed_out);
@@ -122,7 +124,7 @@ TEST(JailTest, TheDeadlineKillsASpinningProgram) {
 
 // Descendants can only exist when seccomp and RLIMIT_NPROC allow fork; the
 // PID namespace must still take all of them down with PID 1.
-TEST(JailTest, TheDeadlineKillsEveryDescendantToo) {
+TEST_F(JailTest, TheDeadlineKillsEveryDescendantToo) {
   JailOptions options;
   options.skip_seccomp_for_testing = true;
   options.max_processes = 8;
@@ -134,7 +136,7 @@ TEST(JailTest, TheDeadlineKillsEveryDescendantToo) {
   EXPECT_EQ(std::count(run.output.begin(), run.output.end(), '\n'), 4) << run.output;
 }
 
-TEST(JailTest, TheCpuLimitIsABackstop) {
+TEST_F(JailTest, TheCpuLimitIsABackstop) {
   JailOptions options;
   options.cpu_seconds = 1;
   testing::ProbeRun run = RunProbe("jail_probe", {"spin"}, options, 20s);
@@ -145,7 +147,7 @@ TEST(JailTest, TheCpuLimitIsABackstop) {
   EXPECT_EQ(run.exit->signal, SIGKILL);
 }
 
-TEST(JailTest, AMappedRegularFileCannotBeWritten) {
+TEST_F(JailTest, AMappedRegularFileCannotBeWritten) {
   FILE* file = tmpfile();
   ASSERT_NE(file, nullptr);
   UniqueFd exe = testing::HelperMemfd("jail_probe");
@@ -164,7 +166,7 @@ TEST(JailTest, AMappedRegularFileCannotBeWritten) {
   fclose(file);
 }
 
-TEST(JailTest, TryReapDoesNotBlockAndPidfdSignalsTheExit) {
+TEST_F(JailTest, TryReapDoesNotBlockAndPidfdSignalsTheExit) {
   UniqueFd exe = testing::HelperMemfd("jail_probe");
   int in[2];
   ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
@@ -186,7 +188,7 @@ TEST(JailTest, TryReapDoesNotBlockAndPidfdSignalsTheExit) {
   EXPECT_EQ((*done)->Describe(), "exited with status 0");
 }
 
-TEST(JailTest, DroppingTheHandleKillsTheJail) {
+TEST_F(JailTest, DroppingTheHandleKillsTheJail) {
   UniqueFd exe = testing::HelperMemfd("jail_probe");
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
@@ -201,7 +203,7 @@ TEST(JailTest, DroppingTheHandleKillsTheJail) {
   EXPECT_TRUE(testing::ReadToEof(out_read.get(), 5s).has_value());
 }
 
-TEST(JailTest, AnExecFailureIsAMessageNotAnExitCode) {
+TEST_F(JailTest, AnExecFailureIsAMessageNotAnExitCode) {
   UniqueFd text(memfd_create("not-elf", MFD_CLOEXEC));
   ASSERT_EQ(write(text.get(), "hello", 5), 5);
   const std::string args[] = {"x"};
@@ -211,7 +213,7 @@ TEST(JailTest, AnExecFailureIsAMessageNotAnExitCode) {
             "jail: starting the executable (execveat) failed: Exec format error");
 }
 
-TEST(JailTest, ASetUpStepFailingInTheChildIsNamed) {
+TEST_F(JailTest, ASetUpStepFailingInTheChildIsNamed) {
   JailOptions options;
   options.max_open_files = uint64_t{1} << 40;  // above any hard limit
   testing::ProbeRun run = RunProbe("jail_probe", {"hello"}, options);
@@ -219,7 +221,7 @@ TEST(JailTest, ASetUpStepFailingInTheChildIsNamed) {
   EXPECT_EQ(run.spawn_error, "jail: setting resource limits failed: Operation not permitted");
 }
 
-TEST(JailTest, BadRequestsAreRefusedBeforeAnythingStarts) {
+TEST(JailRequestTest, BadRequestsAreRefusedBeforeAnythingStarts) {
   UniqueFd exe = testing::HelperMemfd("jail_probe");
   const std::string args[] = {"jail_probe"};
   const int closed[] = {987};
@@ -233,7 +235,7 @@ TEST(JailTest, BadRequestsAreRefusedBeforeAnythingStarts) {
   EXPECT_FALSE(SpawnJailed(exe.get(), one, args, tight).ok());
 }
 
-TEST(JailTest, WithoutAJailOnlyLimitsDescriptorsAndEnvironmentApply) {
+TEST(NoJailTest, OnlyLimitsDescriptorsAndEnvironmentApply) {
   JailOptions options;
   options.insecure_no_jail = true;
   testing::ProbeRun run = RunProbe("jail_probe", {"info"}, options);
@@ -244,7 +246,7 @@ TEST(JailTest, WithoutAJailOnlyLimitsDescriptorsAndEnvironmentApply) {
   EXPECT_NE(run.output.find("RESULT fds blocked"), std::string::npos) << run.output;
 }
 
-TEST(JailTest, WithoutAJailTheDeadlineStillKillsTheProcessGroup) {
+TEST(NoJailTest, TheDeadlineStillKillsTheProcessGroup) {
   if (geteuid() != 0) GTEST_SKIP() << "RLIMIT_NPROC counts all of this user's processes";
   JailOptions options;
   options.insecure_no_jail = true;

@@ -1,8 +1,10 @@
 // Test support for the jail tests: runs a probe program from
-// AMPOULE_JAIL_HELPER_DIR in a jail and collects its output.
+// AMPOULE_JAIL_HELPER_DIR in a jail and collects its output; skips tests
+// that need a jail where none can be made.
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,6 +18,21 @@
 #include "sandbox/unique_fd.h"
 
 namespace ampoule::testing {
+
+// Whether this machine can make a jail, asked once per test program.
+inline const Status& JailSupport() {
+  static const Status status = CheckJailSupported();
+  return status;
+}
+
+// A fixture for tests that need a jail: they are skipped, with the reason,
+// where none can be made (JailSupportCanaryTest fails there instead).
+class JailFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!JailSupport().ok()) GTEST_SKIP() << JailSupport().message();
+  }
+};
 
 inline std::string HelperPath(const std::string& name) {
   return std::string(AMPOULE_JAIL_HELPER_DIR) + "/" + name;

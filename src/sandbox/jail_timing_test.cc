@@ -61,7 +61,9 @@ void Report(const char* label, const std::vector<Sample>& samples) {
               samples.size());
 }
 
-TEST(JailTimingTest, ReportsTheCostOfAJailedRun) {
+class JailTimingTest : public testing::JailFixture {};
+
+TEST_F(JailTimingTest, ReportsTheCostOfAJailedRun) {
   Measure({}, 3);  // warm the page cache and the filter compiler
   Report("jail", Measure({}, 50));
   JailOptions insecure;

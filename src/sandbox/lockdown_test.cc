@@ -12,9 +12,11 @@
 namespace ampoule {
 namespace {
 
-class LockDownTest : public ::testing::Test {
+class LockDownTest : public testing::JailFixture {
  protected:
   void SetUp() override {
+    testing::JailFixture::SetUp();
+    if (IsSkipped()) return;
     if (access(testing::HelperPath("jail_lockdown_probe").c_str(), X_OK) != 0)
       GTEST_SKIP() << "no static lock-down probe in this build (sanitizers)";
   }
