@@ -38,7 +38,8 @@ constexpr char kInsecureHint[] =
 // refuse clone3 outright but allow clone without namespace flags, so
 // --insecure-no-jail works there and a refused namespace is named.
 pid_t Clone(uint64_t flags, int* pidfd) {
-  // x86-64 argument order: flags, stack, parent_tid (the pidfd), child_tid, tls.
+  // flags, stack, parent_tid (receives the pidfd), then child_tid and tls,
+  // whose order differs between x86-64 and arm64 but which are both zero.
   return static_cast<pid_t>(
       syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, nullptr, pidfd, nullptr, 0));
 }
