@@ -150,6 +150,13 @@ else:
 
 print(f"ampoule: {ampoule} ({git_head()}){', kernel ' + kernel if 'ampoule' in runners else ''}"
       f"{' ' + ' '.join(run_args) if run_args else ''}")
+if "ampoule" in runners:
+    # What decides the start-up cost: snapshots, and the size of what each run reads and copies.
+    info = subprocess.run([ampoule, "kernel", "info", kernel], capture_output=True, text=True).stdout
+    facts = {line.split(None, 1)[0]: line.split(None, 1)[1].strip() for line in info.splitlines()
+             if line.strip() and not line.startswith(" ") and len(line.split(None, 1)) == 2}
+    print(f"kernel: {facts.get('bytes', '?')} bytes; engine {facts.get('engine', '?').split(', ')[-1]}; "
+          f"snapshots {facts.get('snapshots', '?')}")
 if "node" in runners:
     print(f"python.wasm for node and wasm-run: {python_wasm}")
 print(f"native: {native}, node {subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip()}")
