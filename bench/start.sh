@@ -72,6 +72,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 root, ampoule, kernel, runtimes, launcher, native, runs, parallel, run_args = sys.argv[1:]
@@ -90,18 +91,28 @@ with open(program, "w") as f:
 
 
 def run_once(argv, timeout=120):
-    """(seconds, None) for a run that printed exactly 1 and exited 0; else (None, why)."""
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                              timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return None, str(e)
-    seconds = time.perf_counter() - start
-    if proc.returncode != 0 or proc.stdout != EXPECTED:
-        last = (proc.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
-        return None, f"exit {proc.returncode}, stdout {proc.stdout[:40]!r}: {last[:160]}"
-    return seconds, None
+    """((wall seconds, cpu seconds), None) for a run that printed exactly 1 and
+    exited 0; else (None, why). CPU time is user + system of the command and
+    every process it waited for (for ampoule run: the jailed engine too)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        try:
+            proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        except OSError as e:
+            return None, str(e)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if proc.returncode != 0 or stdout != EXPECTED:
+        last = (stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+        return None, f"exit {proc.returncode}, stdout {stdout[:40]!r}: {last[:160]}"
+    return (seconds, usage.ru_utime + usage.ru_stime), None
 
 
 def git_head():
@@ -169,7 +180,8 @@ for n in notes:
     print(f"note: {n}")
 
 # --- sequential cold starts --------------------------------------------------
-times = {name: [] for name in runners}
+times = {name: [] for name in runners}  # wall seconds
+cpu = {name: [] for name in runners}  # user + system seconds
 errors = {}
 for name, argv in runners.items():
     _, why = run_once(argv)
@@ -179,11 +191,12 @@ for i in range(runs):
     for name, argv in runners.items():
         if name in errors:
             continue
-        secs, why = run_once(argv)
+        measured, why = run_once(argv)
         if why:
             errors[name] = f"run {i + 1}: {why}"
         else:
-            times[name].append(secs)
+            times[name].append(measured[0])
+            cpu[name].append(measured[1])
 
 
 def p(values, q):
@@ -192,8 +205,8 @@ def p(values, q):
 
 
 print()
-print("cold print(1): wall time from process start to exit, ms")
-print(f"{'runner':10}{'p50':>9}{'p95':>9}{'min':>9}{'max':>9}{'spread':>9}")
+print("cold print(1): wall time from process start to exit, ms; cpu = user + system, all processes")
+print(f"{'runner':10}{'p50':>9}{'p95':>9}{'min':>9}{'max':>9}{'spread':>9}{'cpu p50':>10}")
 p50 = {}
 untrusted = False
 for name in runners:
@@ -207,7 +220,7 @@ for name in runners:
     flag = " !" if spread > SPREAD_LIMIT else ""
     untrusted |= spread > SPREAD_LIMIT
     print(f"{name:10}{med * 1e3:9.1f}{p(t, 0.95) * 1e3:9.1f}{min(t) * 1e3:9.1f}{max(t) * 1e3:9.1f}"
-          f"{spread * 100:8.1f}%{flag}")
+          f"{spread * 100:8.1f}%{statistics.median(cpu[name]) * 1e3:10.1f}{flag}")
 if untrusted:
     print("  ! spread over 10%: not yet trustworthy (machine busy? more runs?)")
 pairs = [(a, b) for a, b in (("ampoule", "native"), ("ampoule", "node"), ("node", "native"),
@@ -215,6 +228,12 @@ pairs = [(a, b) for a, b in (("ampoule", "native"), ("ampoule", "node"), ("node"
 if pairs:
     print("ratios of p50 (lower is faster for the first): " +
           ", ".join(f"{a}/{b} {p50[a] / p50[b]:.2f}" for a, b in pairs))
+    print("ratios of cpu p50: " + ", ".join(
+        f"{a}/{b} {statistics.median(cpu[a]) / statistics.median(cpu[b]):.2f}" for a, b in pairs))
+with open("/proc/loadavg") as f:
+    load_after = " ".join(f.read().split()[:3])
+if float(load_after.split()[0]) > (os.cpu_count() or 1) / 2:
+    print(f"note: the machine was busy (load average {load_after}); cpu time is the steadier figure")
 
 # --- peak RSS of one run -----------------------------------------------------
 print()
