@@ -15,6 +15,7 @@
 
 #include "kernel/kernel.h"
 #include "receipt/file_read.h"
+#include "receipt/hex.h"
 #include "run/engine_execute.h"
 #include "run/engine_protocol.h"
 #include "sandbox/lockdown.h"
@@ -55,14 +56,15 @@ int main() {
   signal(SIGPIPE, SIG_IGN);
   Result<std::string> request_bytes = receipt::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
   if (!request_bytes) return Finish(Failure(request_bytes.message()));
-  Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(run::kEngineKernelFd, "kernel");
-  if (!kernel) return Finish(Failure(kernel.message()));
-  Status locked = LockDownEngine();
-  if (!locked.ok()) return Finish(Failure(locked.message()));
   Result<run::EngineRequest> request = run::DecodeRequest(*request_bytes);
   if (!request) return Finish(Failure(request.message()));
   request_bytes->clear();
   request_bytes->shrink_to_fit();
+  Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(run::kEngineKernelFd, "kernel");
+  if (!kernel) return Finish(Failure(kernel.message()));
+  if (receipt::IsLowerHex(request->kernel_sha256, 32)) (*kernel)->AcceptDigest(request->kernel_sha256);
+  Status locked = LockDownEngine();
+  if (!locked.ok()) return Finish(Failure(locked.message()));
 
   auto sink = [](int fd) {
     return [fd](std::span<const uint8_t> bytes) { WriteAll(fd, bytes.data(), bytes.size()); };

@@ -75,6 +75,15 @@ class Kernel {
   // Checks every entry's SHA-256; the first mismatch is the error.
   Status VerifyAll() const;
 
+  // Takes `sha256_hex` as the whole file's digest without hashing it, and
+  // every entry as matching its table (the whole-file digest covers them).
+  // For a caller who hashed this same file before: `ampoule run` keeps the
+  // digest of a kernel file it has hashed, keyed by the file's identity
+  // (src/run/kernel_digest_cache.h), and hands it to the engine it starts,
+  // so a run's start does not re-read the whole kernel. Call before any
+  // other use of the Kernel.
+  void AcceptDigest(std::string_view sha256_hex);
+
   const KernelManifest& manifest() const { return manifest_; }
 
  private:

@@ -45,7 +45,8 @@ bool Get(const json& j, const char* key, T& out) {
 std::string EncodeRequest(const EngineRequest& r) {
   json inputs = json::array();
   for (const ProgramInput& in : r.inputs) inputs.push_back({{"name", in.name}, {"bytes", in.bytes.size()}});
-  json header = {{"runtime", r.runtime},
+  json header = {{"kernel_sha256", r.kernel_sha256},
+                 {"runtime", r.runtime},
                  {"program_name", r.program_name},
                  {"program_bytes", r.program.size()},
                  {"inputs", std::move(inputs)},
@@ -83,7 +84,7 @@ Result<EngineRequest> DecodeRequest(std::string_view bytes) {
 
   EngineRequest r;
   uint64_t program_bytes = 0, stdin_bytes = 0;
-  if (!Get(h, "runtime", r.runtime) || !Get(h, "program_name", r.program_name) ||
+  if (!Get(h, "kernel_sha256", r.kernel_sha256) || !Get(h, "runtime", r.runtime) || !Get(h, "program_name", r.program_name) ||
       !Get(h, "program_bytes", program_bytes) || !Get(h, "stdin_bytes", stdin_bytes) ||
       !Get(h, "seed", r.seed) || !Get(h, "fuel", r.fuel) || !Get(h, "memory_bytes", r.memory_bytes) ||
       !Get(h, "output_cap_bytes", r.output_cap_bytes)) {

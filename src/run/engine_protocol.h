@@ -36,6 +36,9 @@ inline constexpr int kEngineKernelFd = 3;
 inline constexpr int kEngineResultFd = 4;
 
 struct EngineRequest {
+  // The kernel's digest as the host verified it; the engine then takes the
+  // kernel's entries as they are instead of hashing them again.
+  std::string kernel_sha256;
   std::string runtime;  // python, js or wasm
   std::string program_name;
   std::vector<uint8_t> program;

@@ -14,6 +14,7 @@
 #include "kernel/kernel.h"
 #include "receipt/hex.h"
 #include "run/engine_protocol.h"
+#include "run/kernel_digest_cache.h"
 #include "kernel/entry_names.h"
 #include "sandbox/jail.h"
 #include "wasi/mailbox.h"
@@ -233,13 +234,14 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
   if (kernel_fd.get() < 0) return Errno("cannot open the kernel '" + spec.kernel_path + "'");
   Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(kernel_fd.get(), spec.kernel_path);
   if (!kernel) return kernel.error();
+  std::string kernel_sha256 = CachedKernelDigest(kernel_fd.get(), **kernel);
   Result<std::span<const uint8_t>> engine = (*kernel)->Entry(kernel::kEngineEntry);
   if (!engine) return engine.error();
   Result<Fd> engine_fd = EngineMemfd(*engine);
   if (!engine_fd) return engine_fd.error();
 
   RunRecord record;
-  record.kernel_sha256 = (*kernel)->digest();
+  record.kernel_sha256 = kernel_sha256;
   record.cost_table_version = (*kernel)->manifest().cost_table_version;
   record.runtime = spec.runtime;
   record.program = {spec.program_name, Sha256Of(spec.program), spec.program.size()};
@@ -250,9 +252,9 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
   record.seed = spec.seed;
   record.limits = spec.limits;
 
-  EngineRequest request{spec.runtime,  spec.program_name, spec.program,      spec.inputs,
-                        spec.stdin_bytes, spec.seed,      spec.limits.fuel, spec.limits.memory_bytes,
-                        spec.limits.output_cap_bytes};
+  EngineRequest request{kernel_sha256,     spec.runtime, spec.program_name, spec.program,
+                        spec.inputs,       spec.stdin_bytes, spec.seed,      spec.limits.fuel,
+                        spec.limits.memory_bytes, spec.limits.output_cap_bytes};
   Exchange x;
   x.request = EncodeRequest(request);
 
