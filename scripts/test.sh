@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # The one test command. Run from anywhere; it works in the repository root.
 #
-#   1. build/       default build (RelWithDebInfo), then ctest: unit tests and
-#                   the core spec test run
+#   1. build/       default build (RelWithDebInfo); the guest runtimes
+#                   (scripts/build-runtimes.sh, cached) packed with its engine
+#                   into build/share/ampoule/ampoule.kernel; then ctest: unit
+#                   tests, the core spec test run, jail tests, guest corpora
+#                   and limits through `ampoule run`, ampoule-verify and replay
 #   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #                   (-O1, assertions on)
 #   3. build-o0/    the engine at -O0; every WASI guest program must give the
 #                   same output and fuel as on build/ (tests/determinism.sh)
 #   4. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
 #                   each run for a bounded time from a seed corpus
+#   5. repro        scripts/build-kernel.sh --strict and
+#                   scripts/build-host-tools.sh --strict: rebuild the kernel and
+#                   the host tools from the commit and compare with the pins
 #
 # Every phase runs even if an earlier one failed (except the tests of a build
 # that failed); a summary with the time of each phase comes last. Exits 0 only
@@ -17,7 +23,8 @@
 # Environment:
 #   AMPOULE_FUZZ_SECONDS  total fuzzing time, shared by the targets (default 60; 0 skips)
 #   AMPOULE_JOBS          parallel build and test jobs (default 2)
-#   AMPOULE_SKIP          space-separated phases to skip: build asan determinism fuzz
+#   AMPOULE_SKIP          space-separated phases to skip: build kernel asan determinism
+#                         fuzz repro
 #   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-fuzz/ go (default: the repository)
 set -uo pipefail
 
@@ -85,6 +92,20 @@ configure_and_build() {
 
 run_ctest() {
   ctest --test-dir "$1" --output-on-failure -j"$JOBS" --timeout 900
+}
+
+# The kernel the tests run guests on: the guest runtimes (built from Debian
+# source packages, cached by their inputs: scripts/build-runtimes.sh) packed
+# with build/'s static engine into build/share/ampoule/ampoule.kernel, where
+# build/bin/ampoule looks by default. The reproducible, pinned kernel is
+# scripts/build-kernel.sh --strict (the "repro" phase).
+pack_test_kernel() {
+  local runtimes
+  runtimes="$(bash "$ROOT/scripts/build-runtimes.sh" | tail -n 1)" || return 1
+  [[ -d "$runtimes" ]] || { echo "build-runtimes.sh did not name its output folder"; return 1; }
+  mkdir -p "$OUT/build/share/ampoule"
+  "$OUT/build/bin/ampoule" kernel pack -o "$OUT/build/share/ampoule/ampoule.kernel" \
+    --engine "$OUT/build/bin/ampoule-engine" --runtimes "$runtimes" --snapshots
 }
 
 # ----------------------------------------------------------------------------
@@ -195,9 +216,19 @@ echo "ampoule tests: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo
 if [[ " $SKIP " == *" build "* ]]; then
   skip "build" "AMPOULE_SKIP"
 elif step "build: compile" configure_and_build "$OUT/build"; then
+  if [[ " $SKIP " == *" kernel "* ]]; then
+    skip "kernel" "AMPOULE_SKIP (tests that run guests will say they skip)"
+  else
+    step "kernel: runtimes + pack" pack_test_kernel
+  fi
   step "build: ctest" run_ctest "$OUT/build"
 else
   skip "build: ctest" "the build failed"
+fi
+# The sanitizer builds' engine is not static and cannot run in a jail; their
+# tests run guests on the kernel packed from the default build.
+if [[ -f "$OUT/build/share/ampoule/ampoule.kernel" ]]; then
+  export AMPOULE_KERNEL="$OUT/build/share/ampoule/ampoule.kernel"
 fi
 
 if [[ " $SKIP " == *" asan "* ]]; then
@@ -226,6 +257,19 @@ else
 fi
 
 fuzz_phase
+
+# The pinned, reproducible kernel and host tools (SPEC A1): rebuilt from this
+# commit in their own folders and compared with kernel/pins.txt. Needs a
+# clean tree (it refuses uncommitted changes, as an auditor's rebuild would).
+if [[ " $SKIP " == *" repro "* ]]; then
+  skip "repro" "AMPOULE_SKIP"
+elif [[ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ]]; then
+  skip "repro" "the tree has uncommitted changes; --strict rebuilds need a clean checkout"
+else
+  step "repro: build-kernel.sh --strict" bash "$ROOT/scripts/build-kernel.sh" --strict \
+    --out "$OUT/build-kernel/share/ampoule"
+  step "repro: build-host-tools.sh --strict" bash "$ROOT/scripts/build-host-tools.sh" --strict
+fi
 
 say "summary"
 printf '%s\n' "${summary[@]}"
