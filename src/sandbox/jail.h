@@ -125,7 +125,11 @@ class JailedProcess {
 // Starts the executable in `exec_fd` with execveat(exec_fd, "", argv, {},
 // AT_EMPTY_PATH) in a fresh jail. child_fds[i] becomes descriptor i in the
 // child; the caller keeps its own copies (close them after the call so the
-// pipes see EOF). Returns once the executable has been started; a failure
+// pipes see EOF). A mapped descriptor is the caller's open file description,
+// shared: same access mode, file offset and status flags (use pread on a
+// shared file). Map pipes, and regular files opened read-only: RLIMIT_FSIZE
+// stops a file from growing, not from being overwritten, and a directory
+// would be a way out of the empty root. Returns once the executable has been started; a failure
 // while making the jail is returned as an error naming the step (for a
 // missing namespace it mentions --insecure-no-jail), never as an exit code.
 // REQUIRES: argv is not empty; exec_fd is an ELF executable (with
