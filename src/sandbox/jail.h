@@ -12,10 +12,8 @@
 //   - descriptors: child_fds[i] becomes descriptor i, nothing else is open;
 //   - environment: empty; the current directory is "/";
 //   - rlimits: address space, CPU time, open files and processes from
-//     JailOptions (by default one process: no fork), no file writes
-//     (RLIMIT_FSIZE 0: a regular file mapped as a descriptor can be read,
-//     writing it fails with EFBIG), no core dumps, no locked memory, no
-//     message queues;
+//     JailOptions (by default one process: no fork), no file growth
+//     (RLIMIT_FSIZE 0), no core dumps, no locked memory, no message queues;
 //   - PR_SET_NO_NEW_PRIVS; the parent-death signal is SIGKILL;
 //   - seccomp: the allow-list of seccomp_policy.h (stage kLaunch). A call it
 //     forbids kills the process, which is then reported as signal SIGSYS.
@@ -127,9 +125,8 @@ class JailedProcess {
 // child; the caller keeps its own copies (close them after the call so the
 // pipes see EOF). A mapped descriptor is the caller's open file description,
 // shared: same access mode, file offset and status flags (use pread on a
-// shared file). Map pipes, and regular files opened read-only: RLIMIT_FSIZE
-// stops a file from growing, not from being overwritten, and a directory
-// would be a way out of the empty root. Returns once the executable has been started; a failure
+// shared file). Directories (a way out of the empty root) and regular files
+// open for writing (RLIMIT_FSIZE stops growth, not overwriting) are refused. Returns once the executable has been started; a failure
 // while making the jail is returned as an error naming the step (for a
 // missing namespace it mentions --insecure-no-jail), never as an exit code.
 // REQUIRES: argv is not empty; exec_fd is an ELF executable (with

@@ -2,6 +2,7 @@
 // child may not allocate), and launches it.
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <string>
 #include <vector>
@@ -15,6 +16,21 @@ namespace {
 
 constexpr size_t kMaxChildFds = 64;  // as in jail_child.cc
 
+// A directory would lead out of the empty root (openat relative to it), and
+// a writable regular file could be overwritten (RLIMIT_FSIZE only stops
+// growth): neither is handed to a jail.
+Status CheckMappable(int fd, size_t index) {
+  const std::string which =
+      "jail: descriptor " + std::to_string(fd) + " (for child fd " + std::to_string(index) + ")";
+  struct stat st;
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fstat(fd, &st) != 0) return Error{which + " is not open"};
+  if (S_ISDIR(st.st_mode)) return Error{which + " is a directory; only files and pipes can be mapped"};
+  if (S_ISREG(st.st_mode) && (flags & O_ACCMODE) != O_RDONLY)
+    return Error{which + " is a regular file open for writing; map files read-only"};
+  return Status::Ok();
+}
+
 Status CheckRequest(int exec_fd, std::span<const int> child_fds,
                     std::span<const std::string> argv, const JailOptions& options) {
   if (argv.empty()) return Error{"jail: argv must have at least the program name"};
@@ -24,11 +40,7 @@ Status CheckRequest(int exec_fd, std::span<const int> child_fds,
     return Error{"jail: max_open_files (" + std::to_string(options.max_open_files) +
                  ") must exceed the number of mapped descriptors plus one"};
   if (fcntl(exec_fd, F_GETFD) < 0) return Error{"jail: the executable descriptor is not open"};
-  for (size_t i = 0; i < child_fds.size(); ++i) {
-    if (fcntl(child_fds[i], F_GETFD) < 0)
-      return Error{"jail: descriptor " + std::to_string(child_fds[i]) + " (for child fd " +
-                   std::to_string(i) + ") is not open"};
-  }
+  for (size_t i = 0; i < child_fds.size(); ++i) AMP_RETURN_IF_ERROR(CheckMappable(child_fds[i], i));
   return Status::Ok();
 }
 

@@ -147,20 +147,23 @@ TEST_F(JailTest, TheCpuLimitIsABackstop) {
   EXPECT_EQ(run.exit->signal, SIGKILL);
 }
 
-TEST_F(JailTest, AMappedRegularFileCannotBeWritten) {
+TEST_F(JailTest, AMappedFileCannotBeWritten) {
+  // Read-only is all SpawnJailed accepts for regular files (see
+  // BadRequestsAreRefusedBeforeAnythingStarts); RLIMIT_FSIZE 0 is behind it.
   FILE* file = tmpfile();
   ASSERT_NE(file, nullptr);
+  UniqueFd read_only(open(("/proc/self/fd/" + std::to_string(fileno(file))).c_str(), O_RDONLY));
+  ASSERT_TRUE(read_only.valid());
   UniqueFd exe = testing::HelperMemfd("jail_probe");
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
   UniqueFd out_read(out[0]), out_write(out[1]);
-  const int fds[] = {out_read.get(), out_write.get(), out_write.get(), fileno(file)};
+  const int fds[] = {out_read.get(), out_write.get(), out_write.get(), read_only.get()};
   const std::string args[] = {"jail_probe", "write-file"};
   Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
   ASSERT_TRUE(process.ok()) << process.message();
   Result<JailExit> exit = WaitJailed(*process, std::nullopt);
   ASSERT_TRUE(exit.ok());
-  // PID 1 ignores the SIGXFSZ the kernel sends itself; the write fails.
   EXPECT_EQ(exit->Describe(), "exited with status 2");
   EXPECT_EQ(ftell(file), 0);
   fclose(file);
@@ -229,6 +232,18 @@ TEST(JailRequestTest, BadRequestsAreRefusedBeforeAnythingStarts) {
             "jail: descriptor 987 (for child fd 0) is not open");
   EXPECT_EQ(SpawnJailed(exe.get(), {}, {}, {}).message(),
             "jail: argv must have at least the program name");
+  FILE* writable = tmpfile();
+  ASSERT_NE(writable, nullptr);
+  const int file[] = {fileno(writable)};
+  EXPECT_EQ(SpawnJailed(exe.get(), file, args, {}).message(),
+            "jail: descriptor " + std::to_string(fileno(writable)) +
+                " (for child fd 0) is a regular file open for writing; map files read-only");
+  fclose(writable);
+  UniqueFd dir(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const int directory[] = {dir.get()};
+  EXPECT_EQ(SpawnJailed(exe.get(), directory, args, {}).message(),
+            "jail: descriptor " + std::to_string(dir.get()) +
+                " (for child fd 0) is a directory; only files and pipes can be mapped");
   JailOptions tight;
   tight.max_open_files = 2;
   const int one[] = {exe.get()};
