@@ -2,9 +2,10 @@
 //
 // One row per system call that is not simply killed: how each stage treats
 // it. Anything absent from the table kills the process (SIGSYS): sockets,
-// open by path for writing, process creation, signals to others, ptrace,
-// mount, unshare, setns, keyctl, bpf, perf_event_open, io_uring, userfaultfd,
-// module loading, reboot, and every call added to Linux after this table.
+// process creation, exec by path, signals to others, ptrace, mount, unshare,
+// setns, keyctl, bpf, perf_event_open, io_uring, userfaultfd, memfd_create,
+// directory listing, module loading, reboot, and every call added to Linux
+// after this table.
 #include "sandbox/seccomp_policy.h"
 
 #include <errno.h>
