@@ -27,6 +27,14 @@ constexpr size_t kMaxChildFds = 64;
   _exit(127);
 }
 
+// Fault injection for tests: fails `step` with EIO when the plan asks to.
+void Begin(const ChildPlan& plan, ChildStep step, int error_fd) {
+  if (plan.fail_at == static_cast<uint32_t>(step)) {
+    errno = EIO;
+    Fail(error_fd, step);
+  }
+}
+
 // Default dispositions (an ignored signal would stay ignored across exec) and
 // a session of its own (so kill(0, ...) reaches nothing outside).
 bool ResetSignals() {
@@ -41,9 +49,11 @@ bool ResetSignals() {
 // Replaces the root with an empty read-only tmpfs and detaches the host's
 // tree. The tmpfs is made detached (fsmount), attached over "/", and becomes
 // the root with pivot_root(".", "."); no host directory is needed.
-void MakeEmptyRoot(int error_fd) {
+void MakeEmptyRoot(const ChildPlan& plan, int error_fd) {
+  Begin(plan, ChildStep::kMountPrivate, error_fd);
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     Fail(error_fd, ChildStep::kMountPrivate);
+  Begin(plan, ChildStep::kTmpfs, error_fd);
   const int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
   if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "size", "4k", 0) != 0 ||
       fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", "2", 0) != 0 ||
@@ -58,16 +68,20 @@ void MakeEmptyRoot(int error_fd) {
     Fail(error_fd, ChildStep::kTmpfs);
   close(mnt);
   close(fs);
+  Begin(plan, ChildStep::kPivotRoot, error_fd);
   if (syscall(SYS_pivot_root, ".", ".") != 0) Fail(error_fd, ChildStep::kPivotRoot);
+  Begin(plan, ChildStep::kDetachOldRoot, error_fd);
   if (umount2(".", MNT_DETACH) != 0 || chdir("/") != 0)
     Fail(error_fd, ChildStep::kDetachOldRoot);
 }
 
-void BecomeUnprivileged(int error_fd) {
+void BecomeUnprivileged(const ChildPlan& plan, int error_fd) {
   static const char kName[] = "ampoule";
+  Begin(plan, ChildStep::kHostname, error_fd);
   if (sethostname(kName, sizeof kName - 1) != 0 || setdomainname(kName, sizeof kName - 1) != 0)
     Fail(error_fd, ChildStep::kHostname);
   // A non-zero uid in the user namespace: exec leaves no capabilities.
+  Begin(plan, ChildStep::kIds, error_fd);
   if (setresgid(kJailGid, kJailGid, kJailGid) != 0 || setresuid(kJailUid, kJailUid, kJailUid) != 0)
     Fail(error_fd, ChildStep::kIds);
 }
@@ -77,6 +91,7 @@ void BecomeUnprivileged(int error_fd) {
 // all of them, so a source that is also a target is never clobbered and
 // dup2 always clears close-on-exec. Returns the new error descriptor.
 int ArrangeDescriptors(const ChildPlan& plan, int error_fd) {
+  Begin(plan, ChildStep::kDescriptors, error_fd);
   const size_t n = plan.child_fd_count;
   int base = static_cast<int>(n) + 2;
   for (size_t i = 0; i < n; ++i) base = plan.child_fds[i] >= base ? plan.child_fds[i] + 1 : base;
@@ -105,6 +120,7 @@ int ArrangeDescriptors(const ChildPlan& plan, int error_fd) {
 }
 
 void ApplyLimits(const ChildPlan& plan, int error_fd) {
+  Begin(plan, ChildStep::kLimits, error_fd);
   for (size_t i = 0; i < plan.limit_count; ++i) {
     const rlimit limit{plan.limits[i].value, plan.limits[i].value};
     if (setrlimit(static_cast<__rlimit_resource>(plan.limits[i].resource), &limit) != 0)
@@ -136,28 +152,33 @@ const char* ChildStepDescription(ChildStep step) {
 void RunJailChild(const ChildPlan& plan) {
   int error_fd = plan.error_fd;
   char byte;
+  Begin(plan, ChildStep::kSync, error_fd);
   if (read(plan.sync_fd, &byte, 1) != 1) Fail(error_fd, ChildStep::kSync);
   close(plan.sync_fd);
+  Begin(plan, ChildStep::kSignals, error_fd);
   if (!ResetSignals()) Fail(error_fd, ChildStep::kSignals);
   if (plan.jailed) {
-    MakeEmptyRoot(error_fd);
-    BecomeUnprivileged(error_fd);
+    MakeEmptyRoot(plan, error_fd);
+    BecomeUnprivileged(plan, error_fd);
   }
   error_fd = ArrangeDescriptors(plan, error_fd);
   ApplyLimits(plan, error_fd);
   // The parent-death signal is set here, after the id switch: a change of
   // credentials clears it.
+  Begin(plan, ChildStep::kNoNewPrivs, error_fd);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
       prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     Fail(error_fd, ChildStep::kNoNewPrivs);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);  // the mask survives exec
+  Begin(plan, ChildStep::kSeccomp, error_fd);
   if (plan.seccomp != nullptr &&
       syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, plan.seccomp) != 0)
     Fail(error_fd, ChildStep::kSeccomp);
   if (plan.probe_only) _exit(0);
   const int exec_fd = static_cast<int>(plan.child_fd_count);
+  Begin(plan, ChildStep::kExec, error_fd);
   // Whole registers: the filter compares all 64 bits of each argument.
   syscall(SYS_execveat, long{exec_fd}, "", plan.argv, plan.envp, long{AT_EMPTY_PATH});
   Fail(error_fd, ChildStep::kExec);

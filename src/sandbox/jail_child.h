@@ -52,7 +52,7 @@ struct ChildLimit {
 struct ChildPlan {
   bool jailed = true;         // false: --insecure-no-jail (no mounts, ids, seccomp)
   bool probe_only = false;    // CheckJailSupported: exit 0 instead of exec
-  int sync_fd = -1;           // read end: one byte once the ids are mapped
+  int sync_fd = -1;           // one byte arrives here once the ids are mapped
   int error_fd = -1;          // write end of the error pipe
   int exec_fd = -1;           // -1 only when probe_only
   const int* child_fds = nullptr;
@@ -62,6 +62,9 @@ struct ChildPlan {
   const ChildLimit* limits = nullptr;
   size_t limit_count = 0;
   const sock_fprog* seccomp = nullptr;  // null: no filter
+  // Tests only: the step (a ChildStep) to fail with EIO; kChildStepCount
+  // means none.
+  uint32_t fail_at = kChildStepCount;
 };
 
 // Sets up the jail and execs; never returns.

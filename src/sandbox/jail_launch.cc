@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,13 +125,23 @@ Status ReadChildReport(int error_fd, bool jailed) {
 
 }  // namespace
 
+// The child's own report beats the parent's view of a failure: when it
+// died before the maps were written, its report says why.
+Error PreferChildReport(int report_fd, bool jailed, Error parent_view) {
+  Status report = ReadChildReport(report_fd, jailed);
+  return report.ok() ? parent_view : report.error();
+}
+
 Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
+  // The go-ahead travels over a socket pair, not a pipe: send() with
+  // MSG_NOSIGNAL cannot raise SIGPIPE in this process if the child is gone.
   int sync[2], report[2];
-  if (pipe2(sync, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + ErrnoText(errno)};
-  UniqueFd sync_read(sync[0]), sync_write(sync[1]);
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) != 0)
+    return Error{"jail: socketpair: " + ErrnoText(errno)};
+  UniqueFd sync_child(sync[0]), sync_parent(sync[1]);
   if (pipe2(report, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + ErrnoText(errno)};
   UniqueFd report_read(report[0]), report_write(report[1]);
-  plan.sync_fd = sync_read.get();
+  plan.sync_fd = sync_child.get();
   plan.error_fd = report_write.get();
 
   // Signals stay blocked in the child until just before exec, so no handler
@@ -148,19 +159,16 @@ Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
     return Error{"jail: clone failed: " + ErrnoText(clone_errno)};
   }
   LaunchedChild child{pid, UniqueFd(pidfd)};
-  sync_read.reset();
-  report_write.reset();
-  if (plan.jailed) {
-    if (Status mapped = MapIds(pid); !mapped.ok()) {
-      KillAndReap(pidfd);
-      return mapped.error();
-    }
-  }
-  if (write(sync_write.get(), "x", 1) != 1) {
+  sync_child.reset();
+  report_write.reset();  // from here on only the child can write a report
+  Status ready = plan.jailed ? MapIds(pid) : Status::Ok();
+  if (ready.ok() && send(sync_parent.get(), "x", 1, MSG_NOSIGNAL) != 1)
+    ready = Error{"jail: could not signal the child: " + ErrnoText(errno)};
+  if (!ready.ok()) {
     KillAndReap(pidfd);
-    return Error{"jail: could not signal the child: " + ErrnoText(errno)};
+    return PreferChildReport(report_read.get(), plan.jailed, ready.error());
   }
-  sync_write.reset();
+  sync_parent.reset();
   if (Status report_status = ReadChildReport(report_read.get(), plan.jailed); !report_status.ok()) {
     KillAndReap(pidfd);
     return report_status.error();
