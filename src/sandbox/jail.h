@@ -78,8 +78,8 @@ struct JailExit {
   uint64_t max_rss_bytes = 0;
   std::chrono::microseconds cpu_time{0};  // user + system
 
-  // "exited with status 3", "killed by SIGSYS (a system call the jail
-  // forbids)", "killed at the deadline" ...
+  // "exited with status 3", "killed by signal 31 (SIGSYS): it made a system
+  // call the jail forbids", "killed by the host at its deadline" ...
   std::string Describe() const;
 };
 
@@ -126,9 +126,10 @@ class JailedProcess {
 // pipes see EOF). A mapped descriptor is the caller's open file description,
 // shared: same access mode, file offset and status flags (use pread on a
 // shared file). Directories (a way out of the empty root) and regular files
-// open for writing (RLIMIT_FSIZE stops growth, not overwriting) are refused. Returns once the executable has been started; a failure
-// while making the jail is returned as an error naming the step (for a
-// missing namespace it mentions --insecure-no-jail), never as an exit code.
+// open for writing (RLIMIT_FSIZE stops growth, not overwriting) are refused.
+// Returns once the executable has been started; a failure while making the
+// jail is returned as an error naming the step (for a missing namespace it
+// mentions --insecure-no-jail), never as an exit code.
 // REQUIRES: argv is not empty; exec_fd is an ELF executable (with
 // O_CLOEXEC or not; a script cannot run: there is no interpreter inside).
 Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
@@ -136,7 +137,9 @@ Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
 
 // Blocks until the process ends; at `deadline` (if any) kills the whole
 // jail and reports timed_out. For callers that do not read pipes meanwhile;
-// others poll pidfd() themselves and call TryReap()/Kill().
+// others poll pidfd() themselves and call TryReap()/Kill(). Pass a deadline
+// even after the pipes have closed: a compromised program can close them
+// and sleep, and RLIMIT_CPU does not count sleep.
 Result<JailExit> WaitJailed(JailedProcess& process,
                             std::optional<std::chrono::steady_clock::time_point> deadline);
 
