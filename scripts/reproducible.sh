@@ -101,7 +101,9 @@ repro_compare() {
   while read -r artifact sha; do built["$artifact"]="$sha"; done
   local names
   names="$( { printf '%s\n' "${!built[@]}"
-              [[ -f "$REPRO_PINS_FILE" ]] && awk -v p="$prefix" '$1 == "pin" && index($2, p) == 1 { print $2 }' "$REPRO_PINS_FILE"
+              if [[ -f "$REPRO_PINS_FILE" ]]; then
+                awk -v p="$prefix" '$1 == "pin" && index($2, p) == 1 { print $2 }' "$REPRO_PINS_FILE"
+              fi
             } | LC_ALL=C sort -u)"
   while read -r artifact; do
     [[ -n "$artifact" ]] || continue
