@@ -5,7 +5,7 @@ Two ways to run a program (a "backend"):
   run    `ampoule run PROG --input NAME=FILE... [--stdin F] --seed N --record R`:
          the product path (kernel, jail, snapshot). The record is read back.
   wasm   `ampoule wasm run python.wasm|js.wasm` with the runtime files from a
-         scripts/build-runtimes.sh output folder (command modules with `_start`),
+         scripts/build-runtimes.sh output folder (command modules or reactors),
          mounted the way the kernel does it: /usr/local (python only), /input,
          /program. No jail, no snapshot, no record: fuel comes from --stats.
          It validates the corpus against the same CPython/QuickJS builds
@@ -129,8 +129,7 @@ class WasmBackend:
             r = self.run(probe, timeout=300)
         if r.status != 0 or r.stdout != b"1\n":
             last = (r.stderr.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
-            return (f"python.wasm in {self.runtimes} does not run as a command (exit {r.status}: {last}); "
-                    "reactor builds run only through 'ampoule run'")
+            return f"python.wasm in {self.runtimes} does not run under 'ampoule wasm run' (exit {r.status}: {last})"
         return None
 
     def describe(self):
