@@ -18,8 +18,8 @@
 #   ampoule   ampoule run print1.py                    (kernel: $AMPOULE_KERNEL or the default)
 #   native    /usr/bin/python3.11 -c 'print(1)'        (Debian's CPython 3.11)
 #   node      node runtimes/test/run-wasi.mjs ... python.wasm /program/print1.py
-#   wasm-run  ampoule wasm run python.wasm ...         (no jail, no snapshot; only while the
-#                                                       runtime build is a command module)
+#   wasm-run  ampoule wasm run python.wasm ...         (no jail, no snapshot: what the
+#                                                       snapshot and the run path change)
 #
 # Environment:
 #   START_RUNS          timed runs per runner (default 30, at least 30 for a p95)
@@ -155,7 +155,7 @@ if python_wasm and os.path.isfile(python_wasm) and os.path.isfile(os.path.join(r
         if run_once(wasm_run)[1] is None:
             runners["wasm-run"] = wasm_run
         else:
-            notes.append("wasm-run: python.wasm is not a command module here (a reactor runs only via ampoule run)")
+            notes.append("wasm-run: python.wasm does not run under 'ampoule wasm run' here")
 else:
     notes.append(f"node: no runtime build with python.wasm and lib/python311.zip ({runtimes or 'none found'})")
 
