@@ -54,80 +54,85 @@ Result<NamedFile> ParseInputArg(std::string_view value) {
   return NamedFile{std::move(name), std::move(path)};
 }
 
+namespace {
+
+// Stores a value that may be given once.
+Status SetOnce(std::string& slot, std::string_view flag, std::string value) {
+  if (!slot.empty()) return Error{std::string(flag) + " given twice"};
+  if (value.empty()) return Error{std::string(flag) + " needs a non-empty value"};
+  slot = std::move(value);
+  return Status::Ok();
+}
+
+Status AddInput(Options& o, const std::string& value) {
+  Result<NamedFile> in = ParseInputArg(value);
+  if (!in.ok()) return in.error();
+  for (const NamedFile& other : o.inputs) {
+    if (other.name == in->name) return Error{"--input '" + in->name + "' given twice"};
+  }
+  o.inputs.push_back(std::move(*in));
+  return Status::Ok();
+}
+
+// Applies an option that takes a value. Returns false in `*known` for an
+// option name this command does not have.
+Status ApplyValue(Options& o, std::string_view flag, std::string value, bool* known) {
+  *known = true;
+  if (flag == "--key") o.keys.push_back(std::move(value));
+  else if (flag == "--trusted-keys") o.trusted_keys.push_back(std::move(value));
+  else if (flag == "--kernel") return SetOnce(o.kernel, flag, std::move(value));
+  else if (flag == "--program") return SetOnce(o.program, flag, std::move(value));
+  else if (flag == "--output") o.outputs.push_back(std::move(value));
+  else if (flag == "--input") return AddInput(o, value);
+  else if (flag == "--stdin") {
+    if (o.stdin_path) return Error{"--stdin given twice"};
+    if (value.empty()) return Error{"--stdin needs a non-empty value"};
+    o.stdin_path = std::move(value);
+  } else if (flag == "--timeout") {
+    Result<double> seconds = ParseSeconds(value);
+    if (!seconds.ok()) return seconds.error();
+    o.timeout_seconds = *seconds;
+  } else {
+    *known = false;
+  }
+  return Status::Ok();
+}
+
+Status ApplyArgument(Options& o, std::span<const char* const> args, size_t& i) {
+  std::string_view a = args[i];
+  if (a == "--help" || a == "-h") return Error{"--help takes no other arguments"};
+  if (a == "--replay") {
+    if (o.replay) return Error{"--replay given twice"};
+    o.replay = true;
+    return Status::Ok();
+  }
+  if (a == "--insecure-no-jail") {
+    o.insecure_no_jail = true;
+    return Status::Ok();
+  }
+  if (a.size() > 1 && a[0] == '-') {
+    bool known = false;
+    std::string value = i + 1 < args.size() ? args[i + 1] : "";
+    Status applied = ApplyValue(o, a, value, &known);
+    if (!known) return Error{"unknown option '" + std::string(a) + "'"};
+    if (i + 1 >= args.size()) return Error{std::string(a) + " needs a value"};
+    ++i;
+    return applied;
+  }
+  if (!o.receipt.empty()) return Error{"unexpected argument '" + std::string(a) + "' (one RECEIPT only)"};
+  o.receipt = std::string(a);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<Options> ParseOptions(std::span<const char* const> args) {
   Options o;
   if (args.size() == 1 && (std::string_view(args[0]) == "--help" || std::string_view(args[0]) == "-h")) {
     o.help = true;
     return o;
   }
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view a = args[i];
-    auto value = [&](std::string_view name) -> Result<std::string> {
-      if (i + 1 >= args.size()) return Error{std::string(name) + " needs a value"};
-      return std::string(args[++i]);
-    };
-    auto single = [&](std::string& slot, std::string_view name) -> Status {
-      Result<std::string> v = value(name);
-      if (!v.ok()) return v.error();
-      if (!slot.empty()) return Error{std::string(name) + " given twice"};
-      if (v->empty()) return Error{std::string(name) + " needs a non-empty value"};
-      slot = std::move(*v);
-      return Status::Ok();
-    };
-    if (a == "--help" || a == "-h") return Error{"--help takes no other arguments"};
-    if (a == "--replay") {
-      if (o.replay) return Error{"--replay given twice"};
-      o.replay = true;
-      continue;
-    }
-    if (a == "--insecure-no-jail") {
-      o.insecure_no_jail = true;
-      continue;
-    }
-    if (a == "--key" || a == "--trusted-keys") {
-      Result<std::string> v = value(a);
-      if (!v.ok()) return v.error();
-      (a == "--key" ? o.keys : o.trusted_keys).push_back(std::move(*v));
-      continue;
-    }
-    if (a == "--kernel") { AMP_RETURN_IF_ERROR(single(o.kernel, a)); continue; }
-    if (a == "--program") { AMP_RETURN_IF_ERROR(single(o.program, a)); continue; }
-    if (a == "--output") {
-      Result<std::string> v = value(a);
-      if (!v.ok()) return v.error();
-      o.outputs.push_back(std::move(*v));
-      continue;
-    }
-    if (a == "--input") {
-      Result<std::string> v = value(a);
-      if (!v.ok()) return v.error();
-      Result<NamedFile> in = ParseInputArg(*v);
-      if (!in.ok()) return in.error();
-      for (const NamedFile& other : o.inputs) {
-        if (other.name == in->name) return Error{"--input '" + in->name + "' given twice"};
-      }
-      o.inputs.push_back(std::move(*in));
-      continue;
-    }
-    if (a == "--stdin") {
-      std::string path;
-      AMP_RETURN_IF_ERROR(single(path, a));
-      if (o.stdin_path) return Error{"--stdin given twice"};
-      o.stdin_path = std::move(path);
-      continue;
-    }
-    if (a == "--timeout") {
-      Result<std::string> v = value(a);
-      if (!v.ok()) return v.error();
-      Result<double> s = ParseSeconds(*v);
-      if (!s.ok()) return s.error();
-      o.timeout_seconds = *s;
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-') return Error{"unknown option '" + std::string(a) + "'"};
-    if (!o.receipt.empty()) return Error{"unexpected argument '" + std::string(a) + "' (one RECEIPT only)"};
-    o.receipt = std::string(a);
-  }
+  for (size_t i = 0; i < args.size(); ++i) AMP_RETURN_IF_ERROR(ApplyArgument(o, args, i));
   AMP_RETURN_IF_ERROR(CheckMode(o));
   return o;
 }
