@@ -90,14 +90,18 @@ if [[ -z "$KERNEL" ]]; then
 fi
 
 # --- Real receipts ------------------------------------------------------------
-run() { "$AMPOULE" run "$@" --kernel "$KERNEL" "${RUN_ARGS[@]}" --key key >/dev/null 2>&1; }
-replay() { "$@" --kernel "$KERNEL" "${RUN_ARGS[@]}"; }
+run() { "$AMPOULE" run "$@" --kernel "$KERNEL" "${RUN_ARGS[@]}" --key key >/dev/null 2>"$WORK/run.err"; }
 K=(--kernel "$KERNEL")
 
 printf 'import sys\nrows = [int(x) for x in open("/input/amounts.csv")]\nprint(sum(rows))\n' > sum.py
 printf '10\n20\n12\n' > amounts.csv
 printf '42\n' > expected.txt
 run sum.py --input amounts.csv=amounts.csv -o ok.json
+if [[ ! -s ok.json ]]; then
+  echo "FAIL: ampoule run made no receipt on kernel $KERNEL:"; sed 's/^/  /' "$WORK/run.err" | head -20
+  echo "verify_cli: $passed passed, $((failed + 1)) failed"
+  exit 1
+fi
 both "genuine receipt, all files" 0 "VERIFIED" ok.json --key key.pub "${K[@]}" --program sum.py \
   --input amounts.csv=amounts.csv --output expected.txt
 both "kernel not given" 5 "INCOMPLETE" ok.json --key key.pub
