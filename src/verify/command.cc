@@ -26,6 +26,13 @@ int Finish(const Verdict& v, FILE* out) {
 
 }  // namespace
 
+CheckOutcome RunCheck(const Options& options, const Runner& runner) {
+  Evidence ev = Gather(options);
+  if (options.replay) Replay(options, runner ? runner : DefaultRunner(), ev);
+  return {Decide(options.replay ? Mode::kReplay : Mode::kVerify, ev.facts), std::move(ev.notes),
+          std::move(ev.record)};
+}
+
 int RunVerifyCommand(std::span<const char* const> args, std::string_view command, FILE* out,
                      FILE* err, const Runner& runner) {
   const std::string name(command);
@@ -40,13 +47,12 @@ int RunVerifyCommand(std::span<const char* const> args, std::string_view command
     fputs(Usage(command).c_str(), out);
     return 0;
   }
-  Evidence ev = Gather(*options);
-  if (options->replay) Replay(*options, runner ? runner : DefaultRunner(), ev);
-  for (const std::string& note : ev.notes) {
+  CheckOutcome outcome = RunCheck(*options, runner);
+  for (const std::string& note : outcome.notes) {
     fprintf(err, "%s: %s\n", name.c_str(), OneLine(note).c_str());
   }
   fflush(err);
-  return Finish(Decide(options->replay ? Mode::kReplay : Mode::kVerify, ev.facts), out);
+  return Finish(outcome.verdict, out);
 }
 
 }  // namespace ampoule::verify

@@ -11,11 +11,30 @@
 
 #include <cstdio>
 #include <span>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "verify/options.h"
 #include "verify/replay.h"
+#include "verify/verdict.h"
 
 namespace ampoule::verify {
+
+// The outcome of a check, for library callers (the trust gate): the verdict
+// a command would print, the explanations, and the record the receipt
+// carries once it was accepted (signature valid; in a keyless replay, well
+// formed), whatever the verdict. Only verdict.exit_code 0 is a pass.
+struct CheckOutcome {
+  Verdict verdict;
+  std::vector<std::string> notes;
+  std::optional<run::RunRecord> record;
+};
+
+// Checks (and with options.replay, replays) as the command does, printing
+// nothing. `runner` runs replays (DefaultRunner() when null).
+CheckOutcome RunCheck(const Options& options, const Runner& runner = nullptr);
 
 // Runs the command on `args` (the arguments after the command name).
 // `command` names it in messages ("ampoule-verify" or "ampoule verify").

@@ -220,6 +220,25 @@ TEST_F(ReplayTest, SizesAndErrors) {
   EXPECT_EQ(r.out.rfind("REPLAY FAILED: ", 0), 0u);
 }
 
+TEST_F(ReplayTest, LibraryCallersGetTheSameVerdict) {
+  Options o;
+  o.replay = true;
+  o.receipt = s.SignedReceipt(s.record);
+  o.kernel = s.Path("kernel");
+  o.program = s.Path("prog.py");
+  o.inputs = {{"a.csv", s.Path("a.csv")}, {"b.txt", s.Path("b.txt")}};
+  o.keys = {s.Path("key.pub")};
+  CheckOutcome outcome = RunCheck(o, Fake());
+  EXPECT_EQ(outcome.verdict.exit_code, 0);
+  EXPECT_EQ(outcome.verdict.line, "REPLAY OK");
+  ASSERT_TRUE(outcome.record.has_value());
+  EXPECT_EQ(outcome.record->result.fuel_used, s.record.result.fuel_used);
+  EXPECT_FALSE(outcome.notes.empty());
+  o.replay = false;
+  outcome = RunCheck(o);
+  EXPECT_EQ(outcome.verdict.line, "VERIFIED");
+}
+
 TEST(FirstDifference, IgnoresTimesAndTheSafetyNet) {
   Scene s;
   run::RunRecord a = s.record, b = s.record;
