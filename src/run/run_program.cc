@@ -282,12 +282,15 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
 
   Status pumped = Pump(req_w, out_r, err_r, res_r, spec, deadline, *child, x);
   if (!pumped.ok()) (void)child->Kill();
-  Result<JailExit> exit = WaitJailed(*child, std::nullopt);
+  // Still bounded by the deadline: an engine that closed its pipes and then
+  // sleeps uses no CPU time, so only the wall clock can end it.
+  Result<JailExit> exit = WaitJailed(*child, deadline);
   record.finished_at = Rfc3339Now();
   if (!pumped.ok()) return pumped.error();
   if (!exit) return exit.error();
 
   ProgramRun run;
+  if (exit->timed_out) x.timed_out = true;
   if (x.timed_out) {
     record.result.stop = Stop::kTimeout;
     record.result.terminated = true;
