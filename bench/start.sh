@@ -29,7 +29,7 @@
 #   START_RUN_ARGS      extra arguments for ampoule run, e.g. --insecure-no-jail where
 #                       namespaces are unavailable (the figure then says so)
 #   AMPOULE_RUNTIMES_DIR  runtime build folder for the node runner (default: the latest
-#                       build in .cache/runtimes)
+#                       build of scripts/build-runtimes.sh, in its cache)
 # Needs: python3, node, clang-14 or cc (for bench/rusage_run.c), /usr/bin/python3.11.
 set -euo pipefail
 
@@ -58,10 +58,14 @@ if [[ ! -x "$launcher" || "$ROOT/bench/rusage_run.c" -nt "$launcher" ]]; then
   "$cc_bin" -O2 -Wall "$ROOT/bench/rusage_run.c" -o "$launcher" >&2 || die "bench/rusage_run.c did not build"
 fi
 
+# The last runtime build, found where scripts/build-runtimes.sh keeps it (or kept it).
 runtimes="${AMPOULE_RUNTIMES_DIR:-}"
-if [[ -z "$runtimes" && -f "$ROOT/.cache/runtimes/latest" ]]; then
-  runtimes="$ROOT/.cache/runtimes/$(cat "$ROOT/.cache/runtimes/latest")"
-fi
+cache_root="${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/ampoule}"
+for cache in "${AMPOULE_RUNTIMES_CACHE:-$cache_root/runtimes}" "$ROOT/.cache/runtimes"; do
+  if [[ -z "$runtimes" && -f "$cache/latest" ]]; then
+    runtimes="$cache/$(cat "$cache/latest")"
+  fi
+done
 
 python3 - "$ROOT" "$AMPOULE" "${AMPOULE_KERNEL:-}" "$runtimes" "$launcher" "$NATIVE_PYTHON" "$RUNS" "$PARALLEL" \
     "${START_RUN_ARGS:-}" <<'PY'

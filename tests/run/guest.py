@@ -107,12 +107,18 @@ class WasmBackend:
 
     @staticmethod
     def _latest_build():
-        cache = os.environ.get("AMPOULE_RUNTIMES_CACHE") or os.path.join(ROOT, ".cache", "runtimes")
-        try:
-            with open(os.path.join(cache, "latest")) as f:
-                return os.path.join(cache, f.read().strip())
-        except OSError:
-            return None
+        """The last build of scripts/build-runtimes.sh, found the way it stores it."""
+        cache_root = os.environ.get("AMPOULE_CACHE_DIR") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "ampoule")
+        caches = [os.environ.get("AMPOULE_RUNTIMES_CACHE") or os.path.join(cache_root, "runtimes"),
+                  os.path.join(ROOT, ".cache", "runtimes")]  # where older builds kept it
+        for cache in caches:
+            try:
+                with open(os.path.join(cache, "latest")) as f:
+                    return os.path.join(cache, f.read().strip())
+            except OSError:
+                continue
+        return None
 
     def probe(self):
         if not os.access(self.ampoule, os.X_OK):
