@@ -11,13 +11,8 @@
 // A receipt that parses must verify under its signer when re-signed. Any
 // crash, sanitizer report, hang or abort is a bug.
 //
-// It needs amp_verify and amp_run, which the fuzz targets in fuzz/*_fuzz.cc
-// are not linked with yet, so it lives in this folder (outside that glob).
-// Build it by hand with the seeds in fuzz/corpus/verify_receipt_fuzz:
-//   clang++-14 -std=gnu++20 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc \
-//     $(ls src/receipt/*.cc | grep -v _test) src/run/run_record.cc src/verify/run_receipt.cc \
-//     src/verify/receipt_builder.cc src/verify/replay.cc src/verify/verdict.cc \
-//     fuzz/verify/verify_receipt_fuzz.cc -lsodium -o verify_receipt_fuzz
+// Seeds: fuzz/corpus/verify_receipt_fuzz (a real receipt, its statement
+// and its predicate).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
