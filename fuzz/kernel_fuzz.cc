@@ -7,18 +7,15 @@
 // every entry is read and checked; and it is parsed as a manifest on its
 // own. Any crash, sanitizer report, hang or abort is a bug: every input must
 // give a value or a clean error.
-//
-// The fuzz build links only the engine and receipt libraries, so the reader's
-// sources are compiled into this target directly.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 #include <vector>
 
-#include "kernel/kernel.cc"
-#include "kernel/kernel_format.cc"
-#include "kernel/kernel_manifest.cc"
+#include "kernel/kernel.h"
+#include "kernel/kernel_format.h"
+#include "kernel/kernel_manifest.h"
 
 namespace {
 

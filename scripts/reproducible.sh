@@ -137,7 +137,8 @@ repro_toolchain_note() {
 # keeping every other pin, and records the toolchain.
 repro_update_pins() {
   local prefix="$1" tmp
-  tmp="$(mktemp)"
+  mkdir -p "$(dirname "$REPRO_PINS_FILE")"
+  tmp="$(mktemp "$REPRO_PINS_FILE.XXXXXX")"
   {
     cat <<'EOF'
 # Pinned SHA-256 of the reproducible build outputs (SPEC A1), checked by
