@@ -56,11 +56,13 @@ repro_env() {
 }
 
 # --strict: refuses uncommitted changes to tracked files and untracked files
-# that are not ignored, then names the commit.
+# that are not ignored, then names the commit. The pins file is the one
+# exception: it is not an input of any build, and --update-pins of one script
+# must not stop the other's.
 repro_strict_check() {
   git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || repro_die "--strict needs a git checkout" 2
   local dirty
-  dirty="$(git -C "$ROOT" status --porcelain --untracked-files=all)"
+  dirty="$(git -C "$ROOT" status --porcelain --untracked-files=all -- . ':(exclude)kernel/pins.txt')"
   if [[ -n "$dirty" ]]; then
     printf '%s: --strict: the tree has uncommitted changes or untracked files:\n' "$REPRO_NAME" >&2
     printf '%s\n' "$dirty" | head -n 20 | sed 's/^/  /' >&2
