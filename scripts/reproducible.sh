@@ -129,10 +129,11 @@ repro_toolchain_note() {
   [[ -f "$REPRO_PINS_FILE" ]] || return 0
   local current pinned
   current="$(repro_toolchain)"
-  pinned="$(awk '$1 == "toolchain" { print $2 }' "$REPRO_PINS_FILE" | LC_ALL=C sort)"
-  [[ -z "$pinned" || "$current" == "$pinned" ]] && return 0
+  pinned="$(awk '$1 == "toolchain" { print $2 "=" $3 }' "$REPRO_PINS_FILE" | LC_ALL=C sort)"
+  if [[ -z "$pinned" || "$current" == "$pinned" ]]; then return 0; fi
   repro_log "note: the toolchain differs from the one the pins were made with:"
-  diff <(printf '%s\n' "$pinned") <(printf '%s\n' "$current") | sed -n 's/^</  pinned: /p; s/^>/  here:   /p'
+  { diff <(printf '%s\n' "$pinned") <(printf '%s\n' "$current") || true; } |
+    sed -n 's/^</  pinned: /p; s/^>/  here:   /p'
 }
 
 # Rewrites the pins under PREFIX from "ARTIFACT SHA256" lines on stdin,
