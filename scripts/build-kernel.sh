@@ -34,7 +34,7 @@ STRICT=0
 UPDATE_PINS=0
 OUT_DIR="$ROOT/build/share/ampoule"
 
-usage_error() { printf 'build-kernel: %s\n' "$*" >&2; sed -n '2,23p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage_error() { printf 'build-kernel: %s\n' "$*" >&2; sed -n '2,24p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 parse_args() {
   while (($#)); do
@@ -42,7 +42,7 @@ parse_args() {
       --strict) STRICT=1; shift ;;
       --update-pins) UPDATE_PINS=1; shift ;;
       --out) [[ $# -ge 2 ]] || usage_error "--out needs a directory"; OUT_DIR="$2"; shift 2 ;;
-      -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
+      -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;;
       *) usage_error "unknown argument '$1'" ;;
     esac
   done
