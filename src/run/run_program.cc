@@ -17,6 +17,7 @@
 #include "run/kernel_digest_cache.h"
 #include "kernel/entry_names.h"
 #include "sandbox/jail.h"
+#include "sandbox/unique_fd.h"
 #include "wasi/mailbox.h"
 
 namespace ampoule::run {
@@ -30,27 +31,7 @@ constexpr size_t kMaxResultBytes = 1 << 20;
 // interpreter's reserved value stack, the kernel mapping, the snapshot.
 constexpr uint64_t kEngineOverheadBytes = uint64_t(1) << 30;
 
-// A descriptor closed when it goes out of scope.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(o.release()) {}
-  Fd& operator=(Fd&& o) noexcept {
-    reset(o.release());
-    return *this;
-  }
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset(int fd = -1) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
+using Fd = UniqueFd;
 
 Error Errno(const std::string& what) { return Error{what + ": " + strerror(errno)}; }
 
