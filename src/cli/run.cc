@@ -174,6 +174,11 @@ Status LoadFiles(const Options& opts, run::RunSpec& spec) {
   }
   Result<std::string> kernel_path = kernel::DefaultKernelPath();
   if (!kernel_path) return kernel_path.error();
+  std::error_code ec;
+  if (!fs::exists(*kernel_path, ec)) {
+    return Error{"no kernel at the default path '" + *kernel_path +
+                 "': build one with scripts/build-kernel.sh, or name one with --kernel K or $AMPOULE_KERNEL"};
+  }
   spec.kernel_path = *kernel_path;
   return Status::Ok();
 }
