@@ -54,3 +54,8 @@ set_tests_properties(verify_corpus_replay PROPERTIES TIMEOUT 3600 LABELS corpus
 add_test(NAME kernel_cli
          COMMAND ${CMAKE_COMMAND} -DAMPOULE=$<TARGET_FILE:ampoule> -DWORK=${CMAKE_BINARY_DIR}/kernel-cli-test
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/kernel/kernel_cli_test.cmake)
+
+# Deep recursion is the guest's own catchable error in both runtimes.
+add_test(NAME runtime_recursion COMMAND ${CMAKE_SOURCE_DIR}/tests/run/recursion.sh $<TARGET_FILE:ampoule>)
+set_tests_properties(runtime_recursion PROPERTIES TIMEOUT 600 LABELS corpus
+                     SKIP_REGULAR_EXPRESSION "^skipped: ")
