@@ -67,7 +67,7 @@ std::string Rfc3339Now() {
   gmtime_r(&ts.tv_sec, &utc);
   char buf[40];
   strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
-  char out[48];
+  char out[64];
   snprintf(out, sizeof out, "%s.%03ldZ", buf, ts.tv_nsec / 1'000'000);
   return out;
 }
