@@ -221,26 +221,15 @@ class Checker:
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--backend", choices=["auto", "run", "wasm"], default="auto",
-                    help="how guests run (default: ampoule run if it can, else ampoule wasm run)")
-    ap.add_argument("--ampoule", default=guest.default_ampoule(), help="the ampoule binary ($AMPOULE)")
-    ap.add_argument("--kernel", help="kernel file for ampoule run (default: $AMPOULE_KERNEL, ampoule kernel path)")
-    ap.add_argument("--runtimes", help="runtime build folder for the wasm backend (default: the latest build)")
+    guest.add_backend_arguments(ap)
     ap.add_argument("--corpus", default=os.path.join(guest.ROOT, "tests", "corpus"))
     ap.add_argument("--no-determinism", action="store_true", help="run each program once")
-    ap.add_argument("--insecure-no-jail", action="store_true",
-                    help="pass --insecure-no-jail to ampoule run (where namespaces are unavailable)")
     ap.add_argument("only", nargs="*", help="only these programs (file names, e.g. json_roundtrip.py)")
     opts = ap.parse_args()
 
-    backend, notes = guest.choose(opts.backend, opts.ampoule, opts.kernel, opts.runtimes,
-                                  ["--insecure-no-jail"] if opts.insecure_no_jail else [])
+    backend = guest.open_backend(opts)
     if backend is None:
-        print("skipped: no way to run guests here: " + "; ".join(notes))
         return 0
-    print(f"backend: {backend.describe()}")
-    for note in notes:
-        print(f"note: not using {note}")
     checker = Checker(backend, not opts.no_determinism)
     py_dir, js_dir = os.path.join(opts.corpus, "python"), os.path.join(opts.corpus, "js")
     wanted = set(opts.only)

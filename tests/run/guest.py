@@ -192,3 +192,28 @@ def choose(kind, ampoule, kernel=None, runtimes=None, run_args=()):
             return backend, notes
         notes.append(f"{backend.name}: {why}")
     return None, notes
+
+
+def add_backend_arguments(ap):
+    """The command-line options that pick how guests run (shared by the checks)."""
+    ap.add_argument("--backend", choices=["auto", "run", "wasm"], default="auto",
+                    help="how guests run (default: ampoule run if it can, else ampoule wasm run)")
+    ap.add_argument("--ampoule", default=default_ampoule(), help="the ampoule binary ($AMPOULE)")
+    ap.add_argument("--kernel", help="kernel file for ampoule run (default: $AMPOULE_KERNEL, ampoule kernel path)")
+    ap.add_argument("--runtimes", help="runtime build folder for the wasm backend (default: the latest build)")
+    ap.add_argument("--insecure-no-jail", action="store_true",
+                    help="pass --insecure-no-jail to ampoule run (where namespaces are unavailable)")
+
+
+def open_backend(opts):
+    """The backend `opts` ask for, after printing which one and why others were not used;
+    None, after printing the skip line ctest looks for, when no guest can run here."""
+    backend, notes = choose(opts.backend, opts.ampoule, opts.kernel, opts.runtimes,
+                            ["--insecure-no-jail"] if opts.insecure_no_jail else [])
+    if backend is None:
+        print("skipped: no way to run guests here: " + "; ".join(notes))
+        return None
+    print(f"backend: {backend.describe()}")
+    for note in notes:
+        print(f"note: not using {note}")
+    return backend

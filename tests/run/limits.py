@@ -166,22 +166,12 @@ def check_case(case, backend):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--backend", choices=["auto", "run", "wasm"], default="auto")
-    ap.add_argument("--ampoule", default=guest.default_ampoule())
-    ap.add_argument("--kernel")
-    ap.add_argument("--runtimes")
-    ap.add_argument("--insecure-no-jail", action="store_true",
-                    help="pass --insecure-no-jail to ampoule run (where namespaces are unavailable)")
+    guest.add_backend_arguments(ap)
     ap.add_argument("only", nargs="*", help="only these cases (names as printed)")
     opts = ap.parse_args()
-    backend, notes = guest.choose(opts.backend, opts.ampoule, opts.kernel, opts.runtimes,
-                                  ["--insecure-no-jail"] if opts.insecure_no_jail else [])
+    backend = guest.open_backend(opts)
     if backend is None:
-        print("skipped: no way to run guests here: " + "; ".join(notes))
         return 0
-    print(f"backend: {backend.describe()}")
-    for note in notes:
-        print(f"note: not using {note}")
     passed = failed = 0
     for case in CASES:
         if opts.only and case.name not in opts.only:
