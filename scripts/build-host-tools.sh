@@ -46,11 +46,7 @@ main() {
   parse_args "$@"
   local t0=$SECONDS tool
   ((STRICT == 0)) || repro_strict_check
-  repro_env
-  mkdir -p "$REPRO_BUILD_DIR"
-  exec 8>"$REPRO_BUILD_DIR/.lock"
-  flock -n 8 || { repro_log "another reproducible build is using $REPRO_BUILD_DIR; waiting"; flock 8; }
-  repro_log "source date $SOURCE_DATE_EPOCH, build folder $REPRO_BUILD_DIR, $REPRO_JOBS jobs"
+  repro_begin
 
   repro_step configure "configure (Release, reproducible)" repro_configure
   repro_step compile-host "compile ${TOOLS[*]} (-j$REPRO_JOBS)" repro_build "${TOOLS[@]}"

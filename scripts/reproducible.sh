@@ -55,6 +55,16 @@ repro_env() {
   export SOURCE_DATE_EPOCH
 }
 
+# The fixed environment, then the build folder, held by one build at a time
+# (the kernel and host-tools scripts share it).
+repro_begin() {
+  repro_env
+  mkdir -p "$REPRO_BUILD_DIR"
+  exec 8>"$REPRO_BUILD_DIR/.lock"
+  flock -n 8 || { repro_log "another reproducible build is using $REPRO_BUILD_DIR; waiting"; flock 8; }
+  repro_log "source date $SOURCE_DATE_EPOCH, build folder $REPRO_BUILD_DIR, $REPRO_JOBS jobs"
+}
+
 # --strict: refuses uncommitted changes to tracked files and untracked files
 # that are not ignored, then names the commit. The pins file is the one
 # exception: it is not an input of any build, and --update-pins of one script
