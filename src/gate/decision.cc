@@ -34,7 +34,7 @@ GateVerdict Decide(const GateFacts& f) {
                                           " s old, the policy allows " +
                                           std::to_string(f.max_data_age_seconds) + " s"});
   }
-  if (!f.replay_attempted) {
+  if (!f.replay_attempted && f.verify_failure.empty()) {
     found.push_back({Decision::kEscalate, "not replayed: the run used " + std::to_string(f.fuel_used) +
                                               " fuel, over the policy's ceiling of " +
                                               std::to_string(f.fuel_ceiling)});

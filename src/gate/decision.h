@@ -12,8 +12,9 @@
 //   3. hold      the result checks out but the draft differs from the signed
 //                output, or the data it rests on is older than the policy
 //                allows: it waits for a fix
-//   4. escalate  replay was not attempted because the run's fuel is over the
-//                policy's ceiling: too costly to re-check automatically
+//   4. escalate  the receipt verified but replay was not attempted because
+//                the run's fuel is over the policy's ceiling: too costly to
+//                re-check automatically
 //   5. send      otherwise
 // Every reason that applies is listed, not only the deciding one.
 //

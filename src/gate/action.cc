@@ -1,0 +1,175 @@
+#include "gate/action.h"
+
+#include <ctime>
+
+#include "gate/json_fields.h"
+#include "receipt/json_strict.h"
+
+namespace ampoule::gate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Keys are short printable names, so that log lines and outbox messages
+// quote them unambiguously.
+Status CheckKey(const std::string& key) {
+  if (key.size() > 200) return Error{"the draft's idempotency_key is longer than 200 characters"};
+  for (unsigned char c : key) {
+    if (c < 0x20 || c == 0x7f) return Error{"the draft's idempotency_key holds a control character"};
+  }
+  return Status::Ok();
+}
+
+Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& spec) {
+  const std::string where = "draft field 'fields." + name + "'";
+  if (Status s = CheckObject(spec, where, {"value", "from"}); !s.ok()) return s;
+  if (!spec.contains("value")) return Error{where + " needs 'value'"};
+  Result<std::string> from = RequiredString(spec, "from", where);
+  if (!from.ok()) return from.status();
+  if ((*from)[0] != '/') {
+    return Error{where + " 'from' must be a JSON Pointer into the output, starting with '/' (got '" +
+                 *from + "')"};
+  }
+  return AssertedField{spec.at("value"), *from};
+}
+
+Result<Evidence> ParseEvidence(const nlohmann::json& draft, const fs::path& base) {
+  auto it = draft.find("evidence");
+  if (it == draft.end()) return Error{"the draft needs the field 'evidence' (receipt, program, inputs, output)"};
+  const nlohmann::json& e = *it;
+  const char* where = "draft field 'evidence'";
+  if (Status s = CheckObject(e, where, {"receipt", "program", "inputs", "stdin", "output"}); !s.ok()) return s;
+  Evidence ev;
+  // The receipt may come from the command line instead (--receipt).
+  if (e.contains("receipt")) {
+    Result<std::string> receipt = RequiredPath(e, "receipt", where, base);
+    if (!receipt.ok()) return receipt.status();
+    ev.receipt = *receipt;
+  }
+  Result<std::string> program = RequiredPath(e, "program", where, base);
+  if (!program.ok()) return program.status();
+  ev.program = *program;
+  Result<std::string> output = RequiredPath(e, "output", where, base);
+  if (!output.ok()) return output.status();
+  ev.output = *output;
+  if (e.contains("stdin")) {
+    Result<std::string> in = RequiredPath(e, "stdin", where, base);
+    if (!in.ok()) return in.status();
+    ev.stdin_path = *in;
+  }
+  if (auto inputs = e.find("inputs"); inputs != e.end()) {
+    if (!inputs->is_object()) return Error{"draft field 'evidence.inputs' must be an object of name: path"};
+    for (const auto& [name, path] : inputs->items()) {
+      if (name.empty() || name.find('/') != std::string::npos) {
+        return Error{"draft field 'evidence.inputs' has an input name '" + name +
+                     "'; names are plain file names, as in the receipt"};
+      }
+      if (!path.is_string() || path.get_ref<const std::string&>().empty()) {
+        return Error{"draft field 'evidence.inputs." + name + "' must be a non-empty path"};
+      }
+      ev.inputs[name] = ResolvePath(path.get<std::string>(), base);
+    }
+  }
+  return ev;
+}
+
+}  // namespace
+
+Result<int64_t> ParseUtcTimestamp(std::string_view text) {
+  // YYYY-MM-DDTHH:MM:SS[.fraction]Z
+  auto digits = [&](size_t at, size_t n, int* out) {
+    if (at + n > text.size()) return false;
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      v = v * 10 + (text[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int year, month, day, hour, minute, second;
+  bool shape = text.size() >= 20 && digits(0, 4, &year) && text[4] == '-' && digits(5, 2, &month) &&
+               text[7] == '-' && digits(8, 2, &day) && text[10] == 'T' && digits(11, 2, &hour) &&
+               text[13] == ':' && digits(14, 2, &minute) && text[16] == ':' && digits(17, 2, &second);
+  size_t end = 19;
+  if (shape && text[end] == '.') {
+    ++end;
+    size_t start = end;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    shape = end > start;
+  }
+  shape = shape && end + 1 == text.size() && text[end] == 'Z';
+  if (!shape || year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 ||
+      minute > 59 || second > 59) {
+    return Error{"'" + std::string(text) + "' is not an RFC 3339 UTC time like 2026-11-29T08:00:00Z"};
+  }
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  const time_t t = timegm(&tm);
+  if (tm.tm_mday != day) return Error{"'" + std::string(text) + "' names a day that does not exist"};
+  return static_cast<int64_t>(t);
+}
+
+std::string FormatUtcTimestamp(int64_t unix_seconds) {
+  const time_t t = static_cast<time_t>(unix_seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
+}
+
+Result<ActionDraft> LoadActionDraft(const std::string& path) {
+  Result<Document> doc = ReadDocument(path, "action draft");
+  if (!doc.ok()) return doc.status();
+  Result<ActionDraft> draft = ParseActionDraft(doc->text, doc->folder);
+  if (!draft.ok()) return Error{path + ": " + draft.message()};
+  return draft;
+}
+
+Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path& base_dir) {
+  Result<nlohmann::json> parsed = receipt::ParseJsonStrict(json_text, "the action draft");
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& d = *parsed;
+  if (Status s = CheckObject(d, "the draft", {"kind", "idempotency_key", "fields", "data_as_of", "evidence"});
+      !s.ok()) {
+    return s;
+  }
+  ActionDraft draft;
+  Result<std::string> kind = RequiredString(d, "kind", "the draft");
+  if (!kind.ok()) return kind.status();
+  draft.kind = *kind;
+  Result<std::string> key = RequiredString(d, "idempotency_key", "the draft");
+  if (!key.ok()) return key.status();
+  if (Status s = CheckKey(*key); !s.ok()) return s;
+  draft.idempotency_key = *key;
+
+  auto fields = d.find("fields");
+  if (fields == d.end() || !fields->is_object() || fields->empty()) {
+    return Error{"the draft needs 'fields': an object naming at least one asserted field, "
+                 "each {\"value\": ..., \"from\": \"/json/pointer\"}"};
+  }
+  for (const auto& [name, spec] : fields->items()) {
+    Result<AssertedField> field = ParseField(name, spec);
+    if (!field.ok()) return field.status();
+    draft.fields[name] = std::move(*field);
+  }
+
+  Result<std::string> as_of = RequiredString(d, "data_as_of", "the draft");
+  if (!as_of.ok()) return as_of.status();
+  Result<int64_t> as_of_seconds = ParseUtcTimestamp(*as_of);
+  if (!as_of_seconds.ok()) return Error{"the draft's data_as_of: " + as_of_seconds.message()};
+  draft.data_as_of = *as_of_seconds;
+
+  Result<Evidence> evidence = ParseEvidence(d, base_dir);
+  if (!evidence.ok()) return evidence.status();
+  draft.evidence = std::move(*evidence);
+  return draft;
+}
+
+}  // namespace ampoule::gate

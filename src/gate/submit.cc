@@ -1,0 +1,168 @@
+#include "gate/submit.h"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+
+#include "gate/action.h"
+#include "gate/crash_point.h"
+#include "gate/field_check.h"
+#include "gate/outbox.h"
+#include "gate/policy.h"
+#include "kernel/default_path.h"
+#include "verify/command.h"
+#include "verify/file_digest.h"
+
+namespace ampoule::gate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The check's result line with its explanations, as one reason.
+std::string Explain(const verify::CheckOutcome& outcome) {
+  std::string text = outcome.verdict.line;
+  for (size_t i = 0; i < outcome.notes.size(); ++i) text += (i ? "; " : " (") + outcome.notes[i];
+  return outcome.notes.empty() ? text : text + ")";
+}
+
+verify::Options CheckOptions(const ActionDraft& draft, const Policy& policy, const std::string& receipt,
+                             const std::string& kernel) {
+  verify::Options o;
+  o.receipt = receipt;
+  o.keys = policy.trusted_keys;
+  o.kernel = kernel;
+  o.program = draft.evidence.program;
+  o.outputs = {draft.evidence.output};
+  for (const auto& [name, path] : draft.evidence.inputs) o.inputs.push_back({name, path});
+  o.stdin_path = draft.evidence.stdin_path;
+  return o;
+}
+
+// Steps 3 and 4: everything the decision needs except the log's answer.
+// Errors are problems of the gate's own setup (a trusted key it cannot
+// read), not of the evidence, which become reasons to refuse.
+Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, const std::string& receipt,
+                                const std::string& kernel, const verify::Runner& runner,
+                                std::vector<std::string>& notes) {
+  GateFacts facts;
+  facts.fuel_ceiling = policy.replay_fuel_ceiling;
+  facts.max_data_age_seconds = policy.max_data_age_seconds;
+  const int64_t age = static_cast<int64_t>(time(nullptr)) - draft.data_as_of;
+  facts.data_age_seconds = age < 0 ? 0 : static_cast<uint64_t>(age);
+
+  verify::Options options = CheckOptions(draft, policy, receipt, kernel);
+  verify::CheckOutcome verified = verify::RunCheck(options, runner);
+  notes.insert(notes.end(), verified.notes.begin(), verified.notes.end());
+  if (verified.verdict.exit_code == verify::kExitUsage) {
+    // Unreadable evidence or keys: nothing can be decided until it is fixed.
+    return Error{"cannot check the receipt: " + Explain(verified)};
+  }
+  if (verified.verdict.exit_code != verify::kExitVerified || !verified.record) {
+    facts.verify_failure = Explain(verified);
+    return facts;
+  }
+  facts.fuel_used = verified.record->result.fuel_used;
+  if (facts.fuel_used <= policy.replay_fuel_ceiling) {
+    options.replay = true;
+    verify::CheckOutcome replayed = verify::RunCheck(options, runner);
+    // The replay repeats the checks above; keep only what it adds.
+    for (const std::string& n : replayed.notes) {
+      if (std::find(verified.notes.begin(), verified.notes.end(), n) == verified.notes.end()) notes.push_back(n);
+    }
+    facts.replay_attempted = true;
+    if (replayed.verdict.exit_code != verify::kExitVerified) facts.replay_failure = Explain(replayed);
+  }
+  // The output's digest was just checked against the receipt: it is the
+  // signed output, so its fields can be compared.
+  bool too_large = false;
+  Result<verify::LoadedFile> output = verify::LoadFile(draft.evidence.output, &too_large);
+  if (!output.ok()) return Error{"cannot read the output: " + output.message()};
+  facts.mismatches = CompareFields(draft.fields, output->bytes);
+  return facts;
+}
+
+nlohmann::json FieldValues(const ActionDraft& draft) {
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& [name, field] : draft.fields) values[name] = field.value;
+  return values;
+}
+
+// Delivers one recorded send and marks it delivered.
+Result<std::string> Deliver(DecisionLog& log, const DecisionRow& send) {
+  Result<std::string> file = DeliverToOutbox(send);
+  if (!file.ok()) return file;
+  CrashPoint("after-deliver");
+  if (Status s = log.MarkDelivered(send.id, *file); !s.ok()) return s.error();
+  return file;
+}
+
+}  // namespace
+
+Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes) {
+  Result<std::vector<DecisionRow>> pending = log.PendingSends();
+  if (!pending.ok()) return pending.status();
+  for (const DecisionRow& send : *pending) {
+    Result<std::string> file = Deliver(log, send);
+    if (!file.ok()) return Error{"send #" + std::to_string(send.id) + " is still pending: " + file.message()};
+    notes.push_back("delivered send #" + std::to_string(send.id) + " (" + send.idempotency_key +
+                    "), left pending by an interrupted submission, to " + *file);
+  }
+  return Status::Ok();
+}
+
+Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner& runner) {
+  Result<Policy> policy = LoadPolicy(request.policy_path);
+  if (!policy.ok()) return policy.status();
+  Result<ActionDraft> draft = LoadActionDraft(request.draft_path);
+  if (!draft.ok()) return draft.status();
+  const std::string receipt = request.receipt_path.value_or(draft->evidence.receipt);
+  if (receipt.empty()) return Error{"no receipt: give --receipt or name it in the draft's evidence"};
+
+  SubmitOutcome outcome;
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(request.db_path.value_or(policy->decision_log));
+  if (!log.ok()) return log.status();
+  if (Status s = FinishPendingSends(**log, outcome.notes); !s.ok()) return s.error();
+
+  const std::string kernel = request.kernel_path.empty() ? kernel::DefaultKernelPath() : request.kernel_path;
+  if (kernel.empty()) return Error{"no kernel: give --kernel or set AMPOULE_KERNEL"};
+  Result<std::string> kernel_digest = verify::Sha256File(kernel);
+  if (!kernel_digest.ok()) return Error{"cannot read the kernel: " + kernel_digest.message()};
+  if (*kernel_digest != policy->kernel_sha256) {
+    return Error{"the kernel " + kernel + " has sha256 " + *kernel_digest + ", not the policy's pin " +
+                 policy->kernel_sha256};
+  }
+
+  Result<GateFacts> facts = CheckEvidence(*draft, *policy, receipt, kernel, runner, outcome.notes);
+  if (!facts.ok()) return facts.status();
+  Result<std::string> receipt_digest = verify::Sha256File(receipt);
+
+  CrashPoint("after-check");
+  Submission submission;
+  submission.idempotency_key = draft->idempotency_key;
+  submission.kind = draft->kind;
+  submission.receipt_sha256 = receipt_digest.ok() ? *receipt_digest : "";
+  submission.fields = FieldValues(*draft);
+  submission.outbox = fs::absolute(request.outbox_path.value_or(policy->outbox)).lexically_normal().string();
+  GateVerdict verdict;
+  Result<DecisionRow> row = (*log)->Record(submission, [&](bool already_sent) {
+    facts->already_sent = already_sent;
+    verdict = Decide(*facts);
+    return verdict;
+  });
+  if (!row.ok()) return row.status();
+  CrashPoint("after-commit");
+  outcome.row = std::move(*row);
+  outcome.decision = verdict.decision;
+  if (outcome.decision == Decision::kSend) {
+    Result<std::string> file = Deliver(**log, outcome.row);
+    if (file.ok()) {
+      outcome.row.delivery = "delivered";
+      outcome.row.outbox_file = *file;
+    } else {
+      outcome.delivery_error = file.message();
+    }
+  }
+  return outcome;
+}
+
+}  // namespace ampoule::gate
