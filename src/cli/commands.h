@@ -17,5 +17,7 @@ int WasmFuelTableCommand(Args args);  // ampoule wasm fuel-table (wasm_fuel_tabl
 int KeygenCommand(Args args);         // ampoule keygen         (keygen.cc)
 int VerifyCommand(Args args);         // ampoule verify         (verify.cc)
 int KernelCommand(Args args);         // ampoule kernel ...     (kernel.cc)
+int GateSubmitCommand(Args args);     // ampoule gate submit    (gate.cc)
+int GateLogCommand(Args args);        // ampoule gate log       (gate.cc)
 
 }  // namespace ampoule::cli

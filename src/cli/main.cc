@@ -18,6 +18,8 @@ constexpr const char* kUsage =
     "  keygen -o KEY                                 make a receipt signing key (KEY, KEY.pub)\n"
     "  verify RECEIPT --key PUB [--kernel K] ...     check a receipt (--replay: re-run it)\n"
     "  kernel info|path|pack                         inspect, locate or make a kernel file\n"
+    "  gate submit ACTION.json --policy P [options]  check an action's receipt: send, hold, escalate, refuse\n"
+    "  gate log --policy P|--db F                    list the trust gate's decisions\n"
     "\n"
     "Run 'ampoule <command> --help' for a command's options.\n";
 
@@ -37,6 +39,8 @@ constexpr Command kCommands[] = {
     {"keygen", nullptr, ampoule::cli::KeygenCommand},
     {"verify", nullptr, ampoule::cli::VerifyCommand},
     {"kernel", nullptr, ampoule::cli::KernelCommand},
+    {"gate", "submit", ampoule::cli::GateSubmitCommand},
+    {"gate", "log", ampoule::cli::GateLogCommand},
 };
 
 }  // namespace
