@@ -1,0 +1,156 @@
+// The decision log and the outbox: one send per key, even from many
+// connections at once; pending sends; idempotent delivery.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "gate/decision_log.h"
+#include "gate/outbox.h"
+#include "receipt/file_read.h"
+
+namespace ampoule::gate {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GateLog : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gate-log-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Db() const { return dir_ + "/gate.db"; }
+  Submission Sub(const std::string& key) const {
+    return {key, "refund", std::string(64, 'a'), {{"amount", "42.00"}}, dir_ + "/outbox"};
+  }
+  std::string dir_;
+};
+
+GateVerdict SendUnlessSent(bool already_sent) {
+  return {already_sent ? Decision::kEscalate : Decision::kSend, {already_sent ? "duplicate" : "ok"}};
+}
+
+TEST_F(GateLog, RecordsAndListsDecisionsWithTheirReasons) {
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_TRUE(log.ok()) << log.message();
+  Result<DecisionRow> first = (*log)->Record(Sub("k1"), SendUnlessSent);
+  ASSERT_TRUE(first.ok()) << first.message();
+  EXPECT_EQ(first->decision, "send");
+  EXPECT_EQ(first->delivery, "pending");
+  Result<DecisionRow> second = (*log)->Record(Sub("k1"), SendUnlessSent);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->decision, "escalate");
+  EXPECT_EQ(second->delivery, "");
+  ASSERT_TRUE((*log)->Record(Sub("k2"), [](bool) { return GateVerdict{Decision::kHold, {"a", "b"}}; }).ok());
+
+  // A fresh connection sees everything, in order.
+  log->reset();
+  Result<std::unique_ptr<DecisionLog>> again = DecisionLog::Open(Db());
+  ASSERT_TRUE(again.ok());
+  Result<std::vector<DecisionRow>> rows = (*again)->List();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[0].id, first->id);
+  EXPECT_EQ((*rows)[2].reasons, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ((*rows)[2].fields, (nlohmann::json{{"amount", "42.00"}}));
+  EXPECT_EQ((*again)->List(std::string("k1"))->size(), 2u);
+  EXPECT_EQ((*again)->PendingSends()->size(), 1u);
+  ASSERT_TRUE((*again)->MarkDelivered(first->id, "/x/send-1.json").ok());
+  EXPECT_TRUE((*again)->PendingSends()->empty());
+  EXPECT_EQ((*again)->List(std::string("k1"))->front().delivery, "delivered");
+}
+
+TEST_F(GateLog, UsesWriteAheadLoggingWithFullSync) {
+  ASSERT_TRUE(DecisionLog::Open(Db()).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(Db().c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, nullptr);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)), "wal");
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}
+
+TEST_F(GateLog, TheIndexRefusesASecondSendEvenIfTheRuleIsBypassed) {
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_TRUE(log.ok());
+  auto always_send = [](bool) { return GateVerdict{Decision::kSend, {"ok"}}; };
+  ASSERT_TRUE((*log)->Record(Sub("k"), always_send).ok());
+  Result<DecisionRow> second = (*log)->Record(Sub("k"), always_send);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.message().find("UNIQUE"), std::string::npos) << second.message();
+  EXPECT_EQ((*log)->List()->size(), 1u);  // rolled back
+}
+
+TEST_F(GateLog, ManyConnectionsAtOnceRecordOneSendPerKey) {
+  ASSERT_TRUE(DecisionLog::Open(Db()).ok());
+  constexpr int kThreads = 8, kEach = 20;
+  std::atomic<int> sends{0}, errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+      if (!log.ok()) return void(++errors);
+      for (int i = 0; i < kEach; ++i) {
+        Result<DecisionRow> row = (*log)->Record(Sub("k" + std::to_string(i % 4)), SendUnlessSent);
+        if (!row.ok()) ++errors;
+        else if (row->decision == "send") ++sends;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(sends.load(), 4);
+  EXPECT_EQ(DecisionLog::Open(Db()).value()->List()->size(), size_t{kThreads * kEach});
+}
+
+TEST_F(GateLog, RefusesALogFromANewerVersionAndAMissingFolder) {
+  ASSERT_TRUE(DecisionLog::Open(Db()).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(Db().c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "PRAGMA user_version = 9", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.message().find("newer"), std::string::npos) << log.message();
+  Result<std::unique_ptr<DecisionLog>> missing = DecisionLog::Open(dir_ + "/no/such/gate.db");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("does its folder exist"), std::string::npos) << missing.message();
+}
+
+TEST_F(GateLog, DeliveryIsIdempotentPerDecision) {
+  DecisionRow send;
+  send.id = 7;
+  send.kind = "refund";
+  send.idempotency_key = "refund:A-1";
+  send.fields = {{"amount", "42.00"}};
+  send.receipt_sha256 = std::string(64, 'b');
+  send.decided_at = "2026-11-29T08:00:00Z";
+  send.outbox = dir_ + "/outbox/nested";
+  Result<std::string> first = DeliverToOutbox(send);
+  ASSERT_TRUE(first.ok()) << first.message();
+  EXPECT_EQ(*first, dir_ + "/outbox/nested/send-7.json");
+  send.fields = {{"amount", "99.00"}};  // a second delivery changes nothing
+  Result<std::string> second = DeliverToOutbox(send);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*second, *first);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(send.outbox)) files += (void(e), 1);
+  EXPECT_EQ(files, 1);  // no temporary left behind
+  nlohmann::json message = nlohmann::json::parse(*receipt::ReadFileCapped(*first));
+  EXPECT_EQ(message["decision_id"], 7);
+  EXPECT_EQ(message["idempotency_key"], "refund:A-1");
+  EXPECT_EQ(message["fields"]["amount"], "42.00");
+  EXPECT_EQ(message["receipt_sha256"], std::string(64, 'b'));
+}
+
+}  // namespace
+}  // namespace ampoule::gate
