@@ -18,11 +18,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The check's result line with its explanations, as one reason.
+// The check's result line and, when the line does not say, why: one short
+// reason (the details are in the notes, on stderr).
 std::string Explain(const verify::CheckOutcome& outcome) {
-  std::string text = outcome.verdict.line;
-  for (size_t i = 0; i < outcome.notes.size(); ++i) text += (i ? "; " : " (") + outcome.notes[i];
-  return outcome.notes.empty() ? text : text + ")";
+  const verify::Facts& f = outcome.facts;
+  std::optional<std::string> why = f.usage ? f.usage : f.too_large ? f.too_large : f.failed;
+  if (!why && f.terminated) why = "the host's safety net stopped the run";
+  if (!why && f.run_failed && outcome.record) {
+    why = "the run ended with status " + std::to_string(outcome.record->result.status);
+  }
+  const std::string& line = outcome.verdict.line;
+  return !why || line.find(':') != std::string::npos ? line : line + ": " + *why;
 }
 
 verify::Options CheckOptions(const ActionDraft& draft, const Policy& policy, const std::string& receipt,

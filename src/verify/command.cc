@@ -29,7 +29,7 @@ int Finish(const Verdict& v, FILE* out) {
 CheckOutcome RunCheck(const Options& options, const Runner& runner) {
   Evidence ev = Gather(options);
   if (options.replay) Replay(options, runner ? runner : DefaultRunner(), ev);
-  return {Decide(options.replay ? Mode::kReplay : Mode::kVerify, ev.facts), std::move(ev.notes),
+  return {Decide(options.replay ? Mode::kReplay : Mode::kVerify, ev.facts), ev.facts, std::move(ev.notes),
           std::move(ev.record)};
 }
 

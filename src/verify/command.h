@@ -28,6 +28,7 @@ namespace ampoule::verify {
 // formed), whatever the verdict. Only verdict.exit_code 0 is a pass.
 struct CheckOutcome {
   Verdict verdict;
+  Facts facts;  // what the verdict was decided from
   std::vector<std::string> notes;
   std::optional<run::RunRecord> record;
 };
