@@ -1,0 +1,516 @@
+#!/usr/bin/env bash
+# The trust gate's rules from the outside (docs/gate.md, SPEC A7): every
+# decision through `ampoule gate submit` with real receipts from `ampoule run`.
+#
+#   tests/gate/gate_rules.sh --ampoule BIN [--kernel K]
+#
+#   send      exit 0, last line SEND, one outbox message with exactly the
+#             documented keys and only the draft's fields; --json's object
+#   refuse    exit 1: a signed byte changed, the signature changed, an
+#             untrusted signer, the output / input / program altered after
+#             the run, a failed run (status, fuel), a run the host stopped,
+#             a garbage receipt; and, with receipts re-signed by the trusted
+#             key (python3 cryptography), a receipt naming another kernel and
+#             two replay mismatches (a lied-about output, a lied-about fuel)
+#   hold      exit 3: a field differs (the reason names it and both values),
+#             a number for a string, a pointer to nothing, stale data
+#   escalate  exit 4: a duplicate after a send, a held draft whose key was
+#             sent (duplicate wins over hold), fuel over the ceiling (and
+#             hold wins over that)
+#   error     exit 2 `ERROR: ...`: usage, malformed or unknown fields in the
+#             draft or policy, missing files, a kernel that is not the pin,
+#             an unopenable log; nothing is recorded
+#   log       `gate log` (text and --json, --db, --idempotency-key) lists
+#             every decision in order with its reasons and receipt digest
+# Decisions other than send leave the outbox as it was.
+#
+# Prints `ok`/`FAIL` per case and a summary; exit 1 on any failure;
+# `skipped: REASON` (exit 0) without a kernel.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+gate_start gate_rules "$@"
+cd "$FX"
+OUTBOX="$FX/outbox"
+: >"$WORK/expected.jsonl"
+
+# record: appends the last submission's decision to the expected log.
+record() {
+  python3 - "$WORK/expected.jsonl" "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT" "$REASONS" <<'PY'
+import hashlib, json, sys
+path, decision, draft, receipt, reasons = sys.argv[1:6]
+try:
+    digest = hashlib.sha256(open(receipt, "rb").read()).hexdigest()
+except OSError:
+    digest = None
+key = json.load(open(draft))["idempotency_key"]
+with open(path, "a") as f:
+    f.write(json.dumps({"decision": decision, "key": key, "receipt_sha256": digest,
+                        "reasons": [r for r in reasons.split("\n") if r]}) + "\n")
+PY
+}
+
+# message_ok FILE: FILE is the outbox message of the last submission.
+message_ok() {
+  python3 - "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT" <<'PY'
+import hashlib, json, re, sys
+path, draft_path, receipt = sys.argv[1:4]
+m = json.load(open(path))
+d = json.load(open(draft_path))
+problems = []
+want_keys = {"decision_id", "kind", "idempotency_key", "fields", "receipt_sha256", "decided_at"}
+if set(m) != want_keys:
+    problems.append(f"keys {sorted(m)} != {sorted(want_keys)}")
+if not isinstance(m.get("decision_id"), int):
+    problems.append(f"decision_id {m.get('decision_id')!r} is not a number")
+elif not path.endswith(f"send-{m['decision_id']}.json"):
+    problems.append(f"file name does not carry decision_id {m['decision_id']}")
+if m.get("kind") != d["kind"]:
+    problems.append(f"kind {m.get('kind')!r}")
+if m.get("idempotency_key") != d["idempotency_key"]:
+    problems.append(f"idempotency_key {m.get('idempotency_key')!r}")
+want_fields = {k: v["value"] for k, v in d["fields"].items()}
+if m.get("fields") != want_fields:
+    problems.append(f"fields {m.get('fields')!r} != {want_fields!r}")
+digest = hashlib.sha256(open(receipt, "rb").read()).hexdigest()
+if m.get("receipt_sha256") != digest:
+    problems.append(f"receipt_sha256 {m.get('receipt_sha256')!r} != sha256 of the receipt file {digest}")
+if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", str(m.get("decided_at"))):
+    problems.append(f"decided_at {m.get('decided_at')!r} is not RFC 3339 UTC")
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+PY
+}
+
+# expect NAME CODE WORD [REGEX...]: the last submission exited CODE with last
+# line WORD (the `reason:` lines come before it; the command also prints
+# `decision #ID:` and `delivered:` lines there, which docs/gate.md does not
+# list but does not rule out, so they are not checked), the first REGEX
+# matches the first reason and each further one matches some reason (grep
+# -E, case-insensitive). Then the outbox: a send added exactly one message
+# for the key (checked with message_ok), anything else added no file.
+expect() {
+  local name="$1" code="$2" word="$3"; shift 3
+  local problems=()
+  [[ "$RC" == "$code" ]] || problems+=("exit $RC, wanted $code")
+  [[ "$LAST" == "$word" ]] || problems+=("last line '$LAST', wanted '$word'")
+  if (($#)); then
+    printf '%s\n' "$REASONS" | head -n 1 | grep -qiE -- "$1" || problems+=("first reason does not match /$1/")
+    shift
+    local re
+    for re in "$@"; do
+      printf '%s\n' "$REASONS" | grep -qiE -- "$re" || problems+=("no reason matches /$re/")
+    done
+  fi
+  local after; after="$(outbox_files "$OUTBOX")"
+  if [[ "$word" == SEND ]]; then
+    local key; key="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["idempotency_key"])' "$SUBMIT_DRAFT")"
+    ((after == OUTBOX_BEFORE + 1)) || problems+=("outbox went from $OUTBOX_BEFORE to $after files, wanted one more")
+    local n; n="$(outbox_messages "$OUTBOX" "$key")"
+    [[ "$n" == 1 ]] || problems+=("$n outbox messages for key $key, wanted 1")
+    local file; file="$(grep -l -- "\"$key\"" "$OUTBOX"/send-*.json 2>/dev/null | head -n 1)"
+    if [[ -n "$file" ]]; then
+      local bad; bad="$(message_ok "$file")" || problems+=("message $file: $bad")
+    fi
+  else
+    ((after == OUTBOX_BEFORE)) || problems+=("outbox went from $OUTBOX_BEFORE to $after files; only a send may add one")
+  fi
+  if ((${#problems[@]} == 0)); then ok "$name"; else fail "$name" "${problems[@]}" "$(describe)"; fi
+  # The log must hold what the gate decided, right or wrong.
+  [[ "$LAST" =~ ^(SEND|REFUSE|HOLD|ESCALATE)$ ]] && record "${LAST,,}"
+}
+
+# expect_error NAME: exit 2, last line `ERROR: ...`, nothing recorded.
+expect_error() {
+  local name="$1" problems=()
+  [[ "$RC" == 2 ]] || problems+=("exit $RC, wanted 2")
+  [[ "$LAST" == "ERROR: "?* ]] || problems+=("last line '$LAST', wanted 'ERROR: <reason>'")
+  local after; after="$(outbox_files "$OUTBOX")"
+  ((after == OUTBOX_BEFORE)) || problems+=("outbox went from $OUTBOX_BEFORE to $after files")
+  local rows=0
+  [[ -f "$FX/gate.db" ]] && log_json --policy "$POLICY" && rows="$(grep -c . "$WORK/log.jsonl")"
+  local want; want="$(grep -c . "$WORK/expected.jsonl")"
+  ((rows == want)) || problems+=("the log has $rows rows, wanted $want: an error must record nothing")
+  if ((${#problems[@]} == 0)); then ok "$name"; else fail "$name" "${problems[@]}" "$(describe)"; fi
+}
+
+HAVE_CRYPTO=0
+python3 -c 'import cryptography.hazmat.primitives.asymmetric.ed25519' 2>/dev/null && HAVE_CRYPTO=1
+
+# forge SRC DST KEYFILE PYTHON: DST is SRC's statement changed by PYTHON
+# (statements over `st`, the decoded statement), re-signed with KEYFILE.
+# A trusted signer lying, which only replay can catch.
+forge() {
+  python3 - "$@" <<'PY'
+import base64, hashlib, json, sys
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+src, dst, keyfile, code = sys.argv[1:5]
+env = json.load(open(src))
+st = json.loads(base64.b64decode(env["payload"]))
+def set_stdout(data):
+    digest = hashlib.sha256(data).hexdigest()
+    st["predicate"]["stdout"].update(sha256=digest, bytes=len(data), total_bytes=len(data))
+    for s in st["subject"]:
+        if s["name"] == "stdout":
+            s["digest"]["sha256"] = digest
+exec(code)
+seed = next(base64.b64decode(l.split()[1]) for l in open(keyfile) if l.startswith("ed25519-secret "))
+body = json.dumps(st, sort_keys=True, separators=(",", ":")).encode()
+kind = env["payloadType"].encode()
+pae = b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(body), body)
+sig = Ed25519PrivateKey.from_private_bytes(seed).sign(pae)
+env["payload"] = base64.b64encode(body).decode()
+env["signatures"] = [{"keyid": env["signatures"][0]["keyid"], "sig": base64.b64encode(sig).decode()}]
+json.dump(env, open(dst, "w"))
+PY
+}
+
+# --- More evidence ------------------------------------------------------------
+# A byte of the signed payload changed, the signature kept.
+python3 - refund.receipt.json payload-changed.json sig-changed.json <<'PY'
+import base64, json, sys
+env = json.load(open(sys.argv[1]))
+body = base64.b64decode(env["payload"])
+changed = body.replace(b'"seed":0', b'"seed":1', 1)
+assert changed != body
+json.dump(dict(env, payload=base64.b64encode(changed).decode()), open(sys.argv[2], "w"))
+sig = bytearray(base64.b64decode(env["signatures"][0]["sig"]))
+sig[10] ^= 1
+env["signatures"][0]["sig"] = base64.b64encode(bytes(sig)).decode()
+json.dump(env, open(sys.argv[3], "w"))
+PY
+printf 'not a receipt\n' >garbage.json
+run_signed "$FX" refund.py other.out other.receipt.json --input orders.csv=orders.csv --key other.key
+# Altered after the run: the output, an input, the program.
+sed 's/12\.50/99.00/' refund.out >altered.out
+printf 'A-1,99.00,ana\n' >altered-orders.csv
+{ cat refund.py; printf '# changed\n'; } >altered.py
+# A failed run that printed its JSON, one out of fuel, one the host stopped.
+printf 'import json, sys\nprint(json.dumps({"refund": "12.50", "customer": "ana"}))\nsys.exit(3)\n' >status3.py
+run_signed "$FX" status3.py status3.out status3.receipt.json
+printf 'import json\nprint(json.dumps({"refund": "12.50", "customer": "ana"}))\nwhile True:\n    pass\n' >spin.py
+run_signed "$FX" spin.py fuel.out fuel.receipt.json --fuel 300000000
+run_signed "$FX" spin.py timeout.out timeout.receipt.json --timeout 1
+# A run with stdin.
+printf 'import json, sys\nname = sys.stdin.read().strip()\nprint(json.dumps({"refund": "3.00", "customer": name}))\n' >stdin.py
+printf 'bo\n' >stdin.txt
+run_signed "$FX" stdin.py stdin.out stdin.receipt.json --stdin stdin.txt
+for f in other status3 fuel timeout stdin; do
+  [[ -s "$f.receipt.json" ]] || fail "fixture: $f.receipt.json was not made" "$(cat "$WORK/run.err")"
+done
+
+# --- send ---------------------------------------------------------------------
+write_draft send.json refund:A-1
+submit send.json
+expect "send: exit 0, SEND, one outbox message with the draft's fields" 0 SEND
+
+write_draft send-json.json refund:json
+submit send-json.json --json
+if python3 - "$OUT" "$OUTBOX" refund.receipt.json <<'PY'; then ok "send --json: one object with the documented keys"; else fail "send --json" "$(describe)"; fi
+import hashlib, json, os, sys
+text, outbox, receipt = sys.argv[1:4]
+try:
+    o = json.loads(text)
+except ValueError:
+    print("stdout is not one JSON object", file=sys.stderr)
+    sys.exit(1)
+problems = []
+for k in ("decision", "reasons", "id", "idempotency_key", "receipt_sha256", "outbox_file"):
+    if k not in o:
+        problems.append(f"no {k}")
+if o.get("decision") not in ("send", "SEND"):
+    problems.append(f"decision {o.get('decision')!r}")
+if not isinstance(o.get("reasons"), list):
+    problems.append("reasons is not a list")
+if o.get("idempotency_key") != "refund:json":
+    problems.append(f"idempotency_key {o.get('idempotency_key')!r}")
+if o.get("receipt_sha256") != hashlib.sha256(open(receipt, "rb").read()).hexdigest():
+    problems.append("receipt_sha256 is not the receipt file's sha256")
+f = o.get("outbox_file") or ""
+if not os.path.isfile(f) or os.path.basename(f) != f"send-{o.get('id')}.json":
+    problems.append(f"outbox_file {f!r} is not an existing send-<id>.json")
+elif json.load(open(f)).get("decision_id") != o.get("id"):
+    problems.append("the message's decision_id is not the id")
+for p in problems:
+    print(p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+[[ "$RC" == 0 ]] && REASONS="$(python3 -c 'import json,sys; print("\n".join(json.loads(sys.argv[1])["reasons"]))' "$OUT" 2>/dev/null)"
+record send
+
+write_draft send-stdin.json refund:stdin fields='{"amount": {"value": "3.00", "from": "/refund"}, "recipient": {"value": "bo", "from": "/customer"}}' \
+  receipt=stdin.receipt.json program=stdin.py inputs='{}' output=stdin.out stdin=stdin.txt
+submit send-stdin.json
+expect "send: a run with stdin" 0 SEND
+
+# Relative paths start from the draft's and the policy's folders, not the
+# working folder; --receipt replaces evidence.receipt.
+write_draft send-elsewhere.json refund:elsewhere receipt=no-such-receipt.json
+(cd / && submit "$FX/send-elsewhere.json" --receipt "$FX/refund.receipt.json" && declare -p RC OUT ERR LAST REASONS SUBMIT_DRAFT SUBMIT_RECEIPT OUTBOX_BEFORE) >"$WORK/sub.sh"
+source "$WORK/sub.sh"
+expect "send: from another folder, --receipt replacing evidence.receipt" 0 SEND
+[[ ! -e /gate.db && ! -e /outbox ]] && ok "paths: the log and outbox are in the policy's folder" ||
+  fail "paths: the gate wrote gate.db or outbox/ to the working folder /"
+
+write_draft receipt-override.json refund:override
+submit receipt-override.json --receipt other.receipt.json
+expect "refuse: --receipt replaces a good evidence.receipt (untrusted signer)" 1 REFUSE .
+
+# --- escalate: duplicate --------------------------------------------------------
+submit send.json
+expect "escalate: the same action again is a duplicate" 4 ESCALATE 'sent|duplicate'
+submit send.json
+expect "escalate: and again" 4 ESCALATE 'sent|duplicate'
+
+# --- hold -------------------------------------------------------------------------
+write_draft hold-amount.json refund:hold-amount fields='{"amount": {"value": "42.00", "from": "/refund"}, "recipient": {"value": "ana", "from": "/customer"}}'
+submit hold-amount.json
+expect "hold: amount differs; the reason names the field and both values" 3 HOLD 'amount.*42\.00.*12\.50|amount.*12\.50.*42\.00'
+[[ "$(printf '%s\n' "$REASONS" | grep -c .)" == 1 ]] && ok "hold: only the differing field is listed" ||
+  fail "hold: only the differing field is listed" "$(describe)"
+
+write_draft hold-type.json refund:hold-type fields='{"amount": {"value": 12.5, "from": "/refund"}}'
+submit hold-type.json
+expect "hold: 12.5 (a number) is not \"12.50\" (a string)" 3 HOLD 'amount'
+
+write_draft hold-missing.json refund:hold-missing fields='{"amount": {"value": "12.50", "from": "/refund"}, "tax": {"value": "1.00", "from": "/tax"}}'
+submit hold-missing.json
+expect "hold: a field pointing to nothing in the output" 3 HOLD 'tax'
+
+write_draft hold-stale.json refund:hold-stale as_of=2000-01-01T00:00:00Z
+submit hold-stale.json
+expect "hold: data older than max_data_age_seconds" 3 HOLD 'data|old|stale|age'
+
+write_draft hold-both.json refund:hold-both as_of=2000-01-01T00:00:00Z fields='{"recipient": {"value": "bo", "from": "/customer"}}'
+submit hold-both.json
+expect "hold: a differing field and stale data, both listed" 3 HOLD . 'recipient' 'data|old|stale|age'
+
+write_draft hold-fixed.json refund:hold-amount
+submit hold-fixed.json
+expect "send: the held action, fixed, under the same key" 0 SEND
+
+# --- escalate: duplicate over hold --------------------------------------------------
+write_draft dup-held.json refund:A-1 fields='{"amount": {"value": "42.00", "from": "/refund"}}'
+submit dup-held.json
+expect "escalate: a held draft whose key was sent (duplicate before hold)" 4 ESCALATE 'sent|duplicate' 'amount'
+
+# --- escalate: cost -----------------------------------------------------------------
+write_policy "$FX/low-fuel.json" replay_fuel_ceiling=1000
+POLICY="$FX/low-fuel.json"
+write_draft cost.json refund:cost
+submit cost.json
+expect "escalate: fuel over replay_fuel_ceiling" 4 ESCALATE 'fuel|ceiling|cost'
+write_draft cost-held.json refund:cost-held fields='{"amount": {"value": "42.00", "from": "/refund"}}'
+submit cost-held.json
+expect "hold: a differing field wins over fuel over the ceiling" 3 HOLD amount 'fuel|ceiling|cost'
+submit send.json
+expect "escalate: a duplicate over the ceiling, duplicate first" 4 ESCALATE 'sent|duplicate' 'fuel|ceiling|cost'
+POLICY="$FX/policy.json"
+submit cost.json
+expect "send: the escalated action under a policy with room for it" 0 SEND
+
+# --- refuse -------------------------------------------------------------------------
+refuse_case() {  # NAME KEY [write_draft ARGS...]
+  local name="$1" key="$2"; shift 2
+  write_draft "refuse-$key.json" "refuse:$key" "$@"
+  submit "refuse-$key.json"
+  expect "refuse: $name" 1 REFUSE .
+}
+refuse_case "a signed byte of the receipt changed" payload receipt=payload-changed.json
+refuse_case "a byte of the signature changed" sig receipt=sig-changed.json
+refuse_case "signed by a key the policy does not trust" untrusted receipt=other.receipt.json output=other.out
+refuse_case "not a receipt at all" garbage receipt=garbage.json
+refuse_case "the output altered after the run (the draft matching it)" output output=altered.out \
+  fields='{"amount": {"value": "99.00", "from": "/refund"}}'
+refuse_case "an input altered after the run" input inputs='{"orders.csv": "altered-orders.csv"}'
+refuse_case "the program altered after the run" program program=altered.py
+refuse_case "the run exited with status 3" status receipt=status3.receipt.json program=status3.py inputs='{}' output=status3.out
+refuse_case "the run ran out of fuel" fuel receipt=fuel.receipt.json program=spin.py inputs='{}' output=fuel.out
+refuse_case "the host stopped the run (timeout)" timeout receipt=timeout.receipt.json program=spin.py inputs='{}' output=timeout.out
+refuse_case "altered and stale: refuse wins, refuse's reason first" stale-output output=altered.out as_of=2000-01-01T00:00:00Z \
+  fields='{"amount": {"value": "99.00", "from": "/refund"}}'
+
+write_draft refuse-dup.json refund:A-1 output=altered.out fields='{"amount": {"value": "99.00", "from": "/refund"}}'
+submit refuse-dup.json
+expect "refuse: an altered output under a sent key (refuse before duplicate)" 1 REFUSE .
+
+if ((HAVE_CRYPTO)); then
+  forge refund.receipt.json lie.receipt.json agent.key 'set_stdout(open("altered.out", "rb").read())'
+  refuse_case "replay mismatch: the trusted signer lied about the output" lie receipt=lie.receipt.json output=altered.out \
+    fields='{"amount": {"value": "99.00", "from": "/refund"}}'
+  forge refund.receipt.json fuel-lie.receipt.json agent.key 'st["predicate"]["result"]["fuel_used"] += 1'
+  refuse_case "replay mismatch: the trusted signer lied about the fuel" fuel-lie receipt=fuel-lie.receipt.json
+  forge refund.receipt.json kernel-lie.receipt.json agent.key 'st["predicate"]["kernel"]["sha256"] = "ab" * 32'
+  refuse_case "the receipt names another kernel than the pin" kernel receipt=kernel-lie.receipt.json
+  # Over the ceiling, replay is not attempted: a lie is escalated, not sent.
+  forge refund.receipt.json costly-lie.receipt.json agent.key \
+    'set_stdout(open("altered.out", "rb").read()); st["predicate"]["result"]["fuel_used"] = 30000000000'
+  write_draft costly-lie.json refund:costly-lie receipt=costly-lie.receipt.json output=altered.out \
+    fields='{"amount": {"value": "99.00", "from": "/refund"}}'
+  submit costly-lie.json
+  expect "escalate: signed fuel over the ceiling is not replayed (a lie stays unsent)" 4 ESCALATE 'fuel|ceiling|cost'
+else
+  echo "note: python3 cryptography not found: receipts re-signed by the trusted key (replay mismatch, another kernel) not checked"
+fi
+
+# --- errors: nothing decided or recorded ----------------------------------------------
+err_case() {  # NAME, then the submit arguments
+  local name="$1"; shift
+  submit "$@"
+  expect_error "error: $name"
+}
+err_draft() {  # NAME [write_draft ARGS...]
+  local name="$1"; shift
+  write_draft err.json refund:error "$@"
+  err_case "$name" err.json
+}
+err_case "draft file missing" no-such-draft.json
+printf '{"kind": "refund",' >err-trunc.json
+err_case "draft is not JSON" err-trunc.json
+printf '[]\n' >err-array.json
+err_case "draft is an array" err-array.json
+printf '{"kind":"refund","kind":"refund"}\n' >err-dupkey.json
+err_case "draft repeats a key" err-dupkey.json
+err_draft "unknown top-level field" amount='"12.50"'
+err_draft "unknown evidence field" evidence.signature='"x"'
+err_draft "unknown field inside a field" fields='{"amount": {"value": "12.50", "from": "/refund", "note": 1}}'
+err_draft "no idempotency_key" idempotency_key=-
+err_draft "idempotency_key not a string" idempotency_key=7
+err_draft "no fields" fields='{}'
+err_draft "a field without from" fields='{"amount": {"value": "12.50"}}'
+err_draft "from is not a JSON Pointer" fields='{"amount": {"value": "12.50", "from": "refund"}}'
+err_draft "data_as_of with an offset instead of Z" as_of=2026-11-29T08:00:00+01:00
+err_draft "data_as_of not a time" as_of=yesterday
+err_draft "no evidence" evidence=-
+err_draft "evidence receipt file missing" receipt=no-such-receipt.json
+err_draft "evidence program file missing" program=no-such.py
+err_draft "evidence output file missing" output=no-such.out
+err_draft "evidence input file missing" inputs='{"orders.csv": "no-such.csv"}'
+write_draft good.json refund:error
+err_case "no --policy" good.json --policy
+"$AMPOULE" gate submit >"$WORK/o" 2>/dev/null </dev/null; RC=$? OUT="$(cat "$WORK/o")" LAST="$(tail -n 1 "$WORK/o")" ERR=""
+expect_error "error: no arguments"
+err_case "unknown option" good.json --frobnicate
+printf 'this is not a kernel\n' >not-a-kernel
+err_case "--kernel is not the pinned kernel" good.json --kernel "$FX/not-a-kernel"
+err_case "--db cannot be opened" good.json --db "$FX/refund.py/gate.db"
+
+err_policy() {  # NAME [write_policy ARGS...]
+  local name="$1"; shift
+  write_policy "$FX/err-policy.json" "$@"
+  POLICY="$FX/err-policy.json"
+  submit good.json --db "$FX/gate.db"
+  POLICY="$FX/policy.json"
+  expect_error "error: policy: $name"
+}
+err_policy "unknown field" trust_everyone=true
+err_policy "no kernel_sha256" kernel_sha256=-
+err_policy "kernel_sha256 not a digest" kernel_sha256='"32ac6d3b"'
+err_policy "kernel_sha256 is another kernel" kernel_sha256="\"$(printf 'ab%.0s' {1..32})\""
+err_policy "trusted key file missing" trusted_keys='["no-such.pub"]'
+err_policy "trusted key is a secret key" trusted_keys='["agent.key"]'
+err_policy "max_data_age_seconds negative" max_data_age_seconds=-1
+err_policy "replay_fuel_ceiling a string" replay_fuel_ceiling='"lots"'
+POLICY="$FX/no-such-policy.json"; submit good.json; POLICY="$FX/policy.json"
+expect_error "error: policy file missing"
+printf '{"trusted_keys": [' >"$FX/err-policy.json"
+POLICY="$FX/err-policy.json"; submit good.json --db "$FX/gate.db"; POLICY="$FX/policy.json"
+expect_error "error: policy is not JSON"
+
+# --- --db and --outbox override the policy's ----------------------------------------
+write_draft override.json refund:override-paths
+OUTBOX="$WORK/other-outbox"
+submit override.json --db "$WORK/other.db" --outbox "$WORK/other-outbox"
+OUTBOX="$FX/outbox"
+if [[ "$RC" == 0 && "$(outbox_messages "$WORK/other-outbox" refund:override-paths)" == 1 &&
+      "$(outbox_messages "$FX/outbox" refund:override-paths)" == 0 ]] &&
+   log_json --db "$WORK/other.db" && [[ "$(log_count 'True')" == 1 ]]; then
+  ok "--db and --outbox: the decision and the message go there, not to the policy's"
+else
+  fail "--db and --outbox" "$(describe)" "other.db rows: $(cat "$WORK/log.jsonl" 2>/dev/null)"
+fi
+
+# --- the log -------------------------------------------------------------------------
+if log_json --policy "$POLICY"; then
+  if python3 - "$WORK/log.jsonl" "$WORK/expected.jsonl" <<'PY'; then ok "log --json: every decision in order, with its reasons and receipt digest"; else fail "log --json: rows differ from the decisions made"; fi
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+want = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+bad = 0
+if len(rows) != len(want):
+    print(f"  {len(rows)} rows, {len(want)} decisions made"); bad += 1
+ids = [r.get("id") for r in rows]
+if ids != sorted(ids) or len(set(ids)) != len(ids):
+    print(f"  ids not increasing: {ids}"); bad += 1
+for i, (r, w) in enumerate(zip(rows, want)):
+    diffs = []
+    if str(r.get("decision", "")).lower() != w["decision"]:
+        diffs.append(f"decision {r.get('decision')!r} != {w['decision']!r}")
+    if r.get("idempotency_key") != w["key"]:
+        diffs.append(f"key {r.get('idempotency_key')!r} != {w['key']!r}")
+    if w["receipt_sha256"] and r.get("receipt_sha256") != w["receipt_sha256"]:
+        diffs.append(f"receipt_sha256 {r.get('receipt_sha256')!r} != {w['receipt_sha256']!r}")
+    if r.get("reasons") != w["reasons"]:
+        diffs.append(f"reasons {r.get('reasons')!r} != printed {w['reasons']!r}")
+    if diffs:
+        bad += 1
+        print(f"  row {i} (id {r.get('id')}): " + "; ".join(diffs))
+sends = [r for r in rows if str(r.get("decision", "")).lower() == "send"]
+pending = [r for r in sends if r.get("delivered") is False or r.get("state") == "pending"]
+if pending:
+    print(f"  sends not marked delivered: {[r.get('id') for r in pending]}"); bad += 1
+sys.exit(1 if bad else 0)
+PY
+else
+  fail "log --json: exit non-zero" "$(cat "$WORK/log.err")"
+fi
+rows="$(grep -c . "$WORK/log.jsonl")"
+
+"$AMPOULE" gate log --policy "$POLICY" >"$WORK/log.txt" 2>"$WORK/log.err"; rc=$?
+heads="$(grep -cE '^#[0-9]+ ' "$WORK/log.txt")"
+# Columns may be padded; delivered|pending only on sends.
+good="$(grep -cE '^#[0-9]+ +[^ ]+ +(send|hold|escalate|refuse|SEND|HOLD|ESCALATE|REFUSE) +[^ ]+ +[^ ]+ +receipt:[0-9a-f]+( +\[?(delivered|pending)\]?)?$' "$WORK/log.txt")"
+others="$(grep -vcE '^#[0-9]+ |^[[:space:]]+[^[:space:]]' "$WORK/log.txt")"
+if [[ "$rc" == 0 && "$heads" == "$rows" && "$good" == "$rows" && "$others" == 0 ]]; then
+  ok "log: one '#ID TIME DECISION KIND KEY receipt:PREFIX delivered|pending' line per decision, reasons indented"
+else
+  fail "log (text): exit $rc, $heads decision lines ($good in the documented form), $others other lines; wanted $rows" \
+    "$(head -n 12 "$WORK/log.txt")"
+fi
+want_reasons="$(python3 -c 'import json,sys; print(sum(len(json.loads(l)["reasons"]) for l in open(sys.argv[1]) if l.strip()))' "$WORK/expected.jsonl")"
+indented="$(grep -cE '^[[:space:]]+[^[:space:]]' "$WORK/log.txt")"
+[[ "$indented" == "$want_reasons" ]] && ok "log: every reason listed under its decision" ||
+  fail "log: $indented indented lines, $want_reasons reasons were printed"
+send_lines="$(grep -cE '^#[0-9]+ +[^ ]+ +(send|SEND) ' "$WORK/log.txt")"
+delivered_lines="$(grep -cE '^#[0-9]+ +[^ ]+ +(send|SEND) .* \[?delivered\]?$' "$WORK/log.txt")"
+if [[ "$send_lines" == "$(grep -c '"decision": "send"' "$WORK/expected.jsonl")" && "$delivered_lines" == "$send_lines" ]]; then
+  ok "log: every send is delivered"
+else
+  fail "log: a send is still pending, or none is shown delivered" "$(grep -E '^#' "$WORK/log.txt" | head)"
+fi
+
+if log_json --policy "$POLICY" --idempotency-key refund:A-1 &&
+   [[ "$(log_count 'r["idempotency_key"] == "refund:A-1"')" == "$(grep -c . "$WORK/log.jsonl")" ]] &&
+   [[ "$(grep -c . "$WORK/log.jsonl")" == "$(grep -c '"key": "refund:A-1"' "$WORK/expected.jsonl")" ]] &&
+   [[ "$(log_count 'r["decision"].lower() == "send"')" == 1 ]]; then
+  ok "log --idempotency-key: that key's decisions only, one send"
+else
+  fail "log --idempotency-key refund:A-1" "$(cat "$WORK/log.jsonl" "$WORK/log.err")"
+fi
+if "$AMPOULE" gate log --db "$FX/gate.db" --json >"$WORK/log-db.jsonl" 2>/dev/null &&
+   [[ "$(grep -c . "$WORK/log-db.jsonl")" == "$rows" ]]; then
+  ok "log --db: the same rows as --policy"
+else
+  fail "log --db: not the same rows as --policy"
+fi
+"$AMPOULE" gate log >"$WORK/o" 2>/dev/null </dev/null; rc=$?
+[[ "$rc" == 2 && "$(tail -n 1 "$WORK/o")" == "ERROR: "* ]] && ok "log without --policy or --db: exit 2, ERROR:" ||
+  fail "log without --policy or --db: exit $rc, stdout '$(cat "$WORK/o")'"
+
+# Nothing but messages in the outbox: no temporary file left behind.
+stray="$(find "$FX/outbox" -mindepth 1 ! -name 'send-*.json' | head -n 3)"
+[[ -z "$stray" ]] && ok "outbox: only send-<id>.json files" || fail "outbox: stray files: $stray"
+sends="$(grep -c '"decision": "send"' "$WORK/expected.jsonl")"
+[[ "$(find "$FX/outbox" -name 'send-*.json' | wc -l)" == "$sends" ]] && ok "outbox: one message per send ($sends)" ||
+  fail "outbox: $(find "$FX/outbox" -name 'send-*.json' | wc -l) messages for $sends sends"
+
+finish
