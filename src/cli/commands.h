@@ -19,5 +19,7 @@ int VerifyCommand(Args args);         // ampoule verify         (verify.cc)
 int KernelCommand(Args args);         // ampoule kernel ...     (kernel.cc)
 int GateSubmitCommand(Args args);     // ampoule gate submit    (gate.cc)
 int GateLogCommand(Args args);        // ampoule gate log       (gate.cc)
+int DemoRefundCommand(Args args);     // ampoule demo refund    (demo.cc)
+int DemoGraderCommand(Args args);     // ampoule demo grader    (demo.cc)
 
 }  // namespace ampoule::cli

@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "  kernel info|path|pack                         inspect, locate or make a kernel file\n"
     "  gate submit ACTION.json --policy P [options]  check an action's receipt: send, hold, escalate, refuse\n"
     "  gate log --policy P|--db F                    list the trust gate's decisions\n"
+    "  demo refund|grader [--dir DIR] [--kernel K]   run a demo end to end, printing each decision\n"
     "\n"
     "Run 'ampoule <command> --help' for a command's options.\n";
 
@@ -41,6 +42,8 @@ constexpr Command kCommands[] = {
     {"kernel", nullptr, ampoule::cli::KernelCommand},
     {"gate", "submit", ampoule::cli::GateSubmitCommand},
     {"gate", "log", ampoule::cli::GateLogCommand},
+    {"demo", "refund", ampoule::cli::DemoRefundCommand},
+    {"demo", "grader", ampoule::cli::DemoGraderCommand},
 };
 
 }  // namespace
