@@ -69,3 +69,13 @@ foreach(check IN ITEMS rules concurrency crash)
   set_tests_properties(gate_${check} PROPERTIES TIMEOUT 900 LABELS gate
                        SKIP_REGULAR_EXPRESSION "^skipped: ")
 endforeach()
+
+# The demos from the outside (tests/demo/demo_cli.sh, docs/demo.md): decisions
+# in order, one outbox message per key, the held-out check, the grader's replay
+# and the episode mismatch. Each skips without a kernel.
+foreach(demo IN ITEMS refund grader)
+  add_test(NAME demo_${demo}
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/demo/demo_cli.sh ${demo} --ampoule $<TARGET_FILE:ampoule>)
+  set_tests_properties(demo_${demo} PROPERTIES TIMEOUT 600 LABELS demo
+                       SKIP_REGULAR_EXPRESSION "^skipped: ")
+endforeach()
