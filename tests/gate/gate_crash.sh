@@ -52,8 +52,13 @@ check_log() {
   local problems=()
   local n; n="$(outbox_messages "$outbox" "$key")"
   [[ "$n" == 1 ]] || problems+=("$n outbox messages for $key, wanted 1")
-  local stray; stray="$(find "$outbox" -mindepth 1 ! -name 'send-*.json' 2>/dev/null | head -n 3)"
+  # A kill between writing the temporary file and linking it may leave the
+  # hidden temporary behind (docs/gate.md names no clean-up): not a message,
+  # so only noted. Anything else is a stray.
+  local stray; stray="$(find "$outbox" -mindepth 1 ! -name 'send-*.json' ! -name '.*.tmp' 2>/dev/null | head -n 3)"
   [[ -z "$stray" ]] || problems+=("stray files in the outbox: $stray")
+  local temps; temps="$(find "$outbox" -mindepth 1 -name '.*.tmp' 2>/dev/null | wc -l)"
+  ((temps == 0)) || echo "note: $name: $temps temporary file(s) left in the outbox by a killed delivery"
   if log_json --db "$db"; then
     local bad
     bad="$(python3 - "$WORK/log.jsonl" "$key" "$rows" "$@" <<'PY'
@@ -65,7 +70,7 @@ sends = [r for r in table if r["decision"].lower() == "send" and r["idempotency_
 if len(sends) != 1:
     print(f"{len(sends)} sends for {key} in the log, wanted 1")
 for r in sends:
-    if r.get("delivered") is False or str(r.get("state", "")).lower() == "pending":
+    if "pending" in [str(v).lower() for v in r.values()]:  # the column's name is not documented
         print(f"send #{r['id']} is still pending after a restart")
 if rows and len(table) != int(rows):
     print(f"{len(table)} rows in the log, wanted {rows}")
@@ -112,7 +117,7 @@ for point in after-check in-commit after-commit after-deliver; do
       # killed before its commit nowhere.
       if log_json --db "$db"; then
         rows="$(log_count True)" msgs="$(outbox_messages "$outbox" "$key")"
-        pending="$(log_count 'r.get("delivered") is False or str(r.get("state", "")).lower() == "pending"')"
+        pending="$(log_count '"pending" in [str(v).lower() for v in r.values()]')"
         [[ "$rows" == "$committed" && "$msgs" == "$committed" && "$pending" == 0 ]] &&
           ok "$tag: gate log after the crash shows $committed decision(s), $msgs message(s), none pending" ||
           fail "$tag: gate log after the crash: $rows rows, $msgs messages, $pending pending; wanted $committed, $committed, 0" \

@@ -429,6 +429,18 @@ else
   fail "--db and --outbox" "$(describe)" "other.db rows: $(cat "$WORK/log.jsonl" 2>/dev/null)"
 fi
 
+# --- kind is free text, but one decision is one log line ---------------------------
+# A line break in the draft's kind must not forge a line in `gate log`:
+# either the draft is refused as malformed, or the log keeps it on its line.
+write_draft kind-newline.json refund:kind-newline \
+  kind=$'refund\n#999 2026-01-01T00:00:00Z send     refund refund:forged receipt:000000000000 delivered'
+submit kind-newline.json
+if [[ "$RC" == 2 ]]; then
+  expect_error "a kind with a line break: malformed"
+else
+  expect "a kind with a line break: decided like any other" 0 SEND
+fi
+
 # --- the log -------------------------------------------------------------------------
 if log_json --policy "$POLICY"; then
   if python3 - "$WORK/log.jsonl" "$WORK/expected.jsonl" <<'PY'; then ok "log --json: every decision in order, with its reasons and receipt digest"; else fail "log --json: rows differ from the decisions made"; fi
@@ -455,7 +467,8 @@ for i, (r, w) in enumerate(zip(rows, want)):
         bad += 1
         print(f"  row {i} (id {r.get('id')}): " + "; ".join(diffs))
 sends = [r for r in rows if str(r.get("decision", "")).lower() == "send"]
-pending = [r for r in sends if r.get("delivered") is False or r.get("state") == "pending"]
+# The column's name is not documented: any column saying "pending".
+pending = [r for r in sends if "pending" in [str(v).lower() for v in r.values()]]
 if pending:
     print(f"  sends not marked delivered: {[r.get('id') for r in pending]}"); bad += 1
 sys.exit(1 if bad else 0)
@@ -467,8 +480,9 @@ rows="$(grep -c . "$WORK/log.jsonl")"
 
 "$AMPOULE" gate log --policy "$POLICY" >"$WORK/log.txt" 2>"$WORK/log.err"; rc=$?
 heads="$(grep -cE '^#[0-9]+ ' "$WORK/log.txt")"
-# Columns may be padded; delivered|pending only on sends.
-good="$(grep -cE '^#[0-9]+ +[^ ]+ +(send|hold|escalate|refuse|SEND|HOLD|ESCALATE|REFUSE) +[^ ]+ +[^ ]+ +receipt:[0-9a-f]+( +\[?(delivered|pending)\]?)?$' "$WORK/log.txt")"
+# Columns may be padded; KIND is free text (spaces too); delivered|pending
+# only on sends.
+good="$(grep -cE '^#[0-9]+ +[^ ]+ +(send|hold|escalate|refuse|SEND|HOLD|ESCALATE|REFUSE) +.+ +[^ ]+ +receipt:[0-9a-f]+( +\[?(delivered|pending)\]?)?$' "$WORK/log.txt")"
 others="$(grep -vcE '^#[0-9]+ |^[[:space:]]+[^[:space:]]' "$WORK/log.txt")"
 if [[ "$rc" == 0 && "$heads" == "$rows" && "$good" == "$rows" && "$others" == 0 ]]; then
   ok "log: one '#ID TIME DECISION KIND KEY receipt:PREFIX delivered|pending' line per decision, reasons indented"
@@ -476,13 +490,18 @@ else
   fail "log (text): exit $rc, $heads decision lines ($good in the documented form), $others other lines; wanted $rows" \
     "$(head -n 12 "$WORK/log.txt")"
 fi
+grep -q '^#999 ' "$WORK/log.txt" &&
+  fail "log: the line break in a draft's kind forged a decision line" "$(grep -B1 '^#999 ' "$WORK/log.txt")" ||
+  ok "log: a draft's kind cannot forge a decision line"
 want_reasons="$(python3 -c 'import json,sys; print(sum(len(json.loads(l)["reasons"]) for l in open(sys.argv[1]) if l.strip()))' "$WORK/expected.jsonl")"
 indented="$(grep -cE '^[[:space:]]+[^[:space:]]' "$WORK/log.txt")"
 [[ "$indented" == "$want_reasons" ]] && ok "log: every reason listed under its decision" ||
   fail "log: $indented indented lines, $want_reasons reasons were printed"
-send_lines="$(grep -cE '^#[0-9]+ +[^ ]+ +(send|SEND) ' "$WORK/log.txt")"
+# Each send's state is checked row by row in --json above; here only that
+# the text shows it.
+pending_lines="$(grep -cE '^#[0-9]+ .* \[?pending\]?$' "$WORK/log.txt")"
 delivered_lines="$(grep -cE '^#[0-9]+ +[^ ]+ +(send|SEND) .* \[?delivered\]?$' "$WORK/log.txt")"
-if [[ "$send_lines" == "$(grep -c '"decision": "send"' "$WORK/expected.jsonl")" && "$delivered_lines" == "$send_lines" ]]; then
+if ((pending_lines == 0 && delivered_lines > 0)); then
   ok "log: every send is delivered"
 else
   fail "log: a send is still pending, or none is shown delivered" "$(grep -E '^#' "$WORK/log.txt" | head)"
