@@ -216,7 +216,7 @@ int GateLogCommand(Args args) {
       continue;
     }
     printf("#%lld %s %-8s %s %s receipt:%.12s%s\n", static_cast<long long>(row.id), row.decided_at.c_str(),
-           row.decision.c_str(), row.kind.c_str(), row.idempotency_key.c_str(),
+           row.decision.c_str(), OneLine(row.kind).c_str(), OneLine(row.idempotency_key).c_str(),
            row.receipt_sha256.empty() ? "-" : row.receipt_sha256.c_str(),
            row.delivery.empty() ? "" : (" " + row.delivery).c_str());
     for (const std::string& reason : row.reasons) printf("    %s\n", OneLine(reason).c_str());

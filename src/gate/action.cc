@@ -10,12 +10,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Keys are short printable names, so that log lines and outbox messages
-// quote them unambiguously.
-Status CheckKey(const std::string& key) {
-  if (key.size() > 200) return Error{"the draft's idempotency_key is longer than 200 characters"};
-  for (unsigned char c : key) {
-    if (c < 0x20 || c == 0x7f) return Error{"the draft's idempotency_key holds a control character"};
+// The kind and the key are short printable names, so that log lines and
+// outbox messages quote them unambiguously (a line break in one could forge
+// a line of `ampoule gate log`).
+Status CheckName(const std::string& value, const char* field) {
+  if (value.size() > 200) return Error{std::string("the draft's ") + field + " is longer than 200 characters"};
+  for (unsigned char c : value) {
+    if (c < 0x20 || c == 0x7f) return Error{std::string("the draft's ") + field + " holds a control character"};
   }
   return Status::Ok();
 }
@@ -143,10 +144,11 @@ Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path&
   ActionDraft draft;
   Result<std::string> kind = RequiredString(d, "kind", "the draft");
   if (!kind.ok()) return kind.status();
+  if (Status s = CheckName(*kind, "kind"); !s.ok()) return s;
   draft.kind = *kind;
   Result<std::string> key = RequiredString(d, "idempotency_key", "the draft");
   if (!key.ok()) return key.status();
-  if (Status s = CheckKey(*key); !s.ok()) return s;
+  if (Status s = CheckName(*key, "idempotency_key"); !s.ok()) return s;
   draft.idempotency_key = *key;
 
   auto fields = d.find("fields");

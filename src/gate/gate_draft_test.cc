@@ -48,6 +48,7 @@ TEST(GateDraft, RejectsWhatCouldCarryAnUncheckedClaim) {
       {"\"receipt\": \"r.json\"", "\"receipt\": \"r.json\", \"signer\": \"x\"", "unknown field 'signer'"},
       {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"\"", "idempotency_key"},
       {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"a\\nb\"", "control character"},
+      {"\"kind\": \"refund\"", "\"kind\": \"refund\\n#9 send\"", "kind holds a control character"},
       {"\"from\": \"/refunds/0/amount\"", "\"from\": \"refunds\"", "JSON Pointer"},
       {"{\"value\": \"42.00\", ", "{", "needs 'value'"},
       {"\"2026-11-29T08:00:00Z\"", "\"2026-11-29T08:00:00+01:00\"", "RFC 3339 UTC"},
