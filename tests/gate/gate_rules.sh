@@ -429,6 +429,31 @@ else
   fail "--db and --outbox" "$(describe)" "other.db rows: $(cat "$WORK/log.jsonl" 2>/dev/null)"
 fi
 
+# An outbox that cannot be made: exit 2 means nothing decided or recorded, and
+# the log goes on deciding other actions (on a log of its own, so that a
+# failure here does not spill into the checks below).
+write_draft bad-outbox.json refund:bad-outbox
+OUTBOX="$WORK/unused"
+submit bad-outbox.json --db "$WORK/bad-outbox.db" --outbox "$FX/refund.py/outbox"
+# `gate log` lists the rows even when it then exits non-zero.
+log_json --db "$WORK/bad-outbox.db"; log_rc=$?
+rows="$(grep -c . "$WORK/log.jsonl")"
+if [[ "$RC" == 2 && "$LAST" == "ERROR: "* && "$rows" == 0 && "$log_rc" == 0 ]]; then
+  ok "error: --outbox cannot be created: nothing recorded"
+else
+  fail "error: --outbox cannot be created: exit $RC, $rows rows recorded, gate log exit $log_rc (wanted 2, none, 0)" \
+    "$(describe)" "gate log: $(cat "$WORK/log.jsonl" "$WORK/log.err")"
+fi
+write_draft after-bad-outbox.json refund:after-bad-outbox
+OUTBOX="$WORK/good-outbox"
+submit after-bad-outbox.json --db "$WORK/bad-outbox.db" --outbox "$WORK/good-outbox"
+OUTBOX="$FX/outbox"
+if [[ "$RC" == 0 && "$LAST" == SEND && "$(outbox_messages "$WORK/good-outbox" refund:after-bad-outbox)" == 1 ]]; then
+  ok "after a failed outbox, the log still decides and delivers other actions"
+else
+  fail "after a failed outbox, another action on the same log is not decided" "$(describe)"
+fi
+
 # --- kind is free text, but one decision is one log line ---------------------------
 # A line break in the draft's kind must not forge a line in `gate log`:
 # either the draft is refused as malformed, or the log keeps it on its line.
