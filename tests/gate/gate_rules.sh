@@ -19,7 +19,8 @@
 #             hold wins over that)
 #   error     exit 2 `ERROR: ...`: usage, malformed or unknown fields in the
 #             draft or policy, missing files, a kernel that is not the pin,
-#             an unopenable log; nothing is recorded
+#             an unopenable log, an outbox that cannot be made; nothing is
+#             recorded, and the log goes on deciding other actions
 #   log       `gate log` (text and --json, --db, --idempotency-key) lists
 #             every decision in order with its reasons and receipt digest
 # Decisions other than send leave the outbox as it was.
@@ -267,6 +268,25 @@ submit hold-amount.json
 expect "hold: amount differs; the reason names the field and both values" 3 HOLD 'amount.*42\.00.*12\.50|amount.*12\.50.*42\.00'
 [[ "$(printf '%s\n' "$REASONS" | grep -c .)" == 1 ]] && ok "hold: only the differing field is listed" ||
   fail "hold: only the differing field is listed" "$(describe)"
+
+write_draft hold-json.json refund:hold-json fields='{"amount": {"value": "42.00", "from": "/refund"}}'
+submit hold-json.json --json
+if python3 - "$OUT" refund.receipt.json <<'PY'; then ok "hold --json: decision, reasons, id, key, receipt digest, no outbox_file"; else fail "hold --json" "$(describe)"; fi
+import hashlib, json, sys
+try:
+    o = json.loads(sys.argv[1])
+except ValueError:
+    sys.exit("stdout is not one JSON object")
+ok = (o.get("decision") in ("hold", "HOLD") and isinstance(o.get("id"), int)
+      and o.get("idempotency_key") == "refund:hold-json"
+      and o.get("receipt_sha256") == hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest()
+      and any("amount" in r for r in o.get("reasons", [])) and "outbox_file" not in o)
+sys.exit(0 if ok else 1)
+PY
+[[ "$RC" == 3 ]] && ok "hold --json: exit 3" || fail "hold --json: exit $RC, wanted 3"
+[[ "$(outbox_files "$OUTBOX")" == "$OUTBOX_BEFORE" ]] || fail "hold --json: the outbox changed"
+REASONS="$(python3 -c 'import json,sys; print("\n".join(json.loads(sys.argv[1])["reasons"]))' "$OUT" 2>/dev/null)"
+[[ "$RC" == 3 ]] && record hold
 
 write_draft hold-type.json refund:hold-type fields='{"amount": {"value": 12.5, "from": "/refund"}}'
 submit hold-type.json
