@@ -21,15 +21,24 @@ Status CheckName(const std::string& value, const char* field) {
   return Status::Ok();
 }
 
+// RFC 6901: empty or '/'-separated tokens; '~' only as "~0" or "~1".
+bool IsJsonPointer(const std::string& p) {
+  if (p.empty() || p[0] != '/') return false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '~' && (i + 1 >= p.size() || (p[i + 1] != '0' && p[i + 1] != '1'))) return false;
+  }
+  return true;
+}
+
 Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& spec) {
   const std::string where = "draft field 'fields." + name + "'";
   if (Status s = CheckObject(spec, where, {"value", "from"}); !s.ok()) return s;
   if (!spec.contains("value")) return Error{where + " needs 'value'"};
   Result<std::string> from = RequiredString(spec, "from", where);
   if (!from.ok()) return from.status();
-  if ((*from)[0] != '/') {
-    return Error{where + " 'from' must be a JSON Pointer into the output, starting with '/' (got '" +
-                 *from + "')"};
+  if (!IsJsonPointer(*from)) {
+    return Error{where + " 'from' must be a JSON Pointer (RFC 6901) into the output: '/' before each "
+                 "name, '~0' for '~' and '~1' for '/' (got '" + *from + "')"};
   }
   return AssertedField{spec.at("value"), *from};
 }

@@ -29,7 +29,11 @@ GateVerdict Decide(const GateFacts& f) {
     found.push_back({Decision::kHold, "draft field '" + m.field + "' is " + m.draft +
                                           " but the signed output says " + m.signed_value});
   }
-  if (f.data_age_seconds && *f.data_age_seconds > f.max_data_age_seconds) {
+  if (f.data_age_seconds && *f.data_age_seconds < -kMaxClockSkewSeconds) {
+    found.push_back({Decision::kHold, "data dated " + std::to_string(-*f.data_age_seconds) +
+                                          " s in the future: the draft's data_as_of is wrong, or clocks disagree"});
+  } else if (f.data_age_seconds && *f.data_age_seconds > 0 &&
+             static_cast<uint64_t>(*f.data_age_seconds) > f.max_data_age_seconds) {
     found.push_back({Decision::kHold, "stale data: " + std::to_string(*f.data_age_seconds) +
                                           " s old, the policy allows " +
                                           std::to_string(f.max_data_age_seconds) + " s"});

@@ -11,7 +11,8 @@
 //                before "hold": fixing a held duplicate would send it again)
 //   3. hold      the result checks out but the draft differs from the signed
 //                output, or the data it rests on is older than the policy
-//                allows: it waits for a fix
+//                allows (or dated more than kMaxClockSkewSeconds in the
+//                future, which would dodge the age rule): it waits for a fix
 //   4. escalate  the receipt verified but replay was not attempted because
 //                the run's fuel is over the policy's ceiling: too costly to
 //                re-check automatically
@@ -39,6 +40,10 @@ struct FieldMismatch {
   std::string signed_value;  // the signed output's value, as JSON ("missing" when absent)
 };
 
+// How far in the future a draft's data may be dated: clocks of the agent's
+// and the gate's machines may disagree by this much.
+inline constexpr int64_t kMaxClockSkewSeconds = 300;
+
 struct GateFacts {
   // Empty when the receipt verified with a pinned kernel and status 0.
   std::string verify_failure;
@@ -49,8 +54,9 @@ struct GateFacts {
   uint64_t fuel_used = 0;
   uint64_t fuel_ceiling = 0;
   std::vector<FieldMismatch> mismatches;
-  // The age of the data the action rests on and the policy's maximum.
-  std::optional<uint64_t> data_age_seconds;
+  // The age of the data the action rests on (negative: dated in the future)
+  // and the policy's maximum.
+  std::optional<int64_t> data_age_seconds;
   uint64_t max_data_age_seconds = 0;
   // The decision log already holds a send for this idempotency key.
   bool already_sent = false;

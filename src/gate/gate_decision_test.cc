@@ -48,6 +48,16 @@ TEST(GateDecision, EachRuleAlone) {
 
 // Every combination: the decision is that of the most serious rule present,
 // and every applying rule is listed among the reasons.
+TEST(GateDecision, DataDatedInTheFutureIsHeld) {
+  GateFacts f = Clean();
+  f.data_age_seconds = -kMaxClockSkewSeconds;  // within the skew: fine
+  EXPECT_EQ(Decide(f).decision, Decision::kSend);
+  f.data_age_seconds = -kMaxClockSkewSeconds - 1;
+  GateVerdict v = Decide(f);
+  EXPECT_EQ(v.decision, Decision::kHold);
+  EXPECT_NE(v.reasons[0].find("in the future"), std::string::npos) << v.reasons[0];
+}
+
 TEST(GateDecision, PrecedenceOverAllCombinations) {
   for (int mask = 0; mask < 64; ++mask) {
     GateFacts f = Clean();

@@ -50,6 +50,7 @@ TEST(GateDraft, RejectsWhatCouldCarryAnUncheckedClaim) {
       {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"a\\nb\"", "control character"},
       {"\"kind\": \"refund\"", "\"kind\": \"refund\\n#9 send\"", "kind holds a control character"},
       {"\"from\": \"/refunds/0/amount\"", "\"from\": \"refunds\"", "JSON Pointer"},
+      {"\"from\": \"/refunds/0/amount\"", "\"from\": \"/refunds~2\"", "JSON Pointer"},
       {"{\"value\": \"42.00\", ", "{", "needs 'value'"},
       {"\"2026-11-29T08:00:00Z\"", "\"2026-11-29T08:00:00+01:00\"", "RFC 3339 UTC"},
       {"\"2026-11-29T08:00:00Z\"", "\"2026-02-30T08:00:00Z\"", "does not exist"},

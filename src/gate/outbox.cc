@@ -39,6 +39,14 @@ Status SyncPath(const std::string& path, int flags) {
 
 }  // namespace
 
+Status PrepareOutbox(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{"outbox: cannot create the folder " + dir + ": " + ec.message()};
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return Errno("write to the folder", dir);
+  return Status::Ok();
+}
+
 std::string OutboxMessage(const DecisionRow& send) {
   nlohmann::json message = {
       {"decision_id", send.id},
@@ -53,9 +61,7 @@ std::string OutboxMessage(const DecisionRow& send) {
 
 Result<std::string> DeliverToOutbox(const DecisionRow& send) {
   const std::string dir = send.outbox;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Error{"outbox: cannot create the folder " + dir + ": " + ec.message()};
+  if (Status s = PrepareOutbox(dir); !s.ok()) return s.error();
   const std::string name = "send-" + std::to_string(send.id) + ".json";
   const std::string final_path = dir + "/" + name;
   const std::string temp_path = dir + "/." + name + "." + std::to_string(getpid()) + ".tmp";

@@ -19,6 +19,11 @@
 
 namespace ampoule::gate {
 
+// Creates the outbox folder `dir` if missing and checks that this process
+// can write to it, so that a send is never recorded for an outbox that
+// cannot take it.
+Status PrepareOutbox(const std::string& dir);
+
 // The message delivered for a send decision (docs/gate.md).
 std::string OutboxMessage(const DecisionRow& send);
 

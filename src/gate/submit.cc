@@ -53,8 +53,7 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
   GateFacts facts;
   facts.fuel_ceiling = policy.replay_fuel_ceiling;
   facts.max_data_age_seconds = policy.max_data_age_seconds;
-  const int64_t age = static_cast<int64_t>(time(nullptr)) - draft.data_as_of;
-  facts.data_age_seconds = age < 0 ? 0 : static_cast<uint64_t>(age);
+  facts.data_age_seconds = static_cast<int64_t>(time(nullptr)) - draft.data_as_of;
 
   verify::Options options = CheckOptions(draft, policy, receipt, kernel);
   verify::CheckOutcome verified = verify::RunCheck(options, runner);
@@ -109,7 +108,12 @@ Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes) {
   if (!pending.ok()) return pending.status();
   for (const DecisionRow& send : *pending) {
     Result<std::string> file = Deliver(log, send);
-    if (!file.ok()) return Error{"send #" + std::to_string(send.id) + " is still pending: " + file.message()};
+    if (!file.ok()) {
+      // One undeliverable send must not stop decisions on other actions.
+      notes.push_back("send #" + std::to_string(send.id) + " (" + send.idempotency_key +
+                      ") is still pending, retried by the next gate command: " + file.message());
+      continue;
+    }
     notes.push_back("delivered send #" + std::to_string(send.id) + " (" + send.idempotency_key +
                     "), left pending by an interrupted submission, to " + *file);
   }
@@ -142,13 +146,17 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
   if (!facts.ok()) return facts.status();
   Result<std::string> receipt_digest = verify::Sha256File(receipt);
 
+  // A send must be deliverable before it is recorded: check the outbox now.
+  const std::string outbox = fs::absolute(request.outbox_path.value_or(policy->outbox)).lexically_normal().string();
+  if (Status s = PrepareOutbox(outbox); !s.ok()) return s.error();
+
   CrashPoint("after-check");
   Submission submission;
   submission.idempotency_key = draft->idempotency_key;
   submission.kind = draft->kind;
   submission.receipt_sha256 = receipt_digest.ok() ? *receipt_digest : "";
   submission.fields = FieldValues(*draft);
-  submission.outbox = fs::absolute(request.outbox_path.value_or(policy->outbox)).lexically_normal().string();
+  submission.outbox = outbox;
   GateVerdict verdict;
   Result<DecisionRow> row = (*log)->Record(submission, [&](bool already_sent) {
     facts->already_sent = already_sent;

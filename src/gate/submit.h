@@ -47,8 +47,10 @@ struct SubmitOutcome {
 Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner& runner = nullptr);
 
 // Delivers the sends in `log` that were recorded but never marked delivered
-// (their process died), and marks them. Appends a line per delivery to
-// `notes`. Safe to run concurrently with submissions and with itself.
+// (their process died), and marks them. Appends a line per delivery, and
+// per send that still cannot be delivered, to `notes`; an error only when
+// the log cannot be read. Safe to run concurrently with submissions and
+// with itself.
 Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes);
 
 }  // namespace ampoule::gate
