@@ -13,7 +13,7 @@
 #             key (python3 cryptography), a receipt naming another kernel and
 #             two replay mismatches (a lied-about output, a lied-about fuel)
 #   hold      exit 3: a field differs (the reason names it and both values),
-#             a number for a string, a pointer to nothing, stale data
+#             a number for a string, a pointer to nothing, stale data, data dated in the future
 #   escalate  exit 4: a duplicate after a send, a held draft whose key was
 #             sent (duplicate wins over hold), fuel over the ceiling (and
 #             hold wins over that)
@@ -299,6 +299,10 @@ expect "hold: a field pointing to nothing in the output" 3 HOLD 'tax'
 write_draft hold-stale.json refund:hold-stale as_of=2000-01-01T00:00:00Z
 submit hold-stale.json
 expect "hold: data older than max_data_age_seconds" 3 HOLD 'data|old|stale|age'
+
+write_draft hold-future.json refund:hold-future as_of=2999-01-01T00:00:00Z
+submit hold-future.json
+expect "hold: data dated in the future cannot dodge the age rule" 3 HOLD 'in the future'
 
 write_draft hold-both.json refund:hold-both as_of=2000-01-01T00:00:00Z fields='{"recipient": {"value": "bo", "from": "/customer"}}'
 submit hold-both.json
