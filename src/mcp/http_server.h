@@ -1,0 +1,34 @@
+// The network side of the HTTP transport (http.h): a listening socket,
+// HTTP/1.1 connections with keep-alive on one I/O thread, and a pool of
+// worker threads that run the sessions' calls. The rules of the endpoint
+// live in http_handler.h.
+//
+// Limits on clients: a request (headers and body) must arrive within 60 s
+// of the previous response or connection; each write must complete within
+// 30 s; headers are limited to 16 KiB and bodies to max_body_bytes.
+// While a tools/call runs, its event stream carries a comment every 15 s so
+// intermediaries do not take the quiet for a dead connection.
+#pragma once
+
+#include <memory>
+
+#include "mcp/http.h"
+#include "util/result.h"
+
+namespace ampoule::mcp {
+
+class HttpServer {
+ public:
+  // Binds the listening socket (nothing is served until Run).
+  static Result<std::unique_ptr<HttpServer>> Bind(std::shared_ptr<Server> server,
+                                                  const HttpOptions& options);
+  virtual ~HttpServer() = default;
+  virtual int port() const = 0;
+  // Serves until Stop (or, with handle_signals, SIGINT/SIGTERM); returns
+  // once calls in flight have finished.
+  virtual void Run(bool handle_signals) = 0;
+  // Thread-safe; may be called before Run.
+  virtual void Stop() = 0;
+};
+
+}  // namespace ampoule::mcp
