@@ -85,4 +85,16 @@ fi
 for tool in clang-14 clang++-14 wasm-ld-14 wat2wasm wast2json node cmake ninja; do
   command -v "$tool" >/dev/null || { echo "setup: '$tool' is still missing after install" >&2; exit 1; }
 done
+
+# JavaScript dependencies of the agent adapters and the MCP tests, from their
+# lock files (instant when already installed). Exit 2 means Node.js >= 20 or
+# npm is missing (Debian 12's own nodejs is 18): those tests then print
+# `skipped:`; any other failure (a failed download) stops the setup.
+rc=0
+bash scripts/npm-install.sh || rc=$?
+if ((rc == 2)); then
+  log "warning: JavaScript dependencies not installed; the MCP interop and adapter tests will be skipped"
+elif ((rc != 0)); then
+  exit "$rc"
+fi
 log "done"
