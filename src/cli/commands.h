@@ -21,5 +21,6 @@ int GateSubmitCommand(Args args);     // ampoule gate submit    (gate.cc)
 int GateLogCommand(Args args);        // ampoule gate log       (gate.cc)
 int DemoRefundCommand(Args args);     // ampoule demo refund    (demo.cc)
 int DemoGraderCommand(Args args);     // ampoule demo grader    (demo.cc)
+int McpCommand(Args args);            // ampoule mcp            (mcp.cc)
 
 }  // namespace ampoule::cli

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  gate submit ACTION.json --policy P [options]  check an action's receipt: send, hold, escalate, refuse\n"
     "  gate log --policy P|--db F                    list the trust gate's decisions\n"
     "  demo refund|grader [--dir DIR] [--kernel K]   run a demo end to end, printing each decision\n"
+    "  mcp --key KEY [--http HOST:PORT] [options]    serve the tools to agents (Model Context Protocol)\n"
     "\n"
     "Run 'ampoule <command> --help' for a command's options.\n";
 
@@ -44,6 +45,7 @@ constexpr Command kCommands[] = {
     {"gate", "log", ampoule::cli::GateLogCommand},
     {"demo", "refund", ampoule::cli::DemoRefundCommand},
     {"demo", "grader", ampoule::cli::DemoGraderCommand},
+    {"mcp", nullptr, ampoule::cli::McpCommand},
 };
 
 }  // namespace
