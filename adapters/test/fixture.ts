@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import type { ActionDraft, Evidence, GatedAction } from '../src/gate.js';
+import type { ActionDraft, Decision, Evidence, Gate, GateDecision, GatedAction } from '../src/gate.js';
 
 export interface Fixture {
   ampoule: string;
@@ -87,6 +87,8 @@ function build(): Fixture | string {
       2,
     ),
   );
+  // Removed when the test process ends (every test file shares the fixture).
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const hasMcp = spawnSync(ampoule, ['mcp', '--help'], { encoding: 'utf8' }).status === 0;
   return {
     ampoule,
@@ -137,3 +139,17 @@ export function refundMapper(evidence: Evidence) {
     };
   };
 }
+
+/** A gate that answers with a fixed decision and counts submissions. */
+export function scriptedGate(decision: Decision | Error, reasons: string[] = []): Gate & { calls: GatedAction[] } {
+  const calls: GatedAction[] = [];
+  return {
+    calls,
+    async submit(action) {
+      calls.push(action);
+      if (decision instanceof Error) throw decision;
+      return { decision, reasons, id: calls.length } satisfies GateDecision;
+    },
+  };
+}
+

@@ -3,24 +3,10 @@
 // and with the real `ampoule gate submit` on real receipts (send, hold,
 // refuse, escalate).
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import { GateError, GateGuard, cliGate, evidenceFromRun, mcpGate } from '../src/gate.js';
-import type { Decision, Gate, GateDecision, GatedAction } from '../src/gate.js';
-import { freshKey, realFixture, refundDraft, refundMapper } from './fixture.js';
-
-/** A gate that answers with a fixed decision and counts submissions. */
-export function scriptedGate(decision: Decision | Error, reasons: string[] = []): Gate & { calls: GatedAction[] } {
-  const calls: GatedAction[] = [];
-  return {
-    calls,
-    async submit(action) {
-      calls.push(action);
-      if (decision instanceof Error) throw decision;
-      return { decision, reasons, id: calls.length } satisfies GateDecision;
-    },
-  };
-}
+import { freshKey, realFixture, refundDraft, refundMapper, scriptedGate } from './fixture.js';
 
 const EVIDENCE = { receipt: { payloadType: 'x' }, code: 'print(1)', output: '{}' };
 
@@ -104,9 +90,6 @@ describe('mcpGate and evidenceFromRun', () => {
 describe('cliGate with the real ampoule gate submit', () => {
   const fx = realFixture();
   const skip = typeof fx === 'string' ? `skipped: ${fx}` : false;
-  after(() => {
-    if (typeof fx !== 'string') fx.cleanup();
-  });
 
   test('send, then the same key again escalates', { skip }, async () => {
     if (typeof fx === 'string') return;
