@@ -79,3 +79,11 @@ foreach(demo IN ITEMS refund grader)
   set_tests_properties(demo_${demo} PROPERTIES TIMEOUT 600 LABELS demo
                        SKIP_REGULAR_EXPRESSION "^skipped: ")
 endforeach()
+
+# `ampoule mcp` over real stdin and stdout (tests/mcp/stdio_cli.sh,
+# docs/mcp.md): the lifecycle, tools/list, run_python and verify_receipt
+# driven by a python3 client. Skips without a kernel.
+add_test(NAME mcp_stdio_cli
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/stdio_cli.sh --ampoule $<TARGET_FILE:ampoule>)
+set_tests_properties(mcp_stdio_cli PROPERTIES TIMEOUT 600 LABELS mcp
+                     SKIP_REGULAR_EXPRESSION "^skipped: ")
