@@ -80,6 +80,21 @@ foreach(demo IN ITEMS refund grader)
                        SKIP_REGULAR_EXPRESSION "^skipped: ")
 endforeach()
 
+# `ampoule mcp` from the outside (tests/mcp/, docs/quickstart.md): the official
+# MCP TypeScript client over stdio and Streamable HTTP with receipts checked by
+# ampoule-verify, bad HTTP input, the official conformance suite (pinned), and
+# the OpenAI Agents SDK and Claude Agent SDK adapters with the real gate. Each
+# skips without Node.js, node_modules (scripts/npm-install.sh) or a kernel.
+add_test(NAME mcp_interop
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/interop.sh --ampoule $<TARGET_FILE:ampoule>
+                 --verify $<TARGET_FILE:ampoule-verify>)
+add_test(NAME mcp_conformance
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/conformance.sh --ampoule $<TARGET_FILE:ampoule>)
+add_test(NAME mcp_adapters
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/adapters.sh --ampoule $<TARGET_FILE:ampoule>)
+set_tests_properties(mcp_interop mcp_conformance mcp_adapters PROPERTIES
+                     TIMEOUT 600 LABELS mcp SKIP_REGULAR_EXPRESSION "^skipped: ")
+
 # `ampoule mcp` over real stdin and stdout (tests/mcp/stdio_cli.sh,
 # docs/mcp.md): the lifecycle, tools/list, run_python and verify_receipt
 # driven by a python3 client. Skips without a kernel.
