@@ -117,7 +117,7 @@ async function runRefund(gate: Gate, evidence: typeof EVIDENCE | import('../src/
   return { executed, toolOutputs: model.toolOutputs, finalOutput: String(result.finalOutput) };
 }
 
-describe('OpenAI Agents SDK: the server helpers', () => {
+describe('OpenAI Agents SDK: the MCP server objects', () => {
   test('stdio: an MCPServerStdio that starts ampoule mcp with the key, kernel and policy', () => {
     const s = ampouleStdioServer({ ampoule: '/opt/ampoule', key: 'agent.key', kernel: 'k.kernel', policy: 'policy.json' });
     assert.ok(s instanceof MCPServerStdio);
