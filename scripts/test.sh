@@ -5,7 +5,9 @@
 #                   (scripts/build-runtimes.sh, cached) packed with its engine
 #                   into build/share/ampoule/ampoule.kernel; then ctest: unit
 #                   tests, the core spec test run, jail tests, guest corpora
-#                   and limits through `ampoule run`, ampoule-verify and replay
+#                   and limits through `ampoule run`, ampoule-verify and replay,
+#                   the trust gate, the demos, and `ampoule mcp` (its
+#                   JavaScript tests after scripts/npm-install.sh, cached)
 #   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #                   (-O1, assertions on)
 #   3. build-o0/    the engine at -O0; every WASI guest program must give the
@@ -23,8 +25,8 @@
 # Environment:
 #   AMPOULE_FUZZ_SECONDS  total fuzzing time, shared by the targets (default 60; 0 skips)
 #   AMPOULE_JOBS          parallel build and test jobs (default 2)
-#   AMPOULE_SKIP          space-separated phases to skip: build kernel asan determinism
-#                         fuzz repro
+#   AMPOULE_SKIP          space-separated phases to skip: build kernel npm asan
+#                         determinism fuzz repro
 #   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-fuzz/ go (default: the repository)
 set -uo pipefail
 
@@ -80,6 +82,21 @@ skip() {
   local name="$1" why="$2"
   say "$name: skipped: $why"
   summary+=("$(printf '%-28s skipped  (%s)' "$name" "$why")")
+}
+
+# The JavaScript dependencies of the MCP interop, conformance and adapter
+# tests (scripts/npm-install.sh: instant when the lock files are unchanged).
+npm_deps() {
+  if [[ " $SKIP " == *" npm "* ]]; then
+    skip "npm" "AMPOULE_SKIP (the MCP interop and adapter tests will say they skip)"; return
+  fi
+  local major
+  major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+  if ! command -v npm >/dev/null || ((major < 20)); then
+    skip "npm" "Node.js >= 20 with npm not found (the MCP interop and adapter tests will say they skip)"
+    return
+  fi
+  step "npm: JavaScript dependencies" bash "$ROOT/scripts/npm-install.sh"
 }
 
 configure_and_build() {
@@ -222,6 +239,7 @@ elif step "build: compile" configure_and_build "$OUT/build"; then
   else
     step "kernel: runtimes + pack" pack_test_kernel
   fi
+  npm_deps
   step "build: ctest" run_ctest "$OUT/build"
 else
   skip "build: ctest" "the build failed"
