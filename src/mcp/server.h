@@ -35,7 +35,7 @@ inline const std::vector<std::string> kProtocolVersions = {"2025-11-25", "2025-0
 struct ServerOptions {
   std::string kernel_path;      // empty: the installed kernel
   std::string key_path;         // the key receipts are signed with (required)
-  std::vector<std::string> trusted_keys;  // public keys the verify tool trusts (default: key_path's .pub)
+  std::vector<std::string> trusted_keys;  // public key files the verify tool trusts (default: key_path's public half)
   std::string gate_policy;      // the gate tool's policy; empty: the gate tool reports it is not configured
 };
 
