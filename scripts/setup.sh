@@ -17,7 +17,7 @@ readonly PACKAGES=(
   # clang: wasm32-wasi guests, libFuzzer/ASan runtimes, llvm tools
   clang-14 lld-14 llvm-14 libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc
   # libraries
-  libsodium-dev libseccomp-dev libsqlite3-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest
+  libsodium-dev libseccomp-dev libsqlite3-dev nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev googletest
   # conformance (wast2json, wat2wasm), benchmarks (node:wasi), scripts;
   # python3-nacl is the independent receipt checker in the tests
   wabt nodejs python3 python3-nacl

@@ -102,3 +102,12 @@ add_test(NAME mcp_stdio_cli
          COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/stdio_cli.sh --ampoule $<TARGET_FILE:ampoule>)
 set_tests_properties(mcp_stdio_cli PROPERTIES TIMEOUT 600 LABELS mcp
                      SKIP_REGULAR_EXPRESSION "^skipped: ")
+
+# `ampoule mcp --http` over real sockets (tests/mcp/http_cli.sh, docs/mcp.md):
+# the Streamable HTTP rules (sessions, status codes, Origin and Host checks,
+# one server-sent event per tool call, bad clients, SIGTERM) driven by a
+# python3 client. Skips without a kernel.
+add_test(NAME mcp_http_cli
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/http_cli.sh --ampoule $<TARGET_FILE:ampoule>)
+set_tests_properties(mcp_http_cli PROPERTIES TIMEOUT 600 LABELS mcp
+                     SKIP_REGULAR_EXPRESSION "^skipped: ")
