@@ -25,7 +25,6 @@ namespace {
 
 constexpr auto kReadTimeout = std::chrono::seconds(60);
 constexpr auto kWriteTimeout = std::chrono::seconds(30);
-constexpr auto kHeartbeat = std::chrono::seconds(15);
 constexpr size_t kHeaderLimit = 16 * 1024;
 // Tool calls block a worker for up to a minute each; this many run at once,
 // the rest wait their turn.
@@ -37,6 +36,7 @@ struct Shared {
   HttpSessionTable sessions;
   HttpHandlerConfig config;
   size_t max_body_bytes;
+  std::chrono::milliseconds heartbeat{15000};
   net::thread_pool* workers;
 
   Shared(std::shared_ptr<Server> s, size_t max_sessions) : server(std::move(s)), sessions(max_sessions) {}
@@ -159,7 +159,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   // The event stream of a running tools/call: headers now, a comment every
-  // kHeartbeat, the event when the call is done.
+  // heartbeat interval, the event when the call is done.
   void StartStream(const HttpDispatch& dispatch) {
     stream_header_.emplace(StreamHeader(dispatch));
     header_serializer_.emplace(*stream_header_);
@@ -179,7 +179,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void ArmHeartbeat() {
-    heartbeat_.expires_after(kHeartbeat);
+    heartbeat_.expires_after(shared_->heartbeat);
     heartbeat_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec || self->stream_done_ || self->failed_) return;
       if (!self->writing_ && self->out_.empty()) self->Enqueue(Chunk(": keep-alive\n\n"));
@@ -264,6 +264,8 @@ class HttpServerImpl : public HttpServer {
     shared_->workers = &workers_;
   }
 
+  void set_heartbeat(std::chrono::milliseconds interval) { shared_->heartbeat = interval; }
+
   Status Listen(const HttpOptions& options) {
     std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
     beast::error_code ec;
@@ -303,8 +305,10 @@ class HttpServerImpl : public HttpServer {
     }
     Accept();
     ioc_.run();
-    // Calls in flight finish (their sandboxes end cleanly); their answers
-    // are dropped with the connections.
+    // Calls already running finish (their sandboxes end cleanly); calls
+    // still queued never start. Their answers are dropped with the
+    // connections.
+    workers_.stop();
     workers_.join();
   }
 
@@ -343,8 +347,10 @@ class HttpServerImpl : public HttpServer {
 }  // namespace
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Bind(std::shared_ptr<Server> server,
-                                                     const HttpOptions& options) {
+                                                     const HttpOptions& options,
+                                                     std::chrono::milliseconds heartbeat) {
   auto impl = std::make_unique<HttpServerImpl>(std::move(server), options);
+  impl->set_heartbeat(heartbeat);
   AMP_RETURN_IF_ERROR(impl->Listen(options));
   return std::unique_ptr<HttpServer>(std::move(impl));
 }

@@ -10,6 +10,7 @@
 // intermediaries do not take the quiet for a dead connection.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include "mcp/http.h"
@@ -19,13 +20,15 @@ namespace ampoule::mcp {
 
 class HttpServer {
  public:
-  // Binds the listening socket (nothing is served until Run).
-  static Result<std::unique_ptr<HttpServer>> Bind(std::shared_ptr<Server> server,
-                                                  const HttpOptions& options);
+  // Binds the listening socket (nothing is served until Run). `heartbeat`:
+  // the interval of the comments on a running call's event stream.
+  static Result<std::unique_ptr<HttpServer>> Bind(
+      std::shared_ptr<Server> server, const HttpOptions& options,
+      std::chrono::milliseconds heartbeat = std::chrono::seconds(15));
   virtual ~HttpServer() = default;
   virtual int port() const = 0;
   // Serves until Stop (or, with handle_signals, SIGINT/SIGTERM); returns
-  // once calls in flight have finished.
+  // once the calls already running have finished (queued ones never start).
   virtual void Run(bool handle_signals) = 0;
   // Thread-safe; may be called before Run.
   virtual void Stop() = 0;

@@ -25,9 +25,9 @@ using Response = http::response<http::string_body>;
 
 class ServerTest : public ::testing::Test {
  protected:
-  void Start(HttpOptions options = {}) {
+  void Start(HttpOptions options = {}, std::chrono::milliseconds heartbeat = std::chrono::seconds(15)) {
     fake_ = std::make_shared<testing::FakeServer>(&gate_);
-    auto bound = HttpServer::Bind(fake_, options);
+    auto bound = HttpServer::Bind(fake_, options, heartbeat);
     ASSERT_TRUE(bound.ok()) << bound.message();
     server_ = std::move(*bound);
     port_ = server_->port();
@@ -149,6 +149,56 @@ TEST_F(ServerTest, CallsRunSideBySideOffTheNetworkThread) {
     EXPECT_EQ(res.result(), http::status::ok);
     EXPECT_NE(res.body().find("\"id\":" + std::to_string(100 + i)), std::string::npos) << res.body();
   }
+}
+
+TEST_F(ServerTest, ARunningCallsStreamCarriesHeartbeatsThenTheEvent) {
+  Start({}, std::chrono::milliseconds(5));
+  auto socket = Connect();
+  std::string id = Initialize(socket);
+  http::write(socket, Post(R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"wait"}})", id));
+  // Headers and a heartbeat arrive while the call is still running.
+  std::string seen;
+  char buf[4096];
+  while (seen.find(": keep-alive\n\n") == std::string::npos) {
+    boost::system::error_code ec;
+    size_t n = socket.read_some(net::buffer(buf), ec);
+    ASSERT_FALSE(ec) << seen;
+    seen.append(buf, n);
+  }
+  EXPECT_EQ(seen.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << seen;
+  EXPECT_NE(seen.find("Content-Type: text/event-stream\r\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("Transfer-Encoding: chunked\r\n"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("event: message"), std::string::npos);
+  gate_.Open();
+  while (seen.find("\r\n0\r\n\r\n") == std::string::npos) {
+    boost::system::error_code ec;
+    size_t n = socket.read_some(net::buffer(buf), ec);
+    ASSERT_FALSE(ec) << seen;
+    seen.append(buf, n);
+  }
+  EXPECT_NE(seen.find("event: message\ndata: {"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\"id\":8"), std::string::npos) << seen;
+  // The connection is kept alive for the next request.
+  beast::flat_buffer fresh;
+  http::write(socket, Post(R"({"jsonrpc":"2.0","id":9,"method":"ping"})", id));
+  Response res;
+  http::read(socket, fresh, res);
+  EXPECT_EQ(res.result(), http::status::ok);
+}
+
+TEST_F(ServerTest, AClientLeavingDuringACallHarmsNothing) {
+  Start({}, std::chrono::milliseconds(5));
+  auto first = Connect();
+  std::string id = Initialize(first);
+  {
+    auto socket = Connect();
+    http::write(socket, Post(R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"wait"}})", id));
+    ASSERT_TRUE(gate_.AwaitRunning(1));
+  }  // closed while the call runs
+  gate_.Open();
+  auto res = Exchange(first, Post(R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x"}})", id));
+  EXPECT_EQ(res.result(), http::status::ok);
+  EXPECT_NE(res.body().find("\"id\":9"), std::string::npos);
 }
 
 TEST_F(ServerTest, MalformedHttpIsAnsweredAndTheServerServesOn) {
