@@ -295,14 +295,17 @@ class HttpServerImpl : public HttpServer {
 
   int port() const override { return port_; }
 
+  void CatchSignals() override {
+    if (signals_) return;
+    // Caught from here on; acted on once Run runs.
+    signals_.emplace(ioc_, SIGINT, SIGTERM);
+    signals_->async_wait([this](beast::error_code ec, int) {
+      if (!ec) Stop();
+    });
+  }
+
   void Run(bool handle_signals) override {
-    std::optional<net::signal_set> signals;
-    if (handle_signals) {
-      signals.emplace(ioc_, SIGINT, SIGTERM);
-      signals->async_wait([this](beast::error_code ec, int) {
-        if (!ec) Stop();
-      });
-    }
+    if (handle_signals) CatchSignals();
     Accept();
     ioc_.run();
     // Calls already running finish (their sandboxes end cleanly); calls
@@ -340,6 +343,7 @@ class HttpServerImpl : public HttpServer {
   std::shared_ptr<Shared> shared_;
   tcp::acceptor acceptor_;
   net::steady_timer retry_;
+  std::optional<net::signal_set> signals_;
   net::thread_pool workers_;
   int port_ = 0;
 };
@@ -359,6 +363,8 @@ Status ServeHttp(std::shared_ptr<Server> server, const HttpOptions& options) {
   auto bound = HttpServer::Bind(std::move(server), options);
   if (!bound.ok()) return bound.status();
   HttpServer& http_server = **bound;
+  // Before saying where it listens: a client may signal as soon as it knows.
+  http_server.CatchSignals();
   std::string host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::fprintf(stderr, "ampoule mcp: listening on http://%s:%d/mcp\n", host.c_str(), http_server.port());
   std::fflush(stderr);

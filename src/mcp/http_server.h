@@ -30,6 +30,10 @@ class HttpServer {
   // Serves until Stop (or, with handle_signals, SIGINT/SIGTERM); returns
   // once the calls already running have finished (queued ones never start).
   virtual void Run(bool handle_signals) = 0;
+  // Starts catching SIGINT and SIGTERM now (they stop Run); Run(true) does
+  // this itself, but a signal sent between Bind and Run would otherwise end the
+  // process by the default action (status 143, not 0).
+  virtual void CatchSignals() = 0;
   // Thread-safe; may be called before Run.
   virtual void Stop() = 0;
 };
