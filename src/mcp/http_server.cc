@@ -1,5 +1,6 @@
 #include "mcp/http_server.h"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -23,8 +24,6 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-constexpr auto kReadTimeout = std::chrono::seconds(60);
-constexpr auto kWriteTimeout = std::chrono::seconds(30);
 constexpr size_t kHeaderLimit = 16 * 1024;
 // Tool calls block a worker for up to a minute each; this many run at once,
 // the rest wait their turn.
@@ -36,7 +35,8 @@ struct Shared {
   HttpSessionTable sessions;
   HttpHandlerConfig config;
   size_t max_body_bytes;
-  std::chrono::milliseconds heartbeat{15000};
+  HttpLimits limits;
+  std::atomic<int> connections{0};
   net::thread_pool* workers;
 
   Shared(std::shared_ptr<Server> s, size_t max_sessions) : server(std::move(s)), sessions(max_sessions) {}
@@ -53,7 +53,10 @@ std::string Chunk(const std::string& data) {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, std::shared_ptr<Shared> shared)
-      : stream_(std::move(socket)), heartbeat_(stream_.get_executor()), shared_(std::move(shared)) {}
+      : stream_(std::move(socket)), heartbeat_(stream_.get_executor()), shared_(std::move(shared)) {
+    ++shared_->connections;
+  }
+  ~Connection() { --shared_->connections; }
 
   void Start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
@@ -64,7 +67,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(shared_->max_body_bytes);
-    stream_.expires_after(kReadTimeout);
+    stream_.expires_after(shared_->limits.read);
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code ec, size_t) {
                               self->OnHeader(ec);
@@ -146,7 +149,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // A whole response; then the next request, or the end.
   void Write(HttpResponse res) {
     auto message = std::make_shared<HttpResponse>(std::move(res));
-    stream_.expires_after(kWriteTimeout);
+    stream_.expires_after(shared_->limits.write);
     http::async_write(stream_, *message, [self = shared_from_this(), message](beast::error_code ec, size_t) {
       if (ec) return self->Close();
       self->Next(message->keep_alive());
@@ -167,7 +170,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     stream_done_ = false;
     failed_ = false;
     writing_ = true;
-    stream_.expires_after(kWriteTimeout);
+    stream_.expires_after(shared_->limits.write);
     http::async_write_header(stream_, *header_serializer_,
                              [self = shared_from_this()](beast::error_code ec, size_t) {
                                self->writing_ = false;
@@ -179,7 +182,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void ArmHeartbeat() {
-    heartbeat_.expires_after(shared_->heartbeat);
+    heartbeat_.expires_after(shared_->limits.heartbeat);
     heartbeat_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (ec || self->stream_done_ || self->failed_) return;
       if (!self->writing_ && self->out_.empty()) self->Enqueue(Chunk(": keep-alive\n\n"));
@@ -213,7 +216,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return;
     }
     writing_ = true;
-    stream_.expires_after(kWriteTimeout);
+    stream_.expires_after(shared_->limits.write);
     net::async_write(stream_, net::buffer(out_.front()),
                      [self = shared_from_this()](beast::error_code ec, size_t) {
                        self->writing_ = false;
@@ -264,7 +267,7 @@ class HttpServerImpl : public HttpServer {
     shared_->workers = &workers_;
   }
 
-  void set_heartbeat(std::chrono::milliseconds interval) { shared_->heartbeat = interval; }
+  void set_limits(const HttpLimits& limits) { shared_->limits = limits; }
 
   Status Listen(const HttpOptions& options) {
     std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
@@ -334,7 +337,12 @@ class HttpServerImpl : public HttpServer {
         retry_.async_wait([this](beast::error_code) { Accept(); });
         return;
       }
-      std::make_shared<Connection>(std::move(socket), shared_)->Start();
+      if (shared_->connections >= shared_->limits.max_connections) {
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        std::make_shared<Connection>(std::move(socket), shared_)->Start();
+      }
       Accept();
     });
   }
@@ -352,9 +360,9 @@ class HttpServerImpl : public HttpServer {
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Bind(std::shared_ptr<Server> server,
                                                      const HttpOptions& options,
-                                                     std::chrono::milliseconds heartbeat) {
+                                                     HttpLimits limits) {
   auto impl = std::make_unique<HttpServerImpl>(std::move(server), options);
-  impl->set_heartbeat(heartbeat);
+  impl->set_limits(limits);
   AMP_RETURN_IF_ERROR(impl->Listen(options));
   return std::unique_ptr<HttpServer>(std::move(impl));
 }

@@ -3,11 +3,12 @@
 // worker threads that run the sessions' calls. The rules of the endpoint
 // live in http_handler.h.
 //
-// Limits on clients: a request (headers and body) must arrive within 60 s
-// of the previous response or connection; each write must complete within
-// 30 s; headers are limited to 16 KiB and bodies to max_body_bytes.
-// While a tools/call runs, its event stream carries a comment every 15 s so
-// intermediaries do not take the quiet for a dead connection.
+// Limits on clients (HttpLimits): a request (headers and body) must arrive
+// within 60 s of the previous response or of connecting; each write must
+// complete within 30 s; headers are limited to 16 KiB and bodies to
+// max_body_bytes; at most 512 connections at once. While a tools/call runs,
+// its event stream carries a comment every 15 s so intermediaries do not
+// take the quiet for a dead connection.
 #pragma once
 
 #include <chrono>
@@ -18,13 +19,22 @@
 
 namespace ampoule::mcp {
 
+// How long and how many the server bears with clients (tests lower them).
+struct HttpLimits {
+  std::chrono::milliseconds read{60000};       // for a whole request, from the last response
+  std::chrono::milliseconds write{30000};      // for each write
+  std::chrono::milliseconds heartbeat{15000};  // between comments on a running call's stream
+  // More connections are closed on arrival, so idle sockets cannot take the
+  // descriptors the sandboxes need.
+  int max_connections = 512;
+};
+
 class HttpServer {
  public:
-  // Binds the listening socket (nothing is served until Run). `heartbeat`:
-  // the interval of the comments on a running call's event stream.
-  static Result<std::unique_ptr<HttpServer>> Bind(
-      std::shared_ptr<Server> server, const HttpOptions& options,
-      std::chrono::milliseconds heartbeat = std::chrono::seconds(15));
+  // Binds the listening socket (nothing is served until Run).
+  static Result<std::unique_ptr<HttpServer>> Bind(std::shared_ptr<Server> server,
+                                                  const HttpOptions& options,
+                                                  HttpLimits limits = {});
   virtual ~HttpServer() = default;
   virtual int port() const = 0;
   // Serves until Stop (or, with handle_signals, SIGINT/SIGTERM); returns

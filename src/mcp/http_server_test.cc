@@ -23,11 +23,17 @@ using tcp = net::ip::tcp;
 using nlohmann::json;
 using Response = http::response<http::string_body>;
 
+HttpLimits Heartbeat(int ms) {
+  HttpLimits t;
+  t.heartbeat = std::chrono::milliseconds(ms);
+  return t;
+}
+
 class ServerTest : public ::testing::Test {
  protected:
-  void Start(HttpOptions options = {}, std::chrono::milliseconds heartbeat = std::chrono::seconds(15)) {
+  void Start(HttpOptions options = {}, HttpLimits limits = {}) {
     fake_ = std::make_shared<testing::FakeServer>(&gate_);
-    auto bound = HttpServer::Bind(fake_, options, heartbeat);
+    auto bound = HttpServer::Bind(fake_, options, limits);
     ASSERT_TRUE(bound.ok()) << bound.message();
     server_ = std::move(*bound);
     port_ = server_->port();
@@ -152,7 +158,7 @@ TEST_F(ServerTest, CallsRunSideBySideOffTheNetworkThread) {
 }
 
 TEST_F(ServerTest, ARunningCallsStreamCarriesHeartbeatsThenTheEvent) {
-  Start({}, std::chrono::milliseconds(5));
+  Start({}, Heartbeat(5));
   auto socket = Connect();
   std::string id = Initialize(socket);
   http::write(socket, Post(R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"wait"}})", id));
@@ -187,7 +193,7 @@ TEST_F(ServerTest, ARunningCallsStreamCarriesHeartbeatsThenTheEvent) {
 }
 
 TEST_F(ServerTest, AClientLeavingDuringACallHarmsNothing) {
-  Start({}, std::chrono::milliseconds(5));
+  Start({}, Heartbeat(5));
   auto first = Connect();
   std::string id = Initialize(first);
   {
@@ -255,6 +261,51 @@ TEST_F(ServerTest, MalformedHttpIsAnsweredAndTheServerServesOn) {
   }
   auto socket = Connect();
   EXPECT_FALSE(Initialize(socket).empty());
+}
+
+TEST_F(ServerTest, SlowClientsAreDisconnected) {
+  HttpLimits limits;
+  limits.read = std::chrono::milliseconds(500);
+  Start({}, limits);
+  // Half a request line, then nothing: the server gives up and closes.
+  auto slow = Connect();
+  net::write(slow, net::buffer(std::string("POST /mcp HTTP/1.1\r\nHost: 127.")));
+  std::string reply = ReadToEnd(slow);
+  EXPECT_EQ(reply.find("HTTP/1.1 2"), std::string::npos) << reply;
+  // An idle kept-alive connection likewise.
+  auto idle = Connect();
+  Initialize(idle);
+  EXPECT_EQ(ReadToEnd(idle), "");
+  auto socket = Connect();
+  EXPECT_FALSE(Initialize(socket).empty());
+}
+
+TEST_F(ServerTest, ConnectionsBeyondTheCapAreClosedOnArrival) {
+  HttpLimits limits;
+  limits.max_connections = 8;
+  Start({}, limits);
+  std::vector<tcp::socket> held;
+  for (int i = 0; i < limits.max_connections; ++i) held.push_back(Connect());
+  // One round trip on the last one: by then every earlier one was accepted.
+  EXPECT_FALSE(Initialize(held.back()).empty());
+  auto extra = Connect();
+  boost::system::error_code ec;
+  http::write(extra, Post(R"({"jsonrpc":"2.0","id":1,"method":"initialize"})"), ec);
+  EXPECT_EQ(ReadToEnd(extra), "");
+  held.pop_back();  // closing one makes room again
+  for (int attempt = 0;; ++attempt) {
+    auto socket = Connect();
+    http::write(socket, Post(R"({"jsonrpc":"2.0","id":1,"method":"initialize"})"), ec);
+    Response res;
+    beast::flat_buffer buffer;
+    http::read(socket, buffer, res, ec);
+    if (!ec) {
+      EXPECT_EQ(res.result(), http::status::ok);
+      break;
+    }
+    ASSERT_LT(attempt, 1000) << "the server never accepted again";
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 TEST_F(ServerTest, ForeignHostAndOriginAreForbiddenOnTheWire) {
