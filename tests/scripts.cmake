@@ -111,3 +111,13 @@ add_test(NAME mcp_http_cli
          COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/http_cli.sh --ampoule $<TARGET_FILE:ampoule>)
 set_tests_properties(mcp_http_cli PROPERTIES TIMEOUT 600 LABELS mcp
                      SKIP_REGULAR_EXPRESSION "^skipped: ")
+
+# The release bundle (scripts/package.sh, docs/building.md): packaged twice to
+# the same bytes, unpacked into an empty folder, checked with its check.sh,
+# the quickstart's command line run from inside it with a clean environment
+# (VERIFIED, REPLAY OK), and a changed file named by check.sh. Skips without
+# a kernel.
+add_test(NAME package_cli
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/package/package_cli.sh --ampoule $<TARGET_FILE:ampoule>)
+set_tests_properties(package_cli PROPERTIES TIMEOUT 600 LABELS package
+                     SKIP_REGULAR_EXPRESSION "^skipped: ")
