@@ -96,8 +96,9 @@ runtime_packages() {
       echo "${pkg%%:*}"
     done | sort -u
 }
-PACKAGES="$(runtime_packages)"
-[[ -n "$PACKAGES" ]] || die "ldd found no libraries for the binaries"
+PACKAGES_LIST="$(runtime_packages)"
+[[ -n "$PACKAGES_LIST" ]] || die "ldd found no libraries for the binaries"
+mapfile -t PACKAGES <<<"$PACKAGES_LIST"
 
 cat >"$B/README.md" <<EOF
 # Ampoule $VERSION (linux-$(uname -m))
@@ -117,10 +118,10 @@ kernel at \`share/ampoule/ampoule.kernel\` beside it (or wherever \`AMPOULE_KERN
 ## Runtime requirements (Debian 12)
 
 \`\`\`sh
-sudo apt-get install $(echo $PACKAGES)
+sudo apt-get install ${PACKAGES[*]}
 \`\`\`
 
-$(printf -- '- %s\n' $PACKAGES)
+$(printf -- '- %s\n' "${PACKAGES[@]}")
 
 The adapters also need Node.js 20 or newer with npm.
 
@@ -155,7 +156,8 @@ exit 1
 EOF
 chmod 0755 "$B/check.sh"
 
-(cd "$B" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs -d '\n' sha256sum >SHA256SUMS)
+(cd "$B" && find . -type f | sed 's|^\./||' | sort | xargs -d '\n' sha256sum) >"$STAGE/sums"
+mv "$STAGE/sums" "$B/SHA256SUMS"
 chmod 0644 "$B/SHA256SUMS"
 find "$B" -type d -exec chmod 0755 {} +
 
