@@ -3,10 +3,10 @@
 // output, one message per line, nothing else on the output. Logs go to
 // stderr, never to the output.
 //
-// Several requests may be in flight: a line that may be a tools/call runs
-// on its own worker thread (at most max_in_flight at once; reading waits
-// for a free slot), every other message is answered in order as it is
-// read. Each response is written whole, under a mutex, so lines never
+// Several requests may be in flight: a line that may be a tools/call goes
+// to a fixed pool of max_in_flight worker threads (reading waits while
+// that many are queued or running), every other message is answered in
+// order as it is read. Each response is written whole, under a mutex, so lines never
 // interleave. A line longer than max_line_bytes is dropped with an error
 // response (id null) and serving goes on. At the end of the input the
 // calls in flight finish and write their responses, then ServeStdio

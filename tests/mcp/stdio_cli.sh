@@ -2,7 +2,8 @@
 # `ampoule mcp` over real stdin and stdout (docs/mcp.md), driven by a small
 # python3 client: initialize, notifications/initialized, tools/list,
 # tools/call run_python (its receipt then checked by verify_receipt, also
-# with replay), an unknown method, and the end of stdin ending the server
+# with replay), three calls in flight at once, an unknown method, and the
+# end of stdin ending the server
 # with exit 0. Every line on stdout must be one JSON-RPC message. Also the
 # usage errors (no --key: exit 2) and --help.
 #
@@ -120,6 +121,19 @@ check("verify_receipt replay: REPLAY OK",
 r = request(6, "tools/call", {"name": "verify_receipt", "arguments": dict(args, output='{"n": 6}\n')})
 check("verify_receipt, another output: FAILED",
       r.get("result", {}).get("structuredContent", {}).get("result_line") == "FAILED")
+
+# Several calls in flight at once: each answered once, with its own output.
+for i in range(3):
+    send({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+          "params": {"name": "run_python", "arguments": {"code": f"print({i} * 7)"}}})
+answers = {}
+for _ in range(3):
+    m = receive()
+    answers[m.get("id")] = m
+check("three calls in flight: three answers, one per id", sorted(answers) == [10, 11, 12])
+check("three calls in flight: each its own output", all(
+    answers.get(10 + i, {}).get("result", {}).get("structuredContent", {}).get("stdout") == f"{i * 7}\n"
+    for i in range(3)))
 
 r = request(7, "no/such/method")
 check("an unknown method: -32601", r.get("error", {}).get("code") == -32601)
