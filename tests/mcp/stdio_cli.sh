@@ -3,9 +3,8 @@
 # python3 client: initialize, notifications/initialized, tools/list,
 # tools/call run_python (its receipt then checked by verify_receipt, also
 # with replay), three calls in flight at once, an unknown method, and the
-# end of stdin ending the server
-# with exit 0. Every line on stdout must be one JSON-RPC message. Also the
-# usage errors (no --key: exit 2) and --help.
+# end of stdin ending the server with exit 0. Every line on stdout must be
+# one JSON-RPC message. Also the usage errors (no --key: exit 2) and --help.
 #
 #   tests/mcp/stdio_cli.sh --ampoule BIN [--kernel K]
 #
