@@ -81,8 +81,13 @@ void BecomeUnprivileged(const ChildPlan& plan, int error_fd) {
   if (sethostname(kName, sizeof kName - 1) != 0 || setdomainname(kName, sizeof kName - 1) != 0)
     Fail(error_fd, ChildStep::kHostname);
   // A non-zero uid in the user namespace: exec leaves no capabilities.
+  // Raw system calls, not glibc's setresgid/setresuid: those change the ids
+  // of every thread glibc knows of, and this child of a raw clone inherited
+  // the parent's thread list without its threads, so in a multi-threaded
+  // host (the MCP server) glibc could wait for them forever.
   Begin(plan, ChildStep::kIds, error_fd);
-  if (setresgid(kJailGid, kJailGid, kJailGid) != 0 || setresuid(kJailUid, kJailUid, kJailUid) != 0)
+  if (syscall(SYS_setresgid, kJailGid, kJailGid, kJailGid) != 0 ||
+      syscall(SYS_setresuid, kJailUid, kJailUid, kJailUid) != 0)
     Fail(error_fd, ChildStep::kIds);
 }
 
