@@ -22,35 +22,6 @@ constexpr int kInternalError = -32603;
 constexpr int kTransportError = -32000;  // implementation-defined server error
 constexpr int kSessionNotFound = -32001;
 
-// Deeper messages are refused before parsing: code that walks a parsed
-// message recursively must not run out of stack (the stdio transport
-// refuses the same depth).
-constexpr int kMaxNesting = 128;
-
-// The deepest nesting of arrays and objects in `text`, stopping once past
-// `limit` (strings skipped, escapes honoured).
-int NestingDepth(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -309,10 +280,10 @@ HttpRouted Route(const HttpRequest& req, Server& server, HttpSessionTable& sessi
                  "unsupported media type: send the message as Content-Type: application/json",
                  cors_origin);
   }
-  if (NestingDepth(req.body(), kMaxNesting) > kMaxNesting) {
+  if (NestsTooDeep(req.body())) {
     return error(http::status::bad_request, kParseError,
                  "parse error: the message nests arrays or objects more than " +
-                     std::to_string(kMaxNesting) + " deep",
+                     std::to_string(kMaxJsonDepth) + " deep",
                  cors_origin);
   }
   json message = json::parse(req.body(), nullptr, /*allow_exceptions=*/false);

@@ -24,10 +24,6 @@ inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
 
-// A message nested deeper than this is refused before parsing (-32700): the
-// parser recurses, and no MCP message needs more.
-inline constexpr int kMaxJsonDepth = 128;
-
 class ToolServer : public Server, public std::enable_shared_from_this<ToolServer> {
  public:
   explicit ToolServer(std::vector<Tool> tools) : tools_(std::move(tools)) {}

@@ -16,14 +16,9 @@
 #include "mcp/server_impl.h"
 
 namespace ampoule::mcp {
-namespace {
 
-using nlohmann::json;
-
-// The deepest nesting of arrays and objects in `text`, stopping early once
-// over `limit` (strings skipped, escapes honoured).
-int NestingDepth(std::string_view text, int limit) {
-  int depth = 0, deepest = 0;
+bool NestsTooDeep(std::string_view text) {
+  int depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -35,14 +30,17 @@ int NestingDepth(std::string_view text, int limit) {
     if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
+      if (++depth > kMaxJsonDepth) return true;
     } else if (c == ']' || c == '}') {
       --depth;
     }
   }
-  return deepest;
+  return false;
 }
+
+namespace {
+
+using nlohmann::json;
 
 bool ValidId(const json& id) { return id.is_string() || id.is_number_integer(); }
 
@@ -51,7 +49,7 @@ class SessionImpl : public Session {
   explicit SessionImpl(std::shared_ptr<const ToolServer> server) : server_(std::move(server)) {}
 
   std::optional<json> HandleText(std::string_view text) override {
-    if (NestingDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
+    if (NestsTooDeep(text)) {
       return ErrorResponse(nullptr, kParseError,
                            "Parse error: the message nests arrays or objects more than " +
                                std::to_string(kMaxJsonDepth) + " deep");
