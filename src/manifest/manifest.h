@@ -1,0 +1,108 @@
+// What an operator writes for a Volent node: agent manifests (*.agent.yaml)
+// and the node's own configuration (volent.yaml). SPEC B1; docs/manifests.md.
+//
+// Both are YAML (JSON is accepted too: it is parsed by the same YAML reader,
+// so positions are known either way) and both are checked against a JSON
+// Schema (draft-07) kept in schemas/ and built into the binary. Unknown
+// fields, duplicate keys and wrong types are errors; every error names the
+// file, the line and column (1-based) and the JSON Pointer of the field, and
+// says what was expected. All errors of a document are reported, not just
+// the first.
+//
+// Thread-safe: no shared mutable state. Never throws.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace volent::manifest {
+
+// One thing wrong with a document.
+struct Problem {
+  std::string file;     // as given by the caller, e.g. "agents/refund.agent.yaml"
+  int line = 0;         // 1-based; 0 when unknown
+  int column = 0;       // 1-based; 0 when unknown
+  std::string pointer;  // JSON Pointer (RFC 6901) of the field, "" for the whole document
+  std::string message;  // what is wrong and what was expected
+};
+using Problems = std::vector<Problem>;
+
+// "FILE:LINE:COLUMN: POINTER: MESSAGE" (the form `volent check` prints).
+std::string FormatProblem(const Problem& problem);
+
+// A value, or every problem found.
+template <class T>
+struct Checked {
+  std::optional<T> value;
+  Problems problems;
+  bool ok() const { return value.has_value(); }
+};
+
+// --- The node configuration (volent.yaml) -----------------------------------
+
+// One entry of the egress allowlist. A request is allowed for `capability`
+// if it matches scheme, port, optional path prefix and methods, and either
+// `host` (an exact name or a pattern "*.example.com" / "*") or `cidr` (an
+// address range named explicitly, the only way to reach internal addresses).
+struct AllowEntry {
+  std::string capability;
+  std::string scheme;                // "https" or "http"
+  std::string host;                  // exactly one of host and cidr is set
+  std::string cidr;
+  int port = 0;                      // 0: the scheme's default port
+  std::string path_prefix;           // "" allows every path
+  std::vector<std::string> methods;  // empty allows every method
+};
+
+struct TrustedToolKey {
+  std::string name;
+  std::string public_key;  // Ed25519, base64 of the 32 raw bytes
+};
+
+struct NodeConfig {
+  std::string listen_host = "127.0.0.1";
+  int listen_port = 8470;
+  std::string data_dir;  // resolved against the config file's folder when relative
+  std::vector<AllowEntry> egress;
+  std::vector<TrustedToolKey> tool_keys;
+  nlohmann::json document;  // the whole configuration as JSON
+};
+
+// Parses and checks a volent.yaml. `file` names it in problems; relative
+// paths in it are resolved against `base_dir`.
+Checked<NodeConfig> LoadNodeConfig(std::string_view text, std::string_view file,
+                                   std::string_view base_dir = ".");
+
+// --- Agent manifests (*.agent.yaml) -------------------------------------------
+
+struct ToolSpec {
+  std::string name;
+  std::string kind;        // "http" or "wasm"
+  std::string capability;  // "" when the tool needs no network
+};
+
+struct Agent {
+  std::string name;            // metadata.name
+  std::string model_provider;  // "anthropic", "openai" or "openai-compatible"
+  std::string model_name;
+  std::vector<ToolSpec> tools;
+  std::vector<std::string> approval_required_for;  // tool names
+  nlohmann::json document;  // the whole manifest as JSON (what the node stores and serves)
+};
+
+// Parses and checks one manifest. With `config`, every tool capability must
+// map to an entry of its egress allowlist (else a problem at that tool's
+// capability field); without, that check is skipped.
+Checked<Agent> LoadAgent(std::string_view text, std::string_view file,
+                         const NodeConfig* config = nullptr);
+
+// The schemas as published (schemas/agent.schema.json, volent.schema.json).
+std::string_view AgentSchemaText();
+std::string_view NodeConfigSchemaText();
+
+}  // namespace volent::manifest

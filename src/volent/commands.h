@@ -1,0 +1,17 @@
+// The subcommands of `volent` (docs/cli.md). Each takes the arguments after
+// its name and returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace volent::cli {
+
+using Args = std::vector<std::string>;
+
+// volent check [--config volent.yaml] FILE...   (src/volent/check.cc)
+int CheckCommand(const Args& args);
+// volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]   (src/volent/node.cc)
+int NodeCommand(const Args& args);
+
+}  // namespace volent::cli
