@@ -16,7 +16,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-readonly FOLDERS=(adapters tests/mcp/interop)
+readonly FOLDERS=(adapters tests/mcp/interop tests/volent/openapi)
 
 log() { printf 'npm-install: %s\n' "$*"; }
 

@@ -1,0 +1,53 @@
+// Checks an OpenAPI document with @seriousme/openapi-schema-validator (the
+// OpenAPI Initiative's published JSON Schema for the version, plus a check
+// that every $ref resolves) and prints the verdict.
+//
+//   node validate.mjs FILE [--version 3.1]
+//
+// Exit 0 and `valid: OpenAPI V, N paths, M operations` when the document is
+// valid and of the wanted version; exit 1 with the validator's errors
+// otherwise.
+import { readFileSync } from "node:fs";
+import { argv, exit } from "node:process";
+import { Validator } from "@seriousme/openapi-schema-validator";
+
+const file = argv[2];
+const wantIndex = argv.indexOf("--version");
+const want = wantIndex > 0 ? argv[wantIndex + 1] : "3.1";
+if (!file) {
+  console.error("usage: node validate.mjs FILE [--version 3.1]");
+  exit(2);
+}
+
+let document;
+try {
+  document = JSON.parse(readFileSync(file, "utf8"));
+} catch (e) {
+  console.log(`invalid: not a JSON document: ${e.message}`);
+  exit(1);
+}
+
+const validator = new Validator();
+const result = await validator.validate(document);
+if (!result.valid) {
+  console.log(`invalid: not a valid OpenAPI ${validator.version ?? "(unknown version)"} document (schema or references)`);
+  console.log(JSON.stringify(result.errors, null, 2));
+  exit(1);
+}
+if (validator.version !== want) {
+  console.log(`invalid: the document is OpenAPI ${validator.specificationVersion}, not ${want}.x`);
+  exit(1);
+}
+// Every $ref must resolve: resolveRefs throws on a dangling one.
+try {
+  validator.resolveRefs();
+} catch (e) {
+  console.log(`invalid: a reference does not resolve: ${e.message}`);
+  exit(1);
+}
+const methods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+const paths = Object.entries(document.paths ?? {});
+const operations = paths.reduce(
+  (n, [, item]) => n + Object.keys(item ?? {}).filter((k) => methods.has(k)).length, 0);
+console.log(`valid: OpenAPI ${validator.specificationVersion} (validator schema ${validator.version}), ` +
+  `${paths.length} paths, ${operations} operations`);
