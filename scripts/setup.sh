@@ -18,6 +18,13 @@ readonly PACKAGES=(
   clang-14 lld-14 llvm-14 libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc
   # libraries
   libsodium-dev libseccomp-dev libsqlite3-dev nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev googletest
+  # the node's manifests: YAML with positions, JSON Schema draft-07, and the
+  # draft-07 test suite the validator is checked against
+  libyaml-cpp-dev libvalijson-dev json-schema-test-suite
+  # the compiler cache scripts/test.sh builds through (keyed by inputs)
+  ccache
+  # bench/api.sh: the load generator and the reference server
+  wrk nginx-light
   # conformance (wast2json, wat2wasm), benchmarks (node:wasi), scripts;
   # python3-nacl is the independent receipt checker in the tests
   wabt nodejs python3 python3-nacl
@@ -75,6 +82,15 @@ if ((need_update)); then
 fi
 if ((${#missing[@]})); then
   log "installing: ${missing[*]}"
+  # Packages with a daemon (nginx, for the benchmark's reference server) must
+  # not start it: the benchmark runs its own instance on a loopback port. A
+  # policy-rc.d that refuses every start is the Debian way to say so; one the
+  # machine already has is left alone.
+  policy=/usr/sbin/policy-rc.d
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
+    trap 'rm -f "$policy"' EXIT
+  fi
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   log "all ${#PACKAGES[@]} packages already installed"

@@ -28,6 +28,7 @@
 #   AMPOULE_SKIP          space-separated phases to skip: build kernel npm asan
 #                         determinism fuzz repro
 #   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-fuzz/ go (default: the repository)
+#   AMPOULE_CCACHE        0 builds without the compiler cache (default: use ccache if installed)
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
@@ -99,10 +100,25 @@ npm_deps() {
   step "npm: JavaScript dependencies" bash "$ROOT/scripts/npm-install.sh"
 }
 
+# The compiler cache: object files keyed by their inputs (ccache), kept under
+# the same cache folder as the guest runtimes, so a run after a small change
+# recompiles only what changed. Paths are taken relative to the checkout and
+# the build folder is not hashed: -ffile-prefix-map keeps both out of the
+# objects, so clones at different paths share entries. The repro phase never
+# uses it (scripts/reproducible.sh builds from nothing, as an auditor would).
+# AMPOULE_CCACHE=0 turns it off.
+CACHE_ARGS=()
+if [[ "${AMPOULE_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
+  export CCACHE_DIR="${CCACHE_DIR:-${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/ccache}"
+  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-6G}"
+  CACHE_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  ccache --zero-stats >/dev/null
+fi
+
 configure_and_build() {
   local dir="$1"; shift
   mkdir -p "$dir"
-  cmake -S "$ROOT" -B "$dir" -G Ninja "$@" >"$dir/configure.log" 2>&1 \
+  cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" "$@" >"$dir/configure.log" 2>&1 \
     || { cat "$dir/configure.log"; return 1; }
   ninja -C "$dir" -j"$JOBS"
 }
@@ -221,7 +237,8 @@ fuzz_phase() {
 configure_fuzz_and_build() {
   local dir="$1"; shift
   mkdir -p "$dir"
-  cmake -S "$ROOT" -B "$dir" -G Ninja -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF >"$dir/configure.log" 2>&1 \
+  cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF \
+    >"$dir/configure.log" 2>&1 \
     || { cat "$dir/configure.log"; return 1; }
   ninja -C "$dir" -j"$JOBS" "$@"
 }
@@ -295,6 +312,12 @@ fi
 
 say "summary"
 printf '%s\n' "${summary[@]}"
+if ((${#CACHE_ARGS[@]})); then
+  echo "compiler cache ($CCACHE_DIR): $(ccache --print-stats 2>/dev/null | awk -F'\t' '
+    $1 ~ /^(direct_cache_hit|preprocessed_cache_hit)$/ { hit += $2 }
+    $1 == "cache_miss" { miss = $2 }
+    END { printf "%d hits, %d misses", hit, miss }')"
+fi
 children_cpu
 printf '%-28s %-8s %5ds wall %6ds cpu\n' "total" "$( ((failed)) && echo FAILED || echo ok)" \
   $((SECONDS - total_start)) "$CHILD_CPU"
