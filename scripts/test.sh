@@ -6,11 +6,13 @@
 #                   into build/share/ampoule/ampoule.kernel; then ctest: unit
 #                   tests, the core spec test run, jail tests, guest corpora
 #                   and limits through `ampoule run`, ampoule-verify and replay,
-#                   the trust gate, the demos, and `ampoule mcp` (its
-#                   JavaScript tests after scripts/npm-install.sh, cached)
+#                   the trust gate, the demos, `ampoule mcp` (its
+#                   JavaScript tests after scripts/npm-install.sh, cached),
+#                   and the Volent node (manifests, `volent check`, the
+#                   control API from outside, its OpenAPI document)
 #   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #                   (-O1, assertions on)
-#   3. build-o0/    the engine at -O0; every WASI guest program must give the
+#   3. build-o0/    `ampoule` at -O0; every WASI guest program must give the
 #                   same output and fuel as on build/ (tests/determinism.sh)
 #   4. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
 #                   each run for a bounded time from a seed corpus
@@ -115,12 +117,16 @@ if [[ "${AMPOULE_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
   ccache --zero-stats >/dev/null
 fi
 
+# configure_and_build DIR [CMAKE_ARGS...] [-- TARGETS...]: every target by default.
 configure_and_build() {
   local dir="$1"; shift
+  local args=() targets=()
+  while (($#)) && [[ "$1" != -- ]]; do args+=("$1"); shift; done
+  (($#)) && { shift; targets=("$@"); }
   mkdir -p "$dir"
-  cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" "$@" >"$dir/configure.log" 2>&1 \
+  cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" "${args[@]}" >"$dir/configure.log" 2>&1 \
     || { cat "$dir/configure.log"; return 1; }
-  ninja -C "$dir" -j"$JOBS"
+  ninja -C "$dir" -j"$JOBS" "${targets[@]}"
 }
 
 run_ctest() {
@@ -230,17 +236,8 @@ fuzz_phase() {
   mapfile -t targets < <(fuzz_targets)
   if ((${#targets[@]} == 0)); then skip "fuzz" "no fuzz/*_fuzz.cc targets"; return; fi
   CC=clang-14 CXX=clang++-14 step "fuzz: build" \
-    configure_fuzz_and_build "$OUT/build-fuzz" "${targets[@]}" || return
+    configure_and_build "$OUT/build-fuzz" -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF -- "${targets[@]}" || return
   step "fuzz: run (${FUZZ_SECONDS}s)" run_fuzz "${targets[@]}"
-}
-
-configure_fuzz_and_build() {
-  local dir="$1"; shift
-  mkdir -p "$dir"
-  cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF \
-    >"$dir/configure.log" 2>&1 \
-    || { cat "$dir/configure.log"; return 1; }
-  ninja -C "$dir" -j"$JOBS" "$@"
 }
 
 # ----------------------------------------------------------------------------
@@ -288,7 +285,7 @@ if [[ " $SKIP " == *" determinism "* ]]; then
 elif [[ ! -x "$OUT/build/bin/ampoule" || ! -d "$OUT/build/wasi-guests" ]]; then
   skip "determinism" "the default build or its WASI guest programs are missing"
 elif step "determinism: compile -O0" configure_and_build "$OUT/build-o0" -DAMPOULE_TESTS=OFF \
-       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0"; then
+       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0" -- ampoule; then
   step "determinism: -O2 vs -O0" bash "$ROOT/tests/determinism.sh" "$OUT/build/bin/ampoule" \
     "$OUT/build-o0/bin/ampoule" "$OUT/build/wasi-guests"
 else
