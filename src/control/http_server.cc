@@ -1,0 +1,303 @@
+#include "control/http_server.h"
+
+#include <atomic>
+#include <csignal>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "control/wire.h"
+
+namespace volent::control {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+// After an answer that ends a connection mid-request (413, 431, 400), the
+// client may still be sending: read and drop that much, for this long, so
+// it sees the answer instead of a reset.
+constexpr size_t kDrainBytes = 4 * 1024 * 1024;
+constexpr auto kDrainTime = std::chrono::seconds(2);
+// How long Stop waits for requests in flight before it gives up on them.
+constexpr auto kStopGrace = std::chrono::seconds(10);
+
+class Connection;
+
+// What every connection shares.
+struct Shared {
+  const ControlApi* api = nullptr;
+  ServerOptions options;
+  std::atomic<size_t> connections{0};
+  std::atomic<bool> stopping{false};
+  std::mutex mu;                                // guards live
+  std::list<std::weak_ptr<Connection>> live;    // for Stop to close idle ones
+  std::function<void()> on_last_closed;         // set by the server
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket socket, std::shared_ptr<Shared> shared)
+      : stream_(std::move(socket)), shared_(std::move(shared)) {}
+
+  ~Connection() {
+    {
+      std::lock_guard lock(shared_->mu);
+      shared_->live.erase(self_it_);
+    }
+    if (--shared_->connections == 0 && shared_->stopping) shared_->on_last_closed();
+  }
+
+  void Start() {
+    {
+      std::lock_guard lock(shared_->mu);
+      self_it_ = shared_->live.insert(shared_->live.end(), weak_from_this());
+    }
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  }
+
+  // On the strand: an idle connection (no request begun) closes now; a busy
+  // one closes after its answer.
+  void CloseIfIdle() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (!self->busy_ && self->buffer_.size() == 0) self->Close();
+    });
+  }
+
+ private:
+  void ReadHeader() {
+    if (shared_->stopping) return Close();
+    busy_ = false;
+    parser_.emplace();
+    ConfigureParser(*parser_);
+    // One deadline for the whole request, header and body.
+    stream_.expires_after(shared_->options.request_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    if (ec) return OnReadError(ec);
+    busy_ = true;
+    auto& req = parser_->get();
+    auto length = parser_->content_length();
+    if (length && *length > kMaxBodyBytes) return Refuse(413, "the body exceeds 1 MiB");
+    auto expect = req.find(http::field::expect);
+    if (expect != req.end() && beast::iequals(expect->value(), "100-continue") && !parser_->is_done()) {
+      auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
+      net::async_write(stream_, net::buffer(*cont), [self = shared_from_this(), cont](beast::error_code ec, size_t) {
+        if (ec) return self->Close();
+        self->ReadBody();
+      });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
+  void OnReadError(beast::error_code ec) {
+    if (ec == http::error::body_limit) return Refuse(413, "the body exceeds 1 MiB");
+    if (ec == http::error::header_limit) return Refuse(431, "the request's headers exceed 16 KiB");
+    if (ec.category() == http::make_error_code(http::error::bad_target).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      return Refuse(400, "the request is not well-formed HTTP/1.1");
+    }
+    Close();  // the client left, timed out, or the socket failed: nobody to answer
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec) return OnReadError(ec);
+    const WireRequest& wire = parser_->get();
+    Response response = shared_->api->Dispatch(FromWire(wire));
+    bool keep_alive = wire.keep_alive() && !shared_->stopping;
+    Write(ToWire(response, wire.version(), keep_alive), false);
+  }
+
+  // Answers, then ends the connection (the rest of the request is unread).
+  void Refuse(int status, std::string detail) {
+    busy_ = true;
+    std::string target = parser_ && parser_->is_header_done() ? std::string(parser_->get().target()) : "";
+    Request request;
+    SplitTarget(target, request);
+    Response response = ProblemResponse(MakeProblem(status, std::move(detail), request.path));
+    Write(ToWire(response, 11, false), true);
+  }
+
+  void Write(WireResponse response, bool drain) {
+    auto message = std::make_shared<WireResponse>(std::move(response));
+    stream_.expires_after(shared_->options.request_timeout);
+    http::async_write(stream_, *message, [self = shared_from_this(), message, drain](beast::error_code ec, size_t) {
+      if (ec) return self->Close();
+      if (drain) return self->Drain();
+      if (!message->keep_alive()) return self->Close();
+      self->ReadHeader();
+    });
+  }
+
+  // Half-closes and reads what the client still sends, then closes.
+  void Drain() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kDrainTime);
+    drained_ = 0;
+    DrainSome();
+  }
+
+  void DrainSome() {
+    scratch_.resize(16 * 1024);
+    stream_.async_read_some(net::buffer(scratch_), [self = shared_from_this()](beast::error_code ec, size_t n) {
+      self->drained_ += n;
+      if (ec || self->drained_ > kDrainBytes) return self->Close();
+      self->DrainSome();
+    });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_{kMaxHeaderBytes + 8192};
+  std::shared_ptr<Shared> shared_;
+  std::optional<WireParser> parser_;
+  std::list<std::weak_ptr<Connection>>::iterator self_it_;
+  std::vector<char> scratch_;
+  size_t drained_ = 0;
+  bool busy_ = false;  // a request has begun and is not answered yet
+};
+
+class ServerImpl : public HttpServer {
+ public:
+  ServerImpl(const ControlApi& api, const ServerOptions& options)
+      : ioc_(options.threads), acceptor_(ioc_), retry_(ioc_), grace_(ioc_),
+        shared_(std::make_shared<Shared>()) {
+    shared_->api = &api;
+    shared_->options = options;
+    shared_->on_last_closed = [this] { net::post(ioc_, [this] { grace_.cancel(); }); };
+  }
+
+  ampoule::Status Listen() {
+    const auto& options = shared_->options;
+    std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
+    beast::error_code ec;
+    auto address = net::ip::make_address(host, ec);
+    if (ec) {
+      return ampoule::Error{"listen address '" + options.host +
+                            "' is not an IP address; use 127.0.0.1 (this machine only) or an "
+                            "address of this machine"};
+    }
+    if (options.port < 0 || options.port > 65535) {
+      return ampoule::Error{"port " + std::to_string(options.port) + " is out of range (0-65535)"};
+    }
+    tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return ampoule::Error{"cannot listen on " + options.host + ":" + std::to_string(options.port) +
+                            ": " + ec.message() + " (pick another port, or 0 for any free one)"};
+    }
+    port_ = acceptor_.local_endpoint().port();
+    return ampoule::Status::Ok();
+  }
+
+  int port() const override { return port_; }
+
+  void CatchSignals() override {
+    if (signals_) return;
+    signals_.emplace(ioc_, SIGINT, SIGTERM);
+    signals_->async_wait([this](beast::error_code ec, int) {
+      if (!ec) Stop();
+    });
+  }
+
+  void Run() override {
+    Accept();
+    std::vector<std::thread> extra;
+    for (int i = 1; i < shared_->options.threads; ++i) extra.emplace_back([this] { ioc_.run(); });
+    ioc_.run();
+    for (auto& t : extra) t.join();
+  }
+
+  void Stop() override {
+    net::post(ioc_, [this] {
+      if (shared_->stopping.exchange(true)) return;
+      beast::error_code ignored;
+      acceptor_.close(ignored);
+      retry_.cancel();
+      if (signals_) signals_->cancel();
+      std::vector<std::shared_ptr<Connection>> open;
+      {
+        std::lock_guard lock(shared_->mu);
+        for (auto& weak : shared_->live) {
+          if (auto c = weak.lock()) open.push_back(std::move(c));
+        }
+      }
+      if (open.empty() && shared_->connections == 0) return;
+      for (auto& c : open) c->CloseIfIdle();
+      // Requests in flight get this long; then everything stops.
+      grace_.expires_after(kStopGrace);
+      grace_.async_wait([this](beast::error_code ec) {
+        if (!ec) ioc_.stop();
+      });
+    });
+  }
+
+ private:
+  void Accept() {
+    acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+      if (!acceptor_.is_open() || shared_->stopping) return;
+      if (ec) {
+        // Out of descriptors, say: wait a little rather than spin.
+        retry_.expires_after(std::chrono::milliseconds(100));
+        retry_.async_wait([this](beast::error_code ec) {
+          if (!ec) Accept();
+        });
+        return;
+      }
+      if (shared_->connections >= shared_->options.max_connections) {
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        ++shared_->connections;
+        std::make_shared<Connection>(std::move(socket), shared_)->Start();
+      }
+      Accept();
+    });
+  }
+
+  net::io_context ioc_;
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_;
+  net::steady_timer grace_;
+  std::optional<net::signal_set> signals_;
+  std::shared_ptr<Shared> shared_;
+  int port_ = 0;
+};
+
+}  // namespace
+
+ampoule::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const ControlApi& api,
+                                                              const ServerOptions& options) {
+  auto server = std::make_unique<ServerImpl>(api, options);
+  AMP_RETURN_IF_ERROR(server->Listen());
+  return std::unique_ptr<HttpServer>(std::move(server));
+}
+
+}  // namespace volent::control

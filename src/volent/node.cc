@@ -1,0 +1,174 @@
+// volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]
+//
+// Loads the configuration, opens the agent store in the data folder
+// (re-checking every stored manifest against this configuration), and serves
+// the control API until SIGINT/SIGTERM. docs/cli.md, docs/control-api.md.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "control/api.h"
+#include "control/http_server.h"
+#include "control/metrics.h"
+#include "manifest/manifest.h"
+#include "node/agent_store.h"
+#include "volent/commands.h"
+
+namespace volent::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]\n"
+    "\n"
+    "  --config FILE      the node configuration (required)\n"
+    "  --listen ADDR:PORT where the control API listens (overrides the configuration;\n"
+    "                     port 0 picks a free port)\n"
+    "  --data-dir DIR     the data folder (overrides the configuration)\n";
+
+struct Options {
+  std::string config;
+  std::string listen;
+  std::string data_dir;
+};
+
+// 0 to go on, else the exit code.
+int ParseArgs(const Args& args, Options& options) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return -1;
+    }
+    std::string* target = a == "--config" ? &options.config
+                          : a == "--listen" ? &options.listen
+                          : a == "--data-dir" ? &options.data_dir
+                                              : nullptr;
+    if (!target) {
+      std::fprintf(stderr, "volent node: unknown option '%s'\n\n%s", a.c_str(), kUsage);
+      return 2;
+    }
+    if (i + 1 >= args.size()) {
+      std::fprintf(stderr, "volent node: %s needs a value\n\n%s", a.c_str(), kUsage);
+      return 2;
+    }
+    *target = args[++i];
+  }
+  if (options.config.empty()) {
+    std::fprintf(stderr, "volent node: --config is required\n\n%s", kUsage);
+    return 2;
+  }
+  return 0;
+}
+
+// "HOST:PORT" or "[V6]:PORT" into host and port; false if malformed.
+bool SplitListen(const std::string& text, std::string& host, int& port) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return false;
+  host = text.substr(0, colon);
+  if (host.front() == '[') {
+    if (host.back() != ']' || host.size() < 3) return false;
+    host = host.substr(1, host.size() - 2);
+  }
+  std::string digits = text.substr(colon + 1);
+  if (digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  port = std::stoi(digits);
+  return port <= 65535;
+}
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Creates `dir` and its parents as needed.
+bool MakeDirs(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      std::string part = dir.substr(0, i);
+      if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
+    }
+  }
+  struct stat st {};
+  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+int NodeCommand(const Args& args) {
+  Options options;
+  if (int rc = ParseArgs(args, options)) return rc < 0 ? 0 : rc;
+
+  std::ifstream in(options.config, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "volent node: cannot read %s: %s\n", options.config.c_str(), std::strerror(errno));
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  auto loaded = manifest::LoadNodeConfig(text.str(), options.config, DirName(options.config));
+  if (!loaded.ok()) {
+    for (const auto& p : loaded.problems) std::fprintf(stderr, "%s\n", manifest::FormatProblem(p).c_str());
+    return 2;
+  }
+  manifest::NodeConfig config = std::move(*loaded.value);
+
+  control::ServerOptions server_options;
+  server_options.host = config.listen_host;
+  server_options.port = config.listen_port;
+  if (!options.listen.empty() && !SplitListen(options.listen, server_options.host, server_options.port)) {
+    std::fprintf(stderr, "volent node: --listen '%s' is not ADDR:PORT (e.g. 127.0.0.1:8470)\n",
+                 options.listen.c_str());
+    return 2;
+  }
+  std::string data_dir = !options.data_dir.empty() ? options.data_dir
+                         : !config.data_dir.empty() ? config.data_dir
+                                                    : DirName(options.config) + "/data";
+  if (!MakeDirs(data_dir)) {
+    std::fprintf(stderr, "volent node: cannot create the data folder %s: %s\n", data_dir.c_str(),
+                 std::strerror(errno));
+    return 2;
+  }
+
+  auto recheck = [&](std::string_view name, std::string_view manifest_json) {
+    auto again = manifest::LoadAgent(manifest_json, std::string(name), &config);
+    if (again.ok()) return true;
+    std::fprintf(stderr, "volent node: agent %.*s no longer passes this configuration (status rejected):\n",
+                 static_cast<int>(name.size()), name.data());
+    for (const auto& p : again.problems) std::fprintf(stderr, "  %s\n", manifest::FormatProblem(p).c_str());
+    return false;
+  };
+  auto store = node::AgentStore::Open(data_dir, recheck);
+  if (!store.ok()) {
+    std::fprintf(stderr, "volent node: %s\n", store.message().c_str());
+    return 2;
+  }
+
+  control::Metrics metrics;
+  control::ApiContext context;
+  context.store = store->get();
+  context.config = &config;
+  context.metrics = &metrics;
+  control::ControlApi api(context);
+  auto server = control::HttpServer::Bind(api, server_options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "volent node: %s\n", server.message().c_str());
+    return 2;
+  }
+  // Before saying where it listens: a client may signal as soon as it knows.
+  (*server)->CatchSignals();
+  std::string host = server_options.host.find(':') != std::string::npos ? "[" + server_options.host + "]"
+                                                                          : server_options.host;
+  std::fprintf(stderr, "volent node: listening on http://%s:%d\n", host.c_str(), (*server)->port());
+  std::fflush(stderr);
+  (*server)->Run();
+  std::fprintf(stderr, "volent node: stopped\n");
+  return 0;
+}
+
+}  // namespace volent::cli
