@@ -1,0 +1,28 @@
+// The address rules of volent.yaml that a schema pattern cannot say:
+// host names label by label, CIDR ranges (IPv4 and IPv6, host bits zero)
+// and HOST:PORT. Text only: no resolver, no socket API.
+//
+// Thread-safe: pure functions. Never throws but std::bad_alloc.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace volent::manifest {
+
+// "" when `host` is a lowercase DNS name, "*.name" or "*"; else what is wrong.
+std::string CheckHostPattern(std::string_view host);
+
+// "" when `cidr` is ADDRESS/PREFIX with a canonical IPv4 dotted quad (no
+// leading zeros) or an IPv6 address, a prefix within 32 or 128, and no bits
+// set past the prefix; else what is wrong.
+std::string CheckCidr(std::string_view cidr);
+
+struct HostPort {
+  std::string host;  // without IPv6 brackets
+  int port = 0;
+  std::string error;  // "" when parsed
+};
+HostPort ParseHostPort(std::string_view text);
+
+}  // namespace volent::manifest

@@ -1,0 +1,92 @@
+// ReadAndValidate and the built-in schemas (document.h).
+#include "manifest/document.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "manifest/schema_explain.h"
+#include "manifest/schema_files.h"
+#include "manifest/schema_validation.h"
+
+namespace volent::manifest {
+namespace {
+
+using nlohmann::json;
+
+std::string_view EmbeddedSchema(std::string_view path) {
+  for (size_t i = 0; i < kEmbeddedFileCount; ++i) {
+    if (kEmbeddedFiles[i].path == path) return kEmbeddedFiles[i].bytes;
+  }
+  return {};
+}
+
+struct BuiltSchema {
+  json document;
+  CompiledSchema compiled;
+  explicit BuiltSchema(std::string_view text)
+      : document(json::parse(text, nullptr, false)), compiled(document) {}
+};
+
+const BuiltSchema& Built(SchemaKind kind) {
+  static const BuiltSchema agent(AgentSchemaText());
+  static const BuiltSchema config(NodeConfigSchemaText());
+  return kind == SchemaKind::kAgent ? agent : config;
+}
+
+// valijson's summaries ("Failed to validate against schema associated with
+// property name ...") repeat what a nested error says; keep the nested ones.
+bool IsSummary(const std::string& description) {
+  return description.rfind("Failed to validate", 0) == 0;
+}
+
+}  // namespace
+
+std::string_view AgentSchemaText() { return EmbeddedSchema("agent.schema.json"); }
+std::string_view NodeConfigSchemaText() { return EmbeddedSchema("volent.schema.json"); }
+
+const json& SchemaJson(SchemaKind kind) { return Built(kind).document; }
+
+std::string FormatProblem(const Problem& problem) {
+  return problem.file + ":" + std::to_string(problem.line) + ":" + std::to_string(problem.column) + ": " +
+         (problem.pointer.empty() ? "" : problem.pointer + ": ") + problem.message;
+}
+
+void CheckedDocument::Add(const std::string& pointer, std::string message, bool at_key) {
+  const Position at = at_key ? positions.KeyOf(pointer) : positions.Of(pointer);
+  problems.push_back({file, at.line, at.column, pointer, std::move(message)});
+}
+
+void SortProblems(Problems& problems) {
+  auto key = [](const Problem& p) { return std::tie(p.line, p.column, p.pointer, p.message); };
+  std::stable_sort(problems.begin(), problems.end(), [&](const Problem& a, const Problem& b) { return key(a) < key(b); });
+  problems.erase(std::unique(problems.begin(), problems.end(),
+                             [&](const Problem& a, const Problem& b) { return key(a) == key(b); }),
+                 problems.end());
+}
+
+CheckedDocument ReadAndValidate(std::string_view text, std::string_view file, SchemaKind kind) {
+  CheckedDocument doc;
+  doc.file = std::string(file);
+  ReadDocument read = ReadYaml(text, file);
+  doc.value = std::move(read.value);
+  doc.positions = std::move(read.positions);
+  doc.problems = std::move(read.problems);
+  doc.readable = read.readable;
+  if (!doc.readable) return doc;
+
+  const BuiltSchema& schema = Built(kind);
+  std::vector<SchemaError> errors;
+  if (schema.compiled.Validate(doc.value, &errors)) return doc;
+  std::vector<Finding> findings = ExplainSchemaFailures(schema.document, doc.value);
+  if (!findings.empty()) {
+    for (Finding& f : findings) doc.Add(f.pointer, std::move(f.message), f.at_key);
+    return doc;
+  }
+  const bool only_summaries = std::all_of(errors.begin(), errors.end(), [](const SchemaError& e) { return IsSummary(e.description); });
+  for (SchemaError& e : errors) {
+    if (only_summaries || !IsSummary(e.description)) doc.Add(e.pointer, std::move(e.description));
+  }
+  return doc;
+}
+
+}  // namespace volent::manifest

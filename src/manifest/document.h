@@ -1,0 +1,41 @@
+// One document through the common steps: read (yaml_reader.h), validate
+// against its schema (schema_validation.h, the judge), explain failures
+// (schema_explain.h) and place every problem at a line and column. The
+// agent and node configuration loaders add their own rules on top.
+//
+// Thread-safe: the compiled schemas are built once (function-local
+// statics) and shared read-only. Never throws but std::bad_alloc.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "manifest/manifest.h"
+#include "manifest/yaml_reader.h"
+
+namespace volent::manifest {
+
+enum class SchemaKind { kAgent, kNodeConfig };
+
+struct CheckedDocument {
+  std::string file;
+  nlohmann::json value;
+  Positions positions;
+  Problems problems;
+  bool readable = false;  // the text was read; `value` holds it
+
+  // A problem at the value (or, with at_key, the key) at `pointer`.
+  void Add(const std::string& pointer, std::string message, bool at_key = false);
+};
+
+CheckedDocument ReadAndValidate(std::string_view text, std::string_view file, SchemaKind kind);
+
+// The schema as JSON (parsed once).
+const nlohmann::json& SchemaJson(SchemaKind kind);
+
+// Problems in reading order (line, column), duplicates removed.
+void SortProblems(Problems& problems);
+
+}  // namespace volent::manifest

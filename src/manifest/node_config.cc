@@ -1,0 +1,112 @@
+// LoadNodeConfig (manifest.h): the schema, then what it cannot say: listen
+// address and port, host names and CIDR ranges label by label and bit by
+// bit, unique tool key names. Relative data_dir is resolved against
+// base_dir.
+#include <filesystem>
+#include <map>
+
+#include "manifest/address.h"
+#include "manifest/document.h"
+#include "manifest/manifest.h"
+
+namespace volent::manifest {
+namespace {
+
+using nlohmann::json;
+
+const json* Member(const json* v, const char* key) {
+  if (v == nullptr || !v->is_object()) return nullptr;
+  auto it = v->find(key);
+  return it == v->end() ? nullptr : &*it;
+}
+
+std::string StringAt(const json* v, const char* key) {
+  const json* m = Member(v, key);
+  return m && m->is_string() ? m->get<std::string>() : "";
+}
+
+void CheckAllowlist(CheckedDocument& doc) {
+  const json* allow = Member(Member(&doc.value, "egress"), "allow");
+  if (allow == nullptr || !allow->is_array()) return;
+  for (size_t i = 0; i < allow->size(); ++i) {
+    const std::string pointer = "/egress/allow/" + std::to_string(i);
+    const json& entry = (*allow)[i];
+    if (const json* host = Member(&entry, "host"); host && host->is_string()) {
+      std::string why = CheckHostPattern(host->get<std::string>());
+      if (!why.empty()) doc.Add(pointer + "/host", "the host " + why);
+    }
+    if (const json* cidr = Member(&entry, "cidr"); cidr && cidr->is_string()) {
+      std::string why = CheckCidr(cidr->get<std::string>());
+      if (!why.empty()) doc.Add(pointer + "/cidr", "the range " + why);
+    }
+  }
+}
+
+void CheckRest(CheckedDocument& doc) {
+  if (const json* listen = Member(&doc.value, "listen"); listen && listen->is_string()) {
+    HostPort hp = ParseHostPort(listen->get<std::string>());
+    if (!hp.error.empty()) doc.Add("/listen", "the address " + hp.error);
+  }
+  CheckAllowlist(doc);
+  const json* keys = Member(&doc.value, "tool_keys");
+  if (keys == nullptr || !keys->is_array()) return;
+  std::map<std::string, size_t> first;
+  for (size_t i = 0; i < keys->size(); ++i) {
+    const json* name = Member(&(*keys)[i], "name");
+    if (name == nullptr || !name->is_string()) continue;
+    auto [it, inserted] = first.emplace(name->get<std::string>(), i);
+    if (!inserted) {
+      doc.Add("/tool_keys/" + std::to_string(i) + "/name",
+              "duplicate key name " + json(it->first).dump() + " (also tool_keys entry " + std::to_string(it->second) + ")");
+    }
+  }
+}
+
+NodeConfig ToConfig(const json& v, std::string_view base_dir) {
+  NodeConfig config;
+  if (const json* listen = Member(&v, "listen")) {
+    HostPort hp = ParseHostPort(listen->get<std::string>());
+    config.listen_host = hp.host;
+    config.listen_port = hp.port;
+  }
+  std::filesystem::path data = Member(&v, "data_dir") ? StringAt(&v, "data_dir") : "data";
+  if (data.is_relative()) data = std::filesystem::path(base_dir) / data;
+  config.data_dir = data.lexically_normal().string();
+  if (const json* allow = Member(Member(&v, "egress"), "allow")) {
+    for (const json& e : *allow) {
+      AllowEntry entry;
+      entry.capability = StringAt(&e, "capability");
+      entry.scheme = StringAt(&e, "scheme");
+      entry.host = StringAt(&e, "host");
+      entry.cidr = StringAt(&e, "cidr");
+      if (const json* port = Member(&e, "port")) entry.port = port->get<int>();
+      entry.path_prefix = StringAt(&e, "path_prefix");
+      if (const json* methods = Member(&e, "methods")) entry.methods = methods->get<std::vector<std::string>>();
+      config.egress.push_back(std::move(entry));
+    }
+  }
+  if (const json* keys = Member(&v, "tool_keys")) {
+    for (const json& k : *keys) config.tool_keys.push_back({StringAt(&k, "name"), StringAt(&k, "public_key")});
+  }
+  config.document = v;
+  return config;
+}
+
+}  // namespace
+
+Checked<NodeConfig> LoadNodeConfig(std::string_view text, std::string_view file, std::string_view base_dir) {
+  Checked<NodeConfig> result;
+  try {
+    CheckedDocument doc = ReadAndValidate(text, file, SchemaKind::kNodeConfig);
+    if (doc.readable) CheckRest(doc);
+    SortProblems(doc.problems);
+    if (doc.problems.empty()) result.value = ToConfig(doc.value, base_dir);
+    result.problems = std::move(doc.problems);
+  } catch (const std::exception&) {
+    result.value.reset();
+    result.problems = {{std::string(file), 0, 0, "", "the configuration could not be checked (out of memory?)"}};
+  }
+  return result;
+}
+
+}  // namespace volent::manifest

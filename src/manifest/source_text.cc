@@ -1,0 +1,170 @@
+// Checks, rewrites and maps positions of a document's text (source_text.h).
+#include "manifest/source_text.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace volent::manifest {
+namespace {
+
+bool IsContinuation(unsigned char c) { return c >= 0x80 && c <= 0xbf; }
+
+// Length of the UTF-8 sequence at s[i], or 0 when it is not well-formed
+// (overlong forms, surrogates and code points above U+10FFFF included).
+size_t Utf8Length(std::string_view s, size_t i) {
+  const unsigned char c = s[i];
+  auto at = [&](size_t k) -> unsigned char { return i + k < s.size() ? s[i + k] : 0; };
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) return IsContinuation(at(1)) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    return at(1) >= lo && at(1) <= hi && IsContinuation(at(2)) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    return at(1) >= lo && at(1) <= hi && IsContinuation(at(2)) && IsContinuation(at(3)) ? 4 : 0;
+  }
+  return 0;
+}
+
+int HexValue(std::string_view s, size_t i) {
+  if (i + 4 > s.size()) return -1;
+  int v = 0;
+  for (size_t k = i; k < i + 4; ++k) {
+    const char c = s[k];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+bool StartsToken(std::string_view s, size_t i, size_t begin) {
+  if (i == begin) return true;
+  const char p = s[i - 1];
+  return p == ' ' || p == '\t' || p == '\n' || p == '\r' || p == '[' || p == '{' || p == ',' || p == ':';
+}
+
+}  // namespace
+
+SourceText::SourceText(std::string_view original) : original_(original) {
+  if (original_.substr(0, 3) == "\xef\xbb\xbf") bom_ = 3;
+  Check();
+  if (error_.empty()) RewriteSurrogatePairs();
+}
+
+void SourceText::Check() {
+  line_starts_.push_back(bom_);
+  for (size_t i = bom_; i < original_.size();) {
+    const unsigned char c = original_[i];
+    const size_t n = Utf8Length(original_, i);
+    if (n == 0) {
+      error_ = "the text is not UTF-8 (byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) +
+               std::string(1, "0123456789abcdef"[c & 15]) + ")";
+      error_at_ = PositionOfOffset(i);
+      return;
+    }
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      char name[8];
+      std::snprintf(name, sizeof name, "U+%04X", c);
+      error_ = std::string("control character ") + name + " is not allowed (escape it in a double-quoted string)";
+      error_at_ = PositionOfOffset(i);
+      return;
+    }
+    if (c == '\n') line_starts_.push_back(i + 1);
+    i += n;
+  }
+}
+
+void SourceText::RewriteSurrogatePairs() {
+  std::string_view s = original_;
+  const size_t begin = bom_;
+  parsed_.reserve(s.size() - begin);
+  enum { kPlain, kDouble, kSingle, kComment } state = kPlain;
+  size_t removed = 0;
+  for (size_t i = begin; i < s.size(); ++i) {
+    const char c = s[i];
+    switch (state) {
+      case kPlain:
+        if (c == '#' && StartsToken(s, i, begin)) state = kComment;
+        if (c == '"' && StartsToken(s, i, begin)) state = kDouble;
+        if (c == '\'' && StartsToken(s, i, begin)) state = kSingle;
+        break;
+      case kComment:
+        if (c == '\n') state = kPlain;
+        break;
+      case kSingle:
+        if (c == '\'') {
+          if (i + 1 < s.size() && s[i + 1] == '\'') {
+            parsed_ += c;
+            ++i;
+          } else {
+            state = kPlain;
+          }
+        }
+        break;
+      case kDouble:
+        if (c == '"') {
+          state = kPlain;
+        } else if (c == '\\' && i + 1 < s.size()) {
+          const int high = s[i + 1] == 'u' ? HexValue(s, i + 2) : -1;
+          const int low = high >= 0xd800 && high <= 0xdbff && s.substr(i + 6, 2) == "\\u" ? HexValue(s, i + 8) : -1;
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            const unsigned code = 0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00);
+            char escape[16];
+            std::snprintf(escape, sizeof escape, "\\U%08X", code);
+            parsed_ += escape;
+            i += 11;
+            removed += 2;
+            shifts_.emplace_back(parsed_.size(), removed);
+            continue;
+          }
+          parsed_ += c;
+          parsed_ += s[++i];
+          continue;
+        }
+        break;
+    }
+    parsed_ += c;
+  }
+}
+
+size_t SourceText::OriginalOffset(int parsed_pos) const {
+  const size_t pos = static_cast<size_t>(parsed_pos);
+  size_t shift = 0;
+  auto it = std::upper_bound(shifts_.begin(), shifts_.end(), std::make_pair(pos, SIZE_MAX));
+  if (it != shifts_.begin()) shift = std::prev(it)->second;
+  return std::min(original_.size(), bom_ + pos + shift);
+}
+
+Position SourceText::PositionOfOffset(size_t offset) const {
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  const size_t line = static_cast<size_t>(it - line_starts_.begin());
+  const size_t start = line_starts_[line == 0 ? 0 : line - 1];
+  int column = 1;
+  for (size_t i = start; i < offset && i < original_.size(); ++i) {
+    if (!IsContinuation(static_cast<unsigned char>(original_[i]))) ++column;
+  }
+  return {static_cast<int>(std::max<size_t>(line, 1)), column};
+}
+
+Position SourceText::At(const YAML::Mark& mark) const {
+  if (mark.pos < 0) return mark.line >= 0 ? Position{mark.line + 1, mark.column + 1} : Position{};
+  return PositionOfOffset(OriginalOffset(mark.pos));
+}
+
+std::string SourceText::NullKeyText(int pos) const {
+  if (pos < 0) return "";
+  std::string_view rest = original_.substr(OriginalOffset(pos));
+  for (std::string_view word : {"null", "Null", "NULL", "~"}) {
+    if (rest.substr(0, word.size()) != word) continue;
+    if (rest.size() == word.size()) return std::string(word);
+    const char next = rest[word.size()];
+    if (next == ' ' || next == '\t' || next == ':' || next == ',' || next == '}' || next == '\r' || next == '\n') {
+      return std::string(word);
+    }
+  }
+  return "";
+}
+
+}  // namespace volent::manifest

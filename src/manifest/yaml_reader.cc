@@ -1,0 +1,260 @@
+// The YAML reader: yaml-cpp's event parser feeding a builder that makes
+// nlohmann::json and records positions. See yaml_reader.h for the rules.
+#include "manifest/yaml_reader.h"
+
+#include <sstream>
+#include <vector>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/parser.h>
+
+#include "manifest/scalar.h"
+#include "manifest/source_text.h"
+
+namespace volent::manifest {
+namespace {
+
+using nlohmann::json;
+
+// Thrown inside the builder to end reading at a fatal problem (caught in ReadYaml).
+struct Stop {};
+
+class Builder : public YAML::EventHandler {
+ public:
+  Builder(const SourceText& source, ReadDocument& out) : source_(source), out_(out) {}
+
+  bool has_root() const { return has_root_; }
+  json TakeRoot() { return std::move(root_); }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1) Fatal(mark, "only one document is allowed in a file");
+  }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    CheckAnchor(mark, anchor);
+    if (ExpectingKey()) return TakeKey(mark, source_.NullKeyText(mark.pos));
+    Place(json(nullptr), Start(mark));
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    Report(mark, "aliases (*name) are not supported; write the value out");
+    if (ExpectingKey()) return TakeKey(mark, "");
+    Place(json(nullptr), Start(mark));
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    CheckAnchor(mark, anchor);
+    const bool plain = tag == "?";
+    if (!plain && tag != "!") Report(mark, "tags (\"!\" or \"!!\") are not supported");
+    if (ExpectingKey()) return TakeKey(mark, value);
+    const Slot slot = Start(mark);
+    if (!plain) return Place(json(value), slot);
+    ScalarValue resolved = ResolvePlainScalar(value);
+    if (!resolved.error.empty()) Report(mark, resolved.error);
+    Place(std::move(resolved.value), slot);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    OpenCollection(mark, tag, anchor, json::array());
+  }
+  void OnSequenceEnd() override { CloseCollection(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    OpenCollection(mark, tag, anchor, json::object());
+  }
+  void OnMapEnd() override { CloseCollection(); }
+
+ private:
+  // Where a value goes: its pointer, and whether it is dropped (under a
+  // duplicate key: reported, never used).
+  struct Slot {
+    std::string pointer;
+    bool discard = false;
+  };
+  struct Frame {
+    json value;
+    Slot slot;
+    size_t count = 0;            // items so far (sequences)
+    bool has_key = false;        // a key was read, its value not yet (maps)
+    std::string key;
+    bool key_duplicate = false;
+    std::map<std::string, Position> keys_seen;
+  };
+
+  bool ExpectingKey() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().has_key;
+  }
+
+  void TakeKey(const YAML::Mark& mark, const std::string& key) {
+    Frame& frame = stack_.back();
+    const Position at = source_.At(mark);
+    frame.has_key = true;
+    frame.key = key;
+    auto [it, inserted] = frame.keys_seen.emplace(key, at);
+    frame.key_duplicate = !inserted;
+    if (!inserted) {
+      Report(mark, "duplicate key \"" + key + "\" (first at line " + std::to_string(it->second.line) +
+                        ", column " + std::to_string(it->second.column) + ")",
+              frame.slot.pointer + "/" + EscapePointerToken(key));
+    } else if (!frame.slot.discard) {
+      out_.positions.keys[frame.slot.pointer + "/" + EscapePointerToken(key)] = at;
+    }
+  }
+
+  // A value begins at `mark`: counts it and records its position.
+  Slot Start(const YAML::Mark& mark) {
+    if (++nodes_ > kMaxNodes) Fatal(mark, "too many values (more than " + std::to_string(kMaxNodes) + ")");
+    Slot slot;
+    if (!stack_.empty()) {
+      const Frame& frame = stack_.back();
+      slot.discard = frame.slot.discard || (frame.value.is_object() && frame.key_duplicate);
+      slot.pointer = frame.slot.pointer + "/" +
+                     (frame.value.is_object() ? EscapePointerToken(frame.key) : std::to_string(frame.count));
+    }
+    if (!slot.discard) out_.positions.values[slot.pointer] = source_.At(mark);
+    return slot;
+  }
+
+  void Place(json value, const Slot& slot) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      has_root_ = true;
+      return;
+    }
+    Frame& frame = stack_.back();
+    if (frame.value.is_object()) {
+      if (!slot.discard) frame.value[frame.key] = std::move(value);
+      frame.has_key = false;
+    } else {
+      if (!slot.discard) frame.value.push_back(std::move(value));
+      ++frame.count;
+    }
+  }
+
+  void OpenCollection(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, json empty) {
+    if (ExpectingKey()) Fatal(mark, "a key must be a string, not a list or mapping");
+    CheckAnchor(mark, anchor);
+    if (tag != "?" && tag != "!" && !tag.empty()) Report(mark, "tags (\"!\" or \"!!\") are not supported");
+    if (static_cast<int>(stack_.size()) >= kMaxDepth) {
+      Fatal(mark, "nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)");
+    }
+    Frame frame;
+    frame.slot = Start(mark);
+    frame.value = std::move(empty);
+    stack_.push_back(std::move(frame));
+  }
+
+  void CloseCollection() {
+    Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    Place(std::move(frame.value), frame.slot);
+  }
+
+  void CheckAnchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) Report(mark, "anchors (&name) are not supported; write the value out");
+  }
+
+  void Report(const YAML::Mark& mark, std::string message, std::string pointer = {}) {
+    const Position at = source_.At(mark);
+    if (pointer.empty() && !stack_.empty()) pointer = CurrentPointer();
+    out_.problems.push_back({"", at.line, at.column, std::move(pointer), std::move(message)});
+  }
+
+  [[noreturn]] void Fatal(const YAML::Mark& mark, std::string message) {
+    Report(mark, std::move(message));
+    throw Stop{};
+  }
+
+  // The pointer of the value being read (best effort, for problems).
+  std::string CurrentPointer() const {
+    const Frame& frame = stack_.back();
+    if (frame.value.is_object()) {
+      return frame.has_key ? frame.slot.pointer + "/" + EscapePointerToken(frame.key) : frame.slot.pointer;
+    }
+    return frame.slot.pointer + "/" + std::to_string(frame.count);
+  }
+
+  const SourceText& source_;
+  ReadDocument& out_;
+  std::vector<Frame> stack_;
+  json root_;
+  bool has_root_ = false;
+  int documents_ = 0;
+  size_t nodes_ = 0;
+};
+
+void AddProblem(ReadDocument& doc, Position at, std::string message) {
+  doc.problems.push_back({"", at.line, at.column, "", std::move(message)});
+}
+
+}  // namespace
+
+std::string EscapePointerToken(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Position Positions::Of(const std::string& pointer) const {
+  std::string p = pointer;
+  for (;;) {
+    if (auto it = values.find(p); it != values.end()) return it->second;
+    if (p.empty()) return {};
+    p.resize(p.rfind('/'));
+  }
+}
+
+Position Positions::KeyOf(const std::string& pointer) const {
+  if (auto it = keys.find(pointer); it != keys.end()) return it->second;
+  return Of(pointer);
+}
+
+ReadDocument ReadYaml(std::string_view text, std::string_view file) {
+  ReadDocument doc;
+  try {
+    if (text.size() > kMaxDocumentBytes) {
+      AddProblem(doc, {1, 1}, "the document is larger than " + std::to_string(kMaxDocumentBytes) + " bytes");
+    } else if (SourceText source(text); !source.error().empty()) {
+      AddProblem(doc, source.error_at(), source.error());
+    } else {
+      std::istringstream in{std::string(source.parsed())};
+      Builder builder(source, doc);
+      try {
+        YAML::Parser parser(in);
+        while (parser.HandleNextDocument(builder)) {
+        }
+        if (!builder.has_root()) {
+          AddProblem(doc, {1, 1}, "the document is empty");
+        } else {
+          doc.value = builder.TakeRoot();
+          doc.readable = true;
+        }
+      } catch (const Stop&) {
+      } catch (const YAML::Exception& e) {
+        AddProblem(doc, source.At(e.mark), "not well-formed YAML: " + e.msg);
+      }
+    }
+  } catch (const std::exception&) {
+    doc.readable = false;
+    AddProblem(doc, {}, "the document could not be read");
+  }
+  for (Problem& p : doc.problems) p.file = std::string(file);
+  if (!doc.readable) doc.value = nullptr;
+  return doc;
+}
+
+}  // namespace volent::manifest
