@@ -44,6 +44,17 @@ bool IsSummary(const std::string& description) {
 std::string_view AgentSchemaText() { return EmbeddedSchema("agent.schema.json"); }
 std::string_view NodeConfigSchemaText() { return EmbeddedSchema("volent.schema.json"); }
 
+std::string DocumentKind(std::string_view text) {
+  try {
+    ReadDocument read = ReadYaml(text, "");
+    if (!read.readable || !read.value.is_object()) return "";
+    auto kind = read.value.find("kind");
+    return kind != read.value.end() && kind->is_string() ? kind->get<std::string>() : "";
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 const json& SchemaJson(SchemaKind kind) { return Built(kind).document; }
 
 std::string FormatProblem(const Problem& problem) {

@@ -101,6 +101,11 @@ struct Agent {
 Checked<Agent> LoadAgent(std::string_view text, std::string_view file,
                          const NodeConfig* config = nullptr);
 
+// The top-level "kind" of a document ("Agent", "NodeConfig", ...), or ""
+// when it cannot be read or has none. For tools that take either (volent
+// check); the loaders check the kind themselves.
+std::string DocumentKind(std::string_view text);
+
 // The schemas as published (schemas/agent.schema.json, volent.schema.json).
 std::string_view AgentSchemaText();
 std::string_view NodeConfigSchemaText();

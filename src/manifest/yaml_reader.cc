@@ -245,7 +245,10 @@ ReadDocument ReadYaml(std::string_view text, std::string_view file) {
         }
       } catch (const Stop&) {
       } catch (const YAML::Exception& e) {
-        AddProblem(doc, source.At(e.mark), "not well-formed YAML: " + e.msg);
+        const bool unicode = e.msg.rfind("invalid unicode", 0) == 0;
+        AddProblem(doc, source.At(e.mark),
+                   unicode ? "invalid unicode escape (a lone UTF-16 surrogate, or beyond U+10FFFF)"
+                           : "not well-formed YAML: " + e.msg);
       }
     }
   } catch (const std::exception&) {
