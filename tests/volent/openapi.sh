@@ -3,7 +3,8 @@
 # validator: @seriousme/openapi-schema-validator (tests/volent/openapi/,
 # installed by scripts/npm-install.sh), which checks the document against the
 # OpenAPI Initiative's JSON Schema for its version and that every $ref
-# resolves.
+# resolves (references to other documents, such as the manifest schema, are
+# fetched from the node).
 #
 #   tests/volent/openapi.sh --volent BIN [--config volent.yaml]
 #
@@ -63,7 +64,7 @@ if ! curl -sS --fail -o "$WORK/openapi.json" "$URL/openapi.json"; then
   exit 1
 fi
 echo "document: $(wc -c <"$WORK/openapi.json") bytes from $URL/openapi.json"
-if (cd "$NPM_DIR" && node validate.mjs "$WORK/openapi.json" --version 3.1); then
+if (cd "$NPM_DIR" && node validate.mjs "$WORK/openapi.json" --version 3.1 --base "$URL/openapi.json"); then
   echo "ok: the OpenAPI document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)"
 else
   echo "FAIL: the OpenAPI document is not valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)"
