@@ -991,15 +991,39 @@ for t_ in threads:
 check("200 clients at once, two requests each on one connection: all answered 200",
       results.count((200, 200)) == 200, str({str(r): results.count(r) for r in set(results)}))
 
+def node_sockets():
+    try:
+        return sum(os.readlink(f"/proc/{NODE.pid}/fd/{fd}").startswith("socket:")
+                   for fd in os.listdir(f"/proc/{NODE.pid}/fd"))
+    except OSError:
+        return -1
+
+
+time.sleep(0.3)
+held_before = node_sockets()
 socks, refused = [], 0
 for _ in range(1100):
     try:
         socks.append(socket.create_connection((HOST, PORT), timeout=5))
     except OSError:
         refused += 1
-note(f"{len(socks)} idle connections opened, {refused} refused")
 time.sleep(0.5)
+held = node_sockets()
+closed = 0
+for s_ in socks:
+    s_.setblocking(False)
+    try:
+        closed += s_.recv(1) == b""
+    except (BlockingIOError, OSError):
+        pass
+note(f"{len(socks)} idle connections opened ({refused} refused); the node holds {held} sockets "
+     f"({held_before} before), "
+     f"{closed} connections were closed by it")
 check("1,100 idle connections (over the limit of 1,024): the node is still running", NODE.poll() is None)
+check("... and holds at most 1,024 connections (sockets in /proc/PID/fd, the listener aside)",
+      0 <= held <= 1024 + 2, f"{held} sockets")
+check("... and closes the connections beyond the limit at once", closed >= len(socks) - 1024,
+      f"{closed} closed of {len(socks)}")
 for s_ in socks:
     s_.close()
 ok_after = False
