@@ -141,10 +141,19 @@ Position SourceText::PositionOfOffset(size_t offset) const {
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   const size_t line = static_cast<size_t>(it - line_starts_.begin());
   const size_t start = line_starts_[line == 0 ? 0 : line - 1];
+  // Positions mostly come in reading order: count on from the last one
+  // when it is on the same line (else one long line would be quadratic).
+  size_t from = start;
   int column = 1;
-  for (size_t i = start; i < offset && i < original_.size(); ++i) {
+  if (last_offset_ >= start && last_offset_ <= offset) {
+    from = last_offset_;
+    column = last_column_;
+  }
+  for (size_t i = from; i < offset && i < original_.size(); ++i) {
     if (!IsContinuation(static_cast<unsigned char>(original_[i]))) ++column;
   }
+  last_offset_ = std::min(offset, original_.size());
+  last_column_ = column;
   return {static_cast<int>(std::max<size_t>(line, 1)), column};
 }
 

@@ -7,9 +7,10 @@
 // the single YAML escape "\U0001F600", which yaml-cpp needs. Each rewrite
 // is remembered so that positions still point into the original text.
 //
-// Thread-safe: immutable after construction. Never throws but std::bad_alloc.
+// Thread-compatible: one per document being read (a position cache). Never throws but std::bad_alloc.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,9 @@ class SourceText {
   std::vector<size_t> line_starts_;  // offsets in original_
   std::string error_;
   Position error_at_;
+  // The last position computed (a cache; PositionOfOffset is const).
+  mutable size_t last_offset_ = SIZE_MAX;
+  mutable int last_column_ = 1;
 };
 
 }  // namespace volent::manifest
