@@ -67,6 +67,10 @@ void CheckedDocument::Add(const std::string& pointer, std::string message, bool 
   problems.push_back({file, at.line, at.column, pointer, std::move(message)});
 }
 
+bool CheckedDocument::HasProblemAt(const std::string& pointer) const {
+  return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) { return p.pointer == pointer; });
+}
+
 void SortProblems(Problems& problems) {
   auto key = [](const Problem& p) { return std::tie(p.line, p.column, p.pointer, p.message); };
   std::stable_sort(problems.begin(), problems.end(), [&](const Problem& a, const Problem& b) { return key(a) < key(b); });

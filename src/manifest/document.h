@@ -28,6 +28,9 @@ struct CheckedDocument {
 
   // A problem at the value (or, with at_key, the key) at `pointer`.
   void Add(const std::string& pointer, std::string message, bool at_key = false);
+  // True when a problem names `pointer` already (so a rule beyond the
+  // schema does not repeat what the schema said about the same value).
+  bool HasProblemAt(const std::string& pointer) const;
 };
 
 CheckedDocument ReadAndValidate(std::string_view text, std::string_view file, SchemaKind kind);

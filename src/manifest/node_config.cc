@@ -33,11 +33,11 @@ void CheckAllowlist(CheckedDocument& doc) {
     const json& entry = (*allow)[i];
     if (const json* host = Member(&entry, "host"); host && host->is_string()) {
       std::string why = CheckHostPattern(host->get<std::string>());
-      if (!why.empty()) doc.Add(pointer + "/host", "the host " + why);
+      if (!why.empty() && !doc.HasProblemAt(pointer + "/host")) doc.Add(pointer + "/host", "the host " + why);
     }
     if (const json* cidr = Member(&entry, "cidr"); cidr && cidr->is_string()) {
       std::string why = CheckCidr(cidr->get<std::string>());
-      if (!why.empty()) doc.Add(pointer + "/cidr", "the range " + why);
+      if (!why.empty() && !doc.HasProblemAt(pointer + "/cidr")) doc.Add(pointer + "/cidr", "the range " + why);
     }
   }
 }
@@ -45,7 +45,7 @@ void CheckAllowlist(CheckedDocument& doc) {
 void CheckRest(CheckedDocument& doc) {
   if (const json* listen = Member(&doc.value, "listen"); listen && listen->is_string()) {
     HostPort hp = ParseHostPort(listen->get<std::string>());
-    if (!hp.error.empty()) doc.Add("/listen", "the address " + hp.error);
+    if (!hp.error.empty() && !doc.HasProblemAt("/listen")) doc.Add("/listen", "the address " + hp.error);
   }
   CheckAllowlist(doc);
   const json* keys = Member(&doc.value, "tool_keys");
