@@ -22,6 +22,8 @@
 #     a route, with a status the document lists;
 #   - every error is application/problem+json with type, title, status,
 #     detail and instance; no body or header names the implementation;
+#   - HTTP/1.0, Connection: close and pipelined requests; request counters
+#     that add up; only validation problems carry `errors`;
 #   - bad clients: half a request then silence (closed by the node's read
 #     timeout while others are served), a request dribbled byte by byte, a
 #     client that half-closes after a whole request (answered) or after half
@@ -31,7 +33,9 @@
 #   - SIGTERM ends the node with status 0; a restart on the same data folder
 #     serves the same agents and generations; an agent whose capability left
 #     the allowlist is listed `rejected`; SIGKILL in the middle of a loop of
-#     applies and deletes loses nothing that was answered 2xx.
+#     applies and deletes loses nothing that was answered 2xx; a data folder
+#     that cannot grow (RLIMIT_FSIZE, as a full disk) gives 500 internal
+#     without a trace of the failed write.
 #
 # The agent template (--agent, default tests/volent/fixtures/agent.yaml)
 # must be valid for the configuration and have at least one tool with a
@@ -110,14 +114,22 @@ def note(text):
 LISTEN_RE = re.compile(r"^volent node: listening on http://([^:/\s]+):(\d+)$")
 
 
-def start_node(config=CONFIG):
-    """Starts the node on port 0 and waits for its listening line."""
+def start_node(config=CONFIG, data=DATA, max_file_bytes=None):
+    """Starts the node on port 0 and waits for its listening line. With
+    max_file_bytes, the node cannot grow a file beyond that (RLIMIT_FSIZE,
+    SIGXFSZ ignored: writes fail with EFBIG), as on a full disk."""
     global NODE, NODE_ERR, PORT, HOST, RUN
     RUN += 1
     NODE_ERR = os.path.join(WORK, f"stderr.{RUN}")
     err = open(NODE_ERR, "wb")
+
+    def limit_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+
     NODE = subprocess.Popen([VOLENT, "node", "--config", config, "--listen", "127.0.0.1:0",
-                             "--data-dir", DATA], stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+                             "--data-dir", data], stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+                            preexec_fn=limit_files if max_file_bytes else None)
     err.close()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -870,6 +882,17 @@ check("requests are counted under the route template (/v1/agents/{name}, 201, 40
       any(l.get("route") == "/v1/agents/{name}" and l.get("code") == "404" for l, v in req_total)
       and any(l.get("route") == "/v1/agents" and l.get("code") == "201" for l, v in req_total)
       and any(l.get("code") == "501" for l, v in req_total), str(sorted({(l.get("route"), l.get("code")) for l, v in req_total})[:40]))
+def runs_count(samples_):
+    return sum(v for n, l, v in samples_ if n == "volent_http_requests_total" and l.get("route") == "/v1/runs"
+               and l.get("method") == "GET" and l.get("code") == "501")
+
+
+before_runs = runs_count(samples)
+for _ in range(3):
+    request("GET", "/v1/runs")
+later = parse_prometheus(request("GET", "/metrics")[2].decode("utf-8", "replace"))[1]
+check("volent_http_requests_total counts: three GET /v1/runs add 3 to {route=/v1/runs,method=GET,code=501}",
+      runs_count(later) - before_runs == 3, f"{before_runs} -> {runs_count(later)}")
 leaky = [l for n, l, v in samples if any("4711" in x or "this-name-must" in x for x in l.values())]
 check("no label value carries a request's own path or agent name", not leaky, str(leaky[:3]))
 hs = [(l, v) for n, l, v in samples if n == "volent_http_handler_seconds"]
@@ -908,6 +931,12 @@ def leaks():
     return out
 
 
+with_errors = [f"{w}: HTTP {s}" for w, s, h, p in ERRORS if s not in (400, 422) and "errors" in (jbody(p) or {})]
+check("only validation problems (400, 422) carry errors", not with_errors, "; ".join(with_errors[:5]))
+not_json = [f"{w}: HTTP {s} {h.get('content-type')}" for w, s, h, p in SEEN if 200 <= s < 300 and s != 204
+            and not any(x in w for x in ("/metrics", "/v1/schemas/"))
+            and h.get("content-type", "").split(";")[0].strip() != "application/json"]
+check("every other success answer is application/json", not not_json, "; ".join(not_json[:5]))
 lk = leaks()
 check(f"no answer ({len(SEEN)}) names the implementation (library, exception, source file)", not lk, "; ".join(lk[:5]))
 server = {h.get("server", "") for w, s, h, p in SEEN}
@@ -932,6 +961,39 @@ check("a client that half-closes after half a request: no 2xx answer, the connec
 out = raw(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", shut=True)
 check("... the same with half a header", not out.startswith(b"HTTP/1.1 2"), short(out, 120))
 alive("half-closed clients")
+
+sock = socket.create_connection((HOST, PORT), timeout=10)
+sock.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+out, t_ = b"", time.monotonic()
+try:
+    while True:
+        c_ = sock.recv(65536)
+        if not c_:
+            break
+        out += c_
+except OSError:
+    pass
+sock.close()
+check("an HTTP/1.0 request without keep-alive: answered, then the node closes the connection",
+      out.startswith(b"HTTP/1.") and b" 200 " in out[:20] and time.monotonic() - t_ < 9, short(out, 100))
+sock = socket.create_connection((HOST, PORT), timeout=10)
+sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+out, t_ = b"", time.monotonic()
+try:
+    while True:
+        c_ = sock.recv(65536)
+        if not c_:
+            break
+        out += c_
+except OSError:
+    pass
+sock.close()
+check("Connection: close: answered, then the node closes the connection",
+      out.startswith(b"HTTP/1.1 200") and time.monotonic() - t_ < 9, short(out, 100))
+out = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/runs HTTP/1.1\r\nHost: x\r\n\r\n"
+          b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", shut=False)
+codes = [int(x) for x in re.findall(rb"HTTP/1\.1 (\d{3}) ", out)]
+check("three pipelined requests: three answers in order (200, 501, 200)", codes[:3] == [200, 501, 200], str(codes))
 
 # A request dribbled one byte at a time: answered, and others are served meanwhile.
 dribble = {}
@@ -1196,6 +1258,43 @@ def kill_round(rnd, workers=2, min_acks=40):
 
 kill_round(1)
 kill_round(2, workers=3)
+
+# --- a data folder that cannot be written -------------------------------------------------------
+check("SIGTERM: status 0", stop_node() == 0)
+DATA2 = os.path.join(WORK, "data-full")
+start_node(data=DATA2, max_file_bytes=96 * 1024)
+created, failure = [], None
+conn = http.client.HTTPConnection(HOST, PORT, timeout=20)
+for i in range(400):
+    name = f"full-{i:04d}"
+    s, h, p = request("POST", "/v1/agents", named(TEMPLATE, name), conn=conn)
+    if s == 201:
+        created.append(name)
+    else:
+        failure = (name, s, h, p)
+        break
+conn.close()
+if check("a data folder that cannot grow (as on a full disk): an apply is answered 500 internal",
+         failure is not None and failure[1] == 500 and not is_problem(failure[1], failure[2], failure[3], "internal"),
+         f"after {len(created)} applies: {failure[1] if failure else 'no failure'} "
+         f"{is_problem(*failure[1:], 'internal') if failure else ''} {short(failure[3]) if failure else ''}"):
+    m = LEAKS.search(failure[3].decode("utf-8", "replace"))
+    check("... and its detail names no library or error text of one", not m, short(failure[3]))
+    check("... the failed agent is not there", request("GET", f"/v1/agents/{failure[0]}")[0] == 404)
+    s, h, p = request("POST", "/v1/agents", named(TEMPLATE, created[0]))
+    s2, h2, p2 = request("GET", f"/v1/agents/{created[0]}")
+    check("... a replace that cannot be written leaves the agent as it was (500, still generation 1)",
+          s == 500 and (jbody(p2) or {}).get("generation") == 1 or s == 200 and (jbody(p2) or {}).get("generation") == 2,
+          f"HTTP {s}; then generation {(jbody(p2) or {}).get('generation')}")
+    check("... /healthz is still served, counting the agents that were written",
+          (jbody(request("GET", "/healthz")[2]) or {}).get("agents") == len(created))
+    check("... SIGTERM: status 0", stop_node() == 0)
+    start_node(data=DATA2)
+    check(f"... restarted without the limit: exactly the {len(created)} agents answered 201",
+          [a["name"] for a in list_all()] == created, str([a["name"] for a in list_all()][-3:]))
+else:
+    stop_node(signal.SIGKILL)
+    start_node(data=DATA2)
 
 status = stop_node()
 check("SIGTERM at the end: status 0", status == 0, f"status {status}")
