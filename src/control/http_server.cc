@@ -129,7 +129,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Answers, then ends the connection (the rest of the request is unread).
   void Refuse(int status, std::string detail) {
     busy_ = true;
-    std::string target = parser_ && parser_->is_header_done() ? std::string(parser_->get().target()) : "";
+    // The start line may have been read even when the headers failed.
+    std::string target = parser_ ? std::string(parser_->get().target()) : "";
     Request request;
     SplitTarget(target, request);
     Response response = ProblemResponse(MakeProblem(status, std::move(detail), request.path));
