@@ -64,7 +64,7 @@ void SourceText::Check() {
       error_at_ = PositionOfOffset(i);
       return;
     }
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
       char name[8];
       std::snprintf(name, sizeof name, "U+%04X", c);
       error_ = std::string("control character ") + name + " is not allowed (escape it in a double-quoted string)";

@@ -1,13 +1,14 @@
 // The text of a document as yaml-cpp sees it, and the way back from
 // yaml-cpp's byte offsets to the line and column a person sees.
 //
-// Before parsing, the text is checked (UTF-8, no control characters but
-// tab, LF and CR), a UTF-8 byte order mark is dropped, and JSON's surrogate
+// Before parsing, the text is checked (UTF-8, no C0 control characters
+// but tab, LF and CR), a UTF-8 byte order mark is dropped, and JSON's surrogate
 // pair escapes in double-quoted strings ("\ud83d\ude00") are rewritten as
 // the single YAML escape "\U0001F600", which yaml-cpp needs. Each rewrite
 // is remembered so that positions still point into the original text.
 //
-// Thread-compatible: one per document being read (a position cache). Never throws but std::bad_alloc.
+// Thread-compatible: one per document being read (it caches the last
+// position). Never throws but std::bad_alloc.
 #pragma once
 
 #include <cstdint>

@@ -11,9 +11,9 @@
 // Quoted scalars are always strings; keys are always strings (their text).
 // Refused (each a problem at its position): anchors and aliases (so no
 // expansion can blow up), explicit tags, keys that are collections,
-// duplicate keys, more than one document, bytes that are not UTF-8, control
-// characters, more than kMaxDepth nesting or kMaxNodes values, texts longer
-// than kMaxDocumentBytes.
+// duplicate keys, more than one document, bytes that are not UTF-8, C0
+// control characters but tab, LF and CR, more than kMaxDepth nesting or
+// kMaxNodes values, texts longer than kMaxDocumentBytes.
 //
 // Thread-safe: no shared state. Never throws.
 #pragma once
