@@ -35,7 +35,9 @@
 #     the allowlist is listed `rejected`; SIGKILL in the middle of a loop of
 #     applies and deletes loses nothing that was answered 2xx; a data folder
 #     that cannot grow (RLIMIT_FSIZE, as a full disk) gives 500 internal
-#     without a trace of the failed write.
+#     without a trace of the failed write;
+#   - every manifest of examples/node/agents applies to a node with
+#     examples/node/volent.yaml.
 #
 # The agent template (--agent, default tests/volent/fixtures/agent.yaml)
 # must be valid for the configuration and have at least one tool with a
@@ -75,10 +77,10 @@ done
 WORK="$(mktemp -d /tmp/volent-node-api-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
-python3 - "$VOLENT" "$CONFIG" "$AGENT" "$CONFIG_WITHOUT" "$WORK" <<'PY'
+python3 - "$VOLENT" "$CONFIG" "$AGENT" "$CONFIG_WITHOUT" "$WORK" "$HERE/../../examples/node" <<'PY'
 import atexit, http.client, json, os, random, re, resource, signal, socket, subprocess, sys, threading, time
 
-VOLENT, CONFIG, AGENT_FILE, CONFIG_WITHOUT, WORK = sys.argv[1:]
+VOLENT, CONFIG, AGENT_FILE, CONFIG_WITHOUT, WORK, EXAMPLES = sys.argv[1:]
 DATA = os.path.join(WORK, "data")
 HOST = "127.0.0.1"
 PORT = 0
@@ -1295,6 +1297,22 @@ if check("a data folder that cannot grow (as on a full disk): an apply is answer
 else:
     stop_node(signal.SIGKILL)
     start_node(data=DATA2)
+
+# --- the examples of the repository, through the API ---------------------------------------------
+example_config = os.path.join(EXAMPLES, "volent.yaml")
+if os.path.isfile(example_config) and os.path.isdir(os.path.join(EXAMPLES, "agents")):
+    check("SIGTERM: status 0", stop_node() == 0)
+    start_node(config=example_config, data=os.path.join(WORK, "data-examples"))
+    answers = []
+    for f in sorted(os.listdir(os.path.join(EXAMPLES, "agents"))):
+        if f.endswith((".agent.yaml", ".agent.json")):
+            s, h, p = request("POST", "/v1/agents", open(os.path.join(EXAMPLES, "agents", f), "rb").read(),
+                              JSON_T if f.endswith(".json") else YAML)
+            answers.append((f, s, (jbody(p) or {}).get("name") if s == 201 else short(p, 200)))
+    check(f"every example manifest ({len(answers)}) applies to a node with the example configuration: 201",
+          answers and all(s == 201 for f, s, n in answers), str([a for a in answers if a[1] != 201]))
+else:
+    note(f"no examples at {EXAMPLES}")
 
 status = stop_node()
 check("SIGTERM at the end: status 0", status == 0, f"status {status}")
