@@ -26,7 +26,8 @@
 # Each figure is the median of API_BENCH_RUNS runs with its spread
 # (max - min) / median; a spread over 10% is flagged as not trustworthy yet.
 # Ratios are node / nginx. Ends with `api p99 in-handler: X us`, the larger
-# of the two routes' median p99 in the handler.
+# of the two routes' median p99 in the handler (`n/a` and exit status 1 when
+# the node could not be measured).
 #
 # --quick (or API_BENCH_QUICK=1): 200 agents, one 1 s run per cell; a smoke
 # run of the script, not figures to quote.
@@ -96,6 +97,7 @@ atexit.register(cleanup)
 
 def die(text):
     print(f"api: {text}", file=sys.stderr)
+    print("api p99 in-handler: n/a")
     sys.exit(1)
 
 
