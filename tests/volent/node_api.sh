@@ -816,6 +816,17 @@ for path, method in ops:
 check(f"every operation of the OpenAPI document ({len(ops)}) answers with a status it lists", ops and not problems,
       "; ".join(problems))
 request("POST", "/v1/agents", named(TEMPLATE, cover_agent))
+wrong = []
+for path, methods in ALLOW.items():
+    concrete = re.sub(r"\{[^}]+\}", "x1", path.replace("{name}", cover_agent))
+    for method in sorted({"GET", "POST", "PUT", "DELETE", "PATCH"} - methods):
+        s, h, p = request(method, concrete, b"{}" if method in ("POST", "PUT", "PATCH") else None,
+                          JSON_T if method in ("POST", "PUT", "PATCH") else None)
+        allow = {m.strip().upper() for m in h.get("allow", "").split(",") if m.strip()}
+        if s != 405 or allow - {"HEAD"} != methods or is_problem(s, h, p, "method-not-allowed"):
+            wrong.append(f"{method} {concrete}: HTTP {s}, Allow {h.get('allow')!r}")
+check("every other method on every path of the document: 405 with Allow listing the document's methods",
+      ALLOW and not wrong, "; ".join(wrong[:5]))
 
 # --- metrics -----------------------------------------------------------------------------------------
 SAMPLE_RE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+-?\d+)?$')
