@@ -64,7 +64,10 @@ bool CompiledSchema::Validate(const nlohmann::json& document, std::vector<Schema
     return false;
   }
   try {
-    valijson::Validator validator(valijson::Validator::kStrongTypes);
+    // One validator per thread: it caches compiled patterns (keyed by the
+    // pattern text, so shared by every schema), which would otherwise be
+    // compiled again on each call.
+    thread_local valijson::Validator validator(valijson::Validator::kStrongTypes);
     valijson::adapters::NlohmannJsonAdapter target(document);
     valijson::ValidationResults results;
     const bool valid = validator.validate(*schema_, target, errors ? &results : nullptr);

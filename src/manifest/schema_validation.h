@@ -7,7 +7,7 @@
 // refused when compiled), exceptions turned on and caught here.
 //
 // Thread-safe: a CompiledSchema is immutable after construction and may be
-// shared; each Validate uses its own validator. Never throws.
+// shared; each thread validates with its own validator. Never throws.
 #pragma once
 
 #include <memory>
