@@ -362,7 +362,7 @@ def to_yaml(value, indent=0):
     """Block-style YAML for JSON values (strings as JSON strings, which YAML
     reads the same)."""
     pad = " " * indent
-    scalar = lambda v: json.dumps(v)
+    scalar = lambda v: json.dumps(v, ensure_ascii=False)  # YAML has no surrogate pairs
     out = []
     if isinstance(value, dict):
         for k, v in value.items():
@@ -633,6 +633,44 @@ check("applying a deleted name again: 201, generation 1", s == 201 and (jbody(p)
       f"HTTP {s} {short(p)}")
 s, h, p = request("GET", "/healthz")
 check("/healthz counts the agents", (jbody(p) or {}).get("agents") == len(ALL), short(p))
+
+# Replacements from many connections at once: none lost, no generation twice.
+gens, glock = [], threading.Lock()
+
+
+def replacer():
+    c_ = http.client.HTTPConnection(HOST, PORT, timeout=30)
+    for _ in range(10):
+        s_, h_, p_ = request("POST", "/v1/agents", named(TEMPLATE, "contended"), conn=c_)
+        with glock:
+            gens.append((jbody(p_) or {}).get("generation") if s_ in (200, 201) else f"HTTP {s_}")
+    c_.close()
+
+
+threads = [threading.Thread(target=replacer) for _ in range(8)]
+for t_ in threads:
+    t_.start()
+for t_ in threads:
+    t_.join()
+final = (jbody(request("GET", "/v1/agents/contended")[2]) or {}).get("generation")
+check("80 applies of one agent from 8 connections at once: generations 1 to 80, each once; the agent ends at 80",
+      sorted(g for g in gens if isinstance(g, int)) == list(range(1, 81)) and final == 80,
+      f"final {final}; {sorted(gens, key=str)[:10]}...")
+request("DELETE", "/v1/agents/contended")
+
+uni = named(TEMPLATE, "unicode-text")
+uni["spec"]["instructions"] = "Rückerstattung prüfen \u2713 \U0001F680 \"quoted\" \\ back\tslash"
+s, h, p = request("POST", "/v1/agents", to_yaml(uni) + "\n", YAML)
+s2, h2, p2 = request("GET", "/v1/agents/unicode-text")
+check("non-ASCII, quotes and escapes in a YAML manifest come back unchanged as JSON",
+      s == 201 and ((jbody(p2) or {}).get("manifest") or {}).get("spec", {}).get("instructions") == uni["spec"]["instructions"],
+      f"HTTP {s} {short(p2, 400)}")
+s, h, p = request("POST", "/v1/agents", json.dumps(uni), JSON_T)
+s2, h2, p2 = request("GET", "/v1/agents/unicode-text")
+check("... and in a JSON manifest written with \\u escapes (surrogate pairs)",
+      s == 200 and ((jbody(p2) or {}).get("manifest") or {}).get("spec", {}).get("instructions") == uni["spec"]["instructions"],
+      f"HTTP {s} {short(p2, 400)}")
+request("DELETE", "/v1/agents/unicode-text")
 
 # --- invalid manifests ------------------------------------------------------------------------------
 def yaml_lines(manifest):
