@@ -218,6 +218,15 @@ TEST_F(ApiTest, NotAManifestIs422) {
   Problem(Apply(AgentJson("UPPER"), "application/json"), 422, "invalid-manifest");
 }
 
+TEST_F(ApiTest, DeepNestingIsAProblemNotACrash) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  Problem(Apply(deep, "application/json"), 422, "invalid-manifest");
+  Problem(Apply("a: " + deep), 422, "invalid-manifest");
+  // Too deep to judge well-formedness: the nesting is the problem reported.
+  Problem(Apply(std::string(100000, '[')), 422, "invalid-manifest");
+  Problem(Apply(std::string(100000, '{'), "application/json"), 400, "malformed-body");
+}
+
 TEST_F(ApiTest, WrongContentType) {
   Problem(Apply(AgentYaml("x"), "text/plain"), 415, "unsupported-media-type");
   Problem(Apply(AgentYaml("x"), ""), 415, "unsupported-media-type");
