@@ -4,7 +4,7 @@
 # static JSON files of the same sizes, measured in the same run with the same
 # load.
 #
-#   bash bench/api.sh [--volent BIN] [--quick]
+#   bash bench/api.sh [--build DIR | --volent BIN] [--quick]
 #
 # 1. Starts `volent node` (tests/volent/fixtures/volent.yaml, a temporary data
 #    folder, a free loopback port) and reads its resident memory (VmRSS of
@@ -37,7 +37,8 @@
 #   API_BENCH_SECONDS      wrk duration of one run (default 5)
 #   API_BENCH_CONNECTIONS  wrk connections (default 4; one wrk thread)
 #   API_BENCH_AGENTS       agents for the latency phase (default 10000)
-#   VOLENT                 the volent binary (default build/bin/volent)
+#   VOLENT                 the volent binary (default build/bin/volent; --build DIR
+#                          means DIR/bin/volent)
 # Needs: python3, wrk, nginx (/usr/sbin/nginx).
 set -euo pipefail
 
@@ -50,8 +51,9 @@ die() { printf 'api: %s\n' "$*" >&2; exit 2; }
 while (($#)); do
   case "$1" in
     --volent) VOLENT="${2:-}"; shift 2 || die "--volent needs a path" ;;
+    --build) VOLENT="${2:-}/bin/volent"; shift 2 || die "--build needs a folder" ;;
     --quick) QUICK=1; shift ;;
-    *) die "usage: bash bench/api.sh [--volent BIN] [--quick]" ;;
+    *) die "usage: bash bench/api.sh [--build DIR | --volent BIN] [--quick]" ;;
   esac
 done
 [[ -x "$VOLENT" ]] || die "$VOLENT is not built (ninja -C build volent, or --volent BIN)"
