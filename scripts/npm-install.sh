@@ -4,8 +4,9 @@
 # of the node's tests) from their committed package-lock.json files with
 # `npm ci`. Idempotent: each folder records the SHA-256 of the lock file it was
 # installed from (node_modules/.ampoule-lock), and a folder whose record
-# matches is left alone, so a second run returns at once. Needs Node.js >= 20 and npm; the tests that use these folders print
-# `skipped: node_modules missing: run scripts/npm-install.sh` until this ran.
+# matches is left alone, so a second run returns at once. Needs Node.js >= 20
+# and npm; the tests that use these folders print `skipped: node_modules
+# missing: run scripts/npm-install.sh` until this ran.
 #
 #   scripts/npm-install.sh [--force]    --force reinstalls every folder
 #
