@@ -1,0 +1,329 @@
+#include "journal/journal.h"
+
+#include <sodium.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "journal/row.h"
+
+namespace volent::journal {
+namespace {
+
+using ampoule::Error;
+using ampoule::Result;
+using ampoule::Status;
+
+// PRAGMA user_version of a journal made by this code. A file with another
+// non-zero version is refused rather than misread.
+constexpr int kFormatVersion = 1;
+
+constexpr char kSchema[] =
+    "CREATE TABLE entries ("
+    " seq INTEGER PRIMARY KEY,"
+    " kind TEXT NOT NULL,"
+    " agent TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " step INTEGER NOT NULL,"
+    " effect_key TEXT NOT NULL,"
+    " payload TEXT NOT NULL,"
+    " time_ms INTEGER NOT NULL,"
+    " prev_hash TEXT NOT NULL,"
+    " hash TEXT NOT NULL,"
+    " UNIQUE (effect_key, kind))";
+
+// Resets a cached statement when the scope ends, so it holds no read lock.
+class Resetter {
+ public:
+  explicit Resetter(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  ~Resetter() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  Resetter(const Resetter&) = delete;
+  Resetter& operator=(const Resetter&) = delete;
+
+ private:
+  sqlite3_stmt* stmt_;
+};
+
+void BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
+  sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+int64_t SystemClockMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Compact JSON text of `value`, or an error (invalid UTF-8 in a string).
+Result<std::string> CompactJson(const nlohmann::json& value) {
+  try {
+    return value.dump();
+  } catch (const std::exception& e) {
+    return Error{std::string("journal payload is not valid JSON text: ") + e.what()};
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, OpenOptions options) {
+  std::unique_ptr<Journal> journal(new Journal());
+  AMP_RETURN_IF_ERROR(journal->Init(dir, std::move(options)));
+  return journal;
+}
+
+Journal::~Journal() {
+  sqlite3_finalize(find_);
+  sqlite3_finalize(last_);
+  sqlite3_finalize(insert_);
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Error Journal::DbError(std::string_view what) const {
+  std::string message = path_ + ": " + std::string(what);
+  if (db_) message += ": " + std::string(sqlite3_errmsg(db_));
+  return Error{std::move(message)};
+}
+
+Status Journal::Exec(const char* sql) {
+  char* message = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
+  if (rc == SQLITE_OK) return Status::Ok();
+  std::string text = message ? message : sqlite3_errstr(rc);
+  sqlite3_free(message);
+  return Error{path_ + ": " + text};
+}
+
+Status Journal::Init(const std::string& dir, OpenOptions options) {
+  if (sodium_init() < 0) return Error{"libsodium cannot initialise"};
+  clock_ = options.clock ? std::move(options.clock) : Clock(SystemClockMs);
+  path_ = dir + "/" + kJournalFile;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (options.create ? SQLITE_OPEN_CREATE : 0);
+  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string reason = options.create ? "check that the data folder exists and is writable"
+                                        : "no journal there, or it is not readable";
+    return Error{"cannot open " + path_ + ": " + sqlite3_errstr(rc) + " (" + reason + ")"};
+  }
+  sqlite3_busy_timeout(db_, options.busy_timeout_ms);
+  sqlite3_extended_result_codes(db_, 1);
+  AMP_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
+  AMP_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
+  // The schema is made once, under the write lock, so processes opening a
+  // new journal at the same moment do not race.
+  AMP_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  Status made = [&]() -> Status {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &stmt, nullptr) != SQLITE_OK) {
+      return DbError("cannot read the format version");
+    }
+    int version = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    if (version == kFormatVersion) return Status::Ok();
+    if (version != 0) {
+      return Error{path_ + ": journal format version " + std::to_string(version) +
+                   " is not known to this volent (expected " + std::to_string(kFormatVersion) + ")"};
+    }
+    if (sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_master", -1, &stmt, nullptr) != SQLITE_OK) {
+      return DbError("cannot read the schema");
+    }
+    int objects = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    if (objects != 0) return Error{path_ + ": is an SQLite database but not a journal"};
+    AMP_RETURN_IF_ERROR(Exec(kSchema));
+    return Exec("PRAGMA user_version=1");
+  }();
+  if (!made.ok()) {
+    (void)Exec("ROLLBACK");
+    return made;
+  }
+  AMP_RETURN_IF_ERROR(Exec("COMMIT"));
+  return Prepare();
+}
+
+Status Journal::Prepare() {
+  const std::string columns = kEntryColumns;
+  const std::string find = "SELECT " + columns + " FROM entries WHERE effect_key = ?1 AND kind = ?2";
+  const std::string last = "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1";
+  const char* insert =
+      "INSERT INTO entries (seq, kind, agent, run_id, step, effect_key, payload, time_ms,"
+      " prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+  if (sqlite3_prepare_v2(db_, find.c_str(), -1, &find_, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(db_, last.c_str(), -1, &last_, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(db_, insert, -1, &insert_, nullptr) != SQLITE_OK) {
+    return DbError("the journal's table is missing or damaged");
+  }
+  return Status::Ok();
+}
+
+// Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back if it fails.
+// REQUIRES: mu_ held.
+template <class F>
+auto Journal::InWriteTransaction(F&& body) -> decltype(body()) {
+  AMP_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  auto result = body();
+  if (!result.ok()) {
+    (void)Exec("ROLLBACK");
+    return result;
+  }
+  Status committed = Exec("COMMIT");
+  if (!committed.ok()) {
+    (void)Exec("ROLLBACK");
+    return committed.error();
+  }
+  return result;
+}
+
+// REQUIRES: mu_ held.
+Result<std::optional<Entry>> Journal::Find(const std::string& key, EntryKind kind) {
+  Resetter reset(find_);
+  BindText(find_, 1, key);
+  BindText(find_, 2, KindName(kind));
+  int rc = sqlite3_step(find_);
+  if (rc == SQLITE_DONE) return std::optional<Entry>();
+  if (rc != SQLITE_ROW) return DbError("cannot read an entry");
+  auto entry = ReadRow(find_);
+  if (!entry) return Error{path_ + ": a damaged entry for " + key + ": " + entry.message()};
+  return std::optional<Entry>(std::move(*entry));
+}
+
+// Appends the next entry. REQUIRES: mu_ held, inside a write transaction.
+Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string payload) {
+  Entry e;
+  {
+    Resetter reset(last_);
+    int rc = sqlite3_step(last_);
+    if (rc == SQLITE_ROW) {
+      if (sqlite3_column_type(last_, 0) != SQLITE_INTEGER || sqlite3_column_type(last_, 1) != SQLITE_TEXT) {
+        return Error{path_ + ": the last entry is damaged (run volent journal verify)"};
+      }
+      e.seq = static_cast<uint64_t>(sqlite3_column_int64(last_, 0)) + 1;
+      e.prev_hash.assign(reinterpret_cast<const char*>(sqlite3_column_text(last_, 1)),
+                         static_cast<size_t>(sqlite3_column_bytes(last_, 1)));
+    } else if (rc == SQLITE_DONE) {
+      e.seq = 1;
+      e.prev_hash = kGenesisHash;
+    } else {
+      return DbError("cannot read the last entry");
+    }
+  }
+  e.kind = kind;
+  e.agent = key.agent;
+  e.run = key.run;
+  e.step = key.step;
+  e.key = key.ToString();
+  e.payload = std::move(payload);
+  e.time_ms = clock_();
+  e.hash = EntryHash(e);
+  Resetter reset(insert_);
+  sqlite3_bind_int64(insert_, 1, static_cast<sqlite3_int64>(e.seq));
+  BindText(insert_, 2, KindName(e.kind));
+  BindText(insert_, 3, e.agent);
+  BindText(insert_, 4, e.run);
+  sqlite3_bind_int64(insert_, 5, static_cast<sqlite3_int64>(e.step));
+  BindText(insert_, 6, e.key);
+  BindText(insert_, 7, e.payload);
+  sqlite3_bind_int64(insert_, 8, e.time_ms);
+  BindText(insert_, 9, e.prev_hash);
+  BindText(insert_, 10, e.hash);
+  if (sqlite3_step(insert_) != SQLITE_DONE) return DbError("cannot append an entry");
+  return e;
+}
+
+Result<BeginResult> Journal::BeginEffect(const EffectKey& key, const nlohmann::json& request) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto payload = CompactJson(request);
+  if (!payload) return payload.error();
+  std::lock_guard lock(mu_);
+  return InWriteTransaction([&]() -> Result<BeginResult> {
+    const std::string text = key.ToString();
+    auto intent = Find(text, EntryKind::kIntent);
+    if (!intent) return intent.error();
+    BeginResult out;
+    if (intent->has_value()) {
+      auto completion = Find(text, EntryKind::kCompletion);
+      if (!completion) return completion.error();
+      out.outcome = completion->has_value() ? BeginOutcome::kDone : BeginOutcome::kAlreadyIntended;
+      out.intent = std::move(**intent);
+      out.completion = std::move(*completion);
+      return out;
+    }
+    auto entry = Insert(EntryKind::kIntent, key, std::move(*payload));
+    if (!entry) return entry.error();
+    out.intent = std::move(*entry);
+    return out;
+  });
+}
+
+Result<CompleteResult> Journal::CompleteEffect(const EffectKey& key, const nlohmann::json& result) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto payload = CompactJson(result);
+  if (!payload) return payload.error();
+  std::lock_guard lock(mu_);
+  return InWriteTransaction([&]() -> Result<CompleteResult> {
+    const std::string text = key.ToString();
+    auto intent = Find(text, EntryKind::kIntent);
+    if (!intent) return intent.error();
+    if (!intent->has_value()) {
+      return Error{"no intent is journaled for " + text + ": call BeginEffect before the effect"};
+    }
+    auto completion = Find(text, EntryKind::kCompletion);
+    if (!completion) return completion.error();
+    CompleteResult out;
+    if (completion->has_value()) {
+      out.already_done = true;
+      out.completion = std::move(**completion);
+      return out;
+    }
+    auto entry = Insert(EntryKind::kCompletion, key, std::move(*payload));
+    if (!entry) return entry.error();
+    out.completion = std::move(*entry);
+    return out;
+  });
+}
+
+Result<AppendResult> Journal::Append(EntryKind kind, const EffectKey& key, const nlohmann::json& payload) {
+  if (kind == EntryKind::kIntent || kind == EntryKind::kCompletion) {
+    return Error{"intents and completions are journaled with BeginEffect and CompleteEffect"};
+  }
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto text = CompactJson(payload);
+  if (!text) return text.error();
+  std::lock_guard lock(mu_);
+  return InWriteTransaction([&]() -> Result<AppendResult> {
+    auto existing = Find(key.ToString(), kind);
+    if (!existing) return existing.error();
+    AppendResult out;
+    if (existing->has_value()) {
+      out.already_recorded = true;
+      out.entry = std::move(**existing);
+      return out;
+    }
+    auto entry = Insert(kind, key, std::move(*text));
+    if (!entry) return entry.error();
+    out.entry = std::move(*entry);
+    return out;
+  });
+}
+
+Result<EffectState> Journal::Lookup(const EffectKey& key) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  std::lock_guard lock(mu_);
+  // One read transaction, so the pair is consistent.
+  AMP_RETURN_IF_ERROR(Exec("BEGIN"));
+  auto state = [&]() -> Result<EffectState> {
+    const std::string text = key.ToString();
+    auto intent = Find(text, EntryKind::kIntent);
+    if (!intent) return intent.error();
+    auto completion = Find(text, EntryKind::kCompletion);
+    if (!completion) return completion.error();
+    return EffectState{std::move(*intent), std::move(*completion)};
+  }();
+  (void)Exec("COMMIT");
+  return state;
+}
+
+}  // namespace volent::journal
