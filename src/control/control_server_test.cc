@@ -163,6 +163,17 @@ TEST_F(HttpServerTest, ApplyOverTheWire) {
   EXPECT_EQ(del.rfind("HTTP/1.1 204", 0), 0u) << del;
 }
 
+TEST_F(HttpServerTest, ABodyJustUnderTheLimitIsRead) {
+  Start();
+  Client c(port_);
+  std::string body = testing::AgentYaml("large");
+  while (body.size() < kMaxBodyBytes - 2000) body += "#" + std::string(998, 'x') + "\n";
+  ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nContent-Length: " +
+                     std::to_string(body.size()) + "\r\n\r\n" + body));
+  std::string r = c.ReadResponse();
+  EXPECT_EQ(r.rfind("HTTP/1.1 201", 0), 0u) << r.substr(0, 300);
+}
+
 TEST_F(HttpServerTest, SlowClientIsClosed) {
   Start();
   Client c(port_);
