@@ -142,6 +142,8 @@ TEST_F(ApiTest, GetListDelete) {
   ASSERT_EQ(rest["agents"].size(), 1u);
   EXPECT_EQ(rest["agents"][0]["name"], "b");
   EXPECT_TRUE(rest["next"].is_null());
+  EXPECT_EQ(json::parse(Call("GET", "/v1/agents?after=").body)["agents"].size(), 2u);
+  EXPECT_EQ(json::parse(Call("GET", "/v1/agents?after=aa").body)["agents"][0]["name"], "b");
 
   Response deleted = Call("DELETE", "/v1/agents/a");
   EXPECT_EQ(deleted.status, 204);
@@ -160,7 +162,7 @@ TEST_F(ApiTest, StateSurvivesReopen) {
 }
 
 TEST_F(ApiTest, BadQueryParameters) {
-  for (const char* q : {"limit=0", "limit=1001", "limit=x", "limit=", "limit=-1", "limit=1.5"}) {
+  for (const char* q : {"limit=0", "limit=1001", "limit=x", "limit=", "limit=-1", "limit=1.5", "after=Not_A_Name"}) {
     Problem(Call("GET", std::string("/v1/agents?") + q), 400, "bad-request");
   }
 }

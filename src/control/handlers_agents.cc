@@ -78,6 +78,9 @@ Response List(const ApiContext& ctx, const Request& request) {
     limit = value;
   }
   std::string after = QueryParam(request.query, "after").value_or("");
+  if (!after.empty() && !node::IsValidAgentName(after)) {
+    return ProblemResponse(MakeProblem(400, "after must be an agent name (or empty, from the start)", request.path));
+  }
   node::AgentPage page = ctx.store->List(after, limit);
   nlohmann::json agents = nlohmann::json::array();
   for (const auto& s : page.agents) agents.push_back(SummaryJson(s));
@@ -143,7 +146,7 @@ void AddAgentRoutes(const ControlApi& api, RouteTable& table) {
              {{"limit", "query", "Agents per page (1-1000, default 100)",
                {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}, false},
               {"after", "query", "List agents whose name sorts after this one (the previous page's next)",
-               {{"type", "string"}}, false}},
+               {{"type", "string"}, {"pattern", "^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)?$"}}, false}},
              {}, {},
              {{200, "A page of agents", "application/json",
                {{"type", "object"},
