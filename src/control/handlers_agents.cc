@@ -15,17 +15,27 @@ namespace {
 constexpr size_t kDefaultLimit = 100;
 constexpr size_t kMaxLimit = 1000;
 
-nlohmann::json SummaryJson(const node::AgentSummary& s) {
-  return {{"name", s.name},
-          {"generation", s.generation},
-          {"status", node::AgentStatusName(s.status)},
-          {"applied_at", s.applied_at}};
+// A summary as JSON text, written directly: every field is a name, a number,
+// a fixed word or a timestamp, none of which needs escaping, and a page of
+// 1,000 of them is built this way several times faster than through a tree.
+// Keys in sorted order, as the stored manifests have them.
+void AppendSummary(std::string& out, const node::AgentSummary& s) {
+  out += "{\"applied_at\":\"";
+  out += s.applied_at;
+  out += "\",\"generation\":";
+  out += std::to_string(s.generation);
+  out += ",\"name\":\"";
+  out += s.name;
+  out += "\",\"status\":\"";
+  out += node::AgentStatusName(s.status);
+  out += '"';
 }
 
 // The agent: its summary plus "manifest", the stored JSON as it is.
 std::string AgentBody(const node::AgentSummary& summary, const std::string& manifest_json) {
-  std::string body = SummaryJson(summary).dump();
-  body.pop_back();  // the closing brace
+  std::string body;
+  body.reserve(manifest_json.size() + 128);
+  AppendSummary(body, summary);
   body += ",\"manifest\":";
   body += manifest_json;
   body += '}';
@@ -82,11 +92,19 @@ Response List(const ApiContext& ctx, const Request& request) {
     return ProblemResponse(MakeProblem(400, "after must be an agent name (or empty, from the start)", request.path));
   }
   node::AgentPage page = ctx.store->List(after, limit);
-  nlohmann::json agents = nlohmann::json::array();
-  for (const auto& s : page.agents) agents.push_back(SummaryJson(s));
-  nlohmann::json body = {{"agents", std::move(agents)}, {"next", nullptr}};
-  if (page.next) body["next"] = *page.next;
-  return JsonResponse(200, body);
+  Response r;
+  r.content_type = "application/json";
+  r.body.reserve(32 + page.agents.size() * 96);
+  r.body += "{\"agents\":[";
+  for (size_t i = 0; i < page.agents.size(); ++i) {
+    if (i > 0) r.body += ',';
+    AppendSummary(r.body, page.agents[i]);
+    r.body += '}';
+  }
+  r.body += "],\"next\":";
+  r.body += page.next ? "\"" + *page.next + "\"" : std::string("null");
+  r.body += '}';
+  return r;
 }
 
 Response Get(const ApiContext& ctx, const Request& request, const PathParams& params) {

@@ -5,6 +5,8 @@
 #include <ctime>
 #include <utility>
 
+#include "node/agent_name.h"
+
 namespace volent::node {
 namespace {
 
@@ -100,10 +102,17 @@ Status AgentStore::Load(const Recheck& recheck) {
   int rc;
   while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
     std::string name = ColumnText(stmt.get(), 0);
+    // Only this store writes the file; a row it could not have written
+    // (edited by hand) is left out rather than served.
+    if (!IsValidAgentName(name)) continue;
     Entry entry;
     entry.generation = static_cast<uint64_t>(sqlite3_column_int64(stmt.get(), 1));
     entry.applied_at = ColumnText(stmt.get(), 2);
     entry.manifest_json = ColumnText(stmt.get(), 3);
+    if (entry.applied_at.size() != 20 ||
+        entry.applied_at.find_first_not_of("0123456789-:TZ") != std::string::npos) {
+      entry.applied_at = "1970-01-01T00:00:00Z";
+    }
     if (recheck && !recheck(name, entry.manifest_json)) entry.status = AgentStatus::kRejected;
     agents_.emplace(std::move(name), std::move(entry));
   }

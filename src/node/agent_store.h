@@ -60,7 +60,8 @@ class AgentStore {
   // current checks; false marks the agent rejected (it stays stored).
   using Recheck = std::function<bool(std::string_view name, std::string_view manifest_json)>;
 
-  // Opens (creating if missing) `dir`/agents.db and loads every agent.
+  // Opens (creating if missing) `dir`/agents.db and loads every agent
+  // (rows with an invalid name, which Apply never writes, are skipped).
   // `dir` must exist. An empty `dir` keeps everything in memory only (tests,
   // fuzzing). Errors name the file and what to do.
   static ampoule::Result<std::unique_ptr<AgentStore>> Open(const std::string& dir,
@@ -70,7 +71,8 @@ class AgentStore {
   AgentStore& operator=(const AgentStore&) = delete;
 
   // Creates or replaces the agent `name` with `manifest_json` (already
-  // checked; stored verbatim). On error nothing changed.
+  // checked; stored verbatim). REQUIRES: IsValidAgentName(name). On error
+  // nothing changed.
   ampoule::Result<ApplyOutcome> Apply(const std::string& name, std::string manifest_json);
   // Removes the agent. Ok(false) if there was none.
   ampoule::Result<bool> Delete(const std::string& name);
