@@ -214,7 +214,8 @@ Position Positions::Of(const std::string& pointer) const {
   for (;;) {
     if (auto it = values.find(p); it != values.end()) return it->second;
     if (p.empty()) return {};
-    p.resize(p.rfind('/'));
+    const size_t slash = p.rfind('/');
+    p.resize(slash == std::string::npos ? 0 : slash);
   }
 }
 
