@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -67,6 +69,22 @@ Result<std::string> CompactJson(const nlohmann::json& value) {
   }
 }
 
+// SQLite takes a short file of any bytes for an empty database and would
+// write a journal over it; a non-empty file must begin as a database does.
+Status CheckHeader(const std::string& path) {
+  static constexpr char kMagic[] = "SQLite format 3";  // with its NUL: 16 bytes
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Ok();  // missing: SQLite creates it or says why not
+  char header[sizeof kMagic] = {};
+  in.read(header, sizeof header);
+  if (in.gcount() == 0) return Status::Ok();  // empty: a new database
+  if (in.gcount() != sizeof header || std::memcmp(header, kMagic, sizeof kMagic) != 0) {
+    return Error{path + ": is not an SQLite database, so not a journal (move it away; do not "
+                 "delete it if it may be a damaged journal)"};
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, OpenOptions options) {
@@ -101,6 +119,7 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
   if (sodium_init() < 0) return Error{"libsodium cannot initialise"};
   clock_ = options.clock ? std::move(options.clock) : Clock(SystemClockMs);
   path_ = dir + "/" + kJournalFile;
+  AMP_RETURN_IF_ERROR(CheckHeader(path_));
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (options.create ? SQLITE_OPEN_CREATE : 0);
   int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {

@@ -126,8 +126,10 @@ Result<Digest> Journal::GetDigest() {
     if (!last) return DbError("cannot read the last entry");
     int rc = sqlite3_step(last.get());
     if (rc == SQLITE_ROW) {
+      // The type first: reading it as text would convert it.
+      const bool is_text = sqlite3_column_type(last.get(), 0) == SQLITE_TEXT;
       const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(last.get(), 0));
-      if (sqlite3_column_type(last.get(), 0) != SQLITE_TEXT || !text) {
+      if (!is_text || !text) {
         return Error{path_ + ": the last entry's hash is damaged (run volent journal verify)"};
       }
       digest.head.assign(text, static_cast<size_t>(sqlite3_column_bytes(last.get(), 0)));

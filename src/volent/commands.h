@@ -13,5 +13,7 @@ using Args = std::vector<std::string>;
 int CheckCommand(const Args& args);
 // volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]   (src/volent/node.cc)
 int NodeCommand(const Args& args);
+// volent journal digest|verify --data-dir DIR [--json] [--expect sha256:HEX]   (src/volent/journal.cc)
+int JournalCommand(const Args& args);
 
 }  // namespace volent::cli

@@ -14,6 +14,9 @@ constexpr char kUsage[] =
     "  check [--config volent.yaml] FILE...   check agent manifests (and a node configuration)\n"
     "  node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]\n"
     "                                         run the node and its control API\n"
+    "  journal digest --data-dir DIR [--json]  the journal's digest (entries, head hash)\n"
+    "  journal verify --data-dir DIR [--expect sha256:HEX]\n"
+    "                                         check the journal's hash chain\n"
     "\n"
     "Run `volent <command> --help` for a command's options.\n";
 
@@ -28,6 +31,7 @@ int main(int argc, char** argv) {
   volent::cli::Args args(argv + 2, argv + argc);
   if (command == "check") return volent::cli::CheckCommand(args);
   if (command == "node") return volent::cli::NodeCommand(args);
+  if (command == "journal") return volent::cli::JournalCommand(args);
   std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }
