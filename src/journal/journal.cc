@@ -129,11 +129,13 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
   }
   sqlite3_busy_timeout(db_, options.busy_timeout_ms);
   sqlite3_extended_result_codes(db_, 1);
-  AMP_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
+  // Offline tools (create = false) leave the file's mode as they found it:
+  // the node's journal is in WAL mode already, a copy under audit need not be.
+  if (options.create) AMP_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
   AMP_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
   // The schema is made once, under the write lock, so processes opening a
   // new journal at the same moment do not race.
-  AMP_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  AMP_RETURN_IF_ERROR(Exec(options.create ? "BEGIN IMMEDIATE" : "BEGIN"));
   Status made = [&]() -> Status {
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &stmt, nullptr) != SQLITE_OK) {
@@ -151,7 +153,9 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
     }
     int objects = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
     sqlite3_finalize(stmt);
-    if (objects != 0) return Error{path_ + ": is an SQLite database but not a journal"};
+    if (objects != 0 || !options.create) {
+      return Error{path_ + ": is an SQLite database but not a journal"};
+    }
     AMP_RETURN_IF_ERROR(Exec(kSchema));
     return Exec("PRAGMA user_version=1");
   }();

@@ -44,7 +44,8 @@ using Clock = std::function<int64_t()>;
 
 struct OpenOptions {
   Clock clock;          // empty: the system clock
-  bool create = true;   // false: a missing journal.db is an error
+  bool create = true;   // false (offline tools): a missing or empty journal.db is an
+                        // error, and the file's journal mode is left as it is
   int busy_timeout_ms = 30000;  // how long to wait for another writer
 };
 
