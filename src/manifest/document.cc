@@ -77,6 +77,12 @@ void SortProblems(Problems& problems) {
   problems.erase(std::unique(problems.begin(), problems.end(),
                              [&](const Problem& a, const Problem& b) { return key(a) == key(b); }),
                  problems.end());
+  if (problems.size() > kMaxProblems) {
+    const size_t more = problems.size() - (kMaxProblems - 1);
+    const Problem last = problems[kMaxProblems - 1];
+    problems.resize(kMaxProblems - 1);
+    problems.push_back({last.file, last.line, last.column, "", std::to_string(more) + " more problems not shown"});
+  }
 }
 
 CheckedDocument ReadAndValidate(std::string_view text, std::string_view file, SchemaKind kind) {

@@ -38,7 +38,12 @@ CheckedDocument ReadAndValidate(std::string_view text, std::string_view file, Sc
 // The schema as JSON (parsed once).
 const nlohmann::json& SchemaJson(SchemaKind kind);
 
-// Problems in reading order (line, column), duplicates removed.
+// At most this many problems are reported per document (a generated file
+// can have thousands; the first ones tell what is wrong).
+inline constexpr size_t kMaxProblems = 100;
+
+// Problems in reading order (line, column), duplicates removed, at most
+// kMaxProblems, the last of which then says how many more were found.
 void SortProblems(Problems& problems);
 
 }  // namespace volent::manifest

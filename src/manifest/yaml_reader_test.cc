@@ -89,6 +89,17 @@ TEST(YamlReaderTest, AliasesAreNeverExpanded) {
   EXPECT_LT(doc.value.dump().size(), 1000u);
 }
 
+TEST(YamlReaderTest, ProblemsAreCapped) {
+  std::string text = "{";
+  for (int i = 0; i < 500; ++i) text += "a: 1, ";
+  text += "a: 1}";
+  Checked<Agent> agent = LoadAgent(text, "f");
+  // 4 missing fields, "a" unknown, 500 duplicates: 99 shown, then the count.
+  ASSERT_EQ(agent.problems.size(), 100u);
+  EXPECT_EQ(agent.problems[98].message, "duplicate key \"a\" (first at line 1, column 2)");
+  EXPECT_EQ(FormatProblem(agent.problems[99]), "f:1:572: 406 more problems not shown");
+}
+
 TEST(YamlReaderTest, Limits) {
   EXPECT_EQ(OnlyProblem(std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']')),
             "f:1:65: /0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: "
