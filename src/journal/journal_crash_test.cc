@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -114,8 +115,10 @@ TEST(JournalCrashTest, ProcessesRacingOnTheSameKeys) {
 
 // The child is a node restarting: it first re-issues and completes every
 // pending effect (as the agent loop does after a restart), then appends
-// steps in a tight loop until it is killed. Exit codes name what failed.
-[[noreturn]] void AppendUntilKilled(const std::string& dir) {
+// steps in a tight loop until it is killed. After each completion returns
+// (committed), it writes the completion's seq to `report_fd`. Exit codes
+// name what failed.
+[[noreturn]] void AppendUntilKilled(const std::string& dir, int report_fd) {
   auto j = Journal::Open(dir);
   if (!j.ok()) _exit(3);
   auto pending = (*j)->PendingEffects();
@@ -130,7 +133,10 @@ TEST(JournalCrashTest, ProcessesRacingOnTheSameKeys) {
     auto begin = (*j)->BeginEffect(key, {{"step", step}});
     if (!begin.ok()) _exit(7);
     if (begin->outcome != BeginOutcome::kFresh) _exit(8);  // a step repeated
-    if (!(*j)->CompleteEffect(key, {{"done", step}}).ok()) _exit(9);
+    auto done = (*j)->CompleteEffect(key, {{"done", step}});
+    if (!done.ok()) _exit(9);
+    const uint64_t seq = done->completion.seq;
+    if (write(report_fd, &seq, sizeof seq) != sizeof seq) _exit(10);
   }
 }
 
@@ -140,13 +146,23 @@ TEST(JournalCrashTest, KillNineInATightAppendLoop) {
   std::mt19937 rng(std::random_device{}());
   uint64_t last_entries = 0;
   for (int round = 0; round < 8; ++round) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
-    if (pid == 0) AppendUntilKilled(dir);
+    if (pid == 0) {
+      close(fds[0]);
+      AppendUntilKilled(dir, fds[1]);
+    }
+    close(fds[1]);
     usleep(20000 + rng() % 180000);
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    // The last entry the child saw committed (the pipe holds every report).
+    uint64_t committed = 0, seq = 0;
+    while (read(fds[0], &seq, sizeof seq) == sizeof seq) committed = std::max(committed, seq);
+    close(fds[0]);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the child stopped by itself with status "
                                      << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 
@@ -157,6 +173,7 @@ TEST(JournalCrashTest, KillNineInATightAppendLoop) {
     ASSERT_TRUE(report->ok) << "round " << round << ": entry #" << report->bad_entry << ": "
                             << report->problem;
     EXPECT_GE(report->digest.entries, last_entries);  // nothing committed was lost
+    EXPECT_GE(report->digest.entries, committed);
     last_entries = report->digest.entries;
     auto pending = (*j)->PendingEffects();
     ASSERT_TRUE(pending.ok());
