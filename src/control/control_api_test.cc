@@ -221,12 +221,26 @@ TEST_F(ApiTest, NotAManifestIs422) {
 }
 
 TEST_F(ApiTest, DeepNestingIsAProblemNotACrash) {
+  // Nesting beyond the manifest reader's limit cannot be read as a manifest.
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  Problem(Apply(deep, "application/json"), 422, "invalid-manifest");
-  Problem(Apply("a: " + deep), 422, "invalid-manifest");
-  // Too deep to judge well-formedness: the nesting is the problem reported.
-  Problem(Apply(std::string(100000, '[')), 422, "invalid-manifest");
+  Problem(Apply(deep, "application/json"), 400, "malformed-body");
+  Problem(Apply("a: " + deep), 400, "malformed-body");
+  Problem(Apply(std::string(100000, '[')), 400, "malformed-body");
   Problem(Apply(std::string(100000, '{'), "application/json"), 400, "malformed-body");
+}
+
+TEST_F(ApiTest, YamlAndJsonReadAlike) {
+  // The body is read by the manifest reader itself: a JSON surrogate pair is
+  // one character in YAML and JSON alike, and a syntax error is placed where
+  // the reader found it.
+  const std::string body =
+      R"({"apiVersion":"volent/v1","kind":"Agent","metadata":{"name":"emoji"},)"
+      R"("spec":{"instructions":"\ud83d\ude00","model":{"provider":"openai","name":"gpt-test"}}})";
+  auto created = Apply(body, "application/json");
+  EXPECT_EQ(created.status, 201) << created.body;
+  json bad = Problem(Apply("apiVersion: volent/v1\nkind: [Agent\n"), 400, "malformed-body");
+  ASSERT_TRUE(bad.contains("errors")) << bad;
+  EXPECT_GE(bad["errors"][0]["line"], 2) << bad;
 }
 
 TEST_F(ApiTest, WrongContentType) {

@@ -1,11 +1,8 @@
 #include "control/manifest_body.h"
 
-#include <sstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
 
 #include "control/route_table.h"
 #include "node/agent_name.h"
@@ -53,19 +50,6 @@ struct WellFormed : nlohmann::json_sax<nlohmann::json> {
   }
 };
 
-// An event handler that keeps nothing: YAML well-formedness only.
-struct NoEvents : YAML::EventHandler {
-  void OnDocumentStart(const YAML::Mark&) override {}
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-};
-
 Problem Malformed(std::string what, Position at, const std::string& instance) {
   Problem p = MakeProblem(400, "malformed-body", "The body is not well-formed",
                           "the body is not well-formed " + what, instance);
@@ -73,30 +57,17 @@ Problem Malformed(std::string what, Position at, const std::string& instance) {
   return p;
 }
 
-// Empty when `body` is well-formed in its media type; else the problem.
-std::optional<Problem> CheckSyntax(bool json, std::string_view body, const std::string& instance) {
-  if (json) {
-    WellFormed sax;
-    bool ok = nlohmann::json::sax_parse(body.begin(), body.end(), &sax,
-                                        nlohmann::json::input_format_t::json, true);
-    if (ok) return std::nullopt;
-    return Malformed("JSON", PositionOfByte(body, sax.error_byte > 0 ? sax.error_byte - 1 : 0), instance);
-  }
-  try {
-    std::istringstream in{std::string(body)};
-    YAML::Parser parser(in);
-    NoEvents events;
-    while (parser.HandleNextDocument(events)) {
-    }
+// Empty when `body` is well-formed JSON; else the problem. The manifest
+// reader takes JSON as YAML (a superset), so a body sent as JSON is held to
+// JSON's own grammar here first.
+std::optional<Problem> CheckJsonSyntax(std::string_view body, const std::string& instance) {
+  WellFormed sax;
+  if (nlohmann::json::sax_parse(body.begin(), body.end(), &sax, nlohmann::json::input_format_t::json,
+                                true)) {
     return std::nullopt;
-  } catch (const YAML::DeepRecursion&) {
-    // Too deep to check here; the manifest reader reports the nesting.
-    return std::nullopt;
-  } catch (const YAML::Exception& e) {
-    return Malformed("YAML", {e.mark.line + 1, e.mark.column + 1}, instance);
-  } catch (...) {
-    return Malformed("YAML", {}, instance);
   }
+  return Malformed("JSON", PositionOfByte(body, sax.error_byte > 0 ? sax.error_byte - 1 : 0),
+                   instance);
 }
 
 }  // namespace
@@ -105,13 +76,18 @@ std::variant<manifest::Agent, Problem> ParseManifestBody(std::string_view conten
                                                          std::string_view body,
                                                          const manifest::NodeConfig* config,
                                                          const std::string& instance) {
-  const bool json = MediaTypeIn(content_type, {"application/json"});
-  if (auto problem = CheckSyntax(json, body, instance)) return *problem;
+  if (MediaTypeIn(content_type, {"application/json"})) {
+    if (auto problem = CheckJsonSyntax(body, instance)) return *problem;
+  }
   manifest::Checked<manifest::Agent> checked = manifest::LoadAgent(body, "manifest", config);
   if (!checked.ok()) {
-    Problem p = MakeProblem(422, "the manifest has " + std::to_string(checked.problems.size()) +
-                                     (checked.problems.size() == 1 ? " problem" : " problems"),
-                            instance);
+    const size_t n = checked.problems.size();
+    Problem p = checked.readable
+                    ? MakeProblem(422, "the manifest has " + std::to_string(n) +
+                                           (n == 1 ? " problem" : " problems"),
+                                  instance)
+                    : MakeProblem(400, "malformed-body", "The body is not well-formed",
+                                  "the body could not be read as a manifest", instance);
     for (const auto& e : checked.problems) p.errors.push_back({e.pointer, e.line, e.column, e.message});
     if (p.errors.empty()) p.detail = "the manifest is not valid";
     return p;

@@ -95,6 +95,7 @@ Checked<Agent> LoadAgent(std::string_view text, std::string_view file, const Nod
     CheckedDocument doc = ReadAndValidate(text, file, SchemaKind::kAgent);
     if (doc.readable) CheckTools(doc, config);
     SortProblems(doc.problems);
+    result.readable = doc.readable;
     if (doc.problems.empty()) result.value = ToAgent(doc.value);
     result.problems = std::move(doc.problems);
   } catch (const std::exception&) {

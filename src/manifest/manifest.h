@@ -40,6 +40,10 @@ template <class T>
 struct Checked {
   std::optional<T> value;
   Problems problems;
+  // False when the text could not be read at all (not well-formed YAML or
+  // JSON, not UTF-8, over a size or depth limit): the problems say where.
+  // True when it was read and the problems, if any, are about its content.
+  bool readable = true;
   bool ok() const { return value.has_value(); }
 };
 

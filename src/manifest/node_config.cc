@@ -100,6 +100,7 @@ Checked<NodeConfig> LoadNodeConfig(std::string_view text, std::string_view file,
     CheckedDocument doc = ReadAndValidate(text, file, SchemaKind::kNodeConfig);
     if (doc.readable) CheckRest(doc);
     SortProblems(doc.problems);
+    result.readable = doc.readable;
     if (doc.problems.empty()) result.value = ToConfig(doc.value, base_dir);
     result.problems = std::move(doc.problems);
   } catch (const std::exception&) {
