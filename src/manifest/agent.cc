@@ -11,17 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* Member(const json* v, const char* key) {
-  if (v == nullptr || !v->is_object()) return nullptr;
-  auto it = v->find(key);
-  return it == v->end() ? nullptr : &*it;
-}
-
-std::string StringAt(const json* v, const char* key) {
-  const json* m = Member(v, key);
-  return m && m->is_string() ? m->get<std::string>() : "";
-}
-
 std::string Quote(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
 
 void CheckCapability(CheckedDocument& doc, const json* owner, const std::string& pointer, const NodeConfig& config) {

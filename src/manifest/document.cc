@@ -41,6 +41,17 @@ bool IsSummary(const std::string& description) {
 
 }  // namespace
 
+const json* Member(const json* v, const char* key) {
+  if (v == nullptr || !v->is_object()) return nullptr;
+  auto it = v->find(key);
+  return it == v->end() ? nullptr : &*it;
+}
+
+std::string StringAt(const json* v, const char* key) {
+  const json* m = Member(v, key);
+  return m && m->is_string() ? m->get<std::string>() : "";
+}
+
 std::string_view AgentSchemaText() { return EmbeddedSchema("agent.schema.json"); }
 std::string_view NodeConfigSchemaText() { return EmbeddedSchema("volent.schema.json"); }
 

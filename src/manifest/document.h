@@ -35,6 +35,12 @@ struct CheckedDocument {
 
 CheckedDocument ReadAndValidate(std::string_view text, std::string_view file, SchemaKind kind);
 
+// Reading a document that passed its schema: the member `key` of object
+// `v` (null when `v` is null, not an object or has no such member), and its
+// string value ("" when it is absent or not a string).
+const nlohmann::json* Member(const nlohmann::json* v, const char* key);
+std::string StringAt(const nlohmann::json* v, const char* key);
+
 // The schema as JSON (parsed once).
 const nlohmann::json& SchemaJson(SchemaKind kind);
 

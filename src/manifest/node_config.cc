@@ -14,17 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* Member(const json* v, const char* key) {
-  if (v == nullptr || !v->is_object()) return nullptr;
-  auto it = v->find(key);
-  return it == v->end() ? nullptr : &*it;
-}
-
-std::string StringAt(const json* v, const char* key) {
-  const json* m = Member(v, key);
-  return m && m->is_string() ? m->get<std::string>() : "";
-}
-
 void CheckAllowlist(CheckedDocument& doc) {
   const json* allow = Member(Member(&doc.value, "egress"), "allow");
   if (allow == nullptr || !allow->is_array()) return;
