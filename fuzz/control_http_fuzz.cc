@@ -25,21 +25,13 @@
 #include <nlohmann/json.hpp>
 
 #include "control/api.h"
+#include "control/test_fixtures.h"
 #include "control/wire.h"
 
 namespace {
 
 namespace http = boost::beast::http;
 using namespace volent;
-
-constexpr char kConfig[] = R"(apiVersion: volent/v1
-kind: NodeConfig
-egress:
-  allow:
-    - capability: refunds
-      scheme: https
-      host: api.example.com
-)";
 
 // Bounds the in-memory store across runs.
 constexpr size_t kMaxAgents = 256;
@@ -54,7 +46,7 @@ struct Node {
   std::unique_ptr<control::ControlApi> api;
 
   Node() {
-    auto loaded = manifest::LoadNodeConfig(kConfig, "volent.yaml");
+    auto loaded = manifest::LoadNodeConfig(control::testing::kNodeConfig, "volent.yaml");
     Check(loaded.ok());
     config = std::move(*loaded.value);
     Reset();
