@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -118,6 +119,7 @@ Status Journal::Exec(const char* sql) {
 Status Journal::Init(const std::string& dir, OpenOptions options) {
   if (sodium_init() < 0) return Error{"libsodium cannot initialise"};
   clock_ = options.clock ? std::move(options.clock) : Clock(SystemClockMs);
+  busy_timeout_ms_ = options.busy_timeout_ms;
   path_ = dir + "/" + kJournalFile;
   AMP_RETURN_IF_ERROR(CheckHeader(path_));
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (options.create ? SQLITE_OPEN_CREATE : 0);
@@ -129,42 +131,68 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
   }
   sqlite3_busy_timeout(db_, options.busy_timeout_ms);
   sqlite3_extended_result_codes(db_, 1);
+  // Changing the journal mode and reading a new file's first page can
+  // report SQLITE_BUSY without waiting (another process is creating or
+  // recovering the same file), so the set-up is retried until the timeout.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
+  for (unsigned attempt = 0;; ++attempt) {
+    Status ready = Setup(options.create);
+    if (ready.ok()) break;
+    const int code = sqlite3_errcode(db_) & 0xff;  // before ROLLBACK resets it
+    if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");
+    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) {
+      return ready;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 8));
+  }
+  return Prepare();
+}
+
+// REQUIRES: db_ open. On error, sqlite3_errcode(db_) tells whether it was
+// contention.
+Status Journal::Setup(bool create) {
   // Offline tools (create = false) leave the file's mode as they found it:
   // the node's journal is in WAL mode already, a copy under audit need not be.
-  if (options.create) AMP_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
+  if (create) AMP_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
   AMP_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
   // The schema is made once, under the write lock, so processes opening a
   // new journal at the same moment do not race.
-  AMP_RETURN_IF_ERROR(Exec(options.create ? "BEGIN IMMEDIATE" : "BEGIN"));
+  AMP_RETURN_IF_ERROR(Exec(create ? "BEGIN IMMEDIATE" : "BEGIN"));
   Status made = [&]() -> Status {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &stmt, nullptr) != SQLITE_OK) {
-      return DbError("cannot read the format version");
-    }
-    int version = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
-    sqlite3_finalize(stmt);
-    if (version == kFormatVersion) return Status::Ok();
-    if (version != 0) {
-      return Error{path_ + ": journal format version " + std::to_string(version) +
+    auto version = QueryInt("PRAGMA user_version");
+    if (!version) return version.error();
+    if (*version == kFormatVersion) return Status::Ok();
+    if (*version != 0) {
+      return Error{path_ + ": journal format version " + std::to_string(*version) +
                    " is not known to this volent (expected " + std::to_string(kFormatVersion) + ")"};
     }
-    if (sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_master", -1, &stmt, nullptr) != SQLITE_OK) {
-      return DbError("cannot read the schema");
-    }
-    int objects = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
-    sqlite3_finalize(stmt);
-    if (objects != 0 || !options.create) {
-      return Error{path_ + ": is an SQLite database but not a journal"};
-    }
+    auto objects = QueryInt("SELECT count(*) FROM sqlite_master");
+    if (!objects) return objects.error();
+    if (*objects != 0 || !create) return Error{path_ + ": is an SQLite database but not a journal"};
     AMP_RETURN_IF_ERROR(Exec(kSchema));
     return Exec("PRAGMA user_version=1");
   }();
-  if (!made.ok()) {
-    (void)Exec("ROLLBACK");
-    return made;
+  if (!made.ok()) return made;  // the caller rolls back
+  return Exec("COMMIT");
+}
+
+// The single integer a query returns.
+Result<int64_t> Journal::QueryInt(const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return DbError("cannot read the file's header");
   }
-  AMP_RETURN_IF_ERROR(Exec("COMMIT"));
-  return Prepare();
+  int rc = sqlite3_step(stmt);
+  if (rc != SQLITE_ROW) {
+    Error error = DbError("cannot read the file's header");
+    sqlite3_finalize(stmt);
+    return error;
+  }
+  int64_t value = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  return value;
 }
 
 Status Journal::Prepare() {
@@ -182,11 +210,29 @@ Status Journal::Prepare() {
   return Status::Ok();
 }
 
+// BEGIN IMMEDIATE, waiting for other writers. The busy handler waits in
+// most cases; SQLite skips it in a few (another connection recovering the
+// WAL after a crash), so contention is retried here up to the same timeout.
+// REQUIRES: mu_ held.
+Status Journal::BeginImmediate() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  for (unsigned attempt = 0;; ++attempt) {
+    Status begun = Exec("BEGIN IMMEDIATE");
+    if (begun.ok()) return begun;
+    const int code = sqlite3_errcode(db_) & 0xff;
+    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) {
+      return begun;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 8));
+  }
+}
+
 // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back if it fails.
 // REQUIRES: mu_ held.
 template <class F>
 auto Journal::InWriteTransaction(F&& body) -> decltype(body()) {
-  AMP_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  AMP_RETURN_IF_ERROR(BeginImmediate());
   auto result = body();
   if (!result.ok()) {
     (void)Exec("ROLLBACK");

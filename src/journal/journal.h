@@ -140,6 +140,9 @@ class Journal {
  private:
   Journal() = default;
   ampoule::Status Init(const std::string& dir, OpenOptions options);
+  ampoule::Status Setup(bool create);
+  ampoule::Status BeginImmediate();
+  ampoule::Result<int64_t> QueryInt(const char* sql);
   ampoule::Status Exec(const char* sql);
   ampoule::Status Prepare();
   ampoule::Error DbError(std::string_view what) const;
@@ -150,6 +153,7 @@ class Journal {
 
   std::string path_;
   Clock clock_;
+  int busy_timeout_ms_ = 0;
   std::mutex mu_;  // guards db_ and the statements: one connection, one caller at a time
   sqlite3* db_ = nullptr;
   sqlite3_stmt* find_ = nullptr;    // by (key, kind)

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -87,11 +88,12 @@ TEST(JournalCrashTest, ProcessesRacingOnTheSameKeys) {
   const std::string dir = MakeDir();
   ASSERT_FALSE(dir.empty());
   std::vector<pid_t> children;
-  for (int p = 0; p < 4; ++p) {
+  for (int p = 0; p < 6; ++p) {
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       auto j = Journal::Open(dir);
+      if (!j.ok()) std::fprintf(stderr, "child: %s\n", j.message().c_str());
       int n = j.ok() ? BeginAll(**j) : -1;
       _exit(n < 0 ? 255 : n);
     }
