@@ -120,7 +120,8 @@ TEST(JournalCrashTest, ProcessesRacingOnTheSameKeys) {
 // steps in a tight loop until it is killed. After each completion returns
 // (committed), it writes the completion's seq to `report_fd`. Exit codes
 // name what failed.
-[[noreturn]] void AppendUntilKilled(const std::string& dir, int report_fd) {
+[[noreturn]] void AppendUntilKilled(const std::string& dir, int report_fd,
+                                    const std::string& run = "run") {
   auto j = Journal::Open(dir);
   if (!j.ok()) _exit(3);
   auto pending = (*j)->PendingEffects();
@@ -131,7 +132,7 @@ TEST(JournalCrashTest, ProcessesRacingOnTheSameKeys) {
   auto digest = (*j)->GetDigest();
   if (!digest.ok()) _exit(6);
   for (uint64_t step = digest->entries + 1;; ++step) {
-    EffectKey key{"agent", "run", step};
+    EffectKey key{"agent", run, step};
     auto begin = (*j)->BeginEffect(key, {{"step", step}});
     if (!begin.ok()) _exit(7);
     if (begin->outcome != BeginOutcome::kFresh) _exit(8);  // a step repeated
@@ -185,6 +186,53 @@ TEST(JournalCrashTest, KillNineInATightAppendLoop) {
     for (const Entry& e : *entries) ASSERT_EQ(e.hash, EntryHash(e));
   }
   EXPECT_GT(last_entries, 0u);
+  std::filesystem::remove_all(dir);
+}
+
+// Three processes append at once (each its own run) and are all killed at
+// random moments: the shared journal still verifies after every round.
+TEST(JournalCrashTest, KillNineSeveralWriters) {
+  const std::string dir = MakeDir();
+  ASSERT_FALSE(dir.empty());
+  std::mt19937 rng(std::random_device{}());
+  for (int round = 0; round < 5; ++round) {
+    std::vector<pid_t> children;
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    for (int c = 0; c < 3; ++c) {
+      pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        close(fds[0]);
+        AppendUntilKilled(dir, fds[1], "run-" + std::to_string(c));
+      }
+      children.push_back(pid);
+    }
+    close(fds[1]);
+    for (pid_t pid : children) {
+      usleep(10000 + rng() % 60000);
+      ASSERT_EQ(kill(pid, SIGKILL), 0);
+    }
+    for (pid_t pid : children) {
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      ASSERT_TRUE(WIFSIGNALED(status)) << "a writer stopped by itself with status "
+                                       << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    uint64_t committed = 0, seq = 0;
+    while (read(fds[0], &seq, sizeof seq) == sizeof seq) committed = std::max(committed, seq);
+    close(fds[0]);
+    auto j = Journal::Open(dir);
+    ASSERT_TRUE(j.ok()) << j.message();
+    auto report = (*j)->Verify();
+    ASSERT_TRUE(report.ok()) << report.message();
+    ASSERT_TRUE(report->ok) << "round " << round << ": entry #" << report->bad_entry << ": "
+                            << report->problem;
+    EXPECT_GE(report->digest.entries, committed);
+    auto pending = (*j)->PendingEffects();
+    ASSERT_TRUE(pending.ok());
+    EXPECT_LE(pending->size(), 3u);  // at most one step in flight per writer
+  }
   std::filesystem::remove_all(dir);
 }
 
