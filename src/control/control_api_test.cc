@@ -3,6 +3,8 @@
 #include "control/api.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -168,9 +170,13 @@ TEST_F(ApiTest, BadQueryParameters) {
 }
 
 TEST_F(ApiTest, InvalidNamesInPaths) {
-  for (const char* name : {"UPPER", "-lead", "trail-", "a_b", "a%2Fb", "..", std::string(64, 'a').c_str()}) {
-    Problem(Call("GET", std::string("/v1/agents/") + name), 400, "bad-request");
-    Problem(Call("DELETE", std::string("/v1/agents/") + name), 400, "bad-request");
+  // Strings, not pointers: a temporary's c_str() in the list would dangle
+  // before the loop body runs.
+  const std::vector<std::string> names = {"UPPER", "-lead", "trail-", "a_b", "a%2Fb", "..",
+                                          std::string(64, 'a')};
+  for (const std::string& name : names) {
+    Problem(Call("GET", "/v1/agents/" + name), 400, "bad-request");
+    Problem(Call("DELETE", "/v1/agents/" + name), 400, "bad-request");
   }
 }
 
