@@ -137,7 +137,7 @@ std::string CheckCidr(std::string_view cidr) {
   return "";
 }
 
-HostPort ParseHostPort(std::string_view text) {
+HostPort ParseHostPort(std::string_view text, bool allow_any_port) {
   HostPort out;
   const size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) {
@@ -152,7 +152,9 @@ HostPort ParseHostPort(std::string_view text) {
     out.error = "must put an IPv6 address in brackets, e.g. [::1]:8470";
   }
   std::optional<unsigned> port = Decimal(text.substr(colon + 1), 65535);
-  if (!port || *port == 0) out.error = "has a port that is not 1 to 65535";
+  if (!port || (*port == 0 && !allow_any_port)) {
+    out.error = allow_any_port ? "has a port that is not 0 to 65535" : "has a port that is not 1 to 65535";
+  }
   out.host = std::string(host);
   out.port = port ? static_cast<int>(*port) : 0;
   return out;

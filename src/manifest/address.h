@@ -23,6 +23,9 @@ struct HostPort {
   int port = 0;
   std::string error;  // "" when parsed
 };
-HostPort ParseHostPort(std::string_view text);
+// HOST:PORT or [V6]:PORT. Port 0 ("any free port") is an error unless
+// `allow_any_port` (a command-line override may ask for it; a configuration
+// names a fixed port).
+HostPort ParseHostPort(std::string_view text, bool allow_any_port = false);
 
 }  // namespace volent::manifest

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "control/api.h"
 #include "control/http_server.h"
 #include "control/metrics.h"
+#include "manifest/address.h"
 #include "manifest/manifest.h"
 #include "node/agent_store.h"
 #include "volent/commands.h"
@@ -65,27 +67,6 @@ int ParseArgs(const Args& args, Options& options) {
   return 0;
 }
 
-// "HOST:PORT" or "[V6]:PORT" into host and port; false if malformed.
-bool SplitListen(const std::string& text, std::string& host, int& port) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return false;
-  host = text.substr(0, colon);
-  if (host.front() == '[') {
-    if (host.back() != ']' || host.size() < 3) return false;
-    host = host.substr(1, host.size() - 2);
-  }
-  std::string digits = text.substr(colon + 1);
-  if (digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
-  port = std::stoi(digits);
-  return port <= 65535;
-}
-
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Creates `dir` and its parents as needed.
 bool MakeDirs(const std::string& dir) {
   for (size_t i = 1; i <= dir.size(); ++i) {
@@ -111,7 +92,8 @@ int NodeCommand(const Args& args) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  auto loaded = manifest::LoadNodeConfig(text.str(), options.config, DirName(options.config));
+  std::string config_dir = std::filesystem::path(options.config).parent_path().string();
+  auto loaded = manifest::LoadNodeConfig(text.str(), options.config, config_dir.empty() ? "." : config_dir);
   if (!loaded.ok()) {
     for (const auto& p : loaded.problems) std::fprintf(stderr, "%s\n", manifest::FormatProblem(p).c_str());
     return 2;
@@ -121,14 +103,19 @@ int NodeCommand(const Args& args) {
   control::ServerOptions server_options;
   server_options.host = config.listen_host;
   server_options.port = config.listen_port;
-  if (!options.listen.empty() && !SplitListen(options.listen, server_options.host, server_options.port)) {
-    std::fprintf(stderr, "volent node: --listen '%s' is not ADDR:PORT (e.g. 127.0.0.1:8470)\n",
-                 options.listen.c_str());
-    return 2;
+  if (!options.listen.empty()) {
+    manifest::HostPort listen = manifest::ParseHostPort(options.listen, /*allow_any_port=*/true);
+    if (!listen.error.empty()) {
+      std::fprintf(stderr, "volent node: --listen '%s' is not ADDR:PORT (e.g. 127.0.0.1:8470)\n",
+                   options.listen.c_str());
+      return 2;
+    }
+    server_options.host = listen.host;
+    server_options.port = listen.port;
   }
-  std::string data_dir = !options.data_dir.empty() ? options.data_dir
-                         : !config.data_dir.empty() ? config.data_dir
-                                                    : DirName(options.config) + "/data";
+  // The configuration's data_dir is never empty: LoadNodeConfig defaults it
+  // to "data" beside the configuration file.
+  const std::string data_dir = !options.data_dir.empty() ? options.data_dir : config.data_dir;
   if (!MakeDirs(data_dir)) {
     std::fprintf(stderr, "volent node: cannot create the data folder %s: %s\n", data_dir.c_str(),
                  std::strerror(errno));
