@@ -21,6 +21,8 @@ readonly PACKAGES=(
   # the node's manifests: YAML with positions, JSON Schema draft-07, and the
   # draft-07 test suite the validator is checked against
   libyaml-cpp-dev libvalijson-dev json-schema-test-suite
+  # the egress gate's TLS (verified against the system trust store)
+  libssl-dev ca-certificates
   # the compiler cache scripts/test.sh builds through (keyed by inputs)
   ccache
   # bench/api.sh: the load generator and the reference server

@@ -1,0 +1,97 @@
+// What the control API sees of agent runs and approvals (docs/agent-runs.md):
+// an interface, so the API can be tested without the agent loop, and the
+// loop (run_manager.h) knows nothing of HTTP.
+//
+// A run is one execution of an agent's loop: model call, tool calls, model
+// call, ... until the model answers without a tool call. Everything a run
+// does is in the journal; these views are read from it.
+//
+// Thread-safe: every method may be called from many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace volent::agent {
+
+// "running", "waiting-approval", "finished" (the model gave its answer) or
+// "failed" (the run cannot go on: see `error`).
+struct RunView {
+  std::string agent;
+  std::string id;
+  std::string status;
+  nlohmann::json input;          // as given when the run was started
+  nlohmann::json output;         // null until finished: the model's final answer
+  std::string error;             // when failed
+  uint64_t steps_done = 0;       // steps with a journaled completion (model and tool calls)
+  int64_t started_ms = 0;        // Unix time in milliseconds
+  int64_t finished_ms = 0;       // 0 until finished or failed
+};
+
+// A tool call waiting for (or given) a person's decision.
+struct ApprovalView {
+  std::string id;                // stable identifier (decimal)
+  std::string agent;
+  std::string run;
+  uint64_t step = 0;
+  std::string tool;
+  nlohmann::json arguments;
+  int64_t requested_ms = 0;
+  std::string decision;          // "" while pending, else "approved" or "denied"
+  std::string by;                // who decided (as they named themselves)
+  std::string reason;            // optional words of the decider
+  int64_t decided_ms = 0;
+};
+
+// Why a call was refused; the control API maps each to an HTTP status.
+enum class Refusal {
+  kNone,
+  kInvalid,      // a malformed argument (400): `message` says which
+  kNotFound,     // no such agent, run or approval (404)
+  kConflict,     // the state forbids it: approval already decided, agent rejected, ... (409)
+  kUnavailable,  // the node cannot do it now: journal error, stopping (503)
+};
+
+template <class T>
+struct Answer {
+  Refusal refusal = Refusal::kNone;
+  std::string message;  // when refused: for a person, no internals
+  T value{};
+  bool ok() const { return refusal == Refusal::kNone; }
+};
+
+struct StartedRun {
+  bool created = false;  // false: a run with this id existed; it is returned as it is
+  RunView run;
+};
+
+class Runs {
+ public:
+  virtual ~Runs() = default;
+
+  // Starts a run of `agent` with `input` (any JSON). `run_id` "" picks a
+  // new id; a given id (1 to 64 of [A-Za-z0-9_-]) makes the call
+  // idempotent: the same id again returns the existing run (created false).
+  // The run is journaled before this returns.
+  virtual Answer<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
+                                      const nlohmann::json& input) = 0;
+  virtual Answer<RunView> GetRun(std::string_view agent, std::string_view run_id) = 0;
+  // Newest first; `agent` "" for every agent; at most `limit`.
+  virtual std::vector<RunView> ListRuns(std::string_view agent, size_t limit) = 0;
+
+  // Pending approvals only, or all, oldest first.
+  virtual std::vector<ApprovalView> ListApprovals(bool pending_only) = 0;
+  virtual Answer<ApprovalView> GetApproval(std::string_view id) = 0;
+  // Records the decision (journaled with who and when) and lets the run go
+  // on: an approved call is performed, a denied one is reported to the
+  // model as denied. `by` is required (1 to 200 printable characters).
+  virtual Answer<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+                                      std::string_view reason) = 0;
+};
+
+}  // namespace volent::agent
