@@ -1,0 +1,638 @@
+#!/usr/bin/env bash
+# The chaos test (docs/chaos.md): `volent node` killed with SIGKILL at five
+# points of its agent loop, restarted each time, and every side effect still
+# applied exactly once.
+#
+#   scripts/chaos.sh [--build DIR | --volent BIN] [--points P,P,...]
+#                    [--agents N] [--steps N] [--timeout S] [--keep]
+#
+# For each kill point (default: before-intent after-intent after-effect
+# mid-commit replay), on a fresh data folder:
+#   1. starts tests/volent/chaos_receiver.py, a local HTTP receiver that
+#      honours Idempotency-Key (applies each key at most once) and counts
+#      deliveries and applied effects per key and per logical effect;
+#   2. writes a node configuration allowing POST to the receiver (capability
+#      chaos.receiver) and N agents (default 100), each with S http tools
+#      (default 4) posting to /effect/AGENT/1..S on the receiver;
+#   3. starts `volent node` with VOLENT_CRASH_AT=POINT:K (K chosen so the
+#      crash lands mid-way), applies the agents and starts one run per agent
+#      (POST /v1/agents/AGENT/runs with a fixed id), tolerating the node's
+#      death at any moment; waits (bounded) for it to die by SIGKILL;
+#      replay: the first crash is at after-effect, then the node is
+#      restarted with VOLENT_CRASH_AT=replay:M (M from the journal left
+#      behind: half the steps the unfinished runs will replay) and must die
+#      again while replaying;
+#   4. restarts the node without the variable, re-POSTs every run with the
+#      same id (200: it existed; 201: the crash came before it was
+#      journaled) and waits (bounded) until every run is finished;
+#   5. counts: completed = tool completions in the journal (every page of
+#      GET /v1/journal) answered 200, one per agent and tool; duplicated =
+#      logical effects the receiver applied more than once; lost = logical
+#      effects it never applied. Then SIGTERM (status 0 expected) and
+#      `volent journal verify` on the data folder.
+# Prints per point
+#   chaos: POINT: N/N completed, D duplicated, L lost
+#     re-delivered: K keys (deduplicated by the receiver); node died: ...
+# and a `FAIL: ...` line for anything else wrong (a node that did not die
+# where it should, a run stuck or failed, a request without
+# Idempotency-Key, a re-delivery with another body, a journal that does not
+# verify...). Exit 0 only if every point has N/N completed, 0 duplicated,
+# 0 lost and no FAIL; 1 otherwise; 2 on a usage error. `skipped: REASON`
+# (exit 0) without python3, the binary, or a node that runs agents.
+#
+# --timeout S bounds each wait (the node's death, the runs' end; default
+# 60). --keep leaves the work folder (data folders, node stderr, receiver
+# stats) and prints where. Every process started here is stopped on exit,
+# including on SIGINT/SIGTERM, and dies with the harness if it is killed
+# (PR_SET_PDEATHSIG).
+#
+# Environment: VOLENT, the volent binary (default build/bin/volent; --build
+# DIR means DIR/bin/volent).
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+readonly ROOT="$PWD"
+VOLENT="${VOLENT:-$ROOT/build/bin/volent}"
+POINTS="before-intent,after-intent,after-effect,mid-commit,replay"
+AGENTS=100 STEPS=4 TIMEOUT=60 KEEP=0
+
+usage() {
+  echo "usage: scripts/chaos.sh [--build DIR | --volent BIN] [--points P,P,...] [--agents N] [--steps N] [--timeout S] [--keep]" >&2
+  exit 2
+}
+while (($#)); do
+  case "$1" in
+    --build) [[ $# -ge 2 ]] || usage; VOLENT="$2/bin/volent"; shift 2 ;;
+    --volent) [[ $# -ge 2 ]] || usage; VOLENT="$2"; shift 2 ;;
+    --points) [[ $# -ge 2 ]] || usage; POINTS="$2"; shift 2 ;;
+    --agents) [[ $# -ge 2 ]] || usage; AGENTS="$2"; shift 2 ;;
+    --steps) [[ $# -ge 2 ]] || usage; STEPS="$2"; shift 2 ;;
+    --timeout) [[ $# -ge 2 ]] || usage; TIMEOUT="$2"; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) usage ;;
+  esac
+done
+POINTS="${POINTS// /,}"
+for p in ${POINTS//,/ }; do
+  case "$p" in
+    before-intent|after-intent|after-effect|mid-commit|replay) ;;
+    *) echo "chaos: unknown kill point '$p' (before-intent after-intent after-effect mid-commit replay)" >&2; exit 2 ;;
+  esac
+done
+[[ "$AGENTS" =~ ^[0-9]+$ ]] && ((AGENTS >= 1 && AGENTS <= 1000)) || { echo "chaos: --agents must be 1-1000" >&2; exit 2; }
+[[ "$STEPS" =~ ^[0-9]+$ ]] && ((STEPS >= 1 && STEPS <= 64)) || { echo "chaos: --steps must be 1-64" >&2; exit 2; }
+[[ "$TIMEOUT" =~ ^[0-9]+$ ]] && ((TIMEOUT >= 5)) || { echo "chaos: --timeout must be a whole number of seconds, at least 5" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 0; }
+[[ -x "$VOLENT" ]] || { echo "skipped: volent binary '$VOLENT' not found (ninja -C build volent, or --build DIR)"; exit 0; }
+"$VOLENT" node --help >/dev/null 2>&1 || { echo "skipped: this volent has no node command"; exit 0; }
+
+# Python owns the processes and the work folder from here: it stops them on
+# any exit, and PR_SET_PDEATHSIG stops them if it is killed itself.
+exec python3 - "$VOLENT" "$ROOT/tests/volent/chaos_receiver.py" "$POINTS" "$AGENTS" "$STEPS" "$TIMEOUT" "$KEEP" <<'PY'
+import atexit, ctypes, http.client, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, threading, time
+
+VOLENT, RECEIVER, POINTS, AGENTS, STEPS, TIMEOUT, KEEP = sys.argv[1:]
+POINTS = [p for p in POINTS.split(",") if p]
+AGENTS, STEPS, TIMEOUT, KEEP = int(AGENTS), int(STEPS), int(TIMEOUT), KEEP == "1"
+sys.stdout.reconfigure(line_buffering=True)
+T0 = time.monotonic()
+BUDGET = 540  # seconds for the whole run: under the ctest TIMEOUT (600) even when every wait times out
+WORK = tempfile.mkdtemp(prefix="volent-chaos-")
+LIVE = []  # every child process still to be stopped
+
+# --- processes -----------------------------------------------------------------------------------
+LIBC = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent():
+    # In the child between fork and exec: SIGKILL when the harness dies, so
+    # a killed harness (a CI timeout) leaves no node or receiver behind.
+    LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def spawn(argv, env=None, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+    p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                         preexec_fn=die_with_parent)
+    LIVE.append(p)
+    return p
+
+
+def reap(p, sig=signal.SIGTERM, timeout=20):
+    """Stops `p` (sig, then SIGKILL after `timeout`); its exit status."""
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if p in LIVE:
+        LIVE.remove(p)
+    return p.returncode
+
+
+def cleanup():
+    for p in list(LIVE):
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+    if KEEP:
+        print(f"chaos: work folder kept: {WORK}")
+    else:
+        shutil.rmtree(WORK, ignore_errors=True)
+
+
+atexit.register(cleanup)
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(s, lambda signum, frame: sys.exit(128 + signum))
+
+
+def how_ended(rc):
+    if rc is None:
+        return "still running"
+    if rc < 0:
+        try:
+            return f"{signal.Signals(-rc).name} (signal {-rc})"
+        except ValueError:
+            return f"signal {-rc}"
+    return f"exit status {rc}"
+
+
+# --- the receiver ----------------------------------------------------------------------------------
+class Receiver:
+    def __init__(self, folder):
+        self.proc = spawn([sys.executable, RECEIVER], stdout=subprocess.PIPE,
+                          stderr=open(os.path.join(folder, "receiver.stderr"), "wb"))
+        line = self.proc.stdout.readline().decode().strip()
+        if not line.isdigit():
+            raise RuntimeError(f"the receiver did not print its port (got {line!r}, {how_ended(self.proc.poll())})")
+        self.port = int(line)
+
+    def stats(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+        c.request("GET", "/stats")
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        if r.status != 200:
+            raise RuntimeError(f"receiver /stats: HTTP {r.status}")
+        return json.loads(data)
+
+    def stop(self):
+        return reap(self.proc)
+
+
+# --- the node ----------------------------------------------------------------------------------------
+LISTEN_RE = re.compile(r"^volent node: listening on http://([^:/\s]+):(\d+)$", re.M)
+CRASH_RE = re.compile(r"crash point (\S+) #(\d+) reached")
+
+
+class Node:
+    """One run of `volent node` on a data folder; `crash` is POINT:N or None."""
+
+    def __init__(self, folder, config, data, number, crash=None):
+        self.crash = crash
+        self.stderr_path = os.path.join(folder, f"node.{number}.stderr")
+        env = dict(os.environ)
+        env.pop("VOLENT_CRASH_AT", None)
+        if crash:
+            env["VOLENT_CRASH_AT"] = crash
+        self.proc = spawn([VOLENT, "node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", data],
+                          env=env, stdout=subprocess.DEVNULL, stderr=open(self.stderr_path, "wb"))
+        self.port = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            m = LISTEN_RE.search(self.stderr())
+            if m:
+                self.port = int(m.group(2))
+                return
+            if self.proc.poll() is not None:
+                return  # died before listening (the replay point can do that): the caller judges
+            time.sleep(0.02)
+        raise RuntimeError(f"the node did not print its listening line within 30 s: {self.tail()}")
+
+    def stderr(self):
+        with open(self.stderr_path, errors="replace") as f:
+            return f.read()
+
+    def tail(self, n=8):
+        lines = self.stderr().splitlines()[-n:]
+        return " | ".join(lines) if lines else "(no stderr)"
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def died_at(self):
+        """The crash point the node reported before its SIGKILL, or None."""
+        m = CRASH_RE.search(self.stderr())
+        return f"{m.group(1)} #{m.group(2)}" if m else None
+
+    def request(self, method, path, body=None, conn=None, timeout=20):
+        """(status, parsed body or None); status 0 if no answer came."""
+        own = conn is None
+        c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        headers = {}
+        if body is not None:
+            body = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        try:
+            c.request(method, path, body=body, headers=headers)
+            r = c.getresponse()
+            data = r.read()
+        except (OSError, http.client.HTTPException):
+            c.close()
+            return 0, None
+        if own:
+            c.close()
+        try:
+            return r.status, json.loads(data) if data else None
+        except ValueError:
+            return r.status, None
+
+
+# --- what the test applies -------------------------------------------------------------------------
+def agent_name(i):
+    return f"chaos-{i:04d}"
+
+
+def run_id(i):
+    return f"run-{i:04d}"
+
+
+def tool_name(n):
+    return f"effect_{n}"
+
+
+def config_yaml(port):
+    return f"""# Written by scripts/chaos.sh: POST to the chaos receiver only.
+apiVersion: volent/v1
+kind: NodeConfig
+listen: 127.0.0.1:8470
+data_dir: data
+egress:
+  allow:
+    - capability: chaos.receiver
+      scheme: http
+      cidr: 127.0.0.1/32
+      port: {port}
+      path_prefix: /effect/
+      methods: [POST]
+"""
+
+
+def manifest(i, port):
+    name = agent_name(i)
+    return {
+        "apiVersion": "volent/v1",
+        "kind": "Agent",
+        "metadata": {"name": name, "labels": {"test": "chaos"}},
+        "spec": {
+            "instructions": "Call every tool once, in order, with the run's input.",
+            "model": {"provider": "anthropic", "name": "scripted"},
+            "tools": [{
+                "name": tool_name(n),
+                "description": f"Side effect {n} of {name}.",
+                "kind": "http",
+                "capability": "chaos.receiver",
+                "http": {"method": "POST", "url": f"http://127.0.0.1:{port}/effect/{name}/{n}"},
+                "limits": {"time_ms": 10000},
+            } for n in range(1, STEPS + 1)],
+        },
+    }
+
+
+class Skip(Exception):
+    pass
+
+
+# --- driving the node ------------------------------------------------------------------------------
+def apply_missing(node, manifests):
+    """Applies every agent the node does not have (all of them on a fresh
+    data folder). '' if done, else what went wrong (the node may have died)."""
+    s, body = node.request("GET", "/v1/agents?limit=1000")
+    if s != 200:
+        return f"GET /v1/agents: HTTP {s}"
+    have = {a["name"] for a in body.get("agents", [])}
+    conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=20)
+    try:
+        for m in manifests:
+            if m["metadata"]["name"] in have:
+                continue
+            s, body = node.request("POST", "/v1/agents", m, conn=conn)
+            if s not in (200, 201):
+                return f"POST /v1/agents ({m['metadata']['name']}): HTTP {s} {json.dumps(body)[:300]}"
+    finally:
+        conn.close()
+    return ""
+
+
+def post_runs(node, workers=4):
+    """POSTs every run (same ids each time). Stops quietly when the node dies.
+    Returns {run index: HTTP status} for the runs answered."""
+    answered, lock = {}, threading.Lock()
+    todo = list(range(1, AGENTS + 1))
+
+    def worker():
+        conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=20)
+        while True:
+            with lock:
+                if not todo:
+                    break
+                i = todo.pop(0)
+            for attempt in range(3):
+                s, body = node.request("POST", f"/v1/agents/{agent_name(i)}/runs",
+                                       {"id": run_id(i), "input": {"agent": agent_name(i), "run": run_id(i)}},
+                                       conn=conn)
+                if s:
+                    with lock:
+                        answered[i] = (s, body)
+                    break
+                conn.close()
+                if not node.alive():
+                    conn.close()
+                    return
+                time.sleep(0.1)
+                conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=20)
+        conn.close()
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return answered
+
+
+def bounded(timeout):
+    """`timeout`, cut to what is left of the whole run's budget (at least 5 s)."""
+    return max(5, min(timeout, BUDGET - (time.monotonic() - T0)))
+
+
+def wait_death(node, timeout):
+    timeout = bounded(timeout)
+    try:
+        node.proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def list_runs(node):
+    s, body = node.request("GET", "/v1/runs?limit=1000")
+    if s != 200 or not isinstance(body, dict):
+        return None
+    return {(r.get("agent"), r.get("id")): r for r in body.get("runs", [])}
+
+
+def wait_finished(node, timeout):
+    """Waits until every run is finished or failed. (ok, summary)."""
+    timeout = bounded(timeout)
+    deadline = time.monotonic() + timeout
+    runs = None
+    while time.monotonic() < deadline:
+        if not node.alive():
+            return False, f"the node died while the runs finished: {how_ended(node.proc.returncode)}: {node.tail()}"
+        runs = list_runs(node)
+        if runs is not None:
+            mine = [runs.get((agent_name(i), run_id(i))) for i in range(1, AGENTS + 1)]
+            if all(r and r.get("status") in ("finished", "failed") for r in mine):
+                failed = [r for r in mine if r["status"] == "failed"]
+                if failed:
+                    return False, f"{len(failed)} runs failed: " + "; ".join(
+                        f"{r['agent']}/{r['id']}: {r.get('error', '')}" for r in failed[:5])
+                return True, ""
+        time.sleep(0.25)
+    if runs is None:
+        return False, f"GET /v1/runs did not answer within {timeout:.0f} s"
+    counts, stuck = {}, []
+    for i in range(1, AGENTS + 1):
+        r = runs.get((agent_name(i), run_id(i)))
+        status = r.get("status") if r else "absent"
+        counts[status] = counts.get(status, 0) + 1
+        if status not in ("finished",) and len(stuck) < 10:
+            stuck.append(f"{agent_name(i)}/{run_id(i)}: {status}, steps_done {r.get('steps_done') if r else '-'}"
+                         + (f", error {r.get('error')}" if r and r.get("error") else ""))
+    return False, (f"not every run finished within {timeout:.0f} s: "
+                   + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + "; " + "; ".join(stuck))
+
+
+def journal_entries(node):
+    """Every entry of the journal, all pages; None if it could not be read."""
+    entries, after = [], 0
+    while True:
+        s, body = node.request("GET", f"/v1/journal?after={after}&limit=1000")
+        if s != 200 or not isinstance(body, dict):
+            return None
+        entries += body.get("entries", [])
+        nxt = body.get("next")
+        if nxt is None:
+            return entries
+        if not isinstance(nxt, int) or nxt <= after:
+            return None
+        after = nxt
+
+
+def replay_budget(data):
+    """How many steps the unfinished runs in the journal left by a crash will
+    replay: tool completions (and all completions) of runs with a
+    run-started entry and no run-finished one. Read from a copy of the
+    files, so the node's own folder is not touched."""
+    copy = os.path.join(data, "..", "journal-copy")
+    shutil.rmtree(copy, ignore_errors=True)
+    os.makedirs(copy)
+    for suffix in ("", "-wal", "-shm"):
+        src = os.path.join(data, "journal.db" + suffix)
+        if os.path.exists(src):
+            shutil.copy(src, os.path.join(copy, "journal.db" + suffix))
+    db = sqlite3.connect(os.path.join(copy, "journal.db"))
+    try:
+        rows = db.execute("SELECT kind, agent, run_id, payload FROM entries").fetchall()
+    finally:
+        db.close()
+    started = {(a, r) for k, a, r, p in rows if k == "run-started"}
+    finished = {(a, r) for k, a, r, p in rows if k == "run-finished"}
+    open_runs = started - finished
+    tools = every = 0
+    for k, a, r, p in rows:
+        if k == "completion" and (a, r) in open_runs:
+            every += 1
+            try:
+                tools += json.loads(p).get("type") == "tool"
+            except ValueError:
+                pass
+    return len(open_runs), tools, every
+
+
+# --- one kill point ----------------------------------------------------------------------------------
+def crash_count(point):
+    """The N of POINT:N: mid-way through the test's work."""
+    effects = AGENTS * STEPS
+    if point == "mid-commit":
+        # at least 2 per tool step (intent, completion) plus run-started and
+        # run-finished: the real count is higher (model steps), so this lands
+        # in the first half of the writes.
+        return max(1, (AGENTS * (2 * STEPS + 2) * 2) // 5)
+    return max(1, (effects * 3) // 8)  # ~150 of 400 tool effects
+
+
+def scenario(point):
+    folder = os.path.join(WORK, point)
+    data = os.path.join(folder, "data")
+    os.makedirs(folder)
+    t0 = time.monotonic()
+    fails, deaths, number = [], [], 0
+    receiver = Receiver(folder)
+    config = os.path.join(folder, "volent.yaml")
+    with open(config, "w") as f:
+        f.write(config_yaml(receiver.port))
+    manifests = [manifest(i, receiver.port) for i in range(1, AGENTS + 1)]
+    first = "after-effect" if point == "replay" else point
+    crashes = [f"{first}:{crash_count(first)}"]
+    node = None
+    try:
+        # Phase 1 (and 2 for replay): a node that must die at its crash point.
+        while crashes:
+            crash = crashes.pop(0)
+            number += 1
+            node = Node(folder, config, data, number, crash)
+            if node.port is not None:
+                why = apply_missing(node, manifests)
+                if number == 1 and not why:
+                    s, body = node.request("GET", "/v1/runs?limit=1")
+                    if s == 501:
+                        raise Skip("this volent node does not run agents yet (GET /v1/runs answers 501)")
+                if why and node.alive():
+                    fails.append(f"with {crash}: {why}")
+                elif node.alive():
+                    post_runs(node)
+            limit = bounded(TIMEOUT)
+            if not wait_death(node, limit):
+                fails.append(f"harness: the node did not die at {crash} within {limit:.0f} s "
+                             f"(stopped with SIGTERM: {how_ended(reap(node.proc))})")
+                deaths.append(f"not at {crash}")
+                break
+            LIVE.remove(node.proc)
+            rc = node.proc.returncode
+            at = node.died_at()
+            want = crash.replace(":", " #")
+            if rc != -signal.SIGKILL or at != want:
+                fails.append(f"with {crash}: the node ended by {how_ended(rc)}, "
+                             f"crash point reported: {at or 'none'}: {node.tail()}")
+            deaths.append(f"{how_ended(rc)} at {at or '?'}")
+            if point == "replay" and number == 1:
+                open_runs, tools, every = replay_budget(data)
+                if tools == 0:
+                    fails.append(f"harness: after {crash}, no unfinished run has a step to replay "
+                                 f"({open_runs} unfinished runs)")
+                    break
+                crashes.append(f"replay:{max(1, tools // 2)}")
+        # Final phase: restart clean, re-POST every run, wait for all of them.
+        number += 1
+        node = Node(folder, config, data, number)
+        if node.port is None:
+            fails.append(f"the node did not start after the crash: {how_ended(node.proc.returncode)}: {node.tail()}")
+            return report(point, None, receiver, fails, deaths, {}, t0)
+        why = apply_missing(node, manifests)
+        if why:
+            fails.append(f"after the restart: {why}")
+        answered = post_runs(node)
+        statuses = {}
+        for i, (s, body) in answered.items():
+            statuses[s] = statuses.get(s, 0) + 1
+        bad = {s: n for s, n in statuses.items() if s not in (200, 201)}
+        if len(answered) != AGENTS or bad:
+            some = [f"{agent_name(i)}: HTTP {s} {json.dumps(b)[:200]}" for i, (s, b) in answered.items()
+                    if s not in (200, 201)][:3]
+            fails.append(f"re-POST of the runs after the restart: {len(answered)}/{AGENTS} answered, "
+                         f"statuses {statuses}; {'; '.join(some)}")
+        ok, why = wait_finished(node, TIMEOUT)
+        if not ok:
+            fails.append(why)
+        entries = journal_entries(node) if node.alive() else None
+        if entries is None:
+            fails.append("GET /v1/journal: could not read every page")
+        status = reap(node.proc, timeout=30)
+        if status != 0:
+            fails.append(f"SIGTERM: the node ended by {how_ended(status)}: {node.tail()}")
+        v = subprocess.run([VOLENT, "journal", "verify", "--data-dir", data], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        if v.returncode != 0:
+            fails.append(f"volent journal verify: status {v.returncode}: {v.stdout.decode(errors='replace').strip()}")
+        return report(point, entries, receiver, fails, deaths,
+                      {"new": statuses.get(201, 0), "existing": statuses.get(200, 0)}, t0)
+    finally:
+        if node is not None and node.proc in LIVE:
+            reap(node.proc)
+        receiver.stop()
+
+
+def report(point, entries, receiver, fails, deaths, reposted, t0):
+    expected = {f"/effect/{agent_name(i)}/{n}" for i in range(1, AGENTS + 1) for n in range(1, STEPS + 1)}
+    total = len(expected)
+    # Completed: tool completions answered 200, one per (agent, tool).
+    completed = set()
+    extra = []
+    for e in entries or []:
+        p = e.get("payload") or {}
+        if e.get("kind") != "completion" or not isinstance(p, dict) or p.get("type") != "tool":
+            continue
+        m = re.fullmatch(r"effect_(\d+)", str(p.get("tool", "")))
+        effect = f"/effect/{e.get('agent')}/{m.group(1)}" if m else None
+        if p.get("outcome") != "answered" or p.get("status") != 200 or effect not in expected:
+            extra.append(f"{e.get('key')}: {json.dumps(p)[:200]}")
+            continue
+        if effect in completed:
+            extra.append(f"{e.get('key')}: a second completion for {effect}")
+        completed.add(effect)
+    if extra:
+        fails.append(f"{len(extra)} unexpected tool completions in the journal: {'; '.join(extra[:3])}")
+    st = receiver.stats()
+    applied = {path for path, n in st["effects"].items() if n >= 1}
+    duplicated = st["duplicated_effects"]
+    lost = len(expected - applied)
+    stray = sorted(applied - expected)
+    if stray:
+        fails.append(f"the receiver got effects nobody asked for: {stray[:5]}")
+    if st["unkeyed"]:
+        fails.append(f"{st['unkeyed']} deliveries without Idempotency-Key")
+    if st["keys_moved"]:
+        fails.append(f"keys re-delivered to another effect: {st['keys_moved'][:5]}")
+    if st["bodies_changed"]:
+        fails.append(f"keys re-delivered with another body: {st['bodies_changed'][:5]}")
+    if st["duplicated"]:
+        fails.append(f"applied more than once: {dict(list(st['duplicated'].items())[:5])}")
+    if lost:
+        fails.append(f"never applied: {sorted(expected - applied)[:5]}")
+    print(f"chaos: {point}: {len(completed)}/{total} completed, {duplicated} duplicated, {lost} lost")
+    rekeys = st["redelivered_keys"]
+    print(f"  re-delivered: {rekeys} key{'s' if rekeys != 1 else ''} ({st['redeliveries']} extra deliveries, "
+          f"deduplicated by the receiver); node died: {', then '.join(deaths) or '-'}; runs re-POSTed: "
+          f"{reposted.get('existing', 0)} existing, {reposted.get('new', 0)} new; {time.monotonic() - t0:.1f} s")
+    for f in fails:
+        print(f"  FAIL: {f}")
+    perfect = not fails and len(completed) == total and duplicated == 0 and lost == 0
+    with open(os.path.join(WORK, point, "receiver-stats.json"), "w") as f:
+        json.dump(st, f, indent=1)
+    return perfect
+
+
+# --- main --------------------------------------------------------------------------------------------
+results = {}
+try:
+    for point in POINTS:
+        try:
+            results[point] = scenario(point)
+        except Skip:
+            raise
+        except Exception as e:  # a harness error: report it, go on with the next point
+            print(f"chaos: {point}: FAILED: harness error: {type(e).__name__}: {e}")
+            results[point] = False
+except Skip as e:
+    print(f"skipped: {e}")
+    sys.exit(0)
+bad = [p for p, ok in results.items() if not ok]
+print(f"chaos: {len(results) - len(bad)}/{len(results)} kill points perfect"
+      + (f"; failed: {' '.join(bad)}" if bad else "") + f" ({time.monotonic() - T0:.0f} s)")
+sys.exit(1 if bad else 0)
+PY
