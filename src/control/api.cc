@@ -7,6 +7,9 @@ namespace volent::control {
 ControlApi::ControlApi(ApiContext context) : context_(std::move(context)), table_(context_.metrics) {
   AddSystemRoutes(*this, table_);
   AddAgentRoutes(*this, table_);
+  AddRunRoutes(*this, table_);
+  AddApprovalRoutes(*this, table_);
+  AddJournalRoutes(*this, table_);
   AddPendingRoutes(table_);
   openapi_json_ = BuildOpenApi(table_, context_.version).dump();
 }

@@ -2,17 +2,20 @@
 // with every handler bound to the node's state. Transport-free: the HTTP
 // server, the tests and the fuzz target all call Dispatch.
 //
-// Thread-safe: Dispatch may run on many threads at once (the store and the
-// metrics lock for themselves; everything else is immutable after
-// construction). Not copyable or movable: handlers point back at it.
+// Thread-safe: Dispatch may run on many threads at once (the store, the
+// runs, the journal and the metrics lock for themselves; everything else is
+// immutable after construction). Not copyable or movable: handlers point
+// back at it.
 #pragma once
 
 #include <chrono>
 #include <string>
 
+#include "agent/runs.h"
 #include "control/message.h"
 #include "control/metrics.h"
 #include "control/route_table.h"
+#include "journal/journal.h"
 #include "manifest/manifest.h"
 #include "node/agent_store.h"
 
@@ -22,6 +25,10 @@ struct ApiContext {
   node::AgentStore* store = nullptr;              // REQUIRES: outlives the API
   const manifest::NodeConfig* config = nullptr;   // manifests are checked against it; may be null
   Metrics* metrics = nullptr;                     // may be null
+  // Runs and approvals; null: their routes answer 503 unavailable.
+  agent::Runs* runs = nullptr;
+  // The journal; null: GET /v1/journal answers 503 unavailable.
+  journal::Journal* journal = nullptr;
   std::string version = "1";                      // info.version of the OpenAPI document
 };
 
@@ -47,6 +54,9 @@ class ControlApi {
 // The route groups (handlers_*.cc), each adding its rows to `table`.
 void AddSystemRoutes(const ControlApi& api, RouteTable& table);
 void AddAgentRoutes(const ControlApi& api, RouteTable& table);
+void AddRunRoutes(const ControlApi& api, RouteTable& table);
+void AddApprovalRoutes(const ControlApi& api, RouteTable& table);
+void AddJournalRoutes(const ControlApi& api, RouteTable& table);
 void AddPendingRoutes(RouteTable& table);
 
 }  // namespace volent::control

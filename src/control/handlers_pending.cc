@@ -23,22 +23,9 @@ Route Pending(std::string method, std::string path, std::string operation_id, st
   return route;
 }
 
-ParameterDoc ApprovalId() {
-  return {"id", "path", "The approval's identifier", {{"type", "string"}}, true};
-}
-
 }  // namespace
 
 void AddPendingRoutes(RouteTable& table) {
-  table.Add(Pending("GET", "/v1/runs", "listRuns", "List agent runs", "the list of runs"));
-  table.Add(Pending("GET", "/v1/approvals", "listApprovals", "List pending approvals",
-                    "the list of approvals"));
-  table.Add(Pending("POST", "/v1/approvals/{id}/approve", "approve", "Approve a pending tool call",
-                    "approving", {ApprovalId()}));
-  table.Add(Pending("POST", "/v1/approvals/{id}/deny", "deny", "Deny a pending tool call", "denying",
-                    {ApprovalId()}));
-  table.Add(Pending("GET", "/v1/journal", "getJournal", "Read the journal of side effects",
-                    "the journal"));
   table.Add(Pending("GET", "/v1/egress/denials", "listEgressDenials",
                     "List outbound requests the egress gate denied", "the list of egress denials"));
   table.Add(Pending("GET", "/v1/attestation", "getAttestation", "The node's signed attestation report",
