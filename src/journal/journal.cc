@@ -120,6 +120,7 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
   if (sodium_init() < 0) return Error{"libsodium cannot initialise"};
   clock_ = options.clock ? std::move(options.clock) : Clock(SystemClockMs);
   busy_timeout_ms_ = options.busy_timeout_ms;
+  before_commit_ = std::move(options.before_commit);
   path_ = dir + "/" + kJournalFile;
   AMP_RETURN_IF_ERROR(CheckHeader(path_));
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (options.create ? SQLITE_OPEN_CREATE : 0);
@@ -238,6 +239,7 @@ auto Journal::InWriteTransaction(F&& body) -> decltype(body()) {
     (void)Exec("ROLLBACK");
     return result;
   }
+  if (before_commit_) before_commit_();
   Status committed = Exec("COMMIT");
   if (!committed.ok()) {
     (void)Exec("ROLLBACK");
@@ -393,6 +395,12 @@ Result<EffectState> Journal::Lookup(const EffectKey& key) {
   }();
   (void)Exec("COMMIT");
   return state;
+}
+
+Result<std::optional<Entry>> Journal::Get(const EffectKey& key, EntryKind kind) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  std::lock_guard lock(mu_);
+  return Find(key.ToString(), kind);
 }
 
 }  // namespace volent::journal

@@ -47,6 +47,9 @@ struct OpenOptions {
   bool create = true;   // false (offline tools): a missing or empty journal.db is an
                         // error, and the file's journal mode is left as it is
   int busy_timeout_ms = 30000;  // how long to wait for another writer
+  // Called inside every write transaction, after its insert and before its
+  // COMMIT (the chaos test kills the node there: scripts/chaos.sh).
+  std::function<void()> before_commit;
 };
 
 // What BeginEffect found.
@@ -111,6 +114,8 @@ class Journal {
   // intent; already_done (and the earlier completion) if it had one.
   ampoule::Result<CompleteResult> CompleteEffect(const EffectKey& key, const nlohmann::json& result);
   ampoule::Result<EffectState> Lookup(const EffectKey& key);
+  // The entry of `kind` for `key`, if any.
+  ampoule::Result<std::optional<Entry>> Get(const EffectKey& key, EntryKind kind);
   // Intents with no completion, oldest first: what a restart re-issues.
   ampoule::Result<std::vector<Entry>> PendingEffects();
 
@@ -153,6 +158,7 @@ class Journal {
 
   std::string path_;
   Clock clock_;
+  std::function<void()> before_commit_;
   int busy_timeout_ms_ = 0;
   std::mutex mu_;  // guards db_ and the statements: one connection, one caller at a time
   sqlite3* db_ = nullptr;

@@ -1,0 +1,35 @@
+// The parts of an agent manifest the agent loop needs, read from the
+// manifest's JSON (already checked by the manifest loader when applied).
+//
+// Thread-safe: no state.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace volent::agent {
+
+struct ToolDef {
+  std::string name;
+  std::string kind;        // "http" or "wasm"
+  std::string capability;  // "" when none
+  std::string method;      // http tools: GET, POST, ...
+  std::string url;         // http tools: a URL template with {argument} placeholders
+  int time_ms = 0;         // limits.time_ms; 0 when not set
+  bool needs_approval = false;
+};
+
+struct AgentSpec {
+  std::string name;
+  std::vector<ToolDef> tools;  // in manifest order
+  const ToolDef* Find(const std::string& tool) const;
+};
+
+// Reads `manifest` (an Agent manifest as JSON). Fields the loop does not use
+// are ignored; missing ones are left empty.
+AgentSpec ReadAgentSpec(const nlohmann::json& manifest);
+
+}  // namespace volent::agent

@@ -1,0 +1,114 @@
+// The agent loop of a node: runs agents, journals every step, pauses for
+// approvals, and resumes after a restart (SPEC B2, B5; docs/agent-runs.md).
+//
+// A run is a deterministic sequence of steps numbered from 1: a model call,
+// then the tool calls it asked for, then a model call, ... until the model
+// answers without a tool call. Every step that leaves the process (model
+// calls, tool calls) is journaled before it happens (intent, key
+// AGENT/RUN/STEP) and after (completion, with its result). Advancing a run
+// always replays it from step 1: a step done in the journal is not performed
+// again, its recorded result is used; a step with an intent but no completion
+// is performed again with the same key and the recorded request. So a
+// restart, an approval and a first run all take the same path.
+//
+// The model in this version is the scripted stand-in (scripted_model.h).
+//
+// Thread-safe. Runs advance on a fixed pool of worker threads; one run is
+// never advanced by two threads at once.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/agent_spec.h"
+#include "agent/runs.h"
+#include "agent/tool_call.h"
+#include "journal/journal.h"
+#include "node/agent_store.h"
+#include "util/result.h"
+
+namespace volent::agent {
+
+struct RunManagerOptions {
+  size_t threads = 8;  // runs advanced at once
+};
+
+class RunManager final : public Runs {
+ public:
+  // Rebuilds the runs and approvals from the journal and resumes every
+  // unfinished run in the background. REQUIRES: journal, store and perform's
+  // referents outlive the manager.
+  static ampoule::Result<std::unique_ptr<RunManager>> Start(journal::Journal& journal, node::AgentStore& store,
+                                                            ToolPerformer perform, RunManagerOptions options = {});
+  ~RunManager() override;  // Stop()
+  RunManager(const RunManager&) = delete;
+  RunManager& operator=(const RunManager&) = delete;
+
+  // Takes no more work and waits for the steps under way to end. Unfinished
+  // runs stay in the journal and resume at the next Start.
+  void Stop();
+  // Waits until no run can advance (each is finished, failed or waiting for
+  // an approval). For tests and orderly shutdown.
+  void WaitIdle();
+
+  Answer<StartedRun> StartRun(std::string_view agent, std::string_view run_id, const nlohmann::json& input) override;
+  Answer<RunView> GetRun(std::string_view agent, std::string_view run_id) override;
+  std::vector<RunView> ListRuns(std::string_view agent, size_t limit) override;
+  std::vector<ApprovalView> ListApprovals(bool pending_only) override;
+  Answer<ApprovalView> GetApproval(std::string_view id) override;
+  Answer<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+                              std::string_view reason) override;
+
+ private:
+  struct Run {
+    RunView view;
+    AgentSpec spec;
+    bool resumed = false;   // found unfinished at Start: its replayed steps are a "replay"
+    bool queued = false;    // in queue_ or being advanced
+    bool again = false;     // asked to advance while being advanced
+  };
+  enum class Progress { kFinished, kWaiting, kStopped, kFailed };
+
+  RunManager(journal::Journal& journal, node::AgentStore& store, ToolPerformer perform);
+  ampoule::Status Rebuild();
+  void Schedule(const std::string& run_key);  // REQUIRES: mu_ held
+  void Work();
+  Progress Advance(const std::string& run_key, Run run);
+  // One journaled step: its result, from the journal if done, else from
+  // `perform` (given the request recorded first). `tool` null: a model call.
+  ampoule::Result<nlohmann::json> Step(const std::string& run_key, const Run& run, uint64_t step,
+                                       const nlohmann::json& request, const ToolDef* tool,
+                                       const std::function<nlohmann::json(const nlohmann::json&)>& perform);
+  // The journaled decision on a tool call that needs approval, or null when
+  // there is none yet (the request is then journaled and the run waits).
+  ampoule::Result<nlohmann::json> Approval(const std::string& run_key, const Run& run, uint64_t step,
+                                           const ToolDef& tool, const nlohmann::json& arguments);
+  void Record(const std::string& run_key, const std::function<void(Run&)>& change);
+  static std::string RunKey(std::string_view agent, std::string_view run_id);
+
+  journal::Journal& journal_;
+  node::AgentStore& store_;
+  ToolPerformer perform_;
+
+  std::mutex mu_;  // guards everything below
+  std::condition_variable work_cv_;
+  std::condition_variable idle_cv_;
+  std::map<std::string, Run> runs_;                 // by "AGENT/RUN"
+  std::map<uint64_t, ApprovalView> approvals_;      // by id (the request's journal seq)
+  std::map<std::string, uint64_t> approval_by_key_; // effect key -> id
+  std::deque<std::string> queue_;
+  size_t busy_ = 0;
+  std::atomic<bool> stopping_{false};  // written under mu_; read between steps without it
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace volent::agent
