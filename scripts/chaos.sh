@@ -306,6 +306,10 @@ class Skip(Exception):
     pass
 
 
+class Abort(Exception):
+    """The point cannot be tested (the node refuses the workload): reason, node."""
+
+
 # --- driving the node ------------------------------------------------------------------------------
 def apply_missing(node, manifests):
     """Applies every agent the node does not have (all of them on a fresh
@@ -497,15 +501,21 @@ def scenario(point):
             number += 1
             node = Node(folder, config, data, number, crash)
             if node.port is not None:
-                why = apply_missing(node, manifests)
-                if number == 1 and not why:
+                if number == 1:
                     s, body = node.request("GET", "/v1/runs?limit=1")
                     if s == 501:
                         raise Skip("this volent node does not run agents yet (GET /v1/runs answers 501)")
+                why = apply_missing(node, manifests)
                 if why and node.alive():
-                    fails.append(f"with {crash}: {why}")
-                elif node.alive():
-                    post_runs(node)
+                    raise Abort(f"with {crash}: {why}", node)
+                answered = post_runs(node) if node.alive() else {}
+                refused = {i: a for i, a in answered.items() if a[0] not in (200, 201)}
+                if refused and node.alive():
+                    # Not a crash: the node refuses runs. Waiting for a death
+                    # that cannot come would only burn the time budget.
+                    i, (s, body) = sorted(refused.items())[0]
+                    raise Abort(f"with {crash}: {len(refused)} runs refused, e.g. POST /v1/agents/{agent_name(i)}/runs: "
+                                f"HTTP {s} {json.dumps(body)[:300]}", node)
             limit = bounded(TIMEOUT)
             if not wait_death(node, limit):
                 fails.append(f"harness: the node did not die at {crash} within {limit:.0f} s "
@@ -625,6 +635,11 @@ try:
             results[point] = scenario(point)
         except Skip:
             raise
+        except Abort as e:
+            reason, node = e.args
+            print(f"chaos: {point}: FAILED: {reason}")
+            print(f"  node stderr: {node.tail()}")
+            results[point] = False
         except Exception as e:  # a harness error: report it, go on with the next point
             print(f"chaos: {point}: FAILED: harness error: {type(e).__name__}: {e}")
             results[point] = False
