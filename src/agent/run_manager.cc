@@ -379,7 +379,8 @@ Answer<StartedRun> RunManager::StartRun(std::string_view agent, std::string_view
   nlohmann::json manifest = nlohmann::json::parse(record->manifest_json, nullptr, /*allow_exceptions=*/false);
   // The run keeps the manifest it started with: replays after a restart use
   // it, whatever happens to the agent since.
-  nlohmann::json payload = {{"input", input},
+  const nlohmann::json given = input.is_null() ? nlohmann::json::object() : input;
+  nlohmann::json payload = {{"input", given},
                             {"manifest", manifest.is_discarded() ? nlohmann::json() : manifest},
                             {"generation", record->summary.generation}};
   auto started = journal_.Append(EntryKind::kRunStarted, EffectKey{std::string(agent), id, 0}, payload);
@@ -393,7 +394,7 @@ Answer<StartedRun> RunManager::StartRun(std::string_view agent, std::string_view
   run.view.agent = std::string(agent);
   run.view.id = id;
   run.view.status = "running";
-  run.view.input = input;
+  run.view.input = given;
   run.view.started_ms = started->entry.time_ms;
   run.spec = ReadAgentSpec(manifest);
   if (started->already_recorded) {

@@ -74,7 +74,7 @@ class Runs {
  public:
   virtual ~Runs() = default;
 
-  // Starts a run of `agent` with `input` (any JSON). `run_id` "" picks a
+  // Starts a run of `agent` with `input` (any JSON; null is {}). `run_id` "" picks a
   // new id; a given id (1 to 64 of [A-Za-z0-9_-]) makes the call
   // idempotent: the same id again returns the existing run (created false).
   // The run is journaled before this returns.
