@@ -11,6 +11,7 @@
 
 #include "control/api.h"
 #include "control/json_api.h"
+#include "manifest/schema_validation.h"
 
 namespace volent::control {
 namespace {
@@ -548,6 +549,49 @@ TEST_F(RunsApiTest, AnswersAreDocumented) {
             json::array({"runs"}));
   EXPECT_EQ(paths["/v1/journal"]["get"]["parameters"].size(), 2u);
   EXPECT_FALSE(paths["/v1/journal"]["get"]["responses"].contains("501"));
+}
+
+// Every success body of these routes is valid against the schema the
+// OpenAPI document gives for that route and status.
+TEST_F(RunsApiTest, SuccessBodiesMatchTheirDocumentedSchemas) {
+  const json doc = json::parse(api_->openapi_json());
+  size_t checked = 0;
+  auto expect_documented = [&](const std::string& method, const std::string& route, const Response& r) {
+    std::string lower = method;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const json& responses = doc["paths"][route][lower]["responses"];
+    ASSERT_TRUE(responses.contains(std::to_string(r.status))) << method << " " << route << " " << r.status;
+    manifest::CompiledSchema schema(responses[std::to_string(r.status)]["content"]["application/json"]["schema"]);
+    ASSERT_EQ(schema.error(), "") << route;
+    std::vector<manifest::SchemaError> errors;
+    EXPECT_TRUE(schema.Validate(json::parse(r.body), &errors))
+        << method << " " << route << ": " << (errors.empty() ? "" : errors[0].pointer + " " + errors[0].description)
+        << "\n" << r.body;
+    ++checked;
+  };
+  expect_documented("POST", "/v1/agents/{name}/runs", Call("POST", "/v1/agents/bot/runs", R"({"id":"s1"})"));
+  expect_documented("POST", "/v1/agents/{name}/runs", Call("POST", "/v1/agents/bot/runs", R"({"id":"s1"})"));
+  Ok(Call("POST", "/v1/agents/bot/runs", R"({"id":"s2","input":[1,"two",null]})"), 201);
+  runs_.Finish(1, "done", "");
+  expect_documented("GET", "/v1/agents/{name}/runs/{id}", Call("GET", "/v1/agents/bot/runs/s1"));
+  expect_documented("GET", "/v1/agents/{name}/runs/{id}", Call("GET", "/v1/agents/bot/runs/s2"));
+  expect_documented("GET", "/v1/runs", Call("GET", "/v1/runs"));
+  runs_.AddApproval(1, "s1", "refund");
+  runs_.AddApproval(2, "s1", "refund");
+  expect_documented("GET", "/v1/approvals", Call("GET", "/v1/approvals"));
+  expect_documented("GET", "/v1/approvals/{id}", Call("GET", "/v1/approvals/1"));
+  expect_documented("POST", "/v1/approvals/{id}/approve",
+                    Call("POST", "/v1/approvals/1/approve", R"({"by":"a","reason":"fine"})"));
+  expect_documented("POST", "/v1/approvals/{id}/deny", Call("POST", "/v1/approvals/2/deny", R"({"by":"b"})"));
+  expect_documented("GET", "/v1/approvals", Call("GET", "/v1/approvals?state=all"));
+  expect_documented("GET", "/v1/journal", Call("GET", "/v1/journal"));
+  journal::EffectKey key{"bot", "s1", 1};
+  ASSERT_TRUE(journal_->BeginEffect(key, {{"tool", "refund"}}).ok());
+  ASSERT_TRUE(journal_->CompleteEffect(key, "a string result").ok());
+  ASSERT_TRUE(journal_->Append(journal::EntryKind::kApprovalRequested, key, {{"tool", "refund"}}).ok());
+  expect_documented("GET", "/v1/journal", Call("GET", "/v1/journal"));
+  expect_documented("GET", "/v1/journal", Call("GET", "/v1/journal?limit=1"));
+  EXPECT_EQ(checked, 13u);
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ Response Decide(const ApiContext& ctx, const Request& request, const PathParams&
 json NullableString() { return {{"type", {"string", "null"}}}; }
 
 json ApprovalSchema() {
-  json time = {{"type", {"string", "null"}}, {"format", "date-time"}};
+  json time = TimeOrNullSchema();
   return {{"type", "object"},
           {"required",
            {"id", "agent", "run", "step", "tool", "arguments", "requested_at", "state", "decided_by", "reason",

@@ -88,7 +88,7 @@ json EntrySchema() {
             {"step", {{"type", "integer"}, {"minimum", 0}}},
             {"key", {{"type", "string"}, {"description", "The idempotency key, AGENT/RUN/STEP"}}},
             {"payload", {{"description", "The entry's payload as stored (JSON)"}}},
-            {"time", {{"type", {"string", "null"}}, {"format", "date-time"}}},
+            {"time", TimeOrNullSchema()},
             {"time_ms", {{"type", "integer"}, {"description", "Unix time in milliseconds"}}},
             {"prev_hash", Hex64()},
             {"hash", Hex64()}}}};

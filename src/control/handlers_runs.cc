@@ -105,10 +105,6 @@ Response List(const ApiContext& ctx, const Request& request) {
   return JsonResponse(200, {{"runs", std::move(runs)}});
 }
 
-json NullableTime() {
-  return {{"type", {"string", "null"}}, {"format", "date-time"}};
-}
-
 json RunSchema() {
   return {{"type", "object"},
           {"required",
@@ -121,8 +117,8 @@ json RunSchema() {
             {"output", {{"description", "The model's final answer; null until the run is finished"}}},
             {"error", {{"type", {"string", "null"}}, {"description", "Why the run failed; null unless failed"}}},
             {"steps_done", {{"type", "integer"}, {"minimum", 0}}},
-            {"started_at", NullableTime()},
-            {"finished_at", NullableTime()}}}};
+            {"started_at", TimeOrNullSchema()},
+            {"finished_at", TimeOrNullSchema()}}}};
 }
 
 json StartSchema() {

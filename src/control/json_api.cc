@@ -101,6 +101,10 @@ nlohmann::json TimeOrNull(int64_t unix_ms) {
   return Rfc3339Millis(unix_ms);
 }
 
+nlohmann::json TimeOrNullSchema() {
+  return {{"anyOf", {{{"type", "string"}, {"format", "date-time"}}, {{"type", "null"}}}}};
+}
+
 std::variant<nlohmann::json, Problem> ParseJsonObject(std::string_view body, const std::string& instance) {
   // Checked first without building anything, so no tree deeper than the
   // limit is ever made (nor destroyed, nor written back).

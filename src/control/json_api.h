@@ -33,6 +33,9 @@ inline constexpr size_t kMaxPageLimit = 1000;
 std::string Rfc3339Millis(int64_t unix_ms);
 // The same as a JSON string, or null for 0 (a time not reached yet).
 nlohmann::json TimeOrNull(int64_t unix_ms);
+// The JSON Schema of TimeOrNull's values. (An anyOf: some validators apply
+// "format" to null too.)
+nlohmann::json TimeOrNullSchema();
 
 // The body as a JSON object, or the problem: 400 malformed-body (not JSON,
 // or nested deeper than kMaxJsonBodyDepth; `errors` has the position) or
