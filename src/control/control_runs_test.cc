@@ -386,7 +386,7 @@ TEST_F(RunsApiTest, ApproveThenTheDecisionIsFinal) {
 
 TEST_F(RunsApiTest, Deny) {
   runs_.AddApproval(8, "r1", "refund");
-  json d = Ok(Call("POST", "/v1/approvals/8/deny", "{\"by\":\"Zoë Ñ\",\"reason\":\"amount too high\\nsee ticket\"}"));
+  json d = Ok(Call("POST", "/v1/approvals/8/deny", "{\"by\":\"Zoë Ñ\",\"reason\":\"amount too high; see ticket 4\"}"));
   EXPECT_EQ(d["state"], "denied");
   EXPECT_EQ(d["decided_by"], "Zoë Ñ");
   EXPECT_EQ(Problem(Call("POST", "/v1/approvals/8/approve", R"({"by":"x"})"), 409, "conflict")["detail"],
@@ -414,16 +414,19 @@ TEST_F(RunsApiTest, DecisionBodyProblems) {
           << by;
     }
     for (const std::string& reason : {"\"" + std::string(1001, 'r') + "\"", std::string("7"),
-                                      std::string(R"("a\u0007")")}) {
+                                      std::string(R"("a\u0007")"), std::string(R"("two\nlines")"),
+                                      std::string(R"("a\u0085")")}) {
       EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"by":"a","reason":)" + reason + "}"), 422, "invalid-body")),
                 std::vector<std::string>{"/reason"})
           << reason;
     }
     Problem(Call("POST", path, R"({"by":"a"})", "text/plain"), 415, "unsupported-media-type");
   }
-  // 200 characters (not bytes) is the limit.
+  // 200 bytes of UTF-8 is the limit (as the runs count).
+  Problem(Call("POST", "/v1/approvals/9/approve", "{\"by\":\"" + std::string(101 * 2, 'a') + "\"}"), 422,
+          "invalid-body");
   std::string by;
-  for (int i = 0; i < 200; ++i) by += "é";
+  for (int i = 0; i < 100; ++i) by += "é";
   EXPECT_EQ(Ok(Call("POST", "/v1/approvals/9/approve", "{\"by\":\"" + by + "\",\"reason\":\"" +
                                                               std::string(1000, 'r') + "\"}"))["state"],
             "approved");

@@ -12,8 +12,10 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxApprovalIdLength = 20;  // digits of the largest uint64
-constexpr size_t kMaxByLength = 200;         // characters
-constexpr size_t kMaxReasonLength = 1000;    // characters
+// In bytes of UTF-8, as the runs count them (so the 422 here is the whole
+// check): 200 and 1,000 characters of ASCII.
+constexpr size_t kMaxByLength = 200;
+constexpr size_t kMaxReasonLength = 1000;
 
 // Approval ids are decimal (agent::ApprovalView::id).
 bool IsValidApprovalId(std::string_view id) {
@@ -48,22 +50,16 @@ json ApprovalJson(const agent::ApprovalView& a) {
           {"decided_at", TimeOrNull(a.decided_ms)}};
 }
 
-// The number of characters (code points) of valid UTF-8 `text` when none is
-// a control character (C0, DEL, C1), else nothing. `allow_lines` lets tab
-// and line feed through, for free text.
-std::optional<size_t> PrintableLength(std::string_view text, bool allow_lines) {
-  size_t count = 0;
+// True when `text` has no control character (C0, DEL, C1): it is written
+// into the journal and shown to people as one line.
+bool IsPrintable(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
-    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: part of the character before
-    ++count;
-    if (c < 0x20 || c == 0x7F) {
-      if (!(allow_lines && (c == '\t' || c == '\n'))) return std::nullopt;
-    }
+    if (c < 0x20 || c == 0x7F) return false;
     // U+0080..U+009F (C1 controls) are 0xC2 0x80..0x9F in UTF-8.
-    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F) return std::nullopt;
+    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F) return false;
   }
-  return count;
+  return true;
 }
 
 struct Decision {
@@ -77,28 +73,25 @@ std::variant<Decision, Problem> ReadDecision(const json& body, const std::string
   Decision d;
   auto by = body.find("by");
   if (by == body.end()) {
-    errors.push_back({"/by", 0, 0, "required: who decides (1 to 200 printable characters)"});
+    errors.push_back({"/by", 0, 0, "required: who decides (1 to 200 bytes, no control characters)"});
   } else {
-    std::optional<size_t> length;
-    if (by->is_string()) length = PrintableLength(by->get_ref<const std::string&>(), false);
-    bool blank = by->is_string() && by->get_ref<const std::string&>().find_first_not_of(' ') == std::string::npos;
-    if (!length || *length < 1 || *length > kMaxByLength || blank) {
+    const std::string* text = by->is_string() ? &by->get_ref<const std::string&>() : nullptr;
+    if (!text || text->empty() || text->size() > kMaxByLength || !IsPrintable(*text) ||
+        text->find_first_not_of(' ') == std::string::npos) {
       errors.push_back({"/by", 0, 0,
-                        "must be a string of 1 to 200 printable characters (no control characters), "
-                        "not only spaces"});
+                        "must be a string of 1 to 200 bytes (UTF-8) with no control characters, not only "
+                        "spaces"});
     } else {
-      d.by = by->get<std::string>();
+      d.by = *text;
     }
   }
   if (auto reason = body.find("reason"); reason != body.end()) {
-    std::optional<size_t> length;
-    if (reason->is_string()) length = PrintableLength(reason->get_ref<const std::string&>(), true);
-    if (!length || *length > kMaxReasonLength) {
+    const std::string* text = reason->is_string() ? &reason->get_ref<const std::string&>() : nullptr;
+    if (!text || text->size() > kMaxReasonLength || !IsPrintable(*text)) {
       errors.push_back({"/reason", 0, 0,
-                        "must be a string of at most 1000 characters, with no control characters "
-                        "but tab and line feed"});
+                        "must be a string of at most 1000 bytes (UTF-8) with no control characters"});
     } else {
-      d.reason = reason->get<std::string>();
+      d.reason = *text;
     }
   }
   if (!errors.empty()) return InvalidBody(std::move(errors), instance);
@@ -182,8 +175,15 @@ json DecisionSchema() {
           {"additionalProperties", false},
           {"required", json::array({"by"})},
           {"properties",
-           {{"by", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}, {"description", "Who decides"}}},
-            {"reason", {{"type", "string"}, {"maxLength", 1000}, {"description", "Why, for the record"}}}}}};
+           {{"by",
+             {{"type", "string"},
+              {"minLength", 1},
+              {"maxLength", 200},
+              {"description", "Who decides: at most 200 bytes of UTF-8, no control characters"}}},
+            {"reason",
+             {{"type", "string"},
+              {"maxLength", 1000},
+              {"description", "Why, for the record: at most 1000 bytes of UTF-8, no control characters"}}}}}};
 }
 
 ParameterDoc ApprovalId() {

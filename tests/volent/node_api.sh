@@ -16,7 +16,13 @@
 #     a capability with no allowlist entry (422), malformed JSON and YAML
 #     (400), other content types (415), a 2 MiB body (413, announced and
 #     chunked), unknown paths (404), wrong methods (405 with Allow), the 501
-#     routes, bad query parameters and names (400);
+#     routes (egress denials, attestation), bad query parameters and names
+#     (400);
+#   - runs (start with an id: 201 then 200, get, list), approvals (the run's
+#     tool call pending, approved, a second decision 409; an unknown id 404,
+#     a decision without `by` 422) and the journal (a page with its digest,
+#     the run's start and the approval journaled); after a restart the run
+#     and the journal are still there;
 #   - /healthz, /metrics (parsed as Prometheus text 0.0.4), /openapi.json and
 #     the schemas; every path and method of the OpenAPI document answered by
 #     a route, with a status the document lists;
@@ -492,8 +498,9 @@ check("GET /openapi.json: 200 application/json, an OpenAPI 3.1 document",
 
 DOC_ROUTES = {("GET", "/healthz"), ("GET", "/metrics"), ("GET", "/openapi.json"), ("GET", "/v1/schemas/agent"),
               ("GET", "/v1/schemas/node-config"), ("POST", "/v1/agents"), ("GET", "/v1/agents"),
-              ("GET", "/v1/agents/{name}"), ("DELETE", "/v1/agents/{name}"), ("GET", "/v1/runs"),
-              ("GET", "/v1/approvals"), ("POST", "/v1/approvals/{id}/approve"), ("POST", "/v1/approvals/{id}/deny"),
+              ("GET", "/v1/agents/{name}"), ("DELETE", "/v1/agents/{name}"), ("POST", "/v1/agents/{name}/runs"),
+              ("GET", "/v1/agents/{name}/runs/{id}"), ("GET", "/v1/runs"), ("GET", "/v1/approvals"),
+              ("GET", "/v1/approvals/{id}"), ("POST", "/v1/approvals/{id}/approve"), ("POST", "/v1/approvals/{id}/deny"),
               ("GET", "/v1/journal"), ("GET", "/v1/egress/denials"), ("GET", "/v1/attestation")}
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 API_ROUTES = {(m.upper(), path) for path, item in (OPENAPI.get("paths") or {}).items()
@@ -817,12 +824,177 @@ s, h, p = request("BREW", "/healthz")
 check("an unknown method (BREW): 405 or 400 or 501 problem", s in (400, 405, 501) and not is_problem(s, h, p),
       f"HTTP {s} {short(p)}")
 
-NOT_YET = [("GET", "/v1/runs"), ("GET", "/v1/approvals"), ("POST", "/v1/approvals/ap-1/approve"),
-           ("POST", "/v1/approvals/ap-1/deny"), ("GET", "/v1/journal"), ("GET", "/v1/egress/denials"),
-           ("GET", "/v1/attestation")]
+NOT_YET = [("GET", "/v1/egress/denials"), ("GET", "/v1/attestation")]
 for method, path in NOT_YET:
     expect_problem(f"{method} {path}: 501 not-implemented", 501, "not-implemented",
                    request(method, path, b"{}" if method == "POST" else None, JSON_T if method == "POST" else None), path)
+
+# --- runs, approvals and the journal ------------------------------------------------------------------
+MS3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+RUN_KEYS = {"agent", "id", "status", "input", "output", "error", "steps_done", "started_at", "finished_at"}
+
+
+def run_ok(body, agent, run_id):
+    """'' if `body` is the run `run_id` of `agent`, else what is wrong."""
+    if not isinstance(body, dict):
+        return "not a JSON object"
+    if set(body) != RUN_KEYS:
+        return f"members {sorted(body)}, wanted {sorted(RUN_KEYS)}"
+    if body["agent"] != agent or body["id"] != run_id:
+        return f"agent {body['agent']!r} id {body['id']!r}"
+    if body["status"] not in ("running", "waiting-approval", "finished", "failed"):
+        return f"status {body['status']!r}"
+    if not isinstance(body["started_at"], str) or not MS3339.match(body["started_at"]):
+        return f"started_at {body['started_at']!r} is not RFC 3339 UTC with milliseconds"
+    if body["finished_at"] is not None and not MS3339.match(str(body["finished_at"])):
+        return f"finished_at {body['finished_at']!r}"
+    if not isinstance(body["steps_done"], int) or body["steps_done"] < 0:
+        return f"steps_done {body['steps_done']!r}"
+    return ""
+
+
+def journal_ok(body):
+    """'' if `body` is a page of the journal, else what is wrong."""
+    if not isinstance(body, dict) or set(body) != {"digest", "entries", "next"}:
+        return f"members {sorted(body) if isinstance(body, dict) else body!r}"
+    d = body["digest"]
+    if not isinstance(d, dict) or not isinstance(d.get("entries"), int) or \
+            not re.match(r"^sha256:[0-9a-f]{64}$", str(d.get("head"))):
+        return f"digest {d!r}"
+    if not isinstance(body["entries"], list) or not (body["next"] is None or isinstance(body["next"], int)):
+        return "entries or next"
+    for e in body["entries"]:
+        if set(e) != {"seq", "kind", "agent", "run", "step", "key", "payload", "time", "time_ms", "prev_hash", "hash"}:
+            return f"entry members {sorted(e)}"
+        if e["key"] != f"{e['agent']}/{e['run']}/{e['step']}" or not MS3339.match(str(e["time"])):
+            return f"entry {e['seq']}: key {e['key']!r} time {e['time']!r}"
+    seqs = [e["seq"] for e in body["entries"]]
+    if seqs != sorted(seqs) or len(set(seqs)) != len(seqs):
+        return f"not ascending: {seqs[:10]}"
+    return ""
+
+
+s, h, p = request("GET", "/v1/runs")
+check("GET /v1/runs: 200 application/json {runs: [...]}", s == 200 and isinstance((jbody(p) or {}).get("runs"), list)
+      and h.get("content-type", "").startswith("application/json"), f"HTTP {s} {short(p)}")
+s, h, p = request("GET", "/v1/approvals")
+check("GET /v1/approvals: 200 {approvals: [...]}", s == 200 and isinstance((jbody(p) or {}).get("approvals"), list),
+      f"HTTP {s} {short(p)}")
+s, h, p = request("GET", "/v1/approvals?state=all")
+check("GET /v1/approvals?state=all: 200 {approvals: [...]}",
+      s == 200 and isinstance((jbody(p) or {}).get("approvals"), list), f"HTTP {s} {short(p)}")
+s, h, p = request("GET", "/v1/journal")
+JOURNAL0 = jbody(p) or {}
+check("GET /v1/journal: 200, a page of entries with the journal's digest", s == 200 and not journal_ok(JOURNAL0),
+      f"HTTP {s} {journal_ok(JOURNAL0) if s == 200 else short(p)}")
+
+RUN_AGENT, RUN_ID = NAME, "node-api-run-1"
+s, h, p = request("POST", f"/v1/agents/{RUN_AGENT}/runs", {"id": RUN_ID, "input": {"order": 17}})
+run = jbody(p) or {}
+check(f"POST /v1/agents/{RUN_AGENT}/runs with an id: 201, the run, Location",
+      s == 201 and not run_ok(run, RUN_AGENT, RUN_ID) and run.get("input") == {"order": 17}
+      and h.get("location") == f"/v1/agents/{RUN_AGENT}/runs/{RUN_ID}",
+      f"HTTP {s} {run_ok(run, RUN_AGENT, RUN_ID) if s == 201 else short(p)} Location {h.get('location')!r}")
+s, h, p = request("POST", f"/v1/agents/{RUN_AGENT}/runs", {"id": RUN_ID, "input": {"order": 99}})
+again = jbody(p) or {}
+check("... the same id again: 200, the existing run as it was (input unchanged)",
+      s == 200 and not run_ok(again, RUN_AGENT, RUN_ID) and again.get("input") == {"order": 17}, f"HTTP {s} {short(p)}")
+s, h, p = request("GET", f"/v1/agents/{RUN_AGENT}/runs/{RUN_ID}")
+check("GET the run: 200, the run", s == 200 and not run_ok(jbody(p), RUN_AGENT, RUN_ID), f"HTTP {s} {short(p)}")
+s, h, p = request("GET", f"/v1/runs?agent={RUN_AGENT}&limit=10")
+listed_runs = (jbody(p) or {}).get("runs") or []
+check("GET /v1/runs?agent=NAME: lists the run", s == 200 and any(r.get("id") == RUN_ID for r in listed_runs),
+      f"HTTP {s} {short(p)}")
+s, h, p = request("GET", "/v1/journal?limit=1000")
+page = jbody(p) or {}
+check("GET /v1/journal: the run's start is journaled (a run-started entry for it)",
+      s == 200 and not journal_ok(page) and any(e["kind"] == "run-started" and e["run"] == RUN_ID
+                                                for e in page.get("entries", [])), f"HTTP {s} {short(p)}")
+if page.get("entries"):
+    first_seq = page["entries"][0]["seq"]
+    s, h, p = request("GET", f"/v1/journal?after={first_seq}&limit=1")
+    one = jbody(p) or {}
+    check("GET /v1/journal?after=SEQ&limit=1: the next entry, and next = its seq",
+          s == 200 and [e["seq"] for e in one.get("entries", [])] == [first_seq + 1] and one.get("next") == first_seq + 1
+          if page["digest"]["entries"] > first_seq else s == 200 and not one.get("entries"), f"HTTP {s} {short(p)}")
+
+# The template requires approval for its tool: the run parks on it.
+APPROVAL_KEYS = {"id", "agent", "run", "step", "tool", "arguments", "requested_at", "state", "decided_by", "reason",
+                 "decided_at"}
+waiting, deadline = None, time.monotonic() + 15
+while time.monotonic() < deadline:
+    s, h, p = request("GET", "/v1/approvals")
+    waiting = next((a for a in (jbody(p) or {}).get("approvals", []) if a.get("run") == RUN_ID), None)
+    if waiting:
+        break
+    time.sleep(0.1)
+if check("the run's tool call that needs approval is listed as a pending approval (GET /v1/approvals)",
+         waiting is not None and set(waiting) == APPROVAL_KEYS and waiting["state"] == "pending"
+         and waiting["agent"] == RUN_AGENT and waiting["decided_by"] is None and MS3339.match(waiting["requested_at"]),
+         str(waiting) if waiting else f"none for {RUN_ID} within 15 s"):
+    APPROVAL = waiting["id"]
+    for _ in range(50):
+        s, h, p = request("GET", f"/v1/agents/{RUN_AGENT}/runs/{RUN_ID}")
+        if (jbody(p) or {}).get("status") == "waiting-approval":
+            break
+        time.sleep(0.1)
+    check("... and the run is waiting-approval", (jbody(p) or {}).get("status") == "waiting-approval", short(p))
+    s, h, p = request("GET", f"/v1/approvals/{APPROVAL}")
+    check(f"GET /v1/approvals/{APPROVAL}: 200, the approval", s == 200 and jbody(p) == waiting, f"HTTP {s} {short(p)}")
+    s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/approve", {"by": "node-api", "reason": "checked"})
+    decided = jbody(p) or {}
+    check(f"POST /v1/approvals/{APPROVAL}/approve: 200, approved by node-api with the reason and a time",
+          s == 200 and decided.get("state") == "approved" and decided.get("decided_by") == "node-api"
+          and decided.get("reason") == "checked" and MS3339.match(str(decided.get("decided_at"))), f"HTTP {s} {short(p)}")
+    for verb in ("deny", "approve"):
+        s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/{verb}", {"by": "someone-else"})
+        check(f"... then /{verb}: 409 conflict naming the decision and who made it",
+              s == 409 and not is_problem(s, h, p, "conflict") and "approved" in (jbody(p) or {}).get("detail", "")
+              and "node-api" in (jbody(p) or {}).get("detail", ""), f"HTTP {s} {short(p)}")
+    s, h, p = request("GET", "/v1/approvals?state=all")
+    check("GET /v1/approvals?state=all lists it approved; the pending list no longer has it",
+          any(a.get("id") == APPROVAL and a.get("state") == "approved" for a in (jbody(p) or {}).get("approvals", []))
+          and not any(a.get("id") == APPROVAL for a in (jbody(request("GET", "/v1/approvals")[2]) or {}).get("approvals", [])),
+          short(p))
+    s, h, p = request("GET", "/v1/journal?limit=1000")
+    kinds = [e["kind"] for e in (jbody(p) or {}).get("entries", []) if e.get("run") == RUN_ID]
+    check("the journal holds the approval's request and decision for the run",
+          "approval-requested" in kinds and "approval-decided" in kinds, str(kinds))
+
+expect_problem("POST a run with malformed JSON: 400 malformed-body", 400, "malformed-body",
+               request("POST", f"/v1/agents/{RUN_AGENT}/runs", b'{"id":', JSON_T), f"/v1/agents/{RUN_AGENT}/runs")
+s, h, p = request("POST", f"/v1/agents/{RUN_AGENT}/runs", {"id": "x", "imput": {}})
+check("POST a run with an unknown member: 422 invalid-body with its pointer",
+      s == 422 and not is_problem(s, h, p, "invalid-body")
+      and [e.get("pointer") for e in (jbody(p) or {}).get("errors", [])] == ["/imput"], f"HTTP {s} {short(p)}")
+s, h, p = request("POST", f"/v1/agents/{RUN_AGENT}/runs", {"id": "not a run id"})
+check("POST a run with an invalid id: 422 invalid-body at /id",
+      s == 422 and [e.get("pointer") for e in (jbody(p) or {}).get("errors", [])] == ["/id"], f"HTTP {s} {short(p)}")
+expect_problem("POST a run of an agent that does not exist: 404 not-found", 404, "not-found",
+               request("POST", "/v1/agents/no-such-agent/runs", {}), "/v1/agents/no-such-agent/runs")
+expect_problem("GET a run that does not exist: 404 not-found", 404, "not-found",
+               request("GET", f"/v1/agents/{RUN_AGENT}/runs/no-such-run"), f"/v1/agents/{RUN_AGENT}/runs/no-such-run")
+for q in ("limit=0", "limit=1001", "agent=Not_A_Name"):
+    expect_problem(f"GET /v1/runs?{q}: 400 bad-request", 400, "bad-request", request("GET", f"/v1/runs?{q}"), "/v1/runs")
+for q in ("limit=0", "after=-1", "after=x"):
+    expect_problem(f"GET /v1/journal?{q}: 400 bad-request", 400, "bad-request", request("GET", f"/v1/journal?{q}"),
+                   "/v1/journal")
+expect_problem("GET /v1/approvals?state=done: 400 bad-request", 400, "bad-request",
+               request("GET", "/v1/approvals?state=done"), "/v1/approvals")
+for verb in ("approve", "deny"):
+    path = f"/v1/approvals/987654321/{verb}"
+    expect_problem(f"POST {path} (no such approval): 404 not-found", 404, "not-found",
+                   request("POST", path, {"by": "node-api"}), path)
+    s, h, p = request("POST", path, {})
+    check(f"POST {path} without by: 422 invalid-body at /by",
+          s == 422 and not is_problem(s, h, p, "invalid-body")
+          and [e.get("pointer") for e in (jbody(p) or {}).get("errors", [])] == ["/by"], f"HTTP {s} {short(p)}")
+    expect_problem(f"POST {path} with malformed JSON: 400 malformed-body", 400, "malformed-body",
+                   request("POST", path, b"{by", JSON_T), path)
+expect_problem("GET /v1/approvals/987654321: 404 not-found", 404, "not-found",
+               request("GET", "/v1/approvals/987654321"), "/v1/approvals/987654321")
+expect_problem("GET /v1/approvals/ap-1 (not a decimal id): 400 bad-request", 400, "bad-request",
+               request("GET", "/v1/approvals/ap-1"), "/v1/approvals/ap-1")
 
 # --- OpenAPI coverage from the outside --------------------------------------------------------------
 cover_agent = "openapi-probe"
@@ -935,14 +1107,14 @@ check("requests are counted under the route template (/v1/agents/{name}, 201, 40
       and any(l.get("code") == "501" for l, v in req_total), str(sorted({(l.get("route"), l.get("code")) for l, v in req_total})[:40]))
 def runs_count(samples_):
     return sum(v for n, l, v in samples_ if n == "volent_http_requests_total" and l.get("route") == "/v1/runs"
-               and l.get("method") == "GET" and l.get("code") == "501")
+               and l.get("method") == "GET" and l.get("code") == "200")
 
 
 before_runs = runs_count(samples)
 for _ in range(3):
     request("GET", "/v1/runs")
 later = parse_prometheus(request("GET", "/metrics")[2].decode("utf-8", "replace"))[1]
-check("volent_http_requests_total counts: three GET /v1/runs add 3 to {route=/v1/runs,method=GET,code=501}",
+check("volent_http_requests_total counts: three GET /v1/runs add 3 to {route=/v1/runs,method=GET,code=200}",
       runs_count(later) - before_runs == 3, f"{before_runs} -> {runs_count(later)}")
 leaky = [l for n, l, v in samples if any("4711" in x or "this-name-must" in x for x in l.values())]
 check("no label value carries a request's own path or agent name", not leaky, str(leaky[:3]))
@@ -1044,7 +1216,7 @@ check("Connection: close: answered, then the node closes the connection",
 out = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/runs HTTP/1.1\r\nHost: x\r\n\r\n"
           b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", shut=False)
 codes = [int(x) for x in re.findall(rb"HTTP/1\.1 (\d{3}) ", out)]
-check("three pipelined requests: three answers in order (200, 501, 200)", codes[:3] == [200, 501, 200], str(codes))
+check("three pipelined requests: three answers in order (200, 200, 200)", codes[:3] == [200, 200, 200], str(codes))
 
 # A request dribbled one byte at a time: answered, and others are served meanwhile.
 dribble = {}
@@ -1202,6 +1374,7 @@ if CONFIG_WITHOUT:
     s, h, p = request("POST", "/v1/agents", ledger)
     check("an agent using capability 'ledger' (on the allowlist): 201", s == 201, f"HTTP {s} {short(p)}")
 before = snapshot()
+journal_before = ((jbody(request("GET", "/v1/journal?limit=1")[2]) or {}).get("digest") or {})
 status = stop_node()
 check("SIGTERM: the node exits with status 0", status == 0, f"status {status}")
 err_text = stderr_text()
@@ -1213,6 +1386,14 @@ check(f"restart on the same data folder: the same {len(before)} agents, generati
       before == after and len(before) > 25,
       f"only before: {sorted(set(before) - set(after))[:5]}, only after: {sorted(set(after) - set(before))[:5]}, "
       f"changed: {[k for k in before if k in after and before[k] != after[k]][:5]}")
+s, h, p = request("GET", f"/v1/agents/{RUN_AGENT}/runs/{RUN_ID}")
+check("after the restart the run is still there", s == 200 and not run_ok(jbody(p), RUN_AGENT, RUN_ID),
+      f"HTTP {s} {short(p)}")
+s, h, p = request("GET", "/v1/journal?limit=1")
+journal_after = (jbody(p) or {}).get("digest") or {}
+check("... and the journal holds at least the entries it had",
+      s == 200 and journal_before.get("entries", -1) >= 1 and journal_after.get("entries", 0) >= journal_before["entries"],
+      f"before {journal_before}, after HTTP {s} {journal_after}")
 s, h, p = request("POST", "/v1/agents", named(TEMPLATE, NAME))
 check("replacing after a restart continues the generation", s == 200 and (jbody(p) or {}).get("generation") == before[NAME][0] + 1,
       f"HTTP {s} {short(p)}")
