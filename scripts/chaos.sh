@@ -4,7 +4,7 @@
 # applied exactly once.
 #
 #   scripts/chaos.sh [--build DIR | --volent BIN] [--points P,P,...]
-#                    [--agents N] [--steps N] [--timeout S] [--keep]
+#                    [--agents N] [--steps N] [--timeout S] [--keep] [--ignore-key]
 #
 # For each kill point (default: before-intent after-intent after-effect
 # mid-commit replay), on a fresh data folder:
@@ -20,7 +20,7 @@
 #      death at any moment; waits (bounded) for it to die by SIGKILL;
 #      replay: the first crash is at after-effect, then the node is
 #      restarted with VOLENT_CRASH_AT=replay:M (M from the journal left
-#      behind: half the steps the unfinished runs will replay) and must die
+#      behind: half the steps recorded done in unfinished runs) and must die
 #      again while replaying;
 #   4. restarts the node without the variable, re-POSTs every run with the
 #      same id (200: it existed; 201: the crash came before it was
@@ -42,7 +42,9 @@
 #
 # --timeout S bounds each wait (the node's death, the runs' end; default
 # 60). --keep leaves the work folder (data folders, node stderr, receiver
-# stats) and prints where. Every process started here is stopped on exit,
+# stats) and prints where. --ignore-key runs the receiver as one that does
+# not honour Idempotency-Key (it applies every delivery): the control case,
+# where every re-delivery becomes a duplicate and the test must fail. Every process started here is stopped on exit,
 # including on SIGINT/SIGTERM, and dies with the harness if it is killed
 # (PR_SET_PDEATHSIG).
 #
@@ -54,10 +56,10 @@ cd "$(dirname "$0")/.."
 readonly ROOT="$PWD"
 VOLENT="${VOLENT:-$ROOT/build/bin/volent}"
 POINTS="before-intent,after-intent,after-effect,mid-commit,replay"
-AGENTS=100 STEPS=4 TIMEOUT=60 KEEP=0
+AGENTS=100 STEPS=4 TIMEOUT=60 KEEP=0 IGNORE_KEY=0
 
 usage() {
-  echo "usage: scripts/chaos.sh [--build DIR | --volent BIN] [--points P,P,...] [--agents N] [--steps N] [--timeout S] [--keep]" >&2
+  echo "usage: scripts/chaos.sh [--build DIR | --volent BIN] [--points P,P,...] [--agents N] [--steps N] [--timeout S] [--keep] [--ignore-key]" >&2
   exit 2
 }
 while (($#)); do
@@ -69,6 +71,7 @@ while (($#)); do
     --steps) [[ $# -ge 2 ]] || usage; STEPS="$2"; shift 2 ;;
     --timeout) [[ $# -ge 2 ]] || usage; TIMEOUT="$2"; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --ignore-key) IGNORE_KEY=1; shift ;;
     *) usage ;;
   esac
 done
@@ -88,12 +91,12 @@ command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 0; }
 
 # Python owns the processes and the work folder from here: it stops them on
 # any exit, and PR_SET_PDEATHSIG stops them if it is killed itself.
-exec python3 - "$VOLENT" "$ROOT/tests/volent/chaos_receiver.py" "$POINTS" "$AGENTS" "$STEPS" "$TIMEOUT" "$KEEP" <<'PY'
+exec python3 - "$VOLENT" "$ROOT/tests/volent/chaos_receiver.py" "$POINTS" "$AGENTS" "$STEPS" "$TIMEOUT" "$KEEP" "$IGNORE_KEY" <<'PY'
 import atexit, ctypes, http.client, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, threading, time
 
-VOLENT, RECEIVER, POINTS, AGENTS, STEPS, TIMEOUT, KEEP = sys.argv[1:]
+VOLENT, RECEIVER, POINTS, AGENTS, STEPS, TIMEOUT, KEEP, IGNORE_KEY = sys.argv[1:]
 POINTS = [p for p in POINTS.split(",") if p]
-AGENTS, STEPS, TIMEOUT, KEEP = int(AGENTS), int(STEPS), int(TIMEOUT), KEEP == "1"
+AGENTS, STEPS, TIMEOUT, KEEP, IGNORE_KEY = int(AGENTS), int(STEPS), int(TIMEOUT), KEEP == "1", IGNORE_KEY == "1"
 sys.stdout.reconfigure(line_buffering=True)
 T0 = time.monotonic()
 BUDGET = 540  # seconds for the whole run: under the ctest TIMEOUT (600) even when every wait times out
@@ -162,7 +165,7 @@ def how_ended(rc):
 # --- the receiver ----------------------------------------------------------------------------------
 class Receiver:
     def __init__(self, folder):
-        self.proc = spawn([sys.executable, RECEIVER], stdout=subprocess.PIPE,
+        self.proc = spawn([sys.executable, RECEIVER] + (["--ignore-key"] if IGNORE_KEY else []), stdout=subprocess.PIPE,
                           stderr=open(os.path.join(folder, "receiver.stderr"), "wb"))
         line = self.proc.stdout.readline().decode().strip()
         if not line.isdigit():
@@ -222,6 +225,16 @@ class Node:
 
     def alive(self):
         return self.proc.poll() is None
+
+    def survives(self, seconds=3):
+        """True if the node is still running after `seconds`. A request can
+        fail because the node is being killed a moment before its exit can
+        be collected: this tells that from a node that refuses."""
+        try:
+            self.proc.wait(seconds)
+        except subprocess.TimeoutExpired:
+            return True
+        return False
 
     def died_at(self):
         """The crash point the node reported before its SIGKILL, or None."""
@@ -473,10 +486,9 @@ def crash_count(point):
     """The N of POINT:N: mid-way through the test's work."""
     effects = AGENTS * STEPS
     if point == "mid-commit":
-        # at least 2 per tool step (intent, completion) plus run-started and
-        # run-finished: the real count is higher (model steps), so this lands
-        # in the first half of the writes.
-        return max(1, (AGENTS * (2 * STEPS + 2) * 2) // 5)
+        # A run writes 4 * STEPS + 4 entries: run-started, run-finished, an
+        # intent and a completion per model turn (STEPS + 1) and per tool.
+        return max(1, (AGENTS * (4 * STEPS + 4) * 3) // 8)
     return max(1, (effects * 3) // 8)  # ~150 of 400 tool effects
 
 
@@ -506,11 +518,11 @@ def scenario(point):
                     if s == 501:
                         raise Skip("this volent node does not run agents yet (GET /v1/runs answers 501)")
                 why = apply_missing(node, manifests)
-                if why and node.alive():
+                if why and node.survives():
                     raise Abort(f"with {crash}: {why}", node)
                 answered = post_runs(node) if node.alive() else {}
                 refused = {i: a for i, a in answered.items() if a[0] not in (200, 201)}
-                if refused and node.alive():
+                if refused and node.survives():
                     # Not a crash: the node refuses runs. Waiting for a death
                     # that cannot come would only burn the time budget.
                     i, (s, body) = sorted(refused.items())[0]
@@ -532,11 +544,13 @@ def scenario(point):
             deaths.append(f"{how_ended(rc)} at {at or '?'}")
             if point == "replay" and number == 1:
                 open_runs, tools, every = replay_budget(data)
-                if tools == 0:
+                if every == 0:
                     fails.append(f"harness: after {crash}, no unfinished run has a step to replay "
                                  f"({open_runs} unfinished runs)")
                     break
-                crashes.append(f"replay:{max(1, tools // 2)}")
+                # Every step recorded done in an unfinished run is replayed
+                # once when the run resumes: die half-way through them.
+                crashes.append(f"replay:{max(1, every // 2)}")
         # Final phase: restart clean, re-POST every run, wait for all of them.
         number += 1
         node = Node(folder, config, data, number)
@@ -614,10 +628,17 @@ def report(point, entries, receiver, fails, deaths, reposted, t0):
         fails.append(f"applied more than once: {dict(list(st['duplicated'].items())[:5])}")
     if lost:
         fails.append(f"never applied: {sorted(expected - applied)[:5]}")
+    if point in ("after-effect", "replay") and deaths[:1] and deaths[0].startswith("SIGKILL") \
+            and not st["redelivered_keys"]:
+        # The effect the node died after was applied but its completion was
+        # not journaled: the restart cannot know it happened and must
+        # re-issue it. No re-delivery at all means it guessed instead.
+        fails.append("no key was delivered twice: the effect interrupted at after-effect was not re-issued")
     print(f"chaos: {point}: {len(completed)}/{total} completed, {duplicated} duplicated, {lost} lost")
     rekeys = st["redelivered_keys"]
+    dedup = "the receiver ignored the key: applied again" if IGNORE_KEY else "deduplicated by the receiver"
     print(f"  re-delivered: {rekeys} key{'s' if rekeys != 1 else ''} ({st['redeliveries']} extra deliveries, "
-          f"deduplicated by the receiver); node died: {', then '.join(deaths) or '-'}; runs re-POSTed: "
+          f"{dedup}); node died: {', then '.join(deaths) or '-'}; runs re-POSTed: "
           f"{reposted.get('existing', 0)} existing, {reposted.get('new', 0)} new; {time.monotonic() - t0:.1f} s")
     for f in fails:
         print(f"  FAIL: {f}")

@@ -7,7 +7,10 @@ chaos test needs to tell "re-delivered" (harmless, the receiver deduplicated
 it) from "duplicated" (a logical effect applied twice) and "lost" (never
 applied).
 
-    python3 chaos_receiver.py [--port N]     # serve; first stdout line: the port
+    python3 chaos_receiver.py [--port N] [--ignore-key]
+                                             # serve; first stdout line: the port
+    (--ignore-key: apply every delivery, as a receiver that does not honour
+    the header would: the control case of the chaos test, docs/chaos.md)
     python3 chaos_receiver.py --self-test    # check the rules below, then exit
 
 Routes:
@@ -44,7 +47,10 @@ MAX_BODY = 1024 * 1024
 class Stats:
     """Everything the receiver saw. Guarded by one lock."""
 
-    def __init__(self):
+    def __init__(self, ignore_key=False):
+        # True: a receiver that does not honour Idempotency-Key (it applies
+        # every delivery), to show what the chaos test sees without one.
+        self.ignore_key = ignore_key
         self.lock = threading.Lock()
         self.deliveries = 0            # every POST /effect/... request
         self.applied = 0               # effects applied (keyed or not)
@@ -68,14 +74,14 @@ class Stats:
                 return self._apply(path, None, body)
             self.key_deliveries[key] = self.key_deliveries.get(key, 0) + 1
             first = self.answers.get(key)
-            if first is not None:
+            if first is not None and not self.ignore_key:
                 if self.key_effect.get(key) != path and key not in self.key_moved:
                     self.key_moved.append(key)
                 if self.key_body.get(key) != body and key not in self.body_changed:
                     self.body_changed.append(key)
                 return dict(first, replayed=True)
             answer = self._apply(path, key, body)
-            self.answers[key] = answer
+            self.answers.setdefault(key, answer)
             return answer
 
     def _apply(self, path, key, body):
@@ -286,6 +292,13 @@ def self_test():
     data = json.loads(r.read())
     c.close()
     check("a chunked body: applied", r.status == 200 and data == {"applied": True}, f"{r.status} {data}")
+    # --ignore-key: the same key twice is applied twice
+    STATS = Stats(ignore_key=True)
+    post("/effect/b1/1", "b1/r1/2")
+    s, a = post("/effect/b1/1", "b1/r1/2")
+    st = get("/stats")[1]
+    check("--ignore-key: a key delivered twice is applied twice (a duplicate)",
+          a == {"applied": True} and st["duplicated"] == {"/effect/b1/1": 2} and st["redelivered_keys"] == 1, st)
     server.shutdown()
     server.server_close()
     print(f"chaos_receiver self-test: {'FAILED' if failures else 'ok'}")
@@ -293,14 +306,20 @@ def self_test():
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
+    global STATS
+    args = argv[1:]
+    if args == ["--self-test"]:
         return self_test()
-    port = 0
-    if len(argv) == 3 and argv[1] == "--port" and argv[2].isdigit():
-        port = int(argv[2])
-    elif len(argv) != 1:
-        print("usage: chaos_receiver.py [--port N | --self-test]", file=sys.stderr)
-        return 2
+    port, ignore_key = 0, False
+    while args:
+        if args[0] == "--port" and len(args) > 1 and args[1].isdigit():
+            port, args = int(args[1]), args[2:]
+        elif args[0] == "--ignore-key":
+            ignore_key, args = True, args[1:]
+        else:
+            print("usage: chaos_receiver.py [--port N] [--ignore-key] | --self-test", file=sys.stderr)
+            return 2
+    STATS = Stats(ignore_key)
     return serve(port)
 
 
