@@ -12,17 +12,28 @@
 // connects to the checked address it pinned (Host keeps the name).
 //
 // Thread-safe: Send may run on many threads at once; the gate holds no
-// mutable state. Blocking: Send returns when the exchange is over or its
-// time limit is up.
+// mutable state (the TLS client context it shares is read-only once made).
+// Blocking: Send returns when the exchange is over or its time limit is up.
+//
+// Order of a Send: the URL is read strictly (url.h), the method and headers
+// are checked (headers.h), the allowlist is matched (allowlist.h), the name
+// is resolved once (resolve.h), every address is judged, and the first
+// address is connected to (http_exchange.h). Each step that refuses
+// returns kDenied before the next begins.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "manifest/manifest.h"
+
+namespace boost::asio::ssl {
+class context;
+}
 
 namespace volent::egress {
 
@@ -33,7 +44,7 @@ struct HttpRequest {
   std::string url;      // absolute http:// or https:// URL
   Headers headers;      // the caller's; hop-by-hop and proxy headers are dropped, Host is set by the gate
   std::string body;
-  int timeout_ms = 10000;                      // the whole exchange: resolve, connect, send, receive
+  int timeout_ms = 10000;                      // the whole exchange: resolve, connect, send, receive (> 0)
   size_t max_response_bytes = 1024 * 1024;     // a longer body is an error (kFailed), not cut silently
 };
 
@@ -68,6 +79,7 @@ class Gate {
 
  private:
   std::vector<manifest::AllowEntry> allowlist_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;  // shared by every https exchange
 };
 
 }  // namespace volent::egress
