@@ -90,8 +90,11 @@ command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 0; }
 "$VOLENT" node --help >/dev/null 2>&1 || { echo "skipped: this volent has no node command"; exit 0; }
 
 # Python owns the processes and the work folder from here: it stops them on
-# any exit, and PR_SET_PDEATHSIG stops them if it is killed itself.
-exec python3 - "$VOLENT" "$ROOT/tests/volent/chaos_receiver.py" "$POINTS" "$AGENTS" "$STEPS" "$TIMEOUT" "$KEEP" "$IGNORE_KEY" <<'PY'
+# any exit, and PR_SET_PDEATHSIG stops them if it is killed itself. The
+# interpreter itself, not a wrapper that may run it as a child (pyenv's
+# shims do), so a signal to this script's process reaches it.
+PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
+exec "$PYTHON" - "$VOLENT" "$ROOT/tests/volent/chaos_receiver.py" "$POINTS" "$AGENTS" "$STEPS" "$TIMEOUT" "$KEEP" "$IGNORE_KEY" <<'PY'
 import atexit, ctypes, http.client, json, os, re, shutil, signal, sqlite3, subprocess, sys, tempfile, threading, time
 
 VOLENT, RECEIVER, POINTS, AGENTS, STEPS, TIMEOUT, KEEP, IGNORE_KEY = sys.argv[1:]
