@@ -640,7 +640,7 @@ def report(point, entries, receiver, fails, deaths, reposted, t0):
     print(f"chaos: {point}: {len(completed)}/{total} completed, {duplicated} duplicated, {lost} lost")
     rekeys = st["redelivered_keys"]
     dedup = "the receiver ignored the key: applied again" if IGNORE_KEY else "deduplicated by the receiver"
-    print(f"  re-delivered: {rekeys} key{'s' if rekeys != 1 else ''} ({st['redeliveries']} extra deliveries, "
+    print(f"  re-delivered: {rekeys} key{'s' if rekeys != 1 else ''} ({st['redeliveries']} extra deliver{'ies' if st['redeliveries'] != 1 else 'y'}, "
           f"{dedup}); node died: {', then '.join(deaths) or '-'}; runs re-POSTed: "
           f"{reposted.get('existing', 0)} existing, {reposted.get('new', 0)} new; {time.monotonic() - t0:.1f} s")
     for f in fails:
