@@ -606,7 +606,9 @@ def report(point, entries, receiver, fails, deaths, reposted, t0):
             continue
         m = re.fullmatch(r"effect_(\d+)", str(p.get("tool", "")))
         effect = f"/effect/{e.get('agent')}/{m.group(1)}" if m else None
-        if p.get("outcome") != "answered" or p.get("status") != 200 or effect not in expected:
+        a = re.fullmatch(r"chaos-(\d+)", str(e.get("agent", "")))
+        own_run = a is not None and e.get("run") == run_id(int(a.group(1)))
+        if p.get("outcome") != "answered" or p.get("status") != 200 or effect not in expected or not own_run:
             extra.append(f"{e.get('key')}: {json.dumps(p)[:200]}")
             continue
         if effect in completed:
