@@ -1,8 +1,9 @@
 // volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]
 //
 // Loads the configuration, opens the agent store in the data folder
-// (re-checking every stored manifest against this configuration), and serves
-// the control API until SIGINT/SIGTERM. docs/cli.md, docs/control-api.md.
+// (re-checking every stored manifest against this configuration) and the
+// journal, resumes every unfinished run, and serves the control API until
+// SIGINT/SIGTERM. docs/cli.md, docs/control-api.md, docs/agent-runs.md.
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -13,9 +14,15 @@
 #include <sstream>
 #include <string>
 
+#include "agent/crash_point.h"
+#include "agent/run_manager.h"
+#include "agent/scripted_model.h"
+#include "agent/tool_call.h"
 #include "control/api.h"
 #include "control/http_server.h"
 #include "control/metrics.h"
+#include "egress/gate.h"
+#include "journal/journal.h"
 #include "manifest/address.h"
 #include "manifest/manifest.h"
 #include "node/agent_store.h"
@@ -136,9 +143,28 @@ int NodeCommand(const Args& args) {
     return 2;
   }
 
+  journal::OpenOptions journal_options;
+  journal_options.before_commit = [] { agent::CrashPoint("mid-commit"); };
+  auto journal = journal::Journal::Open(data_dir, std::move(journal_options));
+  if (!journal.ok()) {
+    std::fprintf(stderr, "volent node: %s\n", journal.message().c_str());
+    return 2;
+  }
+  egress::Gate gate(config.egress);
+  auto runs = agent::RunManager::Start(**journal, **store, agent::GateToolPerformer(gate));
+  if (!runs.ok()) {
+    std::fprintf(stderr, "volent node: cannot resume the runs in %s: %s\n", (*journal)->path().c_str(),
+                 runs.message().c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "volent node: model calls go to the %s (no model provider is called in this version)\n",
+               agent::kScriptedModelName);
+
   control::Metrics metrics;
   control::ApiContext context;
   context.store = store->get();
+  context.runs = runs->get();
+  context.journal = journal->get();
   context.config = &config;
   context.metrics = &metrics;
   control::ControlApi api(context);
@@ -154,6 +180,8 @@ int NodeCommand(const Args& args) {
   std::fprintf(stderr, "volent node: listening on http://%s:%d\n", host.c_str(), (*server)->port());
   std::fflush(stderr);
   (*server)->Run();
+  // Steps under way end; unfinished runs resume at the next start.
+  (*runs)->Stop();
   std::fprintf(stderr, "volent node: stopped\n");
   return 0;
 }
