@@ -65,7 +65,8 @@ std::string_view OutcomeName(Outcome outcome);  // "denied", "not-sent", "failed
 struct SendResult {
   Outcome outcome = Outcome::kDenied;
   std::string reason;           // for kDenied, kNotSent, kFailed: what happened, for a person
-  std::string pinned_address;   // the address connected to ("127.0.0.1:8080", "[::1]:443"), when any
+  std::string pinned_address;   // the judged address connected to, or tried ("127.0.0.1:8080", "[::1]:443");
+                                // "" when it did not come to that (kDenied, or a name that did not resolve)
   HttpResponse response;        // for kAnswered
 };
 

@@ -287,6 +287,27 @@ TEST(Gate, SilentServerTimesOut) {
   EXPECT_TRUE(server.Received());  // it was sent, so the outcome is "failed", not "not sent"
 }
 
+TEST(Gate, HeadAndNoContentHaveNoBody) {
+  OneShotServer head_server;  // answers with Content-Length: 5, which HEAD does not read
+  HttpRequest head = Get(head_server.Url());
+  head.method = "HEAD";
+  SendResult r = LocalGate(head_server.port()).Send("local", head);
+  ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
+  EXPECT_EQ(r.response.status, 200);
+  EXPECT_TRUE(r.response.body.empty());
+  auto got = head_server.Received();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->method_string(), "HEAD");
+
+  OneShotServer::Options options;
+  options.status = 204;
+  options.body = "";
+  OneShotServer no_content(options);
+  r = LocalGate(no_content.port()).Send("local", Get(no_content.Url()));
+  ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
+  EXPECT_EQ(r.response.status, 204);
+}
+
 TEST(Gate, RedirectsAreReturnedNotFollowed) {
   OneShotServer::Options options;
   options.status = 302;

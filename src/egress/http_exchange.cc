@@ -110,7 +110,7 @@ class Session {
           !parser_->is_done()) {
         ec = http::error::body_limit;
       }
-      if (ec) {
+      if (ec || parser_->is_done()) {  // done: HEAD, 204, 304 have no body
         OnRead(ec);
         return;
       }
