@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace volent::egress {
 namespace {
 
@@ -74,6 +76,24 @@ TEST(AddressClass, Ipv4MappedTakesTheEmbeddedClass) {
   });
   boost::asio::ip::address a = boost::asio::ip::make_address("::ffff:127.0.0.1");
   EXPECT_EQ(ClassifyAddress(a).Describe(), "loopback (embeds 127.0.0.1)");
+}
+
+TEST(AddressClass, EveryIpv4RangeKeepsItsClassInItsIpv6Forms) {
+  for (const char* v4 : {"127.0.0.1", "0.0.0.0", "10.0.0.1", "172.16.0.1", "192.168.0.1", "169.254.1.1",
+                         "169.254.169.254", "100.64.0.1", "224.0.0.1", "255.255.255.255", "240.0.0.1",
+                         "192.0.2.1", "198.51.100.1", "203.0.113.1", "198.18.0.1", "192.0.0.1"}) {
+    const std::string expected = ClassOf(v4);
+    EXPECT_NE(expected, "public") << v4;
+    EXPECT_EQ(ClassOf(std::string("::ffff:") + v4), expected) << "mapped " << v4;
+    if (expected != "unspecified") {  // ::0.0.0.0 is :: itself, and ::0.0.0.1 is ::1
+      EXPECT_EQ(ClassOf(std::string("::") + v4), expected) << "compatible " << v4;
+    }
+    boost::asio::ip::address_v4::bytes_type b = boost::asio::ip::make_address_v4(v4).to_bytes();
+    char sixtofour[64];
+    std::snprintf(sixtofour, sizeof sixtofour, "2002:%02x%02x:%02x%02x::1", b[0], b[1], b[2], b[3]);
+    EXPECT_EQ(ClassOf(sixtofour), "6to4") << sixtofour;
+    EXPECT_EQ(ClassOf(std::string("64:ff9b::") + v4), "nat64") << v4;
+  }
 }
 
 TEST(AddressClass, Ipv4CompatibleIsNeverPublic) {
