@@ -1,8 +1,10 @@
 // Fuzz target for the control API of `volent node` (control/api.h): raw
 // bytes as they would arrive on a connection, parsed by the server's own
 // HTTP parser and limits (control/wire.h), and every complete request
-// dispatched into the route table, with an in-memory agent store and a node
-// configuration that allows one capability.
+// dispatched into the route table, with an in-memory agent store, a node
+// configuration that allows one capability, a fake agent::Runs (the runs
+// and approvals routes' bodies and parameters are what is fuzzed here; the
+// loop has its own tests) and a real, empty journal.
 //
 // Several requests may follow one another in the input (keep-alive), so a
 // mutation can apply an agent and then read, list or delete it.
@@ -16,7 +18,10 @@
 // Seeds: fuzz/corpus/control_http_fuzz (requests of each route, good and bad).
 #include <cstddef>
 #include <cstdint>
+#include <stdlib.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -27,14 +32,16 @@
 #include "control/api.h"
 #include "control/test_fixtures.h"
 #include "control/wire.h"
+#include "journal/journal.h"
 
 namespace {
 
 namespace http = boost::beast::http;
 using namespace volent;
 
-// Bounds the in-memory store across runs.
+// Bounds the in-memory state across runs.
 constexpr size_t kMaxAgents = 256;
+constexpr size_t kInputsPerReset = 1000;
 
 void Check(bool ok) {
   if (!ok) std::abort();
@@ -43,21 +50,42 @@ void Check(bool ok) {
 struct Node {
   manifest::NodeConfig config;
   std::unique_ptr<node::AgentStore> store;
+  std::unique_ptr<control::testing::FakeRuns> runs;
+  std::unique_ptr<journal::Journal> journal;
   std::unique_ptr<control::ControlApi> api;
+  size_t inputs = 0;
+  std::string journal_dir;
 
   Node() {
     auto loaded = manifest::LoadNodeConfig(control::testing::kNodeConfig, "volent.yaml");
     Check(loaded.ok());
     config = std::move(*loaded.value);
+    char dir[] = "/tmp/control_http_fuzz.XXXXXX";
+    Check(mkdtemp(dir) != nullptr);
+    journal_dir = dir;
+    auto opened = journal::Journal::Open(journal_dir);
+    Check(opened.ok());
+    journal = std::move(*opened);
     Reset();
+  }
+  ~Node() {
+    api.reset();
+    journal.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(journal_dir, ignored);
   }
   void Reset() {
     api.reset();
     auto opened = node::AgentStore::Open("");
     Check(opened.ok());
     store = std::move(*opened);
+    runs = std::make_unique<control::testing::FakeRuns>();
+    runs->AddApproval(1, "r1", "refund");
+    inputs = 0;
     control::ApiContext ctx;
     ctx.store = store.get();
+    ctx.runs = runs.get();
+    ctx.journal = journal.get();
     ctx.config = &config;
     api = std::make_unique<control::ControlApi>(ctx);
   }
@@ -78,7 +106,7 @@ void CheckResponse(const control::Response& r) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Node node;
-  if (node.store->size() > kMaxAgents) node.Reset();
+  if (node.store->size() > kMaxAgents || ++node.inputs > kInputsPerReset) node.Reset();
 
   boost::beast::string_view input(reinterpret_cast<const char*>(data), size);
   while (!input.empty()) {
