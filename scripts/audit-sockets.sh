@@ -12,11 +12,14 @@
 #
 # Each object is judged as the source file it was compiled from, read from its
 # path: CMake puts the object of src/agent/loop.cc at
-# CMakeFiles/volent_agent.dir/src/agent/loop.cc.o. A member of a library
-# libvolent_PART.a is taken to come from src/PART/ (the repository's layout:
-# one volent_PART library per src/PART folder). `--as SOURCE` judges the next
-# INPUT as SOURCE instead (for a library: as members of the folder SOURCE/);
-# the tests use it to place one planted object inside and outside the gate.
+# CMakeFiles/volent_agent.dir/./src/agent/loop.cc.o; any other object path is
+# read as it is, less ".o" (src/egress/x.cc.o is src/egress/x.cc). A member of
+# a library libvolent_PART.a is taken to come from src/PART/ (the repository's
+# layout: one volent_PART library per src/PART folder); a member of any other
+# library is outside the gate. A path with a ".." segment is outside the gate.
+# `--as SOURCE` judges the next INPUT as SOURCE instead (for a library: as
+# members of the folder SOURCE/); the tests use it to place one planted
+# object inside and outside the gate.
 #
 # The rule, on every symbol of an object's symbol table (nm), undefined or
 # defined:
@@ -116,11 +119,14 @@ trap 'rm -rf "$work"' EXIT
 # so the demangler below sees a few lines, not every symbol of the build.
 # One nm for every input: starting a process per object costs more than
 # reading them all.
+for i in "${!files[@]}"; do  # no "--" (llvm-nm 14 refuses it): a name cannot look like an option
+  [[ "${files[$i]}" != -* ]] || files[$i]="./${files[$i]}"
+done
 for i in "${!files[@]}"; do
   [[ -f "${files[$i]}" ]] || { echo "audit-sockets: ${files[$i]}: no such file" >&2; exit 2; }
   printf '%s\t%s\n' "${files[$i]}" "${labels[$i]}"
 done >"$work/inputs"
-if ! "$NM" -P -A -- "${files[@]}" >"$work/nm" 2>"$work/nm.err"; then
+if ! "$NM" -P -A "${files[@]}" >"$work/nm" 2>"$work/nm.err"; then
   echo "audit-sockets: $NM could not read every input: $(grep -v ': no symbols$' "$work/nm.err" | head -n 3)" >&2
   exit 2
 fi
@@ -165,15 +171,17 @@ awk -v names="$OUTBOUND $SOCKET $HIDDEN" -v inputs="$work/inputs" -v count="$wor
     } else if (as != "") {
       label = as; shown = file " (as " as ")"
     } else {
-      label = file
-      if ((p = index(label, ".dir/")) > 0) {
+      label = file; shown = file
+      if ((p = index(label, ".dir/")) > 0) {  # CMakeFiles/T.dir/./src/PART/NAME.cc.o
         while ((q = index(substr(label, p + 5), ".dir/")) > 0) p += q + 4
         label = substr(label, p + 5)
       }
       sub(/\.(o|obj)$/, "", label)
-      shown = label
+      while (sub(/\/\.\//, "/", label)) {}
+      while (sub(/^\.\//, "", label)) {}
+      if (p > 0) shown = label
     }
-    while (sub(/\/\.\//, "/", label)) {}  # CMake writes CMakeFiles/T.dir/./src/...
+    while (sub(/\/\.\//, "/", label)) {}
     while (sub(/^\.\//, "", label)) {}
     print label "\t" shown "\t" sym
   }
@@ -227,12 +235,20 @@ c++filt <"$work/hits" | awk -F '\t' -v allowed="$ALLOWED" -v outbound="$OUTBOUND
     if (allows(label, kind_of[sym])) next
     if (!(shown in seen)) { seen[shown] = 1; order[++objects] = shown }
     key = shown SUBSEP sym
-    if (!(key in listed)) { listed[key] = 1; syms[shown] = syms[shown] (syms[shown] == "" ? "" : ", ") sym }
+    if (!(key in listed)) { listed[key] = 1; count[shown]++; sym_of[shown, count[shown]] = sym }
   }
   END {
-    for (i = 1; i <= objects; i++)
+    for (i = 1; i <= objects; i++) {
+      shown = order[i]; n = count[shown]
+      for (j = 2; j <= n; j++)  # sorted: the line must not depend on the order nm lists
+        for (k = j; k > 1 && sym_of[shown, k - 1] > sym_of[shown, k]; k--) {
+          t = sym_of[shown, k]; sym_of[shown, k] = sym_of[shown, k - 1]; sym_of[shown, k - 1] = t
+        }
+      list = sym_of[shown, 1]
+      for (j = 2; j <= n; j++) list = list ", " sym_of[shown, j]
       printf "audit-sockets: %s references %s (outbound network code belongs in src/egress; see docs/egress.md)\n",
-             order[i], syms[order[i]] > "/dev/stderr"
+             shown, list > "/dev/stderr"
+    }
     if (objects > 0) exit 1
     if (!quiet) printf "audit-sockets: %d objects; no outbound network code outside src/egress\n", total
   }
