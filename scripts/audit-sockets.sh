@@ -3,12 +3,13 @@
 # network code lives in the egress gate (src/egress) and nowhere else, and the
 # build proves it from the object files rather than trusting the sources.
 #
-#   scripts/audit-sockets.sh [--nm NM] [--quiet] [[--as SOURCE] INPUT]...
+#   scripts/audit-sockets.sh [--nm NM] [--quiet] [[--as SOURCE] INPUT | @LIST]...
 #
 # INPUT is an object file, a static library, or a build folder (then every
 # object under its CMakeFiles/volent.dir and CMakeFiles/volent_*.dir: the
 # objects of the `volent` command; Ampoule's objects have their own sandbox
-# rules and are not audited here).
+# rules and are not audited here). @LIST is a file naming INPUTs one per line
+# (the build writes BUILD/volent-audit-objects.txt).
 #
 # Each object is judged as the source file it was compiled from, read from its
 # path: CMake puts the object of src/agent/loop.cc at
@@ -76,7 +77,7 @@ getnameinfo sync_getnameinfo background_getnameinfo gethostbyname gethostbyaddr'
 readonly ASIO_SOCKET='socket'
 
 usage() {
-  echo "usage: $0 [--nm NM] [--quiet] [[--as SOURCE] OBJECT|LIBRARY.a|BUILD_DIR]..." >&2
+  echo "usage: $0 [--nm NM] [--quiet] [[--as SOURCE] OBJECT|LIBRARY.a|BUILD_DIR | @LIST]..." >&2
   exit 2
 }
 
@@ -91,6 +92,11 @@ while (($#)); do
     --as) (($# >= 2)) || usage; as="$2"; shift 2 ;;
     -h|--help) usage ;;
     -*) usage ;;
+    @*)  # a list of inputs, one per line (the build writes one: a short command line)
+      [[ -z "$as" ]] || usage
+      [[ -f "${1#@}" ]] || { echo "audit-sockets: ${1#@}: no such list" >&2; exit 2; }
+      while IFS= read -r f; do [[ -n "$f" ]] && files+=("$f") && labels+=(""); done <"${1#@}"
+      shift ;;
     *)
       if [[ -d "$1" ]]; then
         [[ -z "$as" ]] || { echo "audit-sockets: --as applies to a file, not the folder $1" >&2; exit 2; }

@@ -2,13 +2,14 @@
 # The socket audit (scripts/audit-sockets.sh, docs/decisions/0020-socket-audit.md)
 # shown to fail on planted calls and to pass on the real `volent` objects.
 #
-#   tests/volent/audit.sh --cxx COMPILER [--nm NM] [--build DIR] -- OBJECT...
+#   tests/volent/audit.sh --cxx COMPILER [--nm NM] [--build DIR] -- OBJECT... | @LIST
 #
-# OBJECTs are the objects the build audits after linking `volent`
-# (VOLENT_AUDIT_OBJECTS in CMakeLists.txt); --build DIR is the build folder
-# they came from (its libvolent_*.a and CMakeFiles are audited too). The
-# planted fixtures (tests/audit/planted_*.cc) are compiled here into objects
-# and judged as if they were sources at various places in src/:
+# OBJECTs (or the file @LIST names, one per line) are the objects the build
+# audits after linking `volent` (BUILD/volent-audit-objects.txt, written by
+# CMakeLists.txt); --build DIR is the build folder they came from (its
+# libvolent_*.a and CMakeFiles are audited too). The planted fixtures
+# (tests/audit/planted_*.cc) are compiled here into objects and judged as if
+# they were sources at various places in src/:
 #   - planted_socket (getaddrinfo, socket, connect) outside the gate: fails,
 #     naming connect and getaddrinfo; inside src/egress: passes; as the
 #     control API's listener: fails (an inbound server may not connect);
