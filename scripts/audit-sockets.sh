@@ -111,8 +111,8 @@ while (($#)); do
       shift ;;
   esac
 done
-((${#files[@]})) || usage
 [[ -z "$as" ]] || usage
+((${#files[@]})) || { echo "audit-sockets: no objects to audit" >&2; exit 2; }
 command -v "$NM" >/dev/null || { echo "audit-sockets: $NM not found (it comes with binutils)" >&2; exit 2; }
 command -v c++filt >/dev/null || { echo "audit-sockets: c++filt not found (it comes with binutils)" >&2; exit 2; }
 
