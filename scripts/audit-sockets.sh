@@ -81,6 +81,7 @@ usage() {
   exit 2
 }
 
+(($#)) || usage
 NM="${NM:-nm}"
 quiet=0
 files=() labels=()
