@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "manifest/yaml_reader.h"
+
 namespace volent::control {
 namespace {
 
@@ -35,20 +37,6 @@ int64_t FloorDiv(int64_t a, int64_t b, int64_t& rem) {
     --q;
   }
   return q;
-}
-
-int PositionLine(std::string_view text, size_t byte, int& column) {
-  int line = 1;
-  column = 1;
-  for (size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return line;
 }
 
 // A SAX consumer that builds nothing: well-formedness and depth only.
@@ -105,28 +93,34 @@ nlohmann::json TimeOrNullSchema() {
   return {{"anyOf", {{{"type", "string"}, {"format", "date-time"}}, {{"type", "null"}}}}};
 }
 
+std::optional<Problem> CheckJsonSyntax(std::string_view body, const std::string& instance) {
+  Shape shape;
+  if (nlohmann::json::sax_parse(body.begin(), body.end(), &shape, nlohmann::json::input_format_t::json, true)) {
+    return std::nullopt;
+  }
+  if (shape.too_deep) {
+    Problem p = MakeProblem(400, "malformed-body", "The body is not well-formed",
+                            "the body is nested deeper than " + std::to_string(kMaxJsonBodyDepth) + " levels",
+                            instance);
+    p.errors.push_back({"", 0, 0, "nested too deep"});
+    return p;
+  }
+  // The byte sax_parse names is one past the offending one.
+  const size_t at = std::min(shape.error_byte > 0 ? shape.error_byte - 1 : 0, body.size());
+  const std::string_view before = body.substr(0, at);
+  const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n');
+  const int column = static_cast<int>(at - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1;
+  Problem p = MakeProblem(400, "malformed-body", "The body is not well-formed", "the body is not well-formed JSON",
+                          instance);
+  p.errors.push_back({"", line, column, "not well-formed JSON here"});
+  return p;
+}
+
 std::variant<nlohmann::json, Problem> ParseJsonObject(std::string_view body, const std::string& instance) {
   // Checked first without building anything, so no tree deeper than the
   // limit is ever made (nor destroyed, nor written back).
-  Shape shape;
-  if (!nlohmann::json::sax_parse(body.begin(), body.end(), &shape, nlohmann::json::input_format_t::json,
-                                 true)) {
-    int column = 0;
-    Problem p;
-    if (shape.too_deep) {
-      p = MakeProblem(400, "malformed-body", "The body is not well-formed",
-                      "the body is nested deeper than " + std::to_string(kMaxJsonBodyDepth) + " levels",
-                      instance);
-      p.errors.push_back({"", 0, 0, "nested too deep"});
-    } else {
-      size_t at = shape.error_byte > 0 ? shape.error_byte - 1 : 0;
-      int line = PositionLine(body, at, column);
-      p = MakeProblem(400, "malformed-body", "The body is not well-formed", "the body is not well-formed JSON",
-                      instance);
-      p.errors.push_back({"", line, column, "not well-formed JSON here"});
-    }
-    return p;
-  }
+  if (auto problem = CheckJsonSyntax(body, instance)) return *problem;
   nlohmann::json parsed = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
   if (parsed.is_discarded()) {
     // The checks above accepted it; not expected, but answered, not thrown.
@@ -139,19 +133,7 @@ std::variant<nlohmann::json, Problem> ParseJsonObject(std::string_view body, con
   return parsed;
 }
 
-std::string PointerTo(std::string_view member) {
-  std::string out = "/";
-  for (char c : member) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string PointerTo(std::string_view member) { return "/" + manifest::EscapePointerToken(member); }
 
 std::vector<FieldError> UnknownMembers(const nlohmann::json& object,
                                        const std::vector<std::string_view>& known) {

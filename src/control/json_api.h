@@ -37,6 +37,11 @@ nlohmann::json TimeOrNull(int64_t unix_ms);
 // "format" to null too.)
 nlohmann::json TimeOrNullSchema();
 
+// Empty when `body` is well-formed JSON nested at most kMaxJsonBodyDepth
+// deep, checked without building it; else the 400 malformed-body problem
+// (with the line and column of the fault).
+std::optional<Problem> CheckJsonSyntax(std::string_view body, const std::string& instance);
+
 // The body as a JSON object, or the problem: 400 malformed-body (not JSON,
 // or nested deeper than kMaxJsonBodyDepth; `errors` has the position) or
 // 422 invalid-body (JSON, but not an object).
