@@ -17,6 +17,9 @@ constexpr char kUsage[] =
     "  journal digest --data-dir DIR [--json]  the journal's digest (entries, head hash)\n"
     "  journal verify --data-dir DIR [--expect sha256:HEX]\n"
     "                                         check the journal's hash chain\n"
+    "  mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]\n"
+    "             [--script FILE] [--max-connections N]\n"
+    "                                         a mock model server (Anthropic and OpenAI APIs)\n"
     "\n"
     "Run `volent <command> --help` for a command's options.\n";
 
@@ -32,6 +35,7 @@ int main(int argc, char** argv) {
   if (command == "check") return volent::cli::CheckCommand(args);
   if (command == "node") return volent::cli::NodeCommand(args);
   if (command == "journal") return volent::cli::JournalCommand(args);
+  if (command == "mock-model") return volent::cli::MockModelCommand(args);
   std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
 }
