@@ -13,7 +13,8 @@
 #     at once all answered, and (python3) 1,600 requests held in flight at
 #     once on the server's two threads, every one answered;
 #   - GET /stats: requests by API, errors, in flight, Idempotency-Key
-#     duplicates; SIGTERM ends it with status 0.
+#     duplicates; SIGTERM ends it with status 0, after an answer it holds;
+#   - a 70 KiB header (431) and garbage bytes (400).
 # No check depends on how long anything takes.
 #
 #   tests/volent/mock_model.sh --volent BIN
@@ -202,6 +203,15 @@ out="$(curl -sS -o "$WORK/body" -w '%{http_code}' -X POST "$BASE/v1/messages" "$
 BODY_OUT="$(cat "$WORK/body" 2>/dev/null)"
 [[ "$out" == 413 ]] && jqt '.error.type == "request_too_large"'
 check "a 5 MiB body: 413 request_too_large" $? "$out $BODY_OUT"
+big_header="X-Big: $(head -c 70000 /dev/zero | tr '\0' 'y')"
+out="$(curl -sS -o /dev/null -w '%{http_code}' "$BASE/healthz" -H "$big_header" 2>/dev/null)"
+[[ "$out" == 431 ]]; check "a 70 KiB header: 431" $? "$out"
+if exec 3<>"/dev/tcp/127.0.0.1/${BASE##*:}" 2>/dev/null; then
+  printf 'GARBAGE \x01\x02 nonsense\r\n\r\n' >&3
+  reply="$(timeout 10 head -c 12 <&3 2>/dev/null)"
+  exec 3<&- 3>&-
+  [[ "$reply" == "HTTP/1.1 400" ]]; check "garbage bytes: 400" $? "$reply"
+fi
 get /healthz
 [[ "$STATUS" == 200 ]]; check "still serves /healthz after the bad requests" $?
 
@@ -303,8 +313,30 @@ else
   note "python3 not found: the 1,600-in-flight check is skipped"
 fi
 
-# --- --api-key and --script -------------------------------------------------------------------
+# --- SIGTERM while an answer is held ----------------------------------------------------------
 stop; check "SIGTERM: exit 0" $? ""
+start --latency-ms 3000
+curl -sS -o "$WORK/held" -w '%{http_code}' -X POST "$BASE/v1/chat/completions" "${OAI[@]}" \
+     -H 'Content-Type: application/json' --data-binary "$SMALL_O" >"$WORK/held.code" 2>/dev/null &
+CURL_PID=$!
+for _ in $(seq 100); do
+  get /stats
+  jqt '.in_flight == 1' && break
+  sleep 0.02
+done
+if jqt '.in_flight == 1'; then
+  stop; status=$?
+  wait "$CURL_PID"
+  [[ "$(cat "$WORK/held.code")" == 200 ]] && jq -e '.choices[0].message.content == "done: 0 tool call(s)"' "$WORK/held" >/dev/null
+  check "SIGTERM while an answer is held: the answer still goes out (200)" $? "$(cat "$WORK/held.code") $(cat "$WORK/held")"
+  [[ "$status" == 0 ]]; check "... and then exit 0" $? "status $status"
+else
+  wait "$CURL_PID"
+  note "the held request was not seen in flight; SIGTERM-while-held not checked"
+  stop
+fi
+
+# --- --api-key and --script -------------------------------------------------------------------
 cat >"$WORK/script.json" <<'JSON'
 [{"tool_calls": [{"name": "lookup", "arguments": {"id": 7}}, {"name": "notify"}]},
  {"text": "scripted: finished"}]
