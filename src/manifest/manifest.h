@@ -68,12 +68,21 @@ struct TrustedToolKey {
   std::string public_key;  // Ed25519, base64 of the 32 raw bytes
 };
 
+// An API key for model calls, bound to the egress capability it is sent
+// under and kept in a file of its own (never inline in volent.yaml). The
+// node reads the file at start (model/keys.h).
+struct ModelKeyFile {
+  std::string capability;
+  std::string key_file;  // resolved against the config file's folder when relative
+};
+
 struct NodeConfig {
   std::string listen_host = "127.0.0.1";
   int listen_port = 8470;
   std::string data_dir;  // resolved against the config file's folder when relative
   std::vector<AllowEntry> egress;
   std::vector<TrustedToolKey> tool_keys;
+  std::vector<ModelKeyFile> model_keys;
   nlohmann::json document;  // the whole configuration as JSON
 };
 

@@ -1,9 +1,12 @@
 // LoadNodeConfig (manifest.h): the schema, then what it cannot say: listen
 // address and port, host names and CIDR ranges label by label and bit by
-// bit, unique tool key names. Relative data_dir is resolved against
-// base_dir.
+// bit, unique tool key names, model keys bound to allowlisted capabilities
+// (one key each). Relative data_dir and key_file are resolved against
+// base_dir; the key files themselves are read at node start, not here
+// (model/keys.h), so `volent check` works away from the node's secrets.
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "manifest/address.h"
 #include "manifest/document.h"
@@ -31,12 +34,37 @@ void CheckAllowlist(CheckedDocument& doc) {
   }
 }
 
+void CheckModelKeys(CheckedDocument& doc) {
+  const json* keys = Member(&doc.value, "model_keys");
+  if (keys == nullptr || !keys->is_array()) return;
+  std::set<std::string> allowed;
+  if (const json* allow = Member(Member(&doc.value, "egress"), "allow"); allow && allow->is_array()) {
+    for (const json& entry : *allow) allowed.insert(StringAt(&entry, "capability"));
+  }
+  std::map<std::string, size_t> first;
+  for (size_t i = 0; i < keys->size(); ++i) {
+    const std::string pointer = "/model_keys/" + std::to_string(i) + "/capability";
+    const json* capability = Member(&(*keys)[i], "capability");
+    if (capability == nullptr || !capability->is_string() || doc.HasProblemAt(pointer)) continue;
+    const std::string name = capability->get<std::string>();
+    auto [it, inserted] = first.emplace(name, i);
+    if (!inserted) {
+      doc.Add(pointer, "a second key for capability " + json(name).dump() + " (also model_keys entry " +
+                           std::to_string(it->second) + "): one key per capability");
+    } else if (!allowed.count(name)) {
+      doc.Add(pointer, "capability " + json(name).dump() +
+                           " has no entry in egress.allow, so this key could never be sent: add one or remove the key");
+    }
+  }
+}
+
 void CheckRest(CheckedDocument& doc) {
   if (const json* listen = Member(&doc.value, "listen"); listen && listen->is_string()) {
     HostPort hp = ParseHostPort(listen->get<std::string>());
     if (!hp.error.empty() && !doc.HasProblemAt("/listen")) doc.Add("/listen", "the address " + hp.error);
   }
   CheckAllowlist(doc);
+  CheckModelKeys(doc);
   const json* keys = Member(&doc.value, "tool_keys");
   if (keys == nullptr || !keys->is_array()) return;
   std::map<std::string, size_t> first;
@@ -76,6 +104,13 @@ NodeConfig ToConfig(const json& v, std::string_view base_dir) {
   }
   if (const json* keys = Member(&v, "tool_keys")) {
     for (const json& k : *keys) config.tool_keys.push_back({StringAt(&k, "name"), StringAt(&k, "public_key")});
+  }
+  if (const json* keys = Member(&v, "model_keys")) {
+    for (const json& k : *keys) {
+      std::filesystem::path file = StringAt(&k, "key_file");
+      if (file.is_relative()) file = std::filesystem::path(base_dir) / file;
+      config.model_keys.push_back({StringAt(&k, "capability"), file.lexically_normal().string()});
+    }
   }
   config.document = v;
   return config;

@@ -1,0 +1,32 @@
+#include "model/text.h"
+
+namespace volent::model {
+namespace {
+
+std::string Cut(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return std::string(text.substr(0, n)) + "...";
+}
+
+}  // namespace
+
+std::string Quoted(std::string_view text, size_t max) {
+  return nlohmann::json(Cut(text, max)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string Excerpt(std::string_view text, size_t max) {
+  // Through JSON and back: invalid UTF-8 becomes U+FFFD.
+  std::string valid = nlohmann::json::parse(Quoted(text, max)).get<std::string>();
+  for (char& c : valid) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+  }
+  return valid;
+}
+
+nlohmann::json ParseJson(std::string_view body) {
+  return nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+}
+
+}  // namespace volent::model
