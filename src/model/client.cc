@@ -201,6 +201,9 @@ CallResult Client::Send(const json& request) const {
                        "the model call got no whole answer (it may have reached the provider): " + sent.reason);
       break;
     case egress::Outcome::kAnswered:
+      // Redacted before any excerpt is cut from it, so no piece of an
+      // echoed key survives at a cut.
+      sent.response.body = Redact(std::move(sent.response.body), key);
       if (sent.response.status < 200 || sent.response.status >= 300) {
         result = FromStatus(request, sent.response);
         break;

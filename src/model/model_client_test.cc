@@ -222,6 +222,14 @@ TEST(ModelClient, HttpErrorsCarryTheProvidersWordsButNotTheKey) {
   EXPECT_NE(r.error.message.find("model_keys"), std::string::npos) << r.error.message;
   ExpectNoKey(r);
 
+  // An echo of the key where the excerpt of the provider's words is cut:
+  // no piece of it is left either.
+  reply = {400, R"({"error":{"message":")" + std::string(285, 'x') + kKey + "\"}}", {}};
+  r = client.Call(CallFor("openai", server.Endpoint()));
+  EXPECT_EQ(r.error.kind, ErrorKind::kRejected);
+  EXPECT_EQ(r.error.message.find("sk-test"), std::string::npos) << r.error.message;
+  ExpectNoKey(r);
+
   reply = {429, R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})", {}};
   r = client.Call(CallFor("openai", server.Endpoint()));
   EXPECT_EQ(r.error.kind, ErrorKind::kUnavailable);
