@@ -224,6 +224,19 @@ TEST(OpenAiCodec, ErrorBodies) {
   EXPECT_EQ(OpenAiErrorMessage("\xff\xfe"), "");
 }
 
+TEST(Codecs, DeepNestingIsRefusedNotACrash) {
+  const std::string deep = std::string(1 << 20, '[') + std::string(1 << 20, ']');
+  EXPECT_FALSE(ParseAnthropicAnswer(deep).answer);
+  EXPECT_FALSE(ParseOpenAiAnswer(deep).answer);
+  std::string args = R"({"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"f",)"
+                     R"("arguments":")" + std::string(100000, '[') + R"("}}]}}]})";
+  ParsedAnswer p = ParseOpenAiAnswer(args);
+  ASSERT_FALSE(p.answer);
+  EXPECT_NE(p.error.find("not valid JSON"), std::string::npos) << p.error.substr(0, 200);
+  // Strings may hold brackets: only structure counts.
+  EXPECT_TRUE(ParseAnthropicAnswer(R"({"content":[{"type":"text","text":")" + std::string(1000, '[') + R"("}]})").answer);
+}
+
 TEST(Conversation, AnswerRoundTripsThroughItsJournalForm) {
   Answer a;
   a.text = "hi";

@@ -20,7 +20,8 @@ std::string Quoted(std::string_view text, size_t max = 200);
 // `text` cut like Quoted, without quotes; control characters become spaces.
 std::string Excerpt(std::string_view text, size_t max = 300);
 
-// Parses `body` as JSON without throwing; a discarded value when it is not.
+// Parses `body` as JSON without throwing; a discarded value when it is not,
+// or when it nests deeper than 128 arrays and objects.
 nlohmann::json ParseJson(std::string_view body);
 
 }  // namespace volent::model
