@@ -25,6 +25,7 @@
 #include "journal/journal.h"
 #include "manifest/address.h"
 #include "manifest/manifest.h"
+#include "model/keys.h"
 #include "node/agent_store.h"
 #include "volent/commands.h"
 
@@ -140,6 +141,15 @@ int NodeCommand(const Args& args) {
   auto store = node::AgentStore::Open(data_dir, recheck);
   if (!store.ok()) {
     std::fprintf(stderr, "volent node: %s\n", store.message().c_str());
+    return 2;
+  }
+
+  // The model providers' keys are read now, so a missing or unreadable one
+  // stops the node at start rather than failing its first run.
+  model::LoadedKeys keys = model::LoadModelKeys(config.model_keys);
+  for (const auto& warning : keys.warnings) std::fprintf(stderr, "volent node: warning: %s\n", warning.c_str());
+  if (!keys.ok()) {
+    for (const auto& error : keys.errors) std::fprintf(stderr, "volent node: %s\n", error.c_str());
     return 2;
   }
 
