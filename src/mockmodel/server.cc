@@ -2,17 +2,14 @@
 
 #include <sys/resource.h>
 
-#include <atomic>
-#include <csignal>
-#include <list>
-#include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+
+#include "httpd/listener.h"
 
 namespace volent::mockmodel {
 
@@ -36,14 +33,9 @@ using WireResponse = http::response<http::string_body>;
 class Connection;
 
 // What every connection shares.
-struct Shared {
+struct Shared : httpd::ConnectionRegistry<Connection> {
   Service* service = nullptr;
   ServerOptions options;
-  std::atomic<size_t> connections{0};
-  std::atomic<bool> stopping{false};
-  std::mutex mu;                              // guards live
-  std::list<std::weak_ptr<Connection>> live;  // for Stop to close idle ones
-  std::function<void()> on_last_closed;       // set by the server
 };
 
 std::optional<std::string> Header(const http::request<http::string_body>& req, std::string_view name) {
@@ -67,19 +59,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(tcp::socket socket, std::shared_ptr<Shared> shared)
       : stream_(std::move(socket)), timer_(stream_.get_executor()), shared_(std::move(shared)) {}
 
-  ~Connection() {
-    {
-      std::lock_guard lock(shared_->mu);
-      shared_->live.erase(self_it_);
-    }
-    if (--shared_->connections == 0 && shared_->stopping) shared_->on_last_closed();
-  }
+  ~Connection() { shared_->Unregister(self_it_); }
 
   void Start() {
-    {
-      std::lock_guard lock(shared_->mu);
-      self_it_ = shared_->live.insert(shared_->live.end(), weak_from_this());
-    }
+    self_it_ = shared_->Register(weak_from_this());
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
   }
 
@@ -215,7 +198,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
   std::shared_ptr<Shared> shared_;
   std::optional<Parser> parser_;
-  std::list<std::weak_ptr<Connection>>::iterator self_it_;
+  Shared::Handle self_it_;
   std::vector<char> scratch_;
   size_t drained_ = 0;
   bool busy_ = false;  // a request has begun and is not answered yet
@@ -224,109 +207,24 @@ class Connection : public std::enable_shared_from_this<Connection> {
 class ServerImpl : public Server {
  public:
   ServerImpl(Service& service, const ServerOptions& options)
-      : ioc_(options.threads), acceptor_(ioc_), retry_(ioc_), grace_(ioc_), shared_(std::make_shared<Shared>()) {
-    shared_->service = &service;
-    shared_->options = options;
-    shared_->on_last_closed = [this] { net::post(ioc_, [this] { grace_.cancel(); }); };
-  }
+      : shared_(MakeShared(service, options)), listener_(shared_, options.stop_grace) {}
 
-  ampoule::Status Listen() {
-    const auto& options = shared_->options;
-    std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
-    beast::error_code ec;
-    auto address = net::ip::make_address(host, ec);
-    if (ec) {
-      return ampoule::Error{"listen address '" + options.host +
-                            "' is not an IP address; use 127.0.0.1 (this machine only) or an address of this machine"};
-    }
-    if (options.port < 0 || options.port > 65535) {
-      return ampoule::Error{"port " + std::to_string(options.port) + " is out of range (0-65535)"};
-    }
-    tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(endpoint, ec);
-    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
-    if (ec) {
-      return ampoule::Error{"cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " +
-                            ec.message() + " (pick another port, or 0 for any free one)"};
-    }
-    port_ = acceptor_.local_endpoint().port();
-    return ampoule::Status::Ok();
-  }
-
-  int port() const override { return port_; }
-
-  void CatchSignals() override {
-    if (signals_) return;
-    signals_.emplace(ioc_, SIGINT, SIGTERM);
-    signals_->async_wait([this](beast::error_code ec, int) {
-      if (!ec) Stop();
-    });
-  }
-
-  void Run() override {
-    Accept();
-    std::vector<std::thread> extra;
-    for (int i = 1; i < shared_->options.threads; ++i) extra.emplace_back([this] { ioc_.run(); });
-    ioc_.run();
-    for (auto& t : extra) t.join();
-  }
-
-  void Stop() override {
-    net::post(ioc_, [this] {
-      if (shared_->stopping.exchange(true)) return;
-      beast::error_code ignored;
-      acceptor_.close(ignored);
-      retry_.cancel();
-      if (signals_) signals_->cancel();
-      std::vector<std::shared_ptr<Connection>> open;
-      {
-        std::lock_guard lock(shared_->mu);
-        for (auto& weak : shared_->live) {
-          if (auto c = weak.lock()) open.push_back(std::move(c));
-        }
-      }
-      if (open.empty() && shared_->connections == 0) return;
-      for (auto& c : open) c->CloseIfIdle();
-      // Answers being held get this long; then everything stops.
-      grace_.expires_after(shared_->options.stop_grace);
-      grace_.async_wait([this](beast::error_code ec) {
-        if (!ec) ioc_.stop();
-      });
-    });
-  }
+  ampoule::Status Listen() { return listener_.Listen(); }
+  int port() const override { return listener_.port(); }
+  void CatchSignals() override { listener_.CatchSignals(); }
+  void Run() override { listener_.Run(); }
+  void Stop() override { listener_.Stop(); }
 
  private:
-  void Accept() {
-    acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
-      if (!acceptor_.is_open() || shared_->stopping) return;
-      if (ec) {
-        // Out of descriptors, say: wait a little rather than spin.
-        retry_.expires_after(std::chrono::milliseconds(100));
-        retry_.async_wait([this](beast::error_code ec) {
-          if (!ec) Accept();
-        });
-        return;
-      }
-      if (shared_->connections >= shared_->options.max_connections) {
-        beast::error_code ignored;
-        socket.close(ignored);
-      } else {
-        ++shared_->connections;
-        std::make_shared<Connection>(std::move(socket), shared_)->Start();
-      }
-      Accept();
-    });
+  static std::shared_ptr<Shared> MakeShared(Service& service, const ServerOptions& options) {
+    auto shared = std::make_shared<Shared>();
+    shared->service = &service;
+    shared->options = options;
+    return shared;
   }
 
-  net::io_context ioc_;
-  tcp::acceptor acceptor_;
-  net::steady_timer retry_;
-  net::steady_timer grace_;
-  std::optional<net::signal_set> signals_;
   std::shared_ptr<Shared> shared_;
-  int port_ = 0;
+  httpd::Listener<Connection, Shared> listener_;
 };
 
 }  // namespace
