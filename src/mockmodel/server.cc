@@ -9,6 +9,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "httpd/drain.h"
 #include "httpd/listener.h"
 
 namespace volent::mockmodel {
@@ -169,29 +170,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
                       });
   }
 
-  // Half-closes and reads what the client still sends, then closes.
-  void Drain() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(kDrainTime);
-    drained_ = 0;
-    DrainSome();
-  }
+  void Drain() { drainer_.Start(stream_, shared_from_this(), kDrainBytes, kDrainTime); }
 
-  void DrainSome() {
-    scratch_.resize(16 * 1024);
-    stream_.async_read_some(net::buffer(scratch_), [self = shared_from_this()](beast::error_code ec, size_t n) {
-      self->drained_ += n;
-      if (ec || self->drained_ > kDrainBytes) return self->Close();
-      self->DrainSome();
-    });
-  }
-
-  void Close() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
-  }
+  void Close() { httpd::CloseStream(stream_); }
 
   beast::tcp_stream stream_;
   net::steady_timer timer_;
@@ -199,8 +180,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<Shared> shared_;
   std::optional<Parser> parser_;
   Shared::Handle self_it_;
-  std::vector<char> scratch_;
-  size_t drained_ = 0;
+  httpd::Drainer drainer_;
   bool busy_ = false;  // a request has begun and is not answered yet
 };
 
