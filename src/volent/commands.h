@@ -15,6 +15,8 @@ int CheckCommand(const Args& args);
 int NodeCommand(const Args& args);
 // volent journal digest|verify --data-dir DIR [--json] [--expect sha256:HEX]   (src/volent/journal.cc)
 int JournalCommand(const Args& args);
+// volent egress test --config volent.yaml --capability CAP [--method M] URL   (src/volent/egress.cc)
+int EgressCommand(const Args& args);
 // volent mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]
 //                   [--script FILE] [--max-connections N]   (src/volent/mock_model.cc)
 int MockModelCommand(const Args& args);

@@ -17,6 +17,8 @@ constexpr char kUsage[] =
     "  journal digest --data-dir DIR [--json]  the journal's digest (entries, head hash)\n"
     "  journal verify --data-dir DIR [--expect sha256:HEX]\n"
     "                                         check the journal's hash chain\n"
+    "  egress test --config volent.yaml --capability CAP [--method M] URL\n"
+    "                                         one request through the egress gate: allow or deny\n"
     "  mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]\n"
     "             [--script FILE] [--max-connections N]\n"
     "                                         a mock model server (Anthropic and OpenAI APIs)\n"
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   if (command == "check") return volent::cli::CheckCommand(args);
   if (command == "node") return volent::cli::NodeCommand(args);
   if (command == "journal") return volent::cli::JournalCommand(args);
+  if (command == "egress") return volent::cli::EgressCommand(args);
   if (command == "mock-model") return volent::cli::MockModelCommand(args);
   std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;

@@ -9,9 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "agent/crash_point.h"
@@ -28,6 +25,7 @@
 #include "model/keys.h"
 #include "node/agent_store.h"
 #include "volent/commands.h"
+#include "volent/config_file.h"
 
 namespace volent::cli {
 namespace {
@@ -93,20 +91,9 @@ int NodeCommand(const Args& args) {
   Options options;
   if (int rc = ParseArgs(args, options)) return rc < 0 ? 0 : rc;
 
-  std::ifstream in(options.config, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "volent node: cannot read %s: %s\n", options.config.c_str(), std::strerror(errno));
-    return 2;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string config_dir = std::filesystem::path(options.config).parent_path().string();
-  auto loaded = manifest::LoadNodeConfig(text.str(), options.config, config_dir.empty() ? "." : config_dir);
-  if (!loaded.ok()) {
-    for (const auto& p : loaded.problems) std::fprintf(stderr, "%s\n", manifest::FormatProblem(p).c_str());
-    return 2;
-  }
-  manifest::NodeConfig config = std::move(*loaded.value);
+  std::optional<manifest::NodeConfig> loaded = LoadConfigFile(options.config, "volent node");
+  if (!loaded) return 2;
+  manifest::NodeConfig config = std::move(*loaded);
 
   control::ServerOptions server_options;
   server_options.host = config.listen_host;
