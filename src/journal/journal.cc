@@ -309,8 +309,20 @@ Result<BeginResult> Journal::BeginEffect(const EffectKey& key, const nlohmann::j
   auto payload = CompactJson(request);
   if (!payload) return payload.error();
   std::lock_guard lock(mu_);
+  const std::string text = key.ToString();
+  // Entries are never removed, so an earlier intent is final: answered from
+  // a read, without the write lock (replays ask this of every done step).
+  auto earlier = ReadState(text);
+  if (!earlier) return earlier.error();
+  if (earlier->intent) {
+    BeginResult out;
+    out.outcome = earlier->completion ? BeginOutcome::kDone : BeginOutcome::kAlreadyIntended;
+    out.intent = std::move(*earlier->intent);
+    out.completion = std::move(earlier->completion);
+    return out;
+  }
   return InWriteTransaction([&]() -> Result<BeginResult> {
-    const std::string text = key.ToString();
+    // Another writer may have recorded the intent since the read.
     auto intent = Find(text, EntryKind::kIntent);
     if (!intent) return intent.error();
     BeginResult out;
@@ -383,10 +395,14 @@ Result<AppendResult> Journal::Append(EntryKind kind, const EffectKey& key, const
 Result<EffectState> Journal::Lookup(const EffectKey& key) {
   AMP_RETURN_IF_ERROR(key.Check());
   std::lock_guard lock(mu_);
+  return ReadState(key.ToString());
+}
+
+// REQUIRES: mu_ held.
+Result<EffectState> Journal::ReadState(const std::string& text) {
   // One read transaction, so the pair is consistent.
   AMP_RETURN_IF_ERROR(Exec("BEGIN"));
   auto state = [&]() -> Result<EffectState> {
-    const std::string text = key.ToString();
     auto intent = Find(text, EntryKind::kIntent);
     if (!intent) return intent.error();
     auto completion = Find(text, EntryKind::kCompletion);

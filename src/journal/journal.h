@@ -154,6 +154,7 @@ class Journal {
   template <class F>
   auto InWriteTransaction(F&& body) -> decltype(body());
   ampoule::Result<std::optional<Entry>> Find(const std::string& key, EntryKind kind);
+  ampoule::Result<EffectState> ReadState(const std::string& key);
   ampoule::Result<Entry> Insert(EntryKind kind, const EffectKey& key, std::string payload);
 
   std::string path_;
