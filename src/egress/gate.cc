@@ -22,10 +22,29 @@ SendResult Stop(SendResult result, Outcome outcome, std::string reason) {
 
 }  // namespace
 
-Gate::Gate(std::vector<manifest::AllowEntry> allowlist)
-    : allowlist_(std::move(allowlist)), tls_(MakeTlsClientContext()) {}
+// Interim: synchronous only; redirects, the denial sink and the DNS server
+// option are not applied yet.
+struct Gate::Impl {
+  std::vector<manifest::AllowEntry> allowlist_;
+  GateOptions options_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;
+  SendResult Send(std::string_view capability, const HttpRequest& request) const;
+};
+
+Gate::Gate(std::vector<manifest::AllowEntry> allowlist, GateOptions options)
+    : impl_(new Impl{std::move(allowlist), std::move(options), MakeTlsClientContext()}) {}
+
+Gate::~Gate() = default;
 
 SendResult Gate::Send(std::string_view capability, const HttpRequest& request) const {
+  return impl_->Send(capability, request);
+}
+
+void Gate::SendAsync(std::string_view capability, HttpRequest request, SendCallback done) const {
+  done(impl_->Send(capability, request));
+}
+
+SendResult Gate::Impl::Send(std::string_view capability, const HttpRequest& request) const {
   SendResult result;
   if (request.timeout_ms <= 0) return Stop(std::move(result), Outcome::kDenied, "timeout_ms must be at least 1");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(request.timeout_ms);

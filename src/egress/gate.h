@@ -11,18 +11,21 @@
 // name is resolved once, every resolved address is judged, and the gate
 // connects to the checked address it pinned (Host keeps the name).
 //
-// Thread-safe: Send may run on many threads at once; the gate holds no
-// mutable state (the TLS client context it shares is read-only once made).
-// Blocking: Send returns when the exchange is over or its time limit is up.
+// Thread-safe: Send and SendAsync may run on many threads at once; the
+// allowlist and the TLS client context are read-only once made. Send blocks
+// until the exchange is over or its time limit is up; SendAsync runs it on
+// the gate's own I/O threads and calls back.
 //
 // Order of a Send: the URL is read strictly (url.h), the method and headers
 // are checked (headers.h), the allowlist is matched (allowlist.h), the name
 // is resolved once (resolve.h), every address is judged, and the first
 // address is connected to (http_exchange.h). Each step that refuses
-// returns kDenied before the next begins.
+// returns kDenied before the next begins, and the denial is handed to the
+// DenialSink (the node journals it). A redirect starts the order again.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,10 +33,6 @@
 #include <vector>
 
 #include "manifest/manifest.h"
-
-namespace boost::asio::ssl {
-class context;
-}
 
 namespace volent::egress {
 
@@ -44,8 +43,14 @@ struct HttpRequest {
   std::string url;      // absolute http:// or https:// URL
   Headers headers;      // the caller's; hop-by-hop and proxy headers are dropped, Host is set by the gate
   std::string body;
-  int timeout_ms = 10000;                      // the whole exchange: resolve, connect, send, receive (> 0)
+  int timeout_ms = 10000;                      // the whole exchange, every hop: resolve, connect, send, receive (> 0)
   size_t max_response_bytes = 1024 * 1024;     // a longer body is an error (kFailed), not cut silently
+  // Redirects to follow (301, 302, 303, 307, 308 with a Location): -1 takes
+  // the gate's GateOptions::max_redirects; 0 returns the 3xx as it is.
+  int max_redirects = -1;
+  // Who asks, recorded with a denial: the step's idempotency key
+  // ("AGENT/RUN/STEP") in the node; "" when nobody in particular.
+  std::string origin;
 };
 
 struct HttpResponse {
@@ -55,7 +60,8 @@ struct HttpResponse {
 };
 
 enum class Outcome {
-  kDenied,     // refused by the allowlist or the address rule: nothing was sent
+  kDenied,     // refused by the allowlist or the address rule: nothing was sent to the URL refused
+               // (after redirects, earlier hops were sent: SendResult::redirects lists them)
   kNotSent,    // allowed, but no connection could be made (resolve/connect failed): nothing was sent
   kFailed,     // the request may have reached the target, but no whole answer came back
   kAnswered,   // a whole response came back (any status)
@@ -67,20 +73,58 @@ struct SendResult {
   std::string reason;           // for kDenied, kNotSent, kFailed: what happened, for a person
   std::string pinned_address;   // the judged address connected to, or tried ("127.0.0.1:8080", "[::1]:443");
                                 // "" when it did not come to that (kDenied, or a name that did not resolve)
-  HttpResponse response;        // for kAnswered
+  HttpResponse response;        // for kAnswered: the last hop's response
+  std::vector<std::string> redirects;  // the URLs redirected to, in order (the last is the one answered or refused)
+};
+
+// A request the gate refused, as the node journals it (docs/egress.md).
+struct Denial {
+  std::string capability;
+  std::string method;
+  std::string url;      // the URL refused (after redirects: the hop's, not the first)
+  std::string reason;   // as in SendResult::reason
+  std::string origin;   // HttpRequest::origin
+  int hop = 0;          // 0 for the request itself, N for its Nth redirect
+};
+// Called once for every kDenied result, before the caller sees it, on the
+// thread that decided (any thread). Must not call back into the gate.
+using DenialSink = std::function<void(const Denial&)>;
+
+struct GateOptions {
+  // The DNS server names are resolved with, "IP" or "IP:PORT" ("[::1]:5353");
+  // "" asks the system resolver (nsswitch, /etc/hosts, resolv.conf).
+  std::string dns_server;
+  int max_redirects = 5;    // the default of HttpRequest::max_redirects (0..20)
+  size_t io_threads = 2;    // threads running SendAsync exchanges (>= 1)
+  DenialSink on_denial;     // null: denials are only returned
 };
 
 class Gate {
  public:
-  explicit Gate(std::vector<manifest::AllowEntry> allowlist);
+  explicit Gate(std::vector<manifest::AllowEntry> allowlist, GateOptions options = {});
+  ~Gate();  // waits for the exchanges under way, then joins its threads
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
 
-  // Sends `request` under `capability` if the allowlist allows it. Redirects
-  // are not followed (the response is returned as it is).
+  // Sends `request` under `capability` if the allowlist allows it, following
+  // redirects up to the hop limit, each one judged from the top (URL,
+  // allowlist, resolution, addresses) as a request of its own: 303 (and 301
+  // or 302 after a POST) continue as GET without a body; 307 and 308 keep
+  // method and body. Headers that carry credentials (Authorization,
+  // Proxy-Authorization, Cookie, X-Api-Key) are dropped when a redirect
+  // leaves the origin (scheme, host, port). Blocks until done.
   SendResult Send(std::string_view capability, const HttpRequest& request) const;
 
+  // The same, without blocking: `done` is called exactly once, on one of the
+  // gate's I/O threads (or at once, on the caller's, when the request is
+  // refused before any I/O). Thousands may be in flight: an exchange waiting
+  // for its answer costs a socket and a timer, not a thread.
+  using SendCallback = std::function<void(SendResult)>;
+  void SendAsync(std::string_view capability, HttpRequest request, SendCallback done) const;
+
  private:
-  std::vector<manifest::AllowEntry> allowlist_;
-  std::shared_ptr<boost::asio::ssl::context> tls_;  // shared by every https exchange
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace volent::egress

@@ -62,7 +62,22 @@ Resolved GetAddrInfo(const std::string& host) {
 
 }  // namespace
 
-Resolved ResolveHost(const std::string& host, std::chrono::steady_clock::time_point deadline) {
+std::string CheckDnsServer(const std::string& dns_server) {
+  return dns_server.empty() ? "" : "choosing a DNS server is not supported yet";
+}
+
+void ResolveHostAsync(const std::string& host, std::chrono::steady_clock::time_point deadline,
+                      const std::string& dns_server, std::function<void(Resolved)> done) {
+  done(ResolveHost(host, deadline, dns_server));
+}
+
+Resolved ResolveHost(const std::string& host, std::chrono::steady_clock::time_point deadline,
+                     const std::string& dns_server) {
+  if (std::string problem = CheckDnsServer(dns_server); !problem.empty()) {
+    Resolved out;
+    out.error = problem;
+    return out;
+  }
   auto lookup = std::make_shared<Lookup>();
   try {
     std::thread([lookup, host] {

@@ -81,6 +81,8 @@ struct NodeConfig {
   int listen_port = 8470;
   std::string data_dir;  // resolved against the config file's folder when relative
   std::vector<AllowEntry> egress;
+  std::string egress_dns_server;  // egress.dns_server: "" for the system resolver, else "IP" or "IP:PORT"
+  int egress_max_redirects = 5;   // egress.max_redirects (0..20)
   std::vector<TrustedToolKey> tool_keys;
   std::vector<ModelKeyFile> model_keys;
   nlohmann::json document;  // the whole configuration as JSON
