@@ -26,11 +26,14 @@
 # defined:
 #   outbound  connect; every name-resolution call (getaddrinfo, getaddrinfo_a,
 #             gethostbyname*, gethostbyaddr*, getnameinfo, res_*query,
-#             res_*search, res_*send); OpenSSL's own connecting and resolving
-#             BIOs and HTTP client; libcurl's transfers; and Boost.Asio's
-#             socket_ops::connect/getaddrinfo/getnameinfo family (Asio is
-#             header-only: an object that instantiates them carries a copy,
-#             or, in Asio's separate-compilation mode, refers to one).
+#             res_*search, res_*send, and c-ares's queries and lookups:
+#             ares_query, ares_search, ares_send, ares_getaddrinfo,
+#             ares_gethostby*, ares_getnameinfo, ares_process*); OpenSSL's
+#             own connecting and resolving BIOs and HTTP client; libcurl's
+#             transfers; and Boost.Asio's socket_ops::connect/getaddrinfo/
+#             getnameinfo family (Asio is header-only: an object that
+#             instantiates them carries a copy, or, in Asio's
+#             separate-compilation mode, refers to one).
 #             Allowed only in src/egress.
 #   socket    socket (and Asio's socket_ops::socket, OpenSSL's BIO_socket and
 #             accepting BIO). Allowed in src/egress and in the inbound servers
@@ -68,7 +71,9 @@ res_send res_nquery res_nsearch res_nquerydomain res_nsend __res_query __res_sea
 __res_querydomain __res_send __res_nquery __res_nsearch __res_nquerydomain __res_nsend
 BIO_new_connect BIO_s_connect BIO_connect BIO_lookup BIO_lookup_ex BIO_get_host_ip
 BIO_gethostbyname OSSL_HTTP_open OSSL_HTTP_transfer OSSL_HTTP_get OSSL_HTTP_proxy_connect
-OCSP_sendreq_new OCSP_sendreq_bio curl_easy_perform curl_multi_perform'
+OCSP_sendreq_new OCSP_sendreq_bio curl_easy_perform curl_multi_perform
+ares_query ares_search ares_send ares_getaddrinfo ares_gethostbyname ares_gethostbyaddr
+ares_getnameinfo ares_process ares_process_fd'
 readonly SOCKET='socket BIO_socket BIO_new_accept BIO_s_accept'
 readonly HIDDEN='dlopen dlmopen dlsym dlvsym'
 # Asio's inline functions, demangled, without their parameters.

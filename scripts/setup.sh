@@ -23,6 +23,8 @@ readonly PACKAGES=(
   libyaml-cpp-dev libvalijson-dev json-schema-test-suite
   # the egress gate's TLS (verified against the system trust store)
   libssl-dev ca-certificates
+  # the egress gate's DNS client, when the node names its DNS server (c-ares)
+  libc-ares-dev
   # the compiler cache scripts/test.sh builds through (keyed by inputs)
   ccache
   # bench/api.sh: the load generator and the reference server
