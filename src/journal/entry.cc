@@ -7,9 +7,11 @@
 namespace volent::journal {
 namespace {
 
-constexpr std::array<std::string_view, 6> kKindNames = {
-    "intent",           "completion",  "approval-requested",
-    "approval-decided", "run-started", "run-finished"};
+// Indexed by EntryKind; new kinds are appended (the names are stored).
+constexpr std::array<std::string_view, 7> kKindNames = {
+    "intent",           "completion",  "approval-requested", "approval-decided",
+    "run-started",      "run-finished", "egress-denied"};
+static_assert(kKindNames.size() == kKindCount, "a name for every EntryKind");
 
 ampoule::Status CheckPart(std::string_view what, std::string_view part) {
   if (part.empty()) return ampoule::Error{"the " + std::string(what) + " of a journal key is empty"};

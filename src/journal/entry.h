@@ -19,7 +19,7 @@
 namespace volent::journal {
 
 // What an entry records. The names (KindName) are stored and hashed; never
-// rename one.
+// rename one, and add new kinds at the end.
 enum class EntryKind {
   kIntent,             // a side effect is about to happen; payload: the request
   kCompletion,         // it happened; payload: its result
@@ -27,7 +27,11 @@ enum class EntryKind {
   kApprovalDecided,    // the human answered; payload: who, when, the decision
   kRunStarted,         // step 0 by convention; payload: the run's inputs
   kRunFinished,        // step 0 by convention; payload: the outcome
+  kEgressDenied,       // the egress gate refused a request; payload: the denial
+                       // (src/agent/denial_journal.h)
 };
+// The number of kinds: EntryKind values are 0 .. kKindCount - 1.
+inline constexpr size_t kKindCount = static_cast<size_t>(EntryKind::kEgressDenied) + 1;
 std::string_view KindName(EntryKind kind);
 std::optional<EntryKind> ParseKind(std::string_view name);
 

@@ -37,6 +37,11 @@ constexpr char kSchema[] =
     " hash TEXT NOT NULL,"
     " UNIQUE (effect_key, kind))";
 
+// Serves ReadKind. Made at every open that may write, so journals made
+// before it get it too; it is not part of the chain (no entry changes), and
+// a journal without it is read correctly, only more slowly.
+constexpr char kKindIndex[] = "CREATE INDEX IF NOT EXISTS entries_by_kind ON entries (kind, seq)";
+
 // Resets a cached statement when the scope ends, so it holds no read lock.
 class Resetter {
  public:
@@ -163,16 +168,23 @@ Status Journal::Setup(bool create) {
   Status made = [&]() -> Status {
     auto version = QueryInt("PRAGMA user_version");
     if (!version) return version.error();
-    if (*version == kFormatVersion) return Status::Ok();
-    if (*version != 0) {
-      return Error{path_ + ": journal format version " + std::to_string(*version) +
-                   " is not known to this volent (expected " + std::to_string(kFormatVersion) + ")"};
+    if (*version != kFormatVersion) {
+      if (*version != 0) {
+        return Error{path_ + ": journal format version " + std::to_string(*version) +
+                     " is not known to this volent (expected " + std::to_string(kFormatVersion) + ")"};
+      }
+      auto objects = QueryInt("SELECT count(*) FROM sqlite_master");
+      if (!objects) return objects.error();
+      if (*objects != 0 || !create) return Error{path_ + ": is an SQLite database but not a journal"};
+      AMP_RETURN_IF_ERROR(Exec(kSchema));
+      AMP_RETURN_IF_ERROR(Exec("PRAGMA user_version=1"));
     }
-    auto objects = QueryInt("SELECT count(*) FROM sqlite_master");
-    if (!objects) return objects.error();
-    if (*objects != 0 || !create) return Error{path_ + ": is an SQLite database but not a journal"};
-    AMP_RETURN_IF_ERROR(Exec(kSchema));
-    return Exec("PRAGMA user_version=1");
+    // Offline tools (create = false) write nothing, and read without it.
+    if (!create) return Status::Ok();
+    Status indexed = Exec(kKindIndex);
+    const int code = sqlite3_errcode(db_) & 0xff;
+    if (indexed.ok() || code == SQLITE_BUSY || code == SQLITE_LOCKED) return indexed;  // contention: retried
+    return DbError("the journal's table is missing or damaged");
   }();
   if (!made.ok()) return made;  // the caller rolls back
   return Exec("COMMIT");
@@ -262,7 +274,7 @@ Result<std::optional<Entry>> Journal::Find(const std::string& key, EntryKind kin
 }
 
 // Appends the next entry. REQUIRES: mu_ held, inside a write transaction.
-Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string payload) {
+Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string payload, bool own_step) {
   Entry e;
   {
     Resetter reset(last_);
@@ -284,8 +296,8 @@ Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string 
   e.kind = kind;
   e.agent = key.agent;
   e.run = key.run;
-  e.step = key.step;
-  e.key = key.ToString();
+  e.step = own_step ? e.seq : key.step;
+  e.key = EffectKey{key.agent, key.run, e.step}.ToString();
   e.payload = std::move(payload);
   e.time_ms = clock_();
   e.hash = EntryHash(e);
@@ -390,6 +402,23 @@ Result<AppendResult> Journal::Append(EntryKind kind, const EffectKey& key, const
     out.entry = std::move(*entry);
     return out;
   });
+}
+
+Result<Entry> Journal::AppendOwnKey(EntryKind kind, std::string_view agent, std::string_view run,
+                                    const nlohmann::json& payload) {
+  if (kind == EntryKind::kIntent || kind == EntryKind::kCompletion) {
+    return Error{"intents and completions are journaled with BeginEffect and CompleteEffect"};
+  }
+  const EffectKey key{std::string(agent), std::string(run), 0};  // the step is the seq, set by Insert
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto text = CompactJson(payload);
+  if (!text) return text.error();
+  std::lock_guard lock(mu_);
+  // The key is new by construction (seq is unique), so there is nothing to
+  // look up; should an entry of this kind have it anyway (Append with a
+  // step that happened to equal this seq), the unique constraint refuses
+  // the insert and this is an error.
+  return InWriteTransaction([&]() -> Result<Entry> { return Insert(kind, key, std::move(*text), true); });
 }
 
 Result<EffectState> Journal::Lookup(const EffectKey& key) {

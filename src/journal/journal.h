@@ -12,6 +12,8 @@
 // append is one BEGIN IMMEDIATE transaction, committed (fsync) before the
 // call returns; a unique (key, kind) constraint makes a second intent or a
 // second completion for one key impossible, across threads and processes.
+// An index on (kind, seq) serves reads of one kind (ReadKind); it is not part
+// of the chain, and Open adds it to a journal made before it existed.
 //
 // Thread-safe: one Journal may be shared by threads (calls are serialized on
 // its connection); several Journals, in one process or several, may open the
@@ -81,6 +83,23 @@ struct AppendResult {
   Entry entry;
 };
 
+// Which entries ReadKind returns: those of one kind, a page at a time.
+struct KindQuery {
+  EntryKind kind = EntryKind::kIntent;
+  bool newest_first = false;
+  // Where the page starts (the previous page's last seq): oldest first,
+  // entries with seq > after; newest first, entries with seq < after, 0
+  // meaning from the newest.
+  uint64_t after = 0;
+  size_t limit = 100;
+  std::string agent;  // not empty: only this agent's entries
+  // Not empty: only entries whose payload is a JSON object whose member
+  // `payload_member` is the string `payload_value`. The member's name is
+  // letters, digits and '_' (else ReadKind is an error).
+  std::string payload_member;
+  std::string payload_value;
+};
+
 struct Digest {
   uint64_t entries = 0;
   std::string head{kGenesisHash};  // hash of the last entry; kGenesisHash when empty
@@ -125,8 +144,21 @@ class Journal {
   ampoule::Result<AppendResult> Append(EntryKind kind, const EffectKey& key,
                                        const nlohmann::json& payload);
 
+  // Appends an entry that belongs to no step (an egress denial no step
+  // asked for): its key is AGENT/RUN/SEQ, the step being the entry's own
+  // seq, so no other entry has that key, across threads, processes and
+  // restarts. `agent` and `run` follow EffectKey's rules.
+  ampoule::Result<Entry> AppendOwnKey(EntryKind kind, std::string_view agent, std::string_view run,
+                                      const nlohmann::json& payload);
+
   // Up to `limit` entries with seq > after_seq, ascending (for views).
   ampoule::Result<std::vector<Entry>> Read(uint64_t after_seq, size_t limit);
+  // Up to `query.limit` entries of one kind, in seq order (ReadKind(kind,
+  // after_seq, limit): ascending, seq > after_seq). Served by an index on
+  // (kind, seq) that Open creates when missing, so a page costs its own
+  // entries (plus those the filters skip), not the journal's size.
+  ampoule::Result<std::vector<Entry>> ReadKind(const KindQuery& query);
+  ampoule::Result<std::vector<Entry>> ReadKind(EntryKind kind, uint64_t after_seq, size_t limit);
 
   // The number of entries and the hash of the last one.
   ampoule::Result<Digest> GetDigest();
@@ -155,7 +187,9 @@ class Journal {
   auto InWriteTransaction(F&& body) -> decltype(body());
   ampoule::Result<std::optional<Entry>> Find(const std::string& key, EntryKind kind);
   ampoule::Result<EffectState> ReadState(const std::string& key);
-  ampoule::Result<Entry> Insert(EntryKind kind, const EffectKey& key, std::string payload);
+  // own_step: the entry's step is its seq (AppendOwnKey).
+  ampoule::Result<Entry> Insert(EntryKind kind, const EffectKey& key, std::string payload,
+                                bool own_step = false);
 
   std::string path_;
   Clock clock_;

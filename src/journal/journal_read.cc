@@ -42,6 +42,10 @@ auto InReadTransaction(sqlite3* db, const std::string& path, F&& body) -> declty
   return result;
 }
 
+void BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
+  sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
 // Collects the rows of `stmt` as entries.
 Result<std::vector<Entry>> Collect(sqlite3* db, const std::string& path, sqlite3_stmt* stmt) {
   std::vector<Entry> out;
@@ -65,9 +69,37 @@ std::optional<std::string> NormalizeHead(std::string text) {
   return text;
 }
 
+// True if `name` is 1..64 letters, digits and '_': a member name that needs
+// no quoting in an SQLite JSON path.
+bool PlainMemberName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// The SQL of ReadKind for `query`; parameters ?1 kind, ?2 after, ?3 limit,
+// ?4 agent, ?5 JSON path, ?6 member value (those used).
+std::string KindSql(const KindQuery& query) {
+  std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE kind = ?1";
+  if (query.newest_first) {
+    if (query.after != 0) sql += " AND seq < ?2";
+  } else {
+    sql += " AND seq > ?2";
+  }
+  if (!query.agent.empty()) sql += " AND agent = ?4";
+  // CASE evaluates json_extract only on valid JSON (a damaged payload would
+  // otherwise fail the whole query); a number or an object never equals the
+  // text bound to ?6.
+  if (!query.payload_member.empty()) {
+    sql += " AND (CASE WHEN json_valid(payload) THEN json_extract(payload, ?5) END) = ?6";
+  }
+  sql += query.newest_first ? " ORDER BY seq DESC" : " ORDER BY seq";
+  return sql + " LIMIT ?3";
+}
+
 // Checks one entry against what came before it; the problem, or "".
+// `seen` holds "KIND KEY" of every entry before it (neither has a space).
 std::string CheckEntry(const Entry& e, uint64_t position, const std::string& prev_hash,
-                       std::set<std::string>& intents, std::set<std::string>& completions) {
+                       std::set<std::string>& seen) {
   if (e.seq != position) {
     return e.seq > position ? "missing: the next entry is #" + std::to_string(e.seq) +
                                   " (an entry was removed)"
@@ -83,13 +115,12 @@ std::string CheckEntry(const Entry& e, uint64_t position, const std::string& pre
   if (e.key != EffectKey{e.agent, e.run, e.step}.ToString()) {
     return "its key '" + e.key.substr(0, 80) + "' does not match its agent, run and step";
   }
-  if (e.kind == EntryKind::kIntent && !intents.insert(e.key).second) {
-    return "a second intent for " + e.key;
+  const std::string kind(KindName(e.kind));
+  if (e.kind == EntryKind::kCompletion && !seen.count(std::string(KindName(EntryKind::kIntent)) + " " + e.key)) {
+    return "a completion for " + e.key + " before any intent";
   }
-  if (e.kind == EntryKind::kCompletion) {
-    if (!intents.count(e.key)) return "a completion for " + e.key + " before any intent";
-    if (!completions.insert(e.key).second) return "a second completion for " + e.key;
-  }
+  // One entry of a kind per key, as the table's unique constraint keeps it.
+  if (!seen.insert(kind + " " + e.key).second) return "a second " + kind + " for " + e.key;
   return "";
 }
 
@@ -103,6 +134,33 @@ Result<std::vector<Entry>> Journal::Read(uint64_t after_seq, size_t limit) {
   sqlite3_bind_int64(stmt.get(), 1, static_cast<sqlite3_int64>(std::min<uint64_t>(after_seq, kMaxStep)));
   sqlite3_bind_int64(stmt.get(), 2, static_cast<sqlite3_int64>(std::min<uint64_t>(limit, kMaxStep)));
   return Collect(db_, path_, stmt.get());
+}
+
+Result<std::vector<Entry>> Journal::ReadKind(EntryKind kind, uint64_t after_seq, size_t limit) {
+  KindQuery query;
+  query.kind = kind;
+  query.after = after_seq;
+  query.limit = limit;
+  return ReadKind(query);
+}
+
+Result<std::vector<Entry>> Journal::ReadKind(const KindQuery& query) {
+  if (!query.payload_member.empty() && !PlainMemberName(query.payload_member)) {
+    return Error{"a payload member to filter on is 1 to 64 letters, digits and '_'"};
+  }
+  std::lock_guard lock(mu_);
+  Statement stmt(db_, KindSql(query));
+  if (!stmt) return DbError("cannot read entries");
+  sqlite3_stmt* s = stmt.get();
+  BindText(s, 1, KindName(query.kind));
+  sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(std::min<uint64_t>(query.after, kMaxStep)));
+  sqlite3_bind_int64(s, 3, static_cast<sqlite3_int64>(std::min<uint64_t>(query.limit, kMaxStep)));
+  if (!query.agent.empty()) BindText(s, 4, query.agent);
+  if (!query.payload_member.empty()) {
+    BindText(s, 5, "$." + query.payload_member);
+    BindText(s, 6, query.payload_value);
+  }
+  return Collect(db_, path_, s);
 }
 
 Result<std::vector<Entry>> Journal::PendingEffects() {
@@ -151,7 +209,7 @@ Result<VerifyReport> Journal::Verify(std::optional<std::string> expected_head) {
     Statement stmt(db_, std::string("SELECT ") + kEntryColumns + " FROM entries ORDER BY seq");
     if (!stmt) return DbError("cannot read entries");
     VerifyReport report;
-    std::set<std::string> intents, completions;
+    std::set<std::string> seen;
     bool found = expected && *expected == kGenesisHash;
     auto fail = [&](uint64_t position, std::string problem) {
       report.ok = false;
@@ -164,7 +222,7 @@ Result<VerifyReport> Journal::Verify(std::optional<std::string> expected_head) {
       const uint64_t position = report.digest.entries + 1;
       auto entry = ReadRow(stmt.get());
       if (!entry) return fail(position, entry.message());
-      std::string problem = CheckEntry(*entry, position, report.digest.head, intents, completions);
+      std::string problem = CheckEntry(*entry, position, report.digest.head, seen);
       if (!problem.empty()) return fail(position, std::move(problem));
       report.digest.entries = position;
       report.digest.head = entry->hash;
