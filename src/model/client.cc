@@ -4,6 +4,7 @@
 #include "model/client.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "model/anthropic.h"
 #include "model/openai.h"
@@ -44,9 +45,8 @@ CallResult Failure(ErrorKind kind, std::string message, int status = 0) {
   return r;
 }
 
-CallResult FromStatus(const json& request, const egress::HttpResponse& response) {
-  const std::string provider = request.value("provider", "");
-  const std::string capability = request.value("capability", "");
+CallResult FromStatus(const std::string& provider, const std::string& capability,
+                      const egress::HttpResponse& response) {
   const int status = response.status;
   std::string said = provider == "anthropic" ? AnthropicErrorMessage(response.body) : OpenAiErrorMessage(response.body);
   if (said.empty() && !response.body.empty()) said = Excerpt(response.body, 200);
@@ -139,53 +139,78 @@ json JournalSafeRequest(const ModelCall& call) {
 
 CallResult Client::Call(const ModelCall& call) const { return Send(JournalSafeRequest(call)); }
 
-CallResult Client::Send(const json& request) const {
-  if (!request.is_object()) return Failure(ErrorKind::kConfig, "the model request is not a JSON object");
+// A journaled request made ready for the gate, or the error that stops it
+// before anything is sent.
+struct Client::Prepared {
+  std::string provider;
+  std::string capability;
+  egress::HttpRequest http;
+  const std::string* key = nullptr;  // into keys_: lives as long as the client
+  std::optional<CallResult> error;
+};
+
+Client::Prepared Client::Prepare(const json& request) const {
+  Prepared p;
+  if (!request.is_object()) {
+    p.error = Failure(ErrorKind::kConfig, "the model request is not a JSON object");
+    return p;
+  }
   if (auto e = request.find("error"); e != request.end() && e->is_string()) {
-    return Failure(ErrorKind::kConfig, e->get<std::string>());
+    p.error = Failure(ErrorKind::kConfig, e->get<std::string>());
+    return p;
   }
   auto text = [&](const char* key) {
     auto it = request.find(key);
     return it != request.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  const std::string provider = text("provider");
-  const std::string capability = text("capability");
+  p.provider = text("provider");
+  p.capability = text("capability");
   auto body = request.find("body");
   auto headers = request.find("headers");
-  if ((provider != "anthropic" && provider != "openai" && provider != "openai-compatible") || capability.empty() ||
-      text("url").empty() || body == request.end() || !body->is_object() || headers == request.end() ||
-      !headers->is_object()) {
-    return Failure(ErrorKind::kConfig,
-                   "the model request is incomplete (provider, capability, url, headers and body are needed)");
+  if ((p.provider != "anthropic" && p.provider != "openai" && p.provider != "openai-compatible") ||
+      p.capability.empty() || text("url").empty() || body == request.end() || !body->is_object() ||
+      headers == request.end() || !headers->is_object()) {
+    p.error = Failure(ErrorKind::kConfig,
+                      "the model request is incomplete (provider, capability, url, headers and body are needed)");
+    return p;
   }
 
-  egress::HttpRequest http;
+  egress::HttpRequest& http = p.http;
   http.method = text("method").empty() ? "POST" : text("method");
   http.url = text("url");
   http.timeout_ms = request.value("timeout_ms", 120000);
   if (http.timeout_ms <= 0) http.timeout_ms = 120000;
   http.max_response_bytes = kMaxAnswerBytes;
+  // A provider's redirect is an error to report (FromStatus), not a hop to
+  // follow: the key would go along to wherever it points.
+  http.max_redirects = 0;
   for (const auto& [name, value] : headers->items()) {
     if (!value.is_string() || IsSecretHeader(name)) continue;
     http.headers.emplace_back(name, value.get<std::string>());
+    // The step's key names who asks: a denial is journaled beside the step.
+    if (name == "Idempotency-Key") http.origin = value.get<std::string>();
   }
-  const std::string* key = keys_.Find(capability);
-  if (key == nullptr && provider != "openai-compatible") {
-    return Failure(ErrorKind::kConfig, "no API key is configured for capability " + capability +
-                                           ": add {capability: " + capability +
-                                           ", key_file: FILE} to model_keys in volent.yaml and restart the node");
+  p.key = keys_.Find(p.capability);
+  if (p.key == nullptr && p.provider != "openai-compatible") {
+    p.error = Failure(ErrorKind::kConfig, "no API key is configured for capability " + p.capability +
+                                              ": add {capability: " + p.capability +
+                                              ", key_file: FILE} to model_keys in volent.yaml and restart the node");
+    return p;
   }
   // A compatible server without a key (a local one) is called without one.
-  if (key != nullptr) {
-    if (provider == "anthropic") {
-      http.headers.emplace_back("x-api-key", *key);
+  if (p.key != nullptr) {
+    if (p.provider == "anthropic") {
+      http.headers.emplace_back("x-api-key", *p.key);
     } else {
-      http.headers.emplace_back("Authorization", "Bearer " + *key);
+      http.headers.emplace_back("Authorization", "Bearer " + *p.key);
     }
   }
   http.body = body->dump(-1, ' ', false, json::error_handler_t::replace);
+  return p;
+}
 
-  egress::SendResult sent = gate_.Send(capability, http);
+CallResult Client::Read(const Prepared& p, egress::SendResult sent) {
+  const std::string& capability = p.capability;
   CallResult result;
   switch (sent.outcome) {
     case egress::Outcome::kDenied:
@@ -203,14 +228,14 @@ CallResult Client::Send(const json& request) const {
     case egress::Outcome::kAnswered:
       // Redacted before any excerpt is cut from it, so no piece of an
       // echoed key survives at a cut.
-      sent.response.body = Redact(std::move(sent.response.body), key);
+      sent.response.body = Redact(std::move(sent.response.body), p.key);
       if (sent.response.status < 200 || sent.response.status >= 300) {
-        result = FromStatus(request, sent.response);
+        result = FromStatus(p.provider, capability, sent.response);
         break;
       }
       {
-        ParsedAnswer parsed =
-            provider == "anthropic" ? ParseAnthropicAnswer(sent.response.body) : ParseOpenAiAnswer(sent.response.body);
+        ParsedAnswer parsed = p.provider == "anthropic" ? ParseAnthropicAnswer(sent.response.body)
+                                                        : ParseOpenAiAnswer(sent.response.body);
         if (parsed.answer) {
           result.answer = std::move(parsed.answer);
         } else {
@@ -221,8 +246,31 @@ CallResult Client::Send(const json& request) const {
       break;
   }
   result.pinned_address = sent.pinned_address;
-  result.error.message = Redact(std::move(result.error.message), key);
+  result.error.message = Redact(std::move(result.error.message), p.key);
   return result;
+}
+
+CallResult Client::Send(const json& request) const {
+  Prepared p = Prepare(request);
+  if (p.error) return std::move(*p.error);
+  egress::SendResult sent = gate_.Send(p.capability, p.http);
+  return Read(p, std::move(sent));
+}
+
+void Client::SendAsync(const json& request, std::function<void(CallResult)> done) const {
+  auto p = std::make_shared<Prepared>(Prepare(request));
+  if (p->error) {
+    done(std::move(*p->error));
+    return;
+  }
+  // What reading the answer needs (provider, capability, the key to
+  // redact) travels with the callback; the request itself is not kept.
+  const std::string capability = p->capability;
+  egress::HttpRequest http = std::move(p->http);
+  p->http = {};
+  gate_.SendAsync(capability, std::move(http), [p, done = std::move(done)](egress::SendResult sent) {
+    done(Read(*p, std::move(sent)));
+  });
 }
 
 }  // namespace volent::model

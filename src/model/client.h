@@ -8,7 +8,8 @@
 // Idempotency-Key, the JSON body, the time limit — no API key, by
 // construction), and Client::Send sends such a journaled request, adding the
 // key only on its way to the gate. Call does both. After a crash, the loop
-// re-sends the request it journaled first with Send.
+// re-sends the request it journaled first with Send (or SendAsync, its
+// non-blocking twin).
 //
 // Errors are values (ModelError), never exceptions, and are written for the
 // operator: what happened, and what to do. No message, and nothing this
@@ -19,9 +20,11 @@
 // A call is one attempt: retrying (ModelError::retryable, with the same
 // Idempotency-Key) is the caller's decision.
 //
-// Thread-safe: a Client is read-only; Call and Send may run on many threads.
+// Thread-safe: a Client is read-only; Call, Send and SendAsync may run on
+// many threads.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,9 +88,22 @@ class Client {
 
   // Sends a request of JournalSafeRequest's form under its capability, with
   // the API key configured for that capability, and reads the answer.
+  // Blocks until the answer is read or the call's time limit is up.
   CallResult Send(const nlohmann::json& journaled_request) const;
 
+  // The same, without blocking: `done` is called exactly once with what
+  // Send would return. A request that cannot be sent as it is (kConfig) is
+  // answered at once, on the caller's thread; otherwise `done` runs where
+  // the gate's SendAsync calls back (one of its I/O threads, or the
+  // caller's thread when the gate refuses before any I/O). The caller holds
+  // no lock it needs in `done`. The request is read before this returns.
+  void SendAsync(const nlohmann::json& journaled_request, std::function<void(CallResult)> done) const;
+
  private:
+  struct Prepared;
+  Prepared Prepare(const nlohmann::json& journaled_request) const;
+  static CallResult Read(const Prepared& prepared, egress::SendResult sent);
+
   const egress::Gate& gate_;
   ModelKeys keys_;
 };

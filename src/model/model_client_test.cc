@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -185,6 +187,54 @@ TEST(ModelClient, OpenAiEndToEnd) {
   EXPECT_EQ(got[0]["Idempotency-Key"], "refund-agent/run-1/3");
   EXPECT_EQ(got[0].count("x-api-key"), 0u);
   EXPECT_EQ(json::parse(got[0].body())["max_completion_tokens"], 512);
+}
+
+// SendAsync gives what Send gives, once, and answers a request that cannot
+// be sent at once, without going to the gate.
+TEST(ModelClient, SendAsyncAnswersLikeSendExactlyOnce) {
+  ModelServer server([](const auto&) { return Reply{200, kAnthropicAnswer, {}}; });
+  egress::Gate gate = LocalGate(server.port());
+  Client client(gate, Keys());
+  const json request = JournalSafeRequest(CallFor("anthropic", server.Endpoint()));
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<CallResult> results;
+  auto collect = [&](CallResult r) {
+    std::lock_guard lock(mu);
+    results.push_back(std::move(r));
+    cv.notify_all();
+  };
+  client.SendAsync(request, collect);
+  json no_key = request;
+  no_key["capability"] = "model.other";
+  client.SendAsync(no_key, collect);
+  client.SendAsync(json{{"type", "model"}, {"error", "no endpoint"}}, collect);
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return results.size() >= 3; }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a second call of a callback would show now
+  std::lock_guard lock(mu);
+  ASSERT_EQ(results.size(), 3u);
+  int answered = 0, config = 0;
+  for (const CallResult& r : results) {
+    if (r.ok()) {
+      ++answered;
+      EXPECT_EQ(r.answer->tool_calls.at(0).id, "toolu_9");
+      EXPECT_EQ(r.pinned_address, "127.0.0.1:" + std::to_string(server.port()));
+    } else {
+      EXPECT_EQ(r.error.kind, ErrorKind::kConfig) << r.error.message;
+      ++config;
+    }
+  }
+  EXPECT_EQ(answered, 1);
+  EXPECT_EQ(config, 2);
+  auto got = server.Received();
+  ASSERT_EQ(got.size(), 1u);  // the two that could not be sent never reached the gate's server
+  EXPECT_EQ(got[0]["x-api-key"], kKey);
+  EXPECT_EQ(got[0]["Idempotency-Key"], "refund-agent/run-1/3");
+  EXPECT_EQ(json::parse(got[0].body()), request["body"]);
 }
 
 TEST(ModelClient, CompatibleEndpointWithAndWithoutKey) {
