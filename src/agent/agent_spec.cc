@@ -31,6 +31,12 @@ AgentSpec ReadAgentSpec(const nlohmann::json& manifest) {
   AgentSpec spec;
   spec.name = StringAt(At(manifest, "metadata"), "name");
   const nlohmann::json& body = At(manifest, "spec");
+  spec.instructions = StringAt(body, "instructions");
+  spec.model = model::ReadModelSpec(manifest);
+  const nlohmann::json& max_calls = At(At(At(body, "model"), "budget"), "max_calls_per_run");
+  if (max_calls.is_number_integer() && max_calls.get<int64_t>() >= 1 && max_calls.get<int64_t>() <= 1000000) {
+    spec.max_calls_per_run = max_calls.get<int>();
+  }
   std::set<std::string> approval;
   const nlohmann::json& required = At(At(body, "approval"), "required_for");
   if (required.is_array()) {
@@ -46,6 +52,8 @@ AgentSpec ReadAgentSpec(const nlohmann::json& manifest) {
   for (const auto& t : tools) {
     ToolDef def;
     def.name = StringAt(t, "name");
+    def.description = StringAt(t, "description");
+    if (const nlohmann::json& schema = At(t, "input_schema"); schema.is_object()) def.input_schema = schema;
     def.kind = StringAt(t, "kind");
     def.capability = StringAt(t, "capability");
     def.method = StringAt(At(t, "http"), "method");

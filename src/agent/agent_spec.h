@@ -10,10 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/model_spec.h"
+
 namespace volent::agent {
 
 struct ToolDef {
   std::string name;
+  std::string description;  // offered to the model; "" when none
+  nlohmann::json input_schema = nlohmann::json{{"type", "object"}};  // offered to the model
   std::string kind;        // "http" or "wasm"
   std::string capability;  // "" when none
   std::string method;      // http tools: GET, POST, ...
@@ -22,8 +26,16 @@ struct ToolDef {
   bool needs_approval = false;
 };
 
+// Model calls a run may make when the manifest sets no
+// budget.max_calls_per_run: a model that never stops asking for tools ends
+// as a failed run, not as an endless one.
+inline constexpr int kDefaultMaxCallsPerRun = 100;
+
 struct AgentSpec {
   std::string name;
+  std::string instructions;    // spec.instructions: the model's system text; "" when none
+  model::ModelSpec model;      // spec.model
+  int max_calls_per_run = kDefaultMaxCallsPerRun;  // spec.model.budget.max_calls_per_run
   std::vector<ToolDef> tools;  // in manifest order
   const ToolDef* Find(const std::string& tool) const;
 };

@@ -4,7 +4,6 @@
 #include <random>
 
 #include "agent/crash_point.h"
-#include "agent/scripted_model.h"
 #include "node/agent_name.h"
 
 namespace volent::agent {
@@ -73,8 +72,8 @@ void ApplyDecision(ApprovalView& approval, const journal::Entry& entry) {
 
 }  // namespace
 
-RunManager::RunManager(journal::Journal& journal, node::AgentStore& store, ToolPerformer perform)
-    : journal_(journal), store_(store), perform_(std::move(perform)) {}
+RunManager::RunManager(journal::Journal& journal, node::AgentStore& store, ToolPerformer tools, ModelPerformer model)
+    : journal_(journal), store_(store), tools_(std::move(tools)), model_(std::move(model)) {}
 
 RunManager::~RunManager() { Stop(); }
 
@@ -83,8 +82,9 @@ std::string RunManager::RunKey(std::string_view agent, std::string_view run_id) 
 }
 
 Result<std::unique_ptr<RunManager>> RunManager::Start(journal::Journal& journal, node::AgentStore& store,
-                                                      ToolPerformer perform, RunManagerOptions options) {
-  std::unique_ptr<RunManager> manager(new RunManager(journal, store, std::move(perform)));
+                                                      ToolPerformer tools, ModelPerformer model,
+                                                      RunManagerOptions options) {
+  std::unique_ptr<RunManager> manager(new RunManager(journal, store, std::move(tools), std::move(model)));
   AMP_RETURN_IF_ERROR(manager->Rebuild());
   RunManager* self = manager.get();
   {
@@ -158,7 +158,7 @@ Status RunManager::Rebuild() {
           if (id != approval_by_key_.end()) ApplyDecision(approvals_[id->second], entry);
           break;
         }
-        case EntryKind::kIntent:
+        default:  // intents, denials: nothing to rebuild from them
           break;
       }
     }
@@ -183,9 +183,15 @@ void RunManager::Work() {
     if (stopping_) return;
     std::string run_key = std::move(queue_.front());
     queue_.pop_front();
-    ++busy_;
     Run& run = runs_[run_key];
     run.again = false;
+    if (run.view.status == "finished" || run.view.status == "failed") {
+      // Ended while queued (a failed journal write in a completion callback).
+      run.queued = false;
+      if (busy_ == 0 && queue_.empty() && in_flight_keys_.empty()) idle_cv_.notify_all();
+      continue;
+    }
+    ++busy_;
     if (run.view.status == "waiting-approval") run.view.status = "running";
     Run snapshot = run;
     lock.unlock();
@@ -194,11 +200,15 @@ void RunManager::Work() {
     --busy_;
     Run& after = runs_[run_key];
     after.queued = false;
-    if (after.again && !stopping_ && (progress == Progress::kWaiting || progress == Progress::kStopped)) {
+    after.resumed = false;
+    // Asked again while advancing: an approval decided, or (when the
+    // performer answered on this very thread) the completion just journaled.
+    if (after.again && !stopping_ &&
+        (progress == Progress::kWaiting || progress == Progress::kParked || progress == Progress::kStopped)) {
       Schedule(run_key);
     }
     after.again = false;
-    if (busy_ == 0 && queue_.empty()) idle_cv_.notify_all();
+    if (busy_ == 0 && queue_.empty() && in_flight_keys_.empty()) idle_cv_.notify_all();
   }
 }
 
@@ -219,60 +229,108 @@ RunManager::Progress RunManager::Advance(const std::string& run_key, Run run) {
     return Progress::kFailed;
   };
   const AgentSpec& spec = run.spec;
-  nlohmann::json results = nlohmann::json::array();
+  model::Conversation conversation = FirstConversation(spec, run.view.input);
+  const Starter start_model = [this](const nlohmann::json& request, const std::string& key, StepDone done) {
+    model_(request, key, std::move(done));
+  };
   uint64_t step = 1;
-  for (size_t turn = 0;; ++turn) {
+  for (int calls = 0;; ++calls) {
     if (stopping_) return Progress::kStopped;
-    nlohmann::json model_request = {{"type", "model"}, {"model", kScriptedModelName}, {"turn", turn}};
-    auto answer = Step(run_key, run, step++, model_request, nullptr, [&](const nlohmann::json&) {
-      return ScriptedModelTurn(spec, run.view.input, turn, results);
-    });
-    if (!answer) return fail(answer.message());
-    if (answer->contains("final")) {
-      nlohmann::json outcome = {{"status", "finished"}, {"output", (*answer)["final"]}};
-      auto finished = journal_.Append(EntryKind::kRunFinished, EffectKey{run.view.agent, run.view.id, 0}, outcome);
-      if (!finished) return fail(finished.message());
-      Record(run_key, [&](Run& r) {
-        r.view.status = "finished";
-        r.view.output = (*answer)["final"];
-        r.view.finished_ms = finished->entry.time_ms;
-      });
-      return Progress::kFinished;
+    if (calls >= spec.max_calls_per_run) {
+      return Finish(run_key, run, false, nullptr,
+                    "the model made " + std::to_string(calls) +
+                        " calls without a final answer, the most this agent allows per run "
+                        "(spec.model.budget.max_calls_per_run, " +
+                        std::to_string(kDefaultMaxCallsPerRun) + " when not set)");
     }
-    const nlohmann::json calls = answer->value("tool_calls", nlohmann::json::array());
-    for (const auto& call : calls) {
+    const uint64_t model_step = step++;
+    model::ModelCall call;
+    call.model = spec.model;
+    call.conversation = conversation;
+    call.idempotency_key = EffectKey{run.view.agent, run.view.id, model_step}.ToString();
+    auto answered = Step(run_key, run, model_step, model::JournalSafeRequest(call), nullptr, start_model);
+    if (!answered) return fail(answered.message());
+    if (answered->parked) return Progress::kParked;
+    const nlohmann::json& completion = answered->result;
+    if (StringField(completion, "outcome") != "answered") {
+      return Finish(run_key, run, false, nullptr,
+                    "model call (step " + std::to_string(model_step) + ") failed: " +
+                        StringField(completion, "message"));
+    }
+    std::optional<model::Answer> answer =
+        model::AnswerFromJson(completion.is_object() ? completion.value("answer", nlohmann::json()) : nlohmann::json());
+    if (!answer) {
+      return Finish(run_key, run, false, nullptr,
+                    "the journaled answer of model call (step " + std::to_string(model_step) + ") cannot be read");
+    }
+    if (answer->tool_calls.empty()) {
+      return Finish(run_key, run, true,
+                    {{"text", answer->text}, {"stop", std::string(model::StopReasonName(answer->stop))}}, "");
+    }
+    conversation.messages.push_back(model::Message::Assistant(answer->text, answer->tool_calls));
+    std::vector<model::ToolResult> results;
+    for (const model::ToolCall& tool_call : answer->tool_calls) {
       if (stopping_) return Progress::kStopped;
-      const std::string name = StringField(call, "tool");
-      const nlohmann::json arguments = call.value("arguments", nlohmann::json::object());
       const uint64_t this_step = step++;
-      const ToolDef* tool = spec.Find(name);
+      nlohmann::json result;
+      const ToolDef* tool = spec.Find(tool_call.name);
       if (!tool) {
-        results.push_back({{"type", "tool"},
-                           {"tool", name},
-                           {"outcome", "unknown-tool"},
-                           {"reason", "the agent has no tool named \"" + name + "\""}});
-        continue;
-      }
-      if (tool->needs_approval) {
-        auto decision = Approval(run_key, run, this_step, *tool, arguments);
+        result = {{"type", "tool"},
+                  {"tool", tool_call.name},
+                  {"outcome", "unknown-tool"},
+                  {"reason", "the agent has no tool named \"" + tool_call.name + "\""}};
+      } else if (tool->needs_approval) {
+        auto decision = Approval(run_key, run, this_step, *tool, tool_call.arguments);
         if (!decision) return fail(decision.message());
         if (decision->is_null()) return Progress::kWaiting;
         if (StringField(*decision, "decision") != "approved") {
-          results.push_back({{"type", "tool"},
-                             {"tool", name},
-                             {"outcome", "denied-by-approver"},
-                             {"by", StringField(*decision, "by")},
-                             {"reason", StringField(*decision, "reason")}});
-          continue;
+          result = {{"type", "tool"},
+                    {"tool", tool->name},
+                    {"outcome", "denied-by-approver"},
+                    {"by", StringField(*decision, "by")},
+                    {"reason", StringField(*decision, "reason")}};
         }
       }
-      const std::string key = EffectKey{run.view.agent, run.view.id, this_step}.ToString();
-      auto result = Step(run_key, run, this_step, ToolRequest(*tool, arguments), tool,
-                         [&](const nlohmann::json& recorded) { return perform_(*tool, recorded, key); });
-      if (!result) return fail(result.message());
-      results.push_back(std::move(*result));
+      if (result.is_null()) {
+        const Starter start_tool = [this, tool](const nlohmann::json& request, const std::string& key,
+                                                StepDone done) { tools_(*tool, request, key, std::move(done)); };
+        auto performed = Step(run_key, run, this_step, ToolRequest(*tool, tool_call.arguments), tool, start_tool);
+        if (!performed) return fail(performed.message());
+        if (performed->parked) return Progress::kParked;
+        result = std::move(performed->result);
+      }
+      // The model's id travels with the result, so it can tell which call
+      // each result answers.
+      const bool is_error = StringField(result, "outcome") != "answered";
+      results.push_back({tool_call.id, std::move(result), is_error});
     }
+    conversation.messages.push_back(model::Message::ToolResults(std::move(results)));
   }
+}
+
+RunManager::Progress RunManager::Finish(const std::string& run_key, const Run& run, bool ok,
+                                        const nlohmann::json& output, const std::string& error) {
+  nlohmann::json outcome = {{"status", ok ? "finished" : "failed"}};
+  if (ok) outcome["output"] = output;
+  else outcome["error"] = error;
+  auto finished = journal_.Append(EntryKind::kRunFinished, EffectKey{run.view.agent, run.view.id, 0}, outcome);
+  if (!finished) {
+    Record(run_key, [&](Run& r) {
+      r.view.status = "failed";
+      r.view.error = "the journal could not record the end of the run (" + finished.message() +
+                     "); the run resumes when the node restarts";
+    });
+    return Progress::kFailed;
+  }
+  // The entry as recorded (the first one, if another process wrote it).
+  nlohmann::json recorded = Payload(finished->entry);
+  Record(run_key, [&](Run& r) {
+    r.view.status = StringField(recorded, "status");
+    r.view.output = recorded.is_object() ? recorded.value("output", nlohmann::json()) : nlohmann::json();
+    r.view.error = StringField(recorded, "error");
+    r.view.finished_ms = finished->entry.time_ms;
+  });
+  return StringField(recorded, "status") == "finished" ? Progress::kFinished : Progress::kFailed;
 }
 
 Result<nlohmann::json> RunManager::Approval(const std::string& run_key, const Run& run, uint64_t step,
@@ -303,35 +361,70 @@ Result<nlohmann::json> RunManager::Approval(const std::string& run_key, const Ru
   return nlohmann::json();
 }
 
-Result<nlohmann::json> RunManager::Step(const std::string& run_key, const Run& run, uint64_t step,
-                                        const nlohmann::json& request, const ToolDef* tool,
-                                        const std::function<nlohmann::json(const nlohmann::json&)>& perform) {
+Result<RunManager::StepOutcome> RunManager::Step(const std::string& run_key, const Run& run, uint64_t step,
+                                                 const nlohmann::json& request, const ToolDef* tool,
+                                                 const Starter& start) {
   // Crash points count tool effects only (model calls are steps too, but the
   // chaos test's receiver sees tool effects).
   auto crash_point = [tool](std::string_view point) {
     if (tool) CrashPoint(point);
   };
   EffectKey key{run.view.agent, run.view.id, step};
+  const std::string key_text = key.ToString();
   crash_point("before-intent");
   auto begun = journal_.BeginEffect(key, request);
   if (!begun) return begun.error();
   if (begun->outcome == journal::BeginOutcome::kDone) {
     if (run.resumed) CrashPoint("replay");
-    return Payload(*begun->completion);
+    return StepOutcome{false, Payload(*begun->completion)};
   }
   nlohmann::json recorded = request;
   if (begun->outcome == journal::BeginOutcome::kAlreadyIntended) {
+    {
+      // Started by this process and not answered yet: the callback will
+      // schedule the run; starting it again would duplicate it.
+      std::lock_guard lock(mu_);
+      if (in_flight_keys_.count(key_text)) return StepOutcome{true, nullptr};
+    }
     if (run.resumed) CrashPoint("replay");
     recorded = Payload(begun->intent);  // the request recorded first stands
   }
   crash_point("after-intent");
-  nlohmann::json result = perform(recorded);
-  crash_point("after-effect");
+  {
+    std::lock_guard lock(mu_);
+    in_flight_keys_.insert(key_text);
+  }
+  // No lock is held: the performer may answer before it returns, on this
+  // thread (EffectDone then takes the lock itself).
+  start(recorded, key_text, [this, run_key, key, is_tool = tool != nullptr](nlohmann::json result) {
+    EffectDone(run_key, key, is_tool, std::move(result));
+  });
+  return StepOutcome{true, nullptr};
+}
+
+// The completion is journaled here, on the thread the performer answered
+// on, rather than handed to a worker: the effect's result is then on disk as
+// soon as it is known (no window where it sits only in memory, and Stop
+// needs no step of its own to record it), and the worker that replays the
+// run reads it like any completion. The cost is one journal write (an
+// fsync) on that thread, which journal writes serialize anyway.
+void RunManager::EffectDone(const std::string& run_key, const EffectKey& key, bool tool, nlohmann::json result) {
+  if (tool) CrashPoint("after-effect");
   auto completed = journal_.CompleteEffect(key, result);
-  if (!completed) return completed.error();
-  if (completed->already_done) return Payload(completed->completion);
-  Record(run_key, [](Run& r) { ++r.view.steps_done; });
-  return result;
+  std::lock_guard lock(mu_);
+  in_flight_keys_.erase(key.ToString());
+  auto run = runs_.find(run_key);
+  if (run != runs_.end()) {
+    if (!completed) {
+      run->second.view.status = "failed";
+      run->second.view.error = "the journal could not record a step (" + completed.message() +
+                               "); the run resumes when the node restarts";
+    } else {
+      if (!completed->already_done) ++run->second.view.steps_done;
+      if (!stopping_) Schedule(run_key);
+    }
+  }
+  if (busy_ == 0 && queue_.empty() && in_flight_keys_.empty()) idle_cv_.notify_all();
 }
 
 void RunManager::Stop() {
@@ -343,12 +436,18 @@ void RunManager::Stop() {
   work_cv_.notify_all();
   for (auto& worker : workers_) worker.join();
   workers_.clear();
+  {
+    // The performers call back exactly once per step started: every
+    // completion is journaled before the manager goes.
+    std::unique_lock lock(mu_);
+    idle_cv_.wait(lock, [&] { return in_flight_keys_.empty(); });
+  }
   idle_cv_.notify_all();
 }
 
 void RunManager::WaitIdle() {
   std::unique_lock lock(mu_);
-  idle_cv_.wait(lock, [&] { return stopping_ || (busy_ == 0 && queue_.empty()); });
+  idle_cv_.wait(lock, [&] { return busy_ == 0 && in_flight_keys_.empty() && (stopping_ || queue_.empty()); });
 }
 
 Answer<StartedRun> RunManager::StartRun(std::string_view agent, std::string_view run_id,

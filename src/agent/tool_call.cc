@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <thread>
+#include <memory>
 
 namespace volent::agent {
 namespace {
@@ -45,26 +45,22 @@ nlohmann::json BodyValue(const std::string& body, bool& truncated) {
   return nlohmann::json::parse(text);
 }
 
-nlohmann::json PerformHttp(const egress::Gate& gate, const ToolDef& tool, const nlohmann::json& request,
-                           const std::string& key) {
+egress::HttpRequest HttpFor(const ToolDef& tool, const nlohmann::json& request, const std::string& key) {
   egress::HttpRequest http;
   http.method = request.value("method", "GET");
   http.url = request.value("url", "");
   http.timeout_ms = tool.time_ms > 0 ? tool.time_ms : kDefaultTimeoutMs;
   http.headers = {{"Idempotency-Key", key}, {"Accept", "application/json"}, {"User-Agent", "volent"}};
+  http.origin = key;
   if (HasBody(http.method)) {
     http.headers.emplace_back("Content-Type", "application/json");
     http.body = request.value("arguments", nlohmann::json::object()).dump();
   }
-  nlohmann::json result = {{"type", "tool"}, {"tool", tool.name}};
-  egress::SendResult sent;
-  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
-    sent = gate.Send(tool.capability, http);
-    // Denied requests are not retried (the answer will not change);
-    // unanswered ones are, with the same key, so the receiver can tell.
-    if (sent.outcome == egress::Outcome::kAnswered || sent.outcome == egress::Outcome::kDenied) break;
-    if (attempt < kAttempts) std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt * attempt));
-  }
+  return http;
+}
+
+nlohmann::json ResultOf(const std::string& tool, const egress::SendResult& sent) {
+  nlohmann::json result = {{"type", "tool"}, {"tool", tool}};
   result["outcome"] = std::string(egress::OutcomeName(sent.outcome));
   if (!sent.pinned_address.empty()) result["address"] = sent.pinned_address;
   if (sent.outcome != egress::Outcome::kAnswered) {
@@ -78,6 +74,41 @@ nlohmann::json PerformHttp(const egress::Gate& gate, const ToolDef& tool, const 
   return result;
 }
 
+// One HTTP tool call and its attempts. Shared by the callbacks that carry
+// it from one attempt to the next; gone when the last one returns.
+struct HttpCall : std::enable_shared_from_this<HttpCall> {
+  const egress::Gate& gate;
+  Delays& delays;
+  std::string tool;
+  std::string capability;
+  egress::HttpRequest http;
+  StepDone done;
+  int attempt = 0;
+
+  HttpCall(const egress::Gate& g, Delays& d) : gate(g), delays(d) {}
+
+  void Try() {
+    ++attempt;
+    // No lock is held here, and the gate may call back before SendAsync
+    // returns: everything after the call is in the callback.
+    gate.SendAsync(capability, http, [self = shared_from_this()](egress::SendResult sent) {
+      self->Answered(std::move(sent));
+    });
+  }
+
+  void Answered(egress::SendResult sent) {
+    // Denied requests are not retried (the answer will not change);
+    // unanswered ones are, with the same key, so the receiver can tell.
+    const bool final = sent.outcome == egress::Outcome::kAnswered || sent.outcome == egress::Outcome::kDenied;
+    if (final || attempt >= kAttempts) {
+      done(ResultOf(tool, sent));
+      return;
+    }
+    // A pause on the delays' thread, never a sleep on the gate's.
+    delays.After(std::chrono::milliseconds(200 * attempt * attempt), [self = shared_from_this()] { self->Try(); });
+  }
+};
+
 }  // namespace
 
 nlohmann::json ToolRequest(const ToolDef& tool, const nlohmann::json& arguments) {
@@ -90,13 +121,22 @@ nlohmann::json ToolRequest(const ToolDef& tool, const nlohmann::json& arguments)
   return request;
 }
 
-ToolPerformer GateToolPerformer(const egress::Gate& gate) {
-  return [&gate](const ToolDef& tool, const nlohmann::json& request, const std::string& key) -> nlohmann::json {
-    if (tool.kind == "http") return PerformHttp(gate, tool, request, key);
-    return {{"type", "tool"},
+ToolPerformer GateToolPerformer(const egress::Gate& gate, Delays& delays) {
+  return [&gate, &delays](const ToolDef& tool, const nlohmann::json& request, const std::string& key,
+                          StepDone done) {
+    if (tool.kind != "http") {
+      done({{"type", "tool"},
             {"tool", tool.name},
             {"outcome", "unsupported"},
-            {"reason", "tools of kind \"" + tool.kind + "\" are not run by this version of the node"}};
+            {"reason", "tools of kind \"" + tool.kind + "\" are not run by this version of the node"}});
+      return;
+    }
+    auto call = std::make_shared<HttpCall>(gate, delays);
+    call->tool = tool.name;
+    call->capability = tool.capability;
+    call->http = HttpFor(tool, request, key);
+    call->done = std::move(done);
+    call->Try();
   };
 }
 

@@ -4,6 +4,7 @@
 // (re-checking every stored manifest against this configuration) and the
 // journal, resumes every unfinished run, and serves the control API until
 // SIGINT/SIGTERM. docs/cli.md, docs/control-api.md, docs/agent-runs.md.
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -12,8 +13,10 @@
 #include <string>
 
 #include "agent/crash_point.h"
+#include "agent/delays.h"
+#include "agent/denial_journal.h"
+#include "agent/model_step.h"
 #include "agent/run_manager.h"
-#include "agent/scripted_model.h"
 #include "agent/tool_call.h"
 #include "control/api.h"
 #include "control/http_server.h"
@@ -22,6 +25,7 @@
 #include "journal/journal.h"
 #include "manifest/address.h"
 #include "manifest/manifest.h"
+#include "model/client.h"
 #include "model/keys.h"
 #include "node/agent_store.h"
 #include "volent/commands.h"
@@ -85,11 +89,33 @@ bool MakeDirs(const std::string& dir) {
   return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// Model and tool calls in flight each hold a socket (SPEC B4: 1,500 model
+// calls at once): the soft open-file limit, often 1,024, is raised to the
+// hard one. Below this, the node says so.
+constexpr rlim_t kWantedDescriptors = 4096;
+
+void RaiseDescriptorLimit() {
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  if (limit.rlim_cur < limit.rlim_max) {
+    struct rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < kWantedDescriptors) {
+    std::fprintf(stderr,
+                 "volent node: warning: at most %llu open files (RLIMIT_NOFILE); calls in flight each need one: "
+                 "raise the hard limit (ulimit -Hn, LimitNOFILE=) to at least %llu\n",
+                 static_cast<unsigned long long>(limit.rlim_cur), static_cast<unsigned long long>(kWantedDescriptors));
+  }
+}
+
 }  // namespace
 
 int NodeCommand(const Args& args) {
   Options options;
   if (int rc = ParseArgs(args, options)) return rc < 0 ? 0 : rc;
+  RaiseDescriptorLimit();
 
   std::optional<manifest::NodeConfig> loaded = LoadConfigFile(options.config, "volent node");
   if (!loaded) return 2;
@@ -147,15 +173,22 @@ int NodeCommand(const Args& args) {
     std::fprintf(stderr, "volent node: %s\n", journal.message().c_str());
     return 2;
   }
-  egress::Gate gate(config.egress);
-  auto runs = agent::RunManager::Start(**journal, **store, agent::GateToolPerformer(gate));
+  egress::GateOptions gate_options;
+  gate_options.dns_server = config.egress_dns_server;
+  gate_options.max_redirects = config.egress_max_redirects;
+  gate_options.on_denial = agent::JournalDenials(**journal);
+  // Destroyed in the reverse order: the runs (whose Stop waits for the
+  // calls in flight) before the delays, the client and the gate they use.
+  egress::Gate gate(config.egress, std::move(gate_options));
+  model::Client models(gate, std::move(keys.keys));
+  agent::Delays delays;
+  auto runs = agent::RunManager::Start(**journal, **store, agent::GateToolPerformer(gate, delays),
+                                       agent::ClientModelPerformer(models, delays));
   if (!runs.ok()) {
     std::fprintf(stderr, "volent node: cannot resume the runs in %s: %s\n", (*journal)->path().c_str(),
                  runs.message().c_str());
     return 2;
   }
-  std::fprintf(stderr, "volent node: model calls go to the %s (no model provider is called in this version)\n",
-               agent::kScriptedModelName);
 
   control::Metrics metrics;
   control::ApiContext context;
@@ -177,7 +210,8 @@ int NodeCommand(const Args& args) {
   std::fprintf(stderr, "volent node: listening on http://%s:%d\n", host.c_str(), (*server)->port());
   std::fflush(stderr);
   (*server)->Run();
-  // Steps under way end; unfinished runs resume at the next start.
+  // Replays under way end and the calls in flight are answered and
+  // journaled; unfinished runs resume at the next start.
   (*runs)->Stop();
   std::fprintf(stderr, "volent node: stopped\n");
   return 0;
