@@ -11,9 +11,13 @@
 #   1. starts tests/volent/chaos_receiver.py, a local HTTP receiver that
 #      honours Idempotency-Key (applies each key at most once) and counts
 #      deliveries and applied effects per key and per logical effect;
-#   2. writes a node configuration allowing POST to the receiver (capability
-#      chaos.receiver) and N agents (default 100), each with S http tools
-#      (default 4) posting to /effect/AGENT/1..S on the receiver;
+#   2. starts `volent mock-model --listen 127.0.0.1:0` (the agents' model:
+#      its default plan calls every tool once, in order, then answers), and
+#      writes a node configuration allowing POST to the receiver (capability
+#      chaos.receiver) and to the mock (capability model.mock, with a key
+#      file), and N agents (default 100; half anthropic, half
+#      openai-compatible, both with the mock as endpoint), each with S http
+#      tools (default 4) posting to /effect/AGENT/1..S on the receiver;
 #   3. starts `volent node` with VOLENT_CRASH_AT=POINT:K (K chosen so the
 #      crash lands mid-way), applies the agents and starts one run per agent
 #      (POST /v1/agents/AGENT/runs with a fixed id), tolerating the node's
@@ -189,6 +193,48 @@ class Receiver:
         return reap(self.proc)
 
 
+# --- the mock model ----------------------------------------------------------------------------------
+MOCK_RE = re.compile(r"^volent mock-model: listening on http://([^:/\s]+):(\d+)$", re.M)
+MOCK_KEY = "sk-chaos-mock-key"
+
+
+class MockModel:
+    """`volent mock-model` on a free loopback port: the agents' model (its
+    default plan calls every tool offered once, in order, with the run's
+    input, then answers "done: N tool call(s)")."""
+
+    def __init__(self, folder):
+        self.stderr_path = os.path.join(folder, "mock-model.stderr")
+        self.proc = spawn([VOLENT, "mock-model", "--listen", "127.0.0.1:0", "--api-key", MOCK_KEY],
+                          stderr=open(self.stderr_path, "wb"))
+        self.key_file = os.path.join(folder, "model.key")
+        with open(os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write(MOCK_KEY + "\n")
+        self.port = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with open(self.stderr_path, errors="replace") as f:
+                m = MOCK_RE.search(f.read())
+            if m:
+                self.port = int(m.group(2))
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        raise RuntimeError(f"volent mock-model did not print its listening line ({how_ended(self.proc.poll())})")
+
+    def stats(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+        c.request("GET", "/stats")
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return json.loads(data) if r.status == 200 else {}
+
+    def stop(self):
+        return reap(self.proc)
+
+
 # --- the node ----------------------------------------------------------------------------------------
 LISTEN_RE = re.compile(r"^volent node: listening on http://([^:/\s]+):(\d+)$", re.M)
 CRASH_RE = re.compile(r"crash point (\S+) #(\d+) reached")
@@ -280,8 +326,8 @@ def tool_name(n):
     return f"effect_{n}"
 
 
-def config_yaml(port):
-    return f"""# Written by scripts/chaos.sh: POST to the chaos receiver only.
+def config_yaml(port, mock):
+    return f"""# Written by scripts/chaos.sh: POST to the chaos receiver and to the mock model only.
 apiVersion: volent/v1
 kind: NodeConfig
 listen: 127.0.0.1:8470
@@ -294,10 +340,27 @@ egress:
       port: {port}
       path_prefix: /effect/
       methods: [POST]
+    - capability: model.mock
+      scheme: http
+      cidr: 127.0.0.1/32
+      port: {mock.port}
+      methods: [POST]
+model_keys:
+  - capability: model.mock
+    key_file: {mock.key_file}
 """
 
 
-def manifest(i, port):
+def model_of(i, mock):
+    """Half the agents speak the Anthropic Messages API to the mock, half
+    OpenAI Chat Completions."""
+    base = f"http://127.0.0.1:{mock.port}"
+    if i % 2:
+        return {"provider": "anthropic", "name": "mock-claude", "endpoint": base, "capability": "model.mock"}
+    return {"provider": "openai-compatible", "name": "mock-gpt", "endpoint": base + "/v1", "capability": "model.mock"}
+
+
+def manifest(i, port, mock):
     name = agent_name(i)
     return {
         "apiVersion": "volent/v1",
@@ -305,7 +368,7 @@ def manifest(i, port):
         "metadata": {"name": name, "labels": {"test": "chaos"}},
         "spec": {
             "instructions": "Call every tool once, in order, with the run's input.",
-            "model": {"provider": "anthropic", "name": "scripted"},
+            "model": model_of(i, mock),
             "tools": [{
                 "name": tool_name(n),
                 "description": f"Side effect {n} of {name}.",
@@ -502,10 +565,11 @@ def scenario(point):
     t0 = time.monotonic()
     fails, deaths, number = [], [], 0
     receiver = Receiver(folder)
+    mock = MockModel(folder)
     config = os.path.join(folder, "volent.yaml")
     with open(config, "w") as f:
-        f.write(config_yaml(receiver.port))
-    manifests = [manifest(i, receiver.port) for i in range(1, AGENTS + 1)]
+        f.write(config_yaml(receiver.port, mock))
+    manifests = [manifest(i, receiver.port, mock) for i in range(1, AGENTS + 1)]
     first = "after-effect" if point == "replay" else point
     crashes = [f"{first}:{crash_count(first)}"]
     node = None
@@ -559,7 +623,7 @@ def scenario(point):
         node = Node(folder, config, data, number)
         if node.port is None:
             fails.append(f"the node did not start after the crash: {how_ended(node.proc.returncode)}: {node.tail()}")
-            return report(point, None, receiver, fails, deaths, {}, t0)
+            return report(point, None, receiver, mock, fails, deaths, {}, t0)
         why = apply_missing(node, manifests)
         if why:
             fails.append(f"after the restart: {why}")
@@ -586,15 +650,16 @@ def scenario(point):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
         if v.returncode != 0:
             fails.append(f"volent journal verify: status {v.returncode}: {v.stdout.decode(errors='replace').strip()}")
-        return report(point, entries, receiver, fails, deaths,
+        return report(point, entries, receiver, mock, fails, deaths,
                       {"new": statuses.get(201, 0), "existing": statuses.get(200, 0)}, t0)
     finally:
         if node is not None and node.proc in LIVE:
             reap(node.proc)
         receiver.stop()
+        mock.stop()
 
 
-def report(point, entries, receiver, fails, deaths, reposted, t0):
+def report(point, entries, receiver, mock, fails, deaths, reposted, t0):
     expected = {f"/effect/{agent_name(i)}/{n}" for i in range(1, AGENTS + 1) for n in range(1, STEPS + 1)}
     total = len(expected)
     # Completed: tool completions answered 200, one per (agent, tool).
@@ -645,6 +710,14 @@ def report(point, entries, receiver, fails, deaths, reposted, t0):
     print(f"  re-delivered: {rekeys} key{'s' if rekeys != 1 else ''} ({st['redeliveries']} extra deliver{'ies' if st['redeliveries'] != 1 else 'y'}, "
           f"{dedup}); node died: {', then '.join(deaths) or '-'}; runs re-POSTed: "
           f"{reposted.get('existing', 0)} existing, {reposted.get('new', 0)} new; {time.monotonic() - t0:.1f} s")
+    try:
+        ms = mock.stats()
+    except (OSError, ValueError, http.client.HTTPException):
+        ms = {}
+    print(f"  model calls at the mock: {ms.get('requests', '?')} ({ms.get('errors', '?')} errors, "
+          f"{ms.get('duplicates', '?')} re-issued with the same key)")
+    if ms.get("errors"):
+        fails.append(f"the mock model answered {ms['errors']} calls with an error (see mock-model.stderr)")
     for f in fails:
         print(f"  FAIL: {f}")
     perfect = not fails and len(completed) == total and duplicated == 0 and lost == 0

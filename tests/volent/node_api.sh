@@ -5,8 +5,11 @@
 #
 #   tests/volent/node_api.sh --volent BIN [--config volent.yaml] [--agent A.agent.yaml]
 #
-# Starts `volent node --config CFG --listen 127.0.0.1:0 --data-dir TMP`
-# (CFG: tests/volent/fixtures/volent.yaml unless given), reads the port from
+# Starts `volent mock-model --listen 127.0.0.1:0` (the agents' model: the
+# fixtures name it at 127.0.0.1:8480, capability model.mock; the
+# configurations and the agent template are used with its real port and a
+# key file), then `volent node --config CFG --listen 127.0.0.1:0 --data-dir
+# TMP` (CFG: tests/volent/fixtures/volent.yaml unless given), reads the port from
 # its one `volent node: listening on http://HOST:PORT` line on stderr and
 # drives it with python3's http.client and raw sockets:
 #   - apply (YAML and JSON bodies, 201 then 200 with generation 2, Location),
@@ -16,7 +19,7 @@
 #     a capability with no allowlist entry (422), malformed JSON and YAML
 #     (400), other content types (415), a 2 MiB body (413, announced and
 #     chunked), unknown paths (404), wrong methods (405 with Allow), the 501
-#     routes (egress denials, attestation), bad query parameters and names
+#     route (attestation), bad query parameters and names
 #     (400);
 #   - runs (start with an id: 201 then 200, get, list), approvals (the run's
 #     tool call pending, approved, a second decision 409; an unknown id 404,
@@ -100,6 +103,51 @@ random.seed(20261130)
 # Raise our own descriptor limit: the connection-limit check opens >1,024.
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+
+
+# --- the mock model: the agents' model ---------------------------------------
+# The fixtures name the mock at 127.0.0.1:8480 (model.mock); the mock started
+# here listens on a free port, and the configurations and the agent template
+# are used with that port put in, and the mock's key file in model_keys.
+MOCK_RE = re.compile(r"^volent mock-model: listening on http://([^:/\s]+):(\d+)$", re.M)
+MOCK_KEY = "sk-node-api-mock"
+MOCK_ERR = os.path.join(WORK, "mock-model.stderr")
+MOCK = subprocess.Popen([VOLENT, "mock-model", "--listen", "127.0.0.1:0", "--api-key", MOCK_KEY],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(MOCK_ERR, "wb"))
+atexit.register(lambda: (MOCK.poll() is None and MOCK.terminate(), MOCK.wait()))
+MOCK_PORT, _deadline = None, time.monotonic() + 30
+while MOCK_PORT is None and time.monotonic() < _deadline and MOCK.poll() is None:
+    _m = MOCK_RE.search(open(MOCK_ERR, errors="replace").read())
+    MOCK_PORT = int(_m.group(2)) if _m else None
+    time.sleep(0.02)
+if MOCK_PORT is None:
+    print(f"FAIL: volent mock-model did not report its port: {open(MOCK_ERR, errors='replace').read()[-500:]}")
+    sys.exit(1)
+MOCK_KEY_FILE = os.path.join(WORK, "model-mock.key")
+with open(os.open(MOCK_KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as _f:
+    _f.write(MOCK_KEY + "\n")
+
+
+def with_mock(text):
+    """`text` (a configuration or a manifest) with the mock's port."""
+    return text.replace("127.0.0.1:8480", f"127.0.0.1:{MOCK_PORT}").replace("port: 8480", f"port: {MOCK_PORT}")
+
+
+def config_with_mock(path):
+    """A copy of the configuration at `path`, in WORK, with the mock's port
+    and (when it allows model.mock) the mock's key file."""
+    text = with_mock(open(path, encoding="utf-8").read())
+    if "capability: model.mock" in text and "model_keys:" not in text:
+        text += f"\nmodel_keys:\n  - capability: model.mock\n    key_file: {MOCK_KEY_FILE}\n"
+    out = os.path.join(WORK, "with-mock." + os.path.basename(path))
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    return out
+
+
+CONFIG = config_with_mock(CONFIG)
+if CONFIG_WITHOUT:
+    CONFIG_WITHOUT = config_with_mock(CONFIG_WITHOUT)
 
 
 def check(name, cond, detail=""):
@@ -518,7 +566,7 @@ for which in ("agent", "node-config"):
           and "draft-07" in str(sch.get("$schema", "")) and len(sch) > 1, f"HTTP {s} {h.get('content-type')} {short(p, 150)}")
 
 # --- apply, get, replace ------------------------------------------------------------------
-AGENT_TEXT = open(AGENT_FILE, encoding="utf-8").read()
+AGENT_TEXT = with_mock(open(AGENT_FILE, encoding="utf-8").read())
 s, h, p = request("POST", "/v1/agents", AGENT_TEXT, YAML)
 first = jbody(p) or {}
 NAME = (first.get("name") or "")
@@ -824,7 +872,7 @@ s, h, p = request("BREW", "/healthz")
 check("an unknown method (BREW): 405 or 400 or 501 problem", s in (400, 405, 501) and not is_problem(s, h, p),
       f"HTTP {s} {short(p)}")
 
-NOT_YET = [("GET", "/v1/egress/denials"), ("GET", "/v1/attestation")]
+NOT_YET = [("GET", "/v1/attestation")]
 for method, path in NOT_YET:
     expect_problem(f"{method} {path}: 501 not-implemented", 501, "not-implemented",
                    request(method, path, b"{}" if method == "POST" else None, JSON_T if method == "POST" else None), path)
