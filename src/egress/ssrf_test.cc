@@ -18,13 +18,16 @@
 //     "ssrf/case-NN/1", the key its journal entry is found under.
 //
 // Each case is one test (Cases/Ssrf.Denied/NAME, a fresh setting each); the
-// last test runs them all in one setting and prints the count.
+// last tests run them all in one setting, through Send and then through
+// SendAsync (key ".../2"), and print the count.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -494,10 +497,43 @@ std::string CaseRun(size_t index) {
   std::snprintf(run, sizeof(run), "case-%02zu", index);
   return run;
 }
-std::string CaseKey(size_t index) { return "ssrf/" + CaseRun(index) + "/1"; }
+std::string CaseKey(size_t index, uint64_t step = 1) {
+  return "ssrf/" + CaseRun(index) + "/" + std::to_string(step);
+}
 
-// Runs case `index` in `s`, checking everything the suite promises.
-Tally RunCase(Setting& s, const Case& c, size_t index) {
+enum class Via { kSend, kSendAsync };
+
+// One SendAsync's callbacks, kept until the end of the run: `done` must
+// come exactly once, and a late second call must find this alive.
+struct Callbacks {
+  std::mutex mutex;
+  std::condition_variable cv;
+  int calls = 0;
+  SendResult result;
+};
+
+// Gate::SendAsync, waited for.
+SendResult SendAndWait(const Gate& gate, const std::string& capability, HttpRequest request,
+                       std::vector<std::shared_ptr<Callbacks>>& kept) {
+  auto state = std::make_shared<Callbacks>();
+  kept.push_back(state);
+  gate.SendAsync(capability, std::move(request), [state](SendResult r) {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    ++state->calls;
+    state->result = std::move(r);
+    state->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(state->mutex);
+  EXPECT_TRUE(state->cv.wait_for(lock, std::chrono::seconds(60), [&] { return state->calls > 0; }))
+      << "no callback";
+  return state->result;
+}
+
+// Runs case `index` in `s`, checking everything the suite promises. Through
+// Send its journal key is "ssrf/case-NN/1", through SendAsync ".../2".
+Tally RunCase(Setting& s, const Case& c, size_t index, Via via = Via::kSend,
+              std::vector<std::shared_ptr<Callbacks>>* kept = nullptr) {
+  const uint64_t step = via == Via::kSend ? 1 : 2;
   Tally tally;
   SCOPED_TRACE(c.name + ": " + s.Fill(c.url));
   const int victims_before = s.VictimConnections();
@@ -516,8 +552,10 @@ Tally RunCase(Setting& s, const Case& c, size_t index) {
   for (const auto& [name, value] : c.headers) request.headers.emplace_back(s.Fill(name), s.Fill(value));
   request.body = c.body;
   request.timeout_ms = 10000;
-  request.origin = CaseKey(index);
-  const SendResult r = s.gate().Send(c.capability, request);
+  request.origin = CaseKey(index, step);
+  const SendResult r =
+      via == Via::kSend || kept == nullptr ? s.gate().Send(c.capability, request)
+                                           : SendAndWait(s.gate(), c.capability, request, *kept);
 
   tally.denied = r.outcome == Outcome::kDenied;
   EXPECT_EQ(OutcomeName(r.outcome), "denied") << r.reason;
@@ -530,18 +568,18 @@ Tally RunCase(Setting& s, const Case& c, size_t index) {
   EXPECT_EQ(tally.victim_connections, 0);
   EXPECT_EQ(s.allowed().Requests().size() - allowed_before, static_cast<size_t>(c.hops));
 
-  const journal::EffectKey key{"ssrf", CaseRun(index), 1};
+  const journal::EffectKey key{"ssrf", CaseRun(index), step};
   auto entry = s.journal().Get(key, journal::EntryKind::kEgressDenied);
   EXPECT_TRUE(entry.ok()) << entry.message();
   if (entry.ok() && entry->has_value()) {
     const nlohmann::json payload = nlohmann::json::parse((*entry)->payload, nullptr, false);
     EXPECT_EQ(payload.value("capability", ""), c.capability);
-    EXPECT_EQ(payload.value("origin", ""), CaseKey(index));
+    EXPECT_EQ(payload.value("origin", ""), CaseKey(index, step));
     EXPECT_EQ(payload.value("hop", -1), c.hops);
     EXPECT_EQ(payload.value("reason", ""), r.reason);
     tally.journaled = payload.value("reason", "").find(c.phrase) != std::string::npos;
   } else {
-    ADD_FAILURE() << "no egress-denied entry for " << CaseKey(index);
+    ADD_FAILURE() << "no egress-denied entry for " << CaseKey(index, step);
   }
   if (c.also) c.also(s);
   return tally;
@@ -632,28 +670,39 @@ TEST(SsrfNotDenied, UnresolvableNameIsNotSent) {
 
 // ---- The count ---------------------------------------------------------------
 
-TEST(SsrfSummary, EveryCaseDeniedJournaledAndHarmless) {
+void Summarize(Via via) {
   Setting s;
   ASSERT_EQ(s.problem(), "");
   const std::vector<Case> cases = Cases();
   size_t denied = 0;
   size_t journaled = 0;
   int reached = 0;
+  std::vector<std::shared_ptr<Callbacks>> kept;
   for (size_t i = 0; i < cases.size(); ++i) {
-    const Tally t = RunCase(s, cases[i], i);
+    const Tally t = RunCase(s, cases[i], i, via, &kept);
     denied += t.denied ? 1 : 0;
     journaled += t.journaled ? 1 : 0;
     reached += t.victim_connections;
   }
   reached = s.VictimConnections();  // everything, warm-up requests included
+  for (const auto& state : kept) {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    EXPECT_EQ(state->calls, 1);
+  }
   std::printf("ssrf: victims listening on %s\n", s.VictimEndpoints().c_str());
-  std::printf("ssrf: %zu cases, %zu denied, %zu journaled, %d reached the victim\n", cases.size(), denied,
+  std::printf("ssrf%s: %zu cases, %zu denied, %zu journaled, %d reached the victim\n", via == Via::kSend ? "" : " (SendAsync)",
+              cases.size(), denied,
               journaled, reached);
   EXPECT_GE(cases.size(), 40u);
   EXPECT_EQ(denied, cases.size());
   EXPECT_EQ(journaled, cases.size());
   EXPECT_EQ(reached, 0);
 }
+
+TEST(SsrfSummary, EveryCaseDeniedJournaledAndHarmless) { Summarize(Via::kSend); }
+
+// The same table through SendAsync (its resolution is ResolveHostAsync).
+TEST(SsrfSummary, EveryCaseDeniedThroughSendAsync) { Summarize(Via::kSendAsync); }
 
 }  // namespace
 }  // namespace volent::egress
