@@ -46,6 +46,7 @@ class RunManagerMockTest : public ::testing::Test {
         {"model.mock", "http", "", "127.0.0.1/32", port_, "", {"POST"}},
         {"model.wrong", "http", "", "127.0.0.1/32", port_, "", {"POST"}},
         {"mock.health", "http", "", "127.0.0.1/32", port_, "/healthz", {"GET"}},
+        {"closed", "http", "", "127.0.0.1/32", 1, "", {"GET"}},  // nothing listens on port 1
     };
     gate_ = std::make_unique<egress::Gate>(std::move(allow));
     client_ = std::make_unique<model::Client>(
@@ -147,6 +148,25 @@ TEST_F(RunManagerMockTest, ARefusedKeyFailsTheRunWithTheProvidersWords) {
   EXPECT_NE(run.error.find("HTTP 401"), std::string::npos) << run.error;
   EXPECT_NE(run.error.find("model_keys"), std::string::npos) << run.error;
   EXPECT_EQ(service_->Stats()["requests"], 1);  // rejected: not retried
+}
+
+// A tool nobody answers: its attempts (3, with the same key) pause on the
+// delays, not on a gate thread; then "not-sent" is the result the model
+// gets, and the run goes on.
+TEST_F(RunManagerMockTest, AToolThatCannotBeReachedIsReportedNotSentAfterItsAttempts) {
+  json manifest = Agent("closed-port", "openai-compatible", "model.mock");
+  manifest["spec"]["tools"] = json::array({{{"name", "down"},
+                                            {"kind", "http"},
+                                            {"capability", "closed"},
+                                            {"http", {{"method", "GET"}, {"url", "http://127.0.0.1:1/x"}}}}});
+  RunView run = RunAgent(manifest);
+  EXPECT_EQ(run.status, "finished") << run.error;
+  EXPECT_EQ(run.output["text"], "done: 1 tool call(s)");
+  auto tool = journal_->Lookup({"closed-port", "r1", 2});
+  ASSERT_TRUE(tool.ok() && tool->completion);
+  json result = json::parse(tool->completion->payload);
+  EXPECT_EQ(result["outcome"], "not-sent") << result.dump();
+  EXPECT_EQ(result["address"], "127.0.0.1:1");
 }
 
 }  // namespace
