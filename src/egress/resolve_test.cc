@@ -211,6 +211,21 @@ TEST_F(ResolveWithServer, ServerSurvivesMalformedQueries) {
   EXPECT_GE(dns.Malformed(), 5);
 }
 
+TEST(ResolveIpv6Server, AskedOverIpv6) {
+  TestDnsServer dns6(TestDnsServer::Family::kIpv6);
+  if (!dns6.ok()) GTEST_SKIP() << "no IPv6 loopback on this machine";
+  EXPECT_EQ(dns6.address().rfind("[::1]:", 0), 0u);
+  EXPECT_EQ(CheckDnsServer(dns6.address()), "");
+  dns6.Set("six-server.test", {DnsRecord::A("192.0.2.66"), DnsRecord::Aaaa("2001:db8::66")});
+  Resolved r = ResolveHost("six-server.test", In(5000), dns6.address());
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(Texts(r), (std::vector<std::string>{"192.0.2.66", "2001:db8::66"}));
+  dns6.SetTruncateUdp(true);  // and TCP over IPv6
+  r = ResolveHost("six-server.test", In(5000), dns6.address());
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(dns6.TcpQueries(), 2);
+}
+
 TEST(ResolveUnreachable, NobodyListeningIsAnErrorByTheDeadline) {
   // A UDP port bound and never read: queries go nowhere.
   int fd = ::socket(AF_INET, SOCK_DGRAM, 0);

@@ -1,6 +1,6 @@
 // A small authoritative DNS server for tests (resolve_test.cc,
-// ssrf_test.cc): UDP and TCP on 127.0.0.1, a port of its own, its own
-// thread. Test code only: include it from *_test.cc files, never from the
+// ssrf_test.cc): UDP and TCP on 127.0.0.1 (or [::1]), a port of its own,
+// its own thread. Test code only: include it from *_test.cc files, never from the
 // node.
 //
 // Answers come from a table: a name maps to a sequence of answer sets (A,
@@ -65,9 +65,11 @@ class TestDnsServer {
   static constexpr int kNotImp = 4;
   static constexpr int kRefused = 5;
 
-  // Binds UDP and TCP on 127.0.0.1 (one port for both) and starts serving.
-  // ok() is false when no port could be had.
-  TestDnsServer() {
+  enum class Family { kIpv4, kIpv6 };
+
+  // Binds UDP and TCP on 127.0.0.1, or [::1] (one port for both), and starts
+  // serving. ok() is false when no port could be had.
+  explicit TestDnsServer(Family family = Family::kIpv4) : ipv6_(family == Family::kIpv6) {
     for (int attempt = 0; attempt < 20 && port_ == 0; ++attempt) Bind();
     if (port_ == 0) return;
     if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -95,7 +97,7 @@ class TestDnsServer {
   bool ok() const { return port_ != 0; }
   int port() const { return port_; }
   // The value of GateOptions::dns_server / ResolveHost's dns_server.
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::string address() const { return (ipv6_ ? "[::1]:" : "127.0.0.1:") + std::to_string(port_); }
 
   // `name` always answers `answer`.
   void Set(const std::string& name, DnsAnswer answer) { SetSequence(name, {std::move(answer)}); }
@@ -156,33 +158,44 @@ class TestDnsServer {
   }
 
   void Bind() {
-    int udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    const int family = ipv6_ ? AF_INET6 : AF_INET;
+    sockaddr_storage storage{};
+    socklen_t len = 0;
+    if (ipv6_) {
+      auto* a6 = reinterpret_cast<sockaddr_in6*>(&storage);
+      a6->sin6_family = AF_INET6;
+      a6->sin6_addr = in6addr_loopback;
+      len = sizeof(sockaddr_in6);
+    } else {
+      auto* a4 = reinterpret_cast<sockaddr_in*>(&storage);
+      a4->sin_family = AF_INET;
+      a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      len = sizeof(sockaddr_in);
+    }
+    auto* addr = reinterpret_cast<sockaddr*>(&storage);
+    int udp = ::socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (udp < 0) return;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof(addr);
-    if (::bind(udp, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        ::getsockname(udp, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    socklen_t got = len;
+    if (::bind(udp, addr, len) != 0 || ::getsockname(udp, addr, &got) != 0) {
       ::close(udp);
       return;
     }
-    int tcp = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int tcp = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (tcp < 0) {
       ::close(udp);
       return;
     }
     int one = 1;
     ::setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (::bind(tcp, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(tcp, 16) != 0) {
+    if (::bind(tcp, addr, len) != 0 || ::listen(tcp, 16) != 0) {
       ::close(udp);
       ::close(tcp);
       return;  // the port is taken for TCP: try another
     }
     udp_ = udp;
     tcp_ = tcp;
-    port_ = ntohs(addr.sin_port);
+    port_ = ntohs(ipv6_ ? reinterpret_cast<sockaddr_in6*>(&storage)->sin6_port
+                        : reinterpret_cast<sockaddr_in*>(&storage)->sin_port);
   }
 
   void Close() {
@@ -429,6 +442,7 @@ class TestDnsServer {
   std::atomic<bool> truncate_udp_{false};
   std::atomic<int> tcp_queries_{0};
   std::atomic<int> malformed_{0};
+  const bool ipv6_;
   int udp_ = -1;
   int tcp_ = -1;
   int port_ = 0;
