@@ -12,9 +12,16 @@
 // connects to the checked address it pinned (Host keeps the name).
 //
 // Thread-safe: Send and SendAsync may run on many threads at once; the
-// allowlist and the TLS client context are read-only once made. Send blocks
-// until the exchange is over or its time limit is up; SendAsync runs it on
-// the gate's own I/O threads and calls back.
+// allowlist and the TLS client context are read-only once made. SendAsync
+// runs a request on the gate's own io_context and I/O threads without a
+// thread per request and calls back; Send is SendAsync and a wait (on one of
+// the gate's own threads, i.e. from a callback, it runs the request on a
+// private io_context on that thread instead of waiting for itself).
+// Callbacks and the DenialSink must not throw, and should not block: they
+// hold a gate thread meanwhile. The destructor stops taking requests, waits
+// for those under way (callbacks included) to finish or reach their
+// deadlines, and joins the threads; it may run on a gate thread (a callback
+// dropping the last owner), which then frees the gate when its work is over.
 //
 // Order of a Send: the URL is read strictly (url.h), the method and headers
 // are checked (headers.h), the allowlist is matched (allowlist.h), the name
@@ -63,7 +70,8 @@ enum class Outcome {
   kDenied,     // refused by the allowlist or the address rule: nothing was sent to the URL refused
                // (after redirects, earlier hops were sent: SendResult::redirects lists them)
   kNotSent,    // allowed, but no connection could be made (resolve/connect failed): nothing was sent
-  kFailed,     // the request may have reached the target, but no whole answer came back
+  kFailed,     // the request may have reached the target, but no whole answer came back; also a
+               // redirect that could not be sent (the first hop was) and the redirect limit reached
   kAnswered,   // a whole response came back (any status)
 };
 std::string_view OutcomeName(Outcome outcome);  // "denied", "not-sent", "failed", "answered"
@@ -73,7 +81,8 @@ struct SendResult {
   std::string reason;           // for kDenied, kNotSent, kFailed: what happened, for a person
   std::string pinned_address;   // the judged address connected to, or tried ("127.0.0.1:8080", "[::1]:443");
                                 // "" when it did not come to that (kDenied, or a name that did not resolve)
-  HttpResponse response;        // for kAnswered: the last hop's response
+  HttpResponse response;        // for kAnswered: the last hop's response (for kFailed at the
+                                // redirect limit: the last 3xx)
   std::vector<std::string> redirects;  // the URLs redirected to, in order (the last is the one answered or refused)
 };
 
@@ -112,7 +121,9 @@ class Gate {
   // or 302 after a POST) continue as GET without a body; 307 and 308 keep
   // method and body. Headers that carry credentials (Authorization,
   // Proxy-Authorization, Cookie, X-Api-Key) are dropped when a redirect
-  // leaves the origin (scheme, host, port). Blocks until done.
+  // leaves the origin (scheme, host, port). A redirect still answered after
+  // the hop limit is kFailed ("stopped after N redirects (the limit) ...").
+  // Blocks until done.
   SendResult Send(std::string_view capability, const HttpRequest& request) const;
 
   // The same, without blocking: `done` is called exactly once, on one of the

@@ -308,18 +308,34 @@ TEST(Gate, HeadAndNoContentHaveNoBody) {
   EXPECT_EQ(r.response.status, 204);
 }
 
-TEST(Gate, RedirectsAreReturnedNotFollowed) {
+TEST(Gate, RedirectsAreReturnedWhenNotToBeFollowed) {
   OneShotServer::Options options;
   options.status = 302;
   options.headers = {{"Location", "http://169.254.169.254/latest/meta-data/"}};
   options.body = "";
   OneShotServer server(options);
-  SendResult r = LocalGate(server.port()).Send("local", Get(server.Url()));
+  HttpRequest request = Get(server.Url());
+  request.max_redirects = 0;  // gate_redirect_test.cc follows them
+  SendResult r = LocalGate(server.port()).Send("local", request);
   ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
   EXPECT_EQ(r.response.status, 302);
+  EXPECT_TRUE(r.redirects.empty());
   bool location = false;
   for (const auto& [name, value] : r.response.headers) location = location || name == "Location";
   EXPECT_TRUE(location);
+}
+
+TEST(Gate, ARedirectToMetadataIsDenied) {
+  OneShotServer::Options options;
+  options.status = 302;
+  options.headers = {{"Location", "http://169.254.169.254/latest/meta-data/"}};
+  options.body = "";
+  OneShotServer server(options);
+  Gate gate({{"c", "http", "", "127.0.0.0/8", server.port(), "", {}}, {"c", "http", "*", "", 0, "", {}}});
+  SendResult r = gate.Send("c", Get(server.Url()));
+  EXPECT_EQ(r.outcome, Outcome::kDenied);
+  EXPECT_NE(r.reason.find("cloud-metadata"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.redirects, std::vector<std::string>{"http://169.254.169.254/latest/meta-data/"});
 }
 
 TEST(Gate, RefusedConnectionIsNotSent) {

@@ -93,6 +93,8 @@ std::string Url::Authority() const {
   return out;
 }
 
+std::string Url::ToString() const { return scheme + "://" + Authority() + target; }
+
 ParsedUrl ParseUrl(std::string_view text) {
   if (text.empty()) return Fail("URL is empty");
   if (text.size() > kMaxUrlBytes) return Fail("URL is longer than " + std::to_string(kMaxUrlBytes) + " bytes");

@@ -43,6 +43,7 @@ struct Url {
 
   std::string Path() const;       // the target without its query
   std::string Authority() const;  // for the Host header: host, [v6], ":port" when not the default
+  std::string ToString() const;   // scheme://Authority() target: the URL as the gate reads it
 };
 
 struct ParsedUrl {
