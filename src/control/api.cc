@@ -10,6 +10,7 @@ ControlApi::ControlApi(ApiContext context) : context_(std::move(context)), table
   AddRunRoutes(*this, table_);
   AddApprovalRoutes(*this, table_);
   AddJournalRoutes(*this, table_);
+  AddEgressRoutes(*this, table_);
   AddPendingRoutes(table_);
   openapi_json_ = BuildOpenApi(table_, context_.version).dump();
 }

@@ -27,7 +27,8 @@ struct ApiContext {
   Metrics* metrics = nullptr;                     // may be null
   // Runs and approvals; null: their routes answer 503 unavailable.
   agent::Runs* runs = nullptr;
-  // The journal; null: GET /v1/journal answers 503 unavailable.
+  // The journal; null: GET /v1/journal and GET /v1/egress/denials answer
+  // 503 unavailable.
   journal::Journal* journal = nullptr;
   std::string version = "1";                      // info.version of the OpenAPI document
 };
@@ -57,6 +58,7 @@ void AddAgentRoutes(const ControlApi& api, RouteTable& table);
 void AddRunRoutes(const ControlApi& api, RouteTable& table);
 void AddApprovalRoutes(const ControlApi& api, RouteTable& table);
 void AddJournalRoutes(const ControlApi& api, RouteTable& table);
+void AddEgressRoutes(const ControlApi& api, RouteTable& table);
 void AddPendingRoutes(RouteTable& table);
 
 }  // namespace volent::control

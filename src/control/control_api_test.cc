@@ -276,7 +276,6 @@ TEST_F(ApiTest, UnknownPathsAndMethods) {
 
 TEST_F(ApiTest, PendingFeaturesAre501) {
   for (auto [method, path] : std::vector<std::pair<std::string, std::string>>{
-           {"GET", "/v1/egress/denials"},
            {"GET", "/v1/attestation"}}) {
     Problem(Call(method, path), 501, "not-implemented");
   }

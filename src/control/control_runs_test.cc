@@ -418,8 +418,7 @@ TEST_F(RunsApiTest, WithoutRunsOrJournalTheRoutesAre503) {
   Problem(Call("GET", "/v1/runs"), 503, "unavailable");
 }
 
-TEST_F(RunsApiTest, EgressDenialsAndAttestationAreStill501) {
-  Problem(Call("GET", "/v1/egress/denials"), 501, "not-implemented");
+TEST_F(RunsApiTest, AttestationIsStill501) {
   Problem(Call("GET", "/v1/attestation"), 501, "not-implemented");
 }
 

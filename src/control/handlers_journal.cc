@@ -74,15 +74,22 @@ Response Read(const ApiContext& ctx, const Request& request) {
 
 json Hex64() { return {{"type", "string"}, {"pattern", "^[0-9a-f]{64}$"}}; }
 
+// Every kind's stored name, in EntryKind's order.
+json KindNames() {
+  json names = json::array();
+  for (size_t i = 0; i < journal::kKindCount; ++i) {
+    names.push_back(std::string(journal::KindName(static_cast<journal::EntryKind>(i))));
+  }
+  return names;
+}
+
 json EntrySchema() {
   return {{"type", "object"},
           {"required",
            {"seq", "kind", "agent", "run", "step", "key", "payload", "time", "time_ms", "prev_hash", "hash"}},
           {"properties",
            {{"seq", {{"type", "integer"}, {"minimum", 1}}},
-            {"kind",
-             {{"enum",
-               {"intent", "completion", "approval-requested", "approval-decided", "run-started", "run-finished"}}}},
+            {"kind", {{"enum", KindNames()}}},
             {"agent", {{"type", "string"}}},
             {"run", {{"type", "string"}}},
             {"step", {{"type", "integer"}, {"minimum", 0}}},

@@ -26,8 +26,6 @@ Route Pending(std::string method, std::string path, std::string operation_id, st
 }  // namespace
 
 void AddPendingRoutes(RouteTable& table) {
-  table.Add(Pending("GET", "/v1/egress/denials", "listEgressDenials",
-                    "List outbound requests the egress gate denied", "the list of egress denials"));
   table.Add(Pending("GET", "/v1/attestation", "getAttestation", "The node's signed attestation report",
                     "attestation"));
 }
