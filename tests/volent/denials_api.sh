@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# Egress denials from the outside (SPEC B3, docs/egress.md): a tool call the
+# gate refuses is journaled and listed by GET /v1/egress/denials.
+#
+#   tests/volent/denials_api.sh --volent BIN
+#
+# Starts `volent mock-model` (the model: its default plan calls each tool
+# once) and `volent node` with an allowlist where the tool's capability has
+# the entry `host: "*"`, which never reaches a link-local address. The
+# agent's one HTTP tool asks for http://169.254.169.254/latest/meta-data/
+# (the cloud metadata address); the script starts a run, waits for it to
+# end, and checks that:
+#   - GET /v1/egress/denials lists the denial under the tool step's key,
+#     with its capability, method, URL, reason, hop 0 and origin, and the
+#     agent and capability filters find it;
+#   - GET /v1/journal holds an egress-denied entry with that key;
+#   - after SIGTERM and a restart on the same data folder it is still listed.
+#
+# Prints `ok N: ...`/`FAIL N: ...` per check; exit 1 on any failure;
+# `skipped: REASON` (exit 0) without python3, the binary or its commands.
+set -uo pipefail
+
+VOLENT=""
+while (($#)); do
+  case "$1" in
+    --volent) VOLENT="${2:-}"; shift 2 || break ;;
+    *) echo "usage: $0 --volent BIN" >&2; exit 2 ;;
+  esac
+done
+[[ -n "$VOLENT" ]] || { echo "usage: $0 --volent BIN" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 0; }
+[[ -x "$VOLENT" ]] || { echo "skipped: volent binary '$VOLENT' not found"; exit 0; }
+for command in node mock-model; do
+  "$VOLENT" "$command" --help >/dev/null 2>&1 || { echo "skipped: this volent has no $command command"; exit 0; }
+done
+
+WORK="$(mktemp -d /tmp/volent-denials-XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+
+python3 - "$VOLENT" "$WORK" <<'PY'
+import atexit, http.client, json, os, re, signal, subprocess, sys, time, urllib.parse
+
+VOLENT, WORK = sys.argv[1:]
+METADATA_URL = "http://169.254.169.254/latest/meta-data/"
+AGENT, RUN = "prober", "probe-1"
+passed = failed = 0
+PROCS = []
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok {passed + failed}: {name}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL {passed + failed}: {name}" + (f": {detail}" if detail else ""), flush=True)
+    return cond
+
+
+def cleanup():
+    for p in PROCS:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+atexit.register(cleanup)
+
+
+def start(args, name, pattern):
+    """Starts `volent ARGS`; waits for its listening line on stderr; (proc, host, port)."""
+    err_path = os.path.join(WORK, f"{name}.{len(PROCS)}.stderr")
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen([VOLENT] + args, stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+    PROCS.append(proc)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for line in open(err_path, errors="replace").read().splitlines():
+            m = re.match(pattern, line)
+            if m:
+                return proc, m.group(1), int(m.group(2)), err_path
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    print(f"FAIL: volent {name} did not report where it listens")
+    print("".join("  stderr: " + l for l in open(err_path, errors="replace").readlines()[:30]))
+    sys.exit(1)
+
+
+def request(port, method, path, body=None, ctype=None):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    c.request(method, path, body=body, headers={"Content-Type": ctype} if ctype else {})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    try:
+        return r.status, json.loads(data) if data else None
+    except ValueError:
+        return r.status, data
+
+
+# --- the model, the configuration, the node -------------------------------------------------------
+mock, _, MOCK_PORT, _ = start(["mock-model", "--listen", "127.0.0.1:0"], "mock-model",
+                              r"^volent mock-model: listening on http://([^:/\s]+):(\d+)$")
+key_file = os.path.join(WORK, "mock.key")
+with open(key_file, "w") as f:
+    f.write("mock-key\n")
+os.chmod(key_file, 0o600)
+config = os.path.join(WORK, "volent.yaml")
+with open(config, "w") as f:
+    f.write(f"""apiVersion: volent/v1
+kind: NodeConfig
+egress:
+  allow:
+    - capability: model.mock
+      scheme: http
+      cidr: 127.0.0.1/32
+      port: {MOCK_PORT}
+    - capability: cloud
+      scheme: http
+      host: "*"
+model_keys:
+  - capability: model.mock
+    key_file: mock.key
+""")
+DATA = os.path.join(WORK, "data")
+NODE_ARGS = ["node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", DATA]
+NODE_LINE = r"^volent node: listening on http://([^:/\s]+):(\d+)$"
+node, _, PORT, NODE_ERR = start(NODE_ARGS, "node", NODE_LINE)
+
+manifest = f"""apiVersion: volent/v1
+kind: Agent
+metadata:
+  name: {AGENT}
+spec:
+  model:
+    provider: openai-compatible
+    name: mock
+    endpoint: http://127.0.0.1:{MOCK_PORT}/v1
+    capability: model.mock
+  tools:
+    - name: metadata
+      description: Reads the cloud metadata service.
+      kind: http
+      capability: cloud
+      http:
+        method: GET
+        url: {METADATA_URL}
+"""
+s, body = request(PORT, "POST", "/v1/agents", manifest, "application/yaml")
+check("the agent applies", s == 201, f"HTTP {s} {body}")
+s, body = request(PORT, "POST", f"/v1/agents/{AGENT}/runs", json.dumps({"id": RUN}), "application/json")
+check("a run starts", s == 201, f"HTTP {s} {body}")
+run = body
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    s, run = request(PORT, "GET", f"/v1/agents/{AGENT}/runs/{RUN}")
+    if s != 200 or run.get("status") in ("finished", "failed"):
+        break
+    time.sleep(0.1)
+check("the run ends", s == 200 and run.get("status") in ("finished", "failed"), f"HTTP {s} {run}")
+
+
+# --- the denial ------------------------------------------------------------------------------------
+def ours(query=""):
+    s, page = request(PORT, "GET", "/v1/egress/denials" + query)
+    if s != 200 or not isinstance(page, dict):
+        return s, page, []
+    return s, page, [d for d in page.get("denials", []) if d.get("agent") == AGENT and d.get("run") == RUN]
+
+
+def check_listed(when):
+    s, page, found = ours()
+    check(f"{when}: GET /v1/egress/denials answers 200 with denials and next",
+          s == 200 and isinstance(page, dict) and isinstance(page.get("denials"), list) and "next" in page,
+          f"HTTP {s} {str(page)[:300]}")
+    if not check(f"{when}: the run's tool call is listed, once", len(found) == 1,
+                 f"{len(found)} of the run's denials in {str(page)[:600]}; node stderr: "
+                 + open(NODE_ERR, errors='replace').read()[-600:]):
+        return None
+    d = found[0]
+    key = f"{AGENT}/{RUN}/{d.get('step')}"
+    check(f"{when}: under the tool step's key", d.get("key") == key and isinstance(d.get("step"), int)
+          and d["step"] >= 1 and d.get("origin") == key, str(d))
+    check(f"{when}: with its capability, method, URL, hop and reason",
+          d.get("capability") == "cloud" and d.get("method") == "GET" and d.get("url") == METADATA_URL
+          and d.get("hop") == 0 and isinstance(d.get("reason"), str) and d["reason"] != "", str(d))
+    check(f"{when}: with an RFC 3339 time and its journal seq",
+          re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$", str(d.get("time"))) is not None
+          and isinstance(d.get("seq"), int) and d["seq"] >= 1, str(d))
+    return d
+
+
+denial = check_listed("before a restart")
+if denial:
+    for query in (f"?agent={AGENT}", "?capability=cloud", "?order=oldest&limit=1000"):
+        s, page, found = ours(query)
+        check(f"the filter {query} finds it", s == 200 and [d.get("seq") for d in found] == [denial["seq"]],
+              f"HTTP {s} {str(page)[:300]}")
+    s, page, found = ours("?capability=model.mock")
+    check("the filter ?capability=model.mock does not", s == 200 and found == [], f"HTTP {s} {str(page)[:300]}")
+    s, journal = request(PORT, "GET", f"/v1/journal?after={denial['seq'] - 1}&limit=1")
+    entries = journal.get("entries", []) if isinstance(journal, dict) else []
+    check("GET /v1/journal holds it as an egress-denied entry with its key",
+          s == 200 and len(entries) == 1 and entries[0].get("kind") == "egress-denied"
+          and entries[0].get("key") == denial["key"] and entries[0].get("payload", {}).get("url") == METADATA_URL,
+          f"HTTP {s} {str(journal)[:400]}")
+s, page = request(PORT, "GET", "/v1/egress/denials?order=sideways")
+check("a bad order is 400", s == 400, f"HTTP {s} {page}")
+
+# --- a restart -------------------------------------------------------------------------------------
+node.send_signal(signal.SIGTERM)
+try:
+    status = node.wait(30)
+except subprocess.TimeoutExpired:
+    status = None
+check("SIGTERM stops the node with status 0", status == 0, f"status {status}")
+node, _, PORT, NODE_ERR = start(NODE_ARGS, "node", NODE_LINE)
+after = check_listed("after a restart")
+if denial and after:
+    check("after a restart: the same entry", after == denial, f"{after} != {denial}")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PY
