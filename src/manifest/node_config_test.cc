@@ -117,6 +117,72 @@ TEST(NodeConfigTest, Errors) {
             "volent.yaml:2:7: /kind: must be \"NodeConfig\"; found \"Agent\"");
 }
 
+TEST(NodeConfigTest, EgressDnsServerAndMaxRedirects) {
+  Checked<NodeConfig> config = LoadNodeConfig(kConfig, "volent.yaml", "/etc/volent");
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config.value->egress_dns_server, "");  // the system resolver
+  EXPECT_EQ(config.value->egress_max_redirects, 5);
+
+  for (const std::string server : {"192.0.2.53", "192.0.2.53:5353", "127.0.0.1:53", "[::1]", "[::1]:5353",
+                                   "[2001:db8::53]:53", "8.8.8.8:65535"}) {
+    config = LoadNodeConfig(Replace("egress:\n", "egress:\n  dns_server: \"" + server + "\"\n  max_redirects: 0\n"),
+                            "volent.yaml", "/etc/volent");
+    ASSERT_TRUE(config.ok()) << server << ": " << FormatProblem(config.problems.at(0));
+    EXPECT_EQ(config.value->egress_dns_server, server);
+    EXPECT_EQ(config.value->egress_max_redirects, 0);
+  }
+  config = LoadNodeConfig(Replace("egress:\n", "egress:\n  max_redirects: 20\n"), "volent.yaml", "/etc/volent");
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(config.value->egress_max_redirects, 20);
+}
+
+TEST(NodeConfigTest, EgressDnsServerAndMaxRedirectsErrors) {
+  auto problem = [](const std::string& lines) { return OnlyProblem(Replace("egress:\n", "egress:\n" + lines)); };
+  // What the schema's pattern refuses: not an address with an optional port.
+  for (const std::string server : {"dns.example.com", "dns.example.com:53", "::1", "2001:db8::1:53", "[::1", "[::1]53",
+                                   "127.1", "0x7f000001", "2130706433", " 192.0.2.53", ""}) {
+    const std::string p = problem("  dns_server: \"" + server + "\"\n");
+    EXPECT_NE(p.find("volent.yaml:6:15: /egress/dns_server: must be an IP address with an optional port"),
+              std::string::npos)
+        << server << ": " << p;
+  }
+  // What the pattern lets through and the address rules refuse.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"010.0.0.1", "is not an IP address"},  // zero-padded: octal to some readers
+      {"192.0.2.256", "is not an IP address"},
+      {"[fe80::1%eth0]:53", ""},  // '%' is outside the pattern
+      {"[::ffff:127.0.0.1]", "IPv4-mapped"},
+      {"[nonsense]", ""},
+      {"[1:2:3]", "not an IPv6 address"},
+      {"192.0.2.53:0", "port"},
+      {"192.0.2.53:053", "port"},
+      {"192.0.2.53:65536", "port"},
+      {"[::1]:99999", "port"},
+      {"0.0.0.0", "not a destination"},
+      {"[::]:53", "not a destination"},
+      {"224.0.0.251:5353", "not a destination"},
+      {"[ff02::fb]", "not a destination"},
+      {"255.255.255.255", "not a destination"},
+  };
+  for (const auto& [server, phrase] : cases) {
+    const std::string p = problem("  dns_server: \"" + server + "\"\n");
+    EXPECT_EQ(p.rfind("volent.yaml:6:15: /egress/dns_server: ", 0), 0u) << server << ": " << p;
+    EXPECT_NE(p.find(phrase), std::string::npos) << server << ": " << p;
+    EXPECT_EQ(p.find('\n'), std::string::npos) << "one problem only: " << p;
+  }
+  EXPECT_EQ(problem("  dns_server: \"[0:0:0:0:0:0:0:1]:53\"\n"), "");
+  EXPECT_EQ(problem("  dns_server: \"192.0.2.53:0\"\n"),
+            "volent.yaml:6:15: /egress/dns_server: the DNS server has a port that is not 1 to 65535 (without leading "
+            "zeros)");
+  EXPECT_NE(problem("  max_redirects: 21\n").find("volent.yaml:6:18: /egress/max_redirects: "), std::string::npos)
+      << problem("  max_redirects: 21\n");
+  EXPECT_NE(problem("  max_redirects: -1\n").find("/egress/max_redirects: "), std::string::npos);
+  EXPECT_NE(problem("  max_redirects: \"5\"\n").find("/egress/max_redirects: "), std::string::npos);
+  EXPECT_NE(problem("  dns_server: 53\n").find("/egress/dns_server: "), std::string::npos);
+  EXPECT_EQ(problem("  dns_servers: \"192.0.2.53\"\n"),
+            "volent.yaml:6:3: /egress/dns_servers: unknown field \"dns_servers\"");
+}
+
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;

@@ -2,7 +2,9 @@
 # `volent egress test` from the outside (docs/cli.md, docs/egress.md): one
 # request through the real gate against a local HTTP server, allowed only
 # through an explicit cidr entry; loopback by name, octal hosts, other
-# capabilities and methods denied; a closed port allowed but not answered.
+# capabilities and methods denied; a closed port allowed but not answered;
+# redirects followed, refused (a forbidden address, another capability's
+# port) and stopped at the configured or given limit.
 #
 #   tests/volent/egress_cli.sh --volent PATH
 #
@@ -26,11 +28,19 @@ trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EX
 failures=0
 passed=0
 
-# A local server answering 200 to anything, printing its port first.
+# A local server answering 200 to anything, printing its port first; under
+# /redirect/ it answers 302 instead: /redirect/ok to /status on itself,
+# /redirect/metadata to the cloud metadata address, /redirect/loop to itself
+# again, /redirect/closed to the port given as its first argument.
 cat >"$work/server.py" <<'PY'
 import http.server, sys
+targets = {"/redirect/ok": "/status", "/redirect/metadata": "http://169.254.169.254/latest/meta-data/",
+           "/redirect/loop": "/redirect/loop", "/redirect/closed": "http://127.0.0.1:%s/" % sys.argv[1]}
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        if self.path in targets:
+            self.send_response(302); self.send_header("Location", targets[self.path])
+            self.send_header("Content-Length", "0"); self.end_headers(); return
         self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers(); self.wfile.write(b"ok")
     do_POST = do_GET
     def log_message(self, *a): pass
@@ -38,18 +48,19 @@ s = http.server.HTTPServer(("127.0.0.1", 0), H)
 print(s.server_address[1], flush=True)
 s.serve_forever()
 PY
-python3 "$work/server.py" >"$work/port" &
+# A port nothing listens on: bound and released by Python.
+closed="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+python3 "$work/server.py" "$closed" >"$work/port" &
 server_pid=$!
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port="$(head -1 "$work/port")"
 [ -n "$port" ] || { echo "FAIL: the local server did not start"; exit 1; }
-# A port nothing listens on: bound and released by Python.
-closed="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 
 cat >"$work/volent.yaml" <<YAML
 apiVersion: volent/v1
 kind: NodeConfig
 egress:
+  max_redirects: 3
   allow:
     - capability: local.api
       scheme: http
@@ -68,7 +79,15 @@ egress:
       scheme: http
       host: localhost
       port: $port
+    - capability: follows
+      scheme: http
+      cidr: 127.0.0.1/32
+      port: $port
+    - capability: follows
+      scheme: http
+      host: "*"
 YAML
+nl=$'\n'
 
 # expect EXIT STDOUT_PREFIX ARGS...
 expect() {
@@ -97,8 +116,26 @@ expect 1 "deny: " --capability local.api "http://user@127.0.0.1:$port/"
 expect 1 "deny: " --capability local.api "file:///etc/passwd"
 expect 3 "allow, but not answered: " --capability local.closed "http://127.0.0.1:$closed/"
 
+# Redirects: each hop judged like a new request, listed before the decision.
+expect 0 "redirect: http://127.0.0.1:$port/status${nl}allow: 127.0.0.1:$port (HTTP 200)" \
+  --capability follows "http://127.0.0.1:$port/redirect/ok"
+expect 0 "allow: 127.0.0.1:$port (HTTP 302)" --capability follows --max-redirects 0 "http://127.0.0.1:$port/redirect/ok"
+# To the metadata address: "*" matches, the address rule refuses.
+expect 1 "redirect: http://169.254.169.254/latest/meta-data/${nl}deny: redirect 1 " \
+  --capability follows "http://127.0.0.1:$port/redirect/metadata"
+# To a port no entry of the capability names (local.closed's): refused by the allowlist.
+expect 1 "redirect: http://127.0.0.1:$closed/${nl}deny: redirect 1 " \
+  --capability follows "http://127.0.0.1:$port/redirect/closed"
+# The limit: egress.max_redirects (3), or --max-redirects.
+expect 3 "redirect: http://127.0.0.1:$port/redirect/loop${nl}redirect: http://127.0.0.1:$port/redirect/loop${nl}redirect: http://127.0.0.1:$port/redirect/loop${nl}allow, but not answered: stopped after 3 redirects" \
+  --capability follows "http://127.0.0.1:$port/redirect/loop"
+expect 3 "redirect: http://127.0.0.1:$port/redirect/loop${nl}allow, but not answered: stopped after 1 redirect " \
+  --capability follows --max-redirects 1 "http://127.0.0.1:$port/redirect/loop"
+
 # Usage errors and a configuration that does not load: exit 2.
-for args in "" "test" "test --config $work/volent.yaml http://x/" "frob" "test --config $work/volent.yaml --capability a --bogus x http://x/"; do
+for args in "" "test" "test --config $work/volent.yaml http://x/" "frob" "test --config $work/volent.yaml --capability a --bogus x http://x/" \
+    "test --config $work/volent.yaml --capability a --max-redirects 21 http://x/" \
+    "test --config $work/volent.yaml --capability a --max-redirects -1 http://x/"; do
   # shellcheck disable=SC2086
   "$volent" egress $args >/dev/null 2>&1
   rc=$?
@@ -108,6 +145,10 @@ printf 'apiVersion: volent/v1\nkind: NodeConfig\nbogus: 1\n' >"$work/bad.yaml"
 "$volent" egress test --config "$work/bad.yaml" --capability a "http://127.0.0.1/" >/dev/null 2>"$work/stderr"
 rc=$?
 if [ "$rc" = 2 ] && grep -q "bogus" "$work/stderr"; then passed=$((passed + 1)); else failures=$((failures + 1)); echo "FAIL: invalid configuration: exit $rc"; fi
+printf 'apiVersion: volent/v1\nkind: NodeConfig\negress:\n  dns_server: "0.0.0.0:53"\n' >"$work/bad-dns.yaml"
+"$volent" egress test --config "$work/bad-dns.yaml" --capability a "http://127.0.0.1/" >/dev/null 2>"$work/stderr"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "dns_server" "$work/stderr"; then passed=$((passed + 1)); else failures=$((failures + 1)); echo "FAIL: a DNS server that is not a destination: exit $rc ($(cat "$work/stderr"))"; fi
 
 echo "egress_cli: $passed passed, $failures failed"
 [ "$failures" = 0 ]
