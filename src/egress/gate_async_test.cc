@@ -12,11 +12,13 @@
 #include <set>
 #include <thread>
 
+#include "egress/test_dns_server.h"
 #include "egress/test_http_server.h"
 
 namespace volent::egress {
 namespace {
 
+using testing::DnsRecord;
 using testing::Reply;
 using testing::Seen;
 using testing::TestServer;
@@ -69,6 +71,50 @@ TEST(GateAsync, TwoHundredInFlightOnOneThread) {
   std::set<std::string> targets;
   for (const Seen& seen : server.Requests()) targets.insert(seen.target);
   EXPECT_EQ(targets.size(), kRequests);
+}
+
+TEST(GateAsync, NamesResolvedThroughTheDnsServerInFlightTogether) {
+  constexpr size_t kRequests = 50;
+  testing::TestDnsServer dns;
+  ASSERT_TRUE(dns.ok());
+  dns.Set("api.test", {DnsRecord::A("127.0.0.1")});
+  TestServer server;
+  server.Hold(kRequests);
+  GateOptions options = Threads(1);
+  options.dns_server = dns.address();
+  Gate gate(Loopback(server.port()), options);
+  Waiter waiter;
+  const std::string url = "http://api.test:" + std::to_string(server.port()) + "/";
+  for (size_t i = 0; i < kRequests; ++i) {
+    gate.SendAsync("local", Get(url), [&waiter](SendResult r) { waiter.Add(std::move(r)); });
+  }
+  ASSERT_TRUE(waiter.WaitFor(kRequests));
+  for (const SendResult& r : waiter.results) {
+    EXPECT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
+    EXPECT_EQ(r.pinned_address, "127.0.0.1:" + std::to_string(server.port()));
+  }
+  EXPECT_EQ(server.most_held(), kRequests);
+  EXPECT_EQ(server.Requests().at(0).Get("Host"), "api.test:" + std::to_string(server.port()));
+}
+
+TEST(GateAsync, ASilentDnsServerEndsAtTheDeadline) {
+  testing::TestDnsServer dns;
+  ASSERT_TRUE(dns.ok());
+  dns.SetSilent("slow.test");
+  GateOptions options = Threads(1);
+  options.dns_server = dns.address();
+  Gate gate(Loopback(80), options);
+  Waiter waiter;
+  for (int i = 0; i < 5; ++i) {
+    HttpRequest request = Get("http://slow.test/");
+    request.timeout_ms = 300;
+    gate.SendAsync("local", request, [&waiter](SendResult r) { waiter.Add(std::move(r)); });
+  }
+  ASSERT_TRUE(waiter.WaitFor(5));
+  for (const SendResult& r : waiter.results) {
+    EXPECT_EQ(r.outcome, Outcome::kNotSent);
+    EXPECT_NE(r.reason.find("could not resolve slow.test"), std::string::npos) << r.reason;
+  }
 }
 
 TEST(GateAsync, RefusalsAreAnsweredAtOnceOnTheCallersThread) {

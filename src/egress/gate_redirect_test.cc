@@ -8,6 +8,7 @@
 
 #include <mutex>
 
+#include "egress/test_dns_server.h"
 #include "egress/test_http_server.h"
 
 namespace volent::egress {
@@ -167,6 +168,39 @@ struct MethodCase {
   std::string want_method;
   bool keeps_body;
 };
+
+TEST(GateRedirect, NamesAreResolvedAndJudgedOnEveryHop) {
+  testing::TestDnsServer dns;
+  ASSERT_TRUE(dns.ok());
+  dns.Set("inside.test", {testing::DnsRecord::A("10.0.0.7")});
+  TestServer b("127.0.0.2");
+  dns.Set("second.test", {testing::DnsRecord::A("127.0.0.2")});
+  for (const auto& [target, allowed] :
+       std::vector<std::pair<std::string, bool>>{{"http://inside.test/", false},
+                                                 {"http://second.test:" + std::to_string(b.port()) + "/ok", true}}) {
+    TestServer a("127.0.0.1", RedirectTo(302, target));
+    Sink sink;
+    GateOptions options = WithSink(sink);
+    options.dns_server = dns.address();
+    // "*" reaches any public address; the names here resolve to forbidden
+    // ones, which only the cidr entries open (127.0.0.0/8, not 10.0.0.0/8).
+    std::vector<manifest::AllowEntry> allow = Loopback({a.port(), b.port()});
+    allow.push_back({"local", "http", "*", "", 0, "", {}});
+    Gate gate(allow, options);
+    SendResult r = gate.Send("local", Get(a.Url()));
+    if (allowed) {
+      ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
+      EXPECT_EQ(r.pinned_address, "127.0.0.2:" + std::to_string(b.port()));
+      EXPECT_TRUE(sink.Get().empty());
+    } else {
+      EXPECT_EQ(r.outcome, Outcome::kDenied);
+      EXPECT_NE(r.reason.find("10.0.0.7 is private"), std::string::npos) << r.reason;
+      ASSERT_EQ(sink.Get().size(), 1u);
+      EXPECT_EQ(sink.Get()[0].url, "http://inside.test/");
+    }
+  }
+  EXPECT_EQ(b.Requests().size(), 1u);
+}
 
 TEST(GateRedirect, MethodAndBodyRules) {
   const std::vector<MethodCase> cases = {
