@@ -101,6 +101,7 @@ class TlsServer {
   }
   int port() const { return port_; }
   bool served() const { return served_; }
+  bool saw_authorization() const { return saw_authorization_; }
 
  private:
   void Serve() {
@@ -115,6 +116,7 @@ class TlsServer {
     http::request<http::string_body> request;
     http::read(stream, buffer, request, ec);
     if (ec) return;
+    saw_authorization_ = request.count(http::field::authorization) > 0;
     http::response<http::string_body> response(http::status::ok, 11);
     response.body() = "secure";
     response.prepare_payload();
@@ -129,6 +131,7 @@ class TlsServer {
   int port_ = 0;
   std::atomic<bool> accepted_{false};
   std::atomic<bool> served_{false};
+  std::atomic<bool> saw_authorization_{false};
   std::thread thread_;
 };
 
@@ -181,6 +184,44 @@ TEST(GateTls, CertificatesAreVerified) {
     EXPECT_EQ(r.outcome, Outcome::kNotSent) << r.reason;
     EXPECT_NE(r.reason.find("TLS handshake"), std::string::npos) << r.reason;
     EXPECT_FALSE(server.served());
+  }
+  {  // a redirect from http to https on the same address: another origin (the scheme), so no credentials
+    TlsServer tls_server(right);
+    net::io_context ioc;
+    tcp::acceptor acceptor(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+    const int http_port = acceptor.local_endpoint().port();
+    std::atomic<bool> accepted{false};
+    std::thread http_server([&] {
+      boost::system::error_code ec;
+      tcp::socket socket = acceptor.accept(ec);
+      accepted = true;
+      if (ec) return;
+      beast::flat_buffer buffer;
+      http::request<http::string_body> request;
+      http::read(socket, buffer, request, ec);
+      http::response<http::string_body> response(http::status::temporary_redirect, 11);
+      response.set(http::field::location, "https://127.0.0.1:" + std::to_string(tls_server.port()) + "/");
+      response.prepare_payload();
+      http::write(socket, response, ec);
+      socket.shutdown(tcp::socket::shutdown_both, ec);
+    });
+    Gate gate({{"tls", "http", "", "127.0.0.0/8", http_port, "", {}},
+               {"tls", "https", "", "127.0.0.0/8", tls_server.port(), "", {}}});
+    HttpRequest request;
+    request.url = "http://127.0.0.1:" + std::to_string(http_port) + "/";
+    request.headers = {{"Authorization", "Bearer secret"}};
+    SendResult r = gate.Send("tls", request);
+    if (!accepted) {  // the gate never came: knock, so the accepting thread ends
+      tcp::socket knock(ioc);
+      boost::system::error_code ec;
+      knock.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), http_port), ec);
+    }
+    http_server.join();
+    ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
+    EXPECT_EQ(r.response.body, "secure");
+    EXPECT_EQ(r.redirects.size(), 1u);
+    EXPECT_TRUE(tls_server.served());
+    EXPECT_FALSE(tls_server.saw_authorization());
   }
   std::remove(right_pem.c_str());
   std::remove(wrong_pem.c_str());
