@@ -101,17 +101,21 @@ using DenialSink = std::function<void(const Denial&)>;
 
 struct GateOptions {
   // The DNS server names are resolved with, "IP" or "IP:PORT" ("[::1]:5353");
-  // "" asks the system resolver (nsswitch, /etc/hosts, resolv.conf).
+  // "" asks the system resolver (nsswitch, /etc/hosts, resolv.conf). Check
+  // it first with CheckDnsServer (resolve.h): a value it refuses makes every
+  // lookup fail (kNotSent with its reason).
   std::string dns_server;
-  int max_redirects = 5;    // the default of HttpRequest::max_redirects (0..20)
-  size_t io_threads = 2;    // threads running SendAsync exchanges (>= 1)
+  int max_redirects = 5;    // the default of HttpRequest::max_redirects (0..20; clamped)
+  size_t io_threads = 2;    // threads running SendAsync exchanges (>= 1; 0 is taken as 1)
   DenialSink on_denial;     // null: denials are only returned
 };
 
 class Gate {
  public:
   explicit Gate(std::vector<manifest::AllowEntry> allowlist, GateOptions options = {});
-  ~Gate();  // waits for the exchanges under way, then joins its threads
+  // Stops taking requests, waits for the exchanges under way (and their
+  // callbacks), then joins its threads (see the top of this file).
+  ~Gate();
   Gate(const Gate&) = delete;
   Gate& operator=(const Gate&) = delete;
 
@@ -128,8 +132,9 @@ class Gate {
 
   // The same, without blocking: `done` is called exactly once, on one of the
   // gate's I/O threads (or at once, on the caller's, when the request is
-  // refused before any I/O). Thousands may be in flight: an exchange waiting
-  // for its answer costs a socket and a timer, not a thread.
+  // refused before any I/O, or kNotSent when the gate is being destroyed).
+  // Thousands may be in flight: an exchange waiting for its answer costs a
+  // socket and a timer, not a thread.
   using SendCallback = std::function<void(SendResult)>;
   void SendAsync(std::string_view capability, HttpRequest request, SendCallback done) const;
 
