@@ -219,18 +219,4 @@ void StartExchange(net::io_context& ioc, Exchange exchange, ExchangeDone done) {
   }
 }
 
-SendResult RunExchange(Exchange exchange) {
-  SendResult result;
-  result.outcome = Outcome::kFailed;
-  try {
-    net::io_context ioc(1);
-    StartExchange(ioc, std::move(exchange), [&result](SendResult r) { result = std::move(r); });
-    ioc.run();
-  } catch (const std::exception& e) {
-    result.outcome = result.pinned_address.empty() ? Outcome::kNotSent : Outcome::kFailed;
-    result.reason = std::string("the exchange could not run: ") + e.what();
-  }
-  return result;
-}
-
 }  // namespace volent::egress

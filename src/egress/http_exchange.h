@@ -12,7 +12,7 @@
 // alive until it calls `done`, exactly once, on a thread running that
 // io_context (on a strand of its own, so any number of threads may run the
 // context). An exchange in flight costs a socket, a timer and its buffers,
-// no thread. RunExchange is the blocking form, on a private io_context.
+// no thread.
 //
 // Outcomes: kNotSent when connect or the TLS handshake fails (no byte of the
 // request has left), kFailed once writing has begun and no whole response
@@ -55,8 +55,6 @@ struct Exchange {
 // response set; `redirects` is left empty (the gate's business).
 using ExchangeDone = std::function<void(SendResult)>;
 void StartExchange(boost::asio::io_context& ioc, Exchange exchange, ExchangeDone done);
-
-SendResult RunExchange(Exchange exchange);
 
 // A TLS client context: the system trust store, peer verification on,
 // TLS 1.2 at least. Null when OpenSSL cannot make one (https is then
