@@ -5,107 +5,35 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <mutex>
 #include <optional>
 #include <thread>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
+
+#include "egress/test_http_server.h"
 
 namespace volent::egress {
 namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using testing::Reply;
+using testing::Seen;
+using testing::TestServer;
 
-// Accepts one connection, reads one request and answers it (or, when
-// silent, never answers and waits for the client to go away).
-struct ServerOptions {
-  bool silent = false;
-  int status = 200;
-  std::string body = "hello";
-  Headers headers;
-  bool chunked = false;
-};
+// A TestServer (test_http_server.h) answers every request with 200 "hello"
+// unless told otherwise; Serving(reply) makes it answer with `reply`.
+TestServer::Handler Serving(Reply reply) {
+  return [reply](const Seen&) { return reply; };
+}
 
-class OneShotServer {
- public:
-  using Options = ServerOptions;
-
-  explicit OneShotServer(Options options = {}) : options_(std::move(options)), acceptor_(ioc_) {
-    tcp::endpoint endpoint(net::ip::make_address("127.0.0.1"), 0);
-    acceptor_.open(endpoint.protocol());
-    acceptor_.bind(endpoint);
-    acceptor_.listen();
-    port_ = acceptor_.local_endpoint().port();
-    thread_ = std::thread([this] { Serve(); });
-  }
-
-  ~OneShotServer() {
-    if (!accepted_) {  // nobody came: knock, so the accepting thread ends
-      net::io_context ioc;
-      tcp::socket knock(ioc);
-      boost::system::error_code ec;
-      knock.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_), ec);
-      knock.close(ec);
-    }
-    thread_.join();
-  }
-
-  int port() const { return port_; }
-  std::string Url(std::string_view path = "/") const {
-    return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
-  }
-  std::optional<http::request<http::string_body>> Received() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return received_;
-  }
-
- private:
-  void Serve() {
-    boost::system::error_code ec;
-    tcp::socket socket = acceptor_.accept(ec);
-    accepted_ = true;
-    if (ec) return;
-    beast::flat_buffer buffer;
-    http::request<http::string_body> request;
-    http::read(socket, buffer, request, ec);
-    if (ec) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      received_ = request;
-    }
-    if (options_.silent) {
-      char byte;
-      while (!ec) socket.read_some(net::buffer(&byte, 1), ec);  // until the client hangs up
-      return;
-    }
-    http::response<http::string_body> response(static_cast<http::status>(options_.status), 11);
-    for (const auto& [name, value] : options_.headers) response.set(name, value);
-    response.body() = options_.body;
-    if (options_.chunked) {
-      response.chunked(true);
-    } else {
-      response.prepare_payload();
-    }
-    http::write(socket, response, ec);
-    socket.shutdown(tcp::socket::shutdown_both, ec);
-  }
-
-  Options options_;
-  net::io_context ioc_;
-  tcp::acceptor acceptor_;
-  int port_ = 0;
-  std::atomic<bool> accepted_{false};
-  std::mutex mutex_;
-  std::optional<http::request<http::string_body>> received_;
-  std::thread thread_;
-};
+// The first request the server saw, if any.
+std::optional<Seen> Received(const TestServer& server) {
+  auto seen = server.Requests();
+  if (seen.empty()) return std::nullopt;
+  return seen.front();
+}
 
 Gate LocalGate(int port = 0) {
   return Gate({{"local", "http", "", "127.0.0.0/8", port, "", {}}, {"local-tls", "https", "", "127.0.0.0/8", port, "", {}}});
@@ -119,21 +47,21 @@ HttpRequest Get(std::string url) {
 }
 
 TEST(Gate, CidrEntryReachesLoopback) {
-  OneShotServer server;
+  TestServer server;
   SendResult r = LocalGate(server.port()).Send("local", Get(server.Url("/hello?x=1")));
   ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
   EXPECT_EQ(r.response.status, 200);
   EXPECT_EQ(r.response.body, "hello");
   EXPECT_EQ(r.pinned_address, "127.0.0.1:" + std::to_string(server.port()));
-  auto got = server.Received();
+  auto got = Received(server);
   ASSERT_TRUE(got);
-  EXPECT_EQ(got->target(), "/hello?x=1");
-  EXPECT_EQ(got->method_string(), "GET");
-  EXPECT_EQ((*got)[http::field::host], "127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(got->target, "/hello?x=1");
+  EXPECT_EQ(got->method, "GET");
+  EXPECT_EQ(got->Get("Host"), "127.0.0.1:" + std::to_string(server.port()));
 }
 
 TEST(Gate, HostEntriesNeverReachLoopback) {
-  OneShotServer server;
+  TestServer server;
   const std::string port = std::to_string(server.port());
   Gate star({{"c", "http", "*", "", 0, "", {}}, {"c", "http", "*", "", server.port(), "", {}}});
   SendResult r = star.Send("c", Get(server.Url()));
@@ -152,7 +80,7 @@ TEST(Gate, HostEntriesNeverReachLoopback) {
   r = star.Send("c", Get("http://169.254.169.254/latest/meta-data/"));
   EXPECT_EQ(r.outcome, Outcome::kDenied);
   EXPECT_NE(r.reason.find("cloud-metadata"), std::string::npos) << r.reason;
-  EXPECT_FALSE(server.Received()) << "a denied request reached the server";
+  EXPECT_FALSE(Received(server)) << "a denied request reached the server";
 }
 
 TEST(Gate, NonCanonicalHostsAreDenied) {
@@ -166,18 +94,18 @@ TEST(Gate, NonCanonicalHostsAreDenied) {
 }
 
 TEST(Gate, AllowlistMismatchIsDenied) {
-  OneShotServer server;
+  TestServer server;
   SendResult r = LocalGate(server.port()).Send("other", Get(server.Url()));
   EXPECT_EQ(r.outcome, Outcome::kDenied);
   EXPECT_NE(r.reason.find("capability \"other\""), std::string::npos) << r.reason;
   r = LocalGate(server.port() == 65535 ? 1 : server.port() + 1).Send("local", Get(server.Url()));
   EXPECT_EQ(r.outcome, Outcome::kDenied);
   EXPECT_NE(r.reason.find("port"), std::string::npos) << r.reason;
-  EXPECT_FALSE(server.Received());
+  EXPECT_FALSE(Received(server));
 }
 
 TEST(Gate, HeaderInjectionIsDenied) {
-  OneShotServer server;
+  TestServer server;
   Gate gate = LocalGate(server.port());
   for (const auto& [name, value] : Headers{{"X-A", "v\r\nX-Evil: 1"}, {"X-A", "v\nX-Evil: 1"},
                                            {"X-A\r\nX-Evil", "1"}, {"X-A", std::string("v\0w", 3)},
@@ -190,11 +118,11 @@ TEST(Gate, HeaderInjectionIsDenied) {
   HttpRequest bad_method = Get(server.Url());
   bad_method.method = "GET /x HTTP/1.1\r\n";
   EXPECT_EQ(gate.Send("local", bad_method).outcome, Outcome::kDenied);
-  EXPECT_FALSE(server.Received());
+  EXPECT_FALSE(Received(server));
 }
 
 TEST(Gate, IdempotencyKeyArrivesAndHopByHopHeadersAreStripped) {
-  OneShotServer server;
+  TestServer server;
   HttpRequest request = Get(server.Url("/effects"));
   request.method = "POST";
   request.body = "{\"a\":1}";
@@ -215,25 +143,25 @@ TEST(Gate, IdempotencyKeyArrivesAndHopByHopHeadersAreStripped) {
                      {"Content-Length", "999"}};
   SendResult r = LocalGate(server.port()).Send("local", request);
   ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
-  auto got = server.Received();
+  auto got = Received(server);
   ASSERT_TRUE(got);
-  EXPECT_EQ((*got)["Idempotency-Key"], "refund-bot/run-7/3");
-  EXPECT_EQ((*got)[http::field::content_type], "application/json");
-  EXPECT_EQ(got->body(), "{\"a\":1}");
-  EXPECT_EQ((*got)[http::field::content_length], "7");
-  EXPECT_EQ((*got)[http::field::host], "127.0.0.1:" + std::to_string(server.port()));
-  EXPECT_EQ((*got)[http::field::connection], "close");
+  EXPECT_EQ(got->Get("Idempotency-Key"), "refund-bot/run-7/3");
+  EXPECT_EQ(got->Get("Content-Type"), "application/json");
+  EXPECT_EQ(got->body, "{\"a\":1}");
+  EXPECT_EQ(got->Get("Content-Length"), "7");
+  EXPECT_EQ(got->Get("Host"), "127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(got->Get("Connection"), "close");
   for (const char* dropped : {"Keep-Alive", "Proxy-Authorization", "Proxy-Connection", "TE", "Trailer",
                               "Transfer-Encoding", "Upgrade", "Forwarded", "X-Forwarded-For", "X-Forwarded-Host"}) {
-    EXPECT_EQ(got->count(dropped), 0u) << dropped;
+    EXPECT_EQ(got->Count(dropped), 0u) << dropped;
   }
-  EXPECT_EQ(got->count(http::field::host), 1u);
+  EXPECT_EQ(got->Count("Host"), 1u);
 }
 
 TEST(Gate, ResponseLargerThanTheLimitFails) {
-  OneShotServer::Options options;
+  Reply options;
   options.body = std::string(5000, 'x');
-  OneShotServer server(options);
+  TestServer server("127.0.0.1", Serving(options));
   HttpRequest request = Get(server.Url());
   request.max_response_bytes = 1000;
   SendResult r = LocalGate(server.port()).Send("local", request);
@@ -243,10 +171,10 @@ TEST(Gate, ResponseLargerThanTheLimitFails) {
 }
 
 TEST(Gate, ChunkedResponseLargerThanTheLimitFails) {
-  OneShotServer::Options options;
+  Reply options;
   options.body = std::string(5000, 'x');
   options.chunked = true;
-  OneShotServer server(options);
+  TestServer server("127.0.0.1", Serving(options));
   HttpRequest request = Get(server.Url());
   request.max_response_bytes = 1000;
   SendResult r = LocalGate(server.port()).Send("local", request);
@@ -255,19 +183,19 @@ TEST(Gate, ChunkedResponseLargerThanTheLimitFails) {
 }
 
 TEST(Gate, ChunkedResponseIsAnswered) {
-  OneShotServer::Options options;
+  Reply options;
   options.body = "chunked body";
   options.chunked = true;
-  OneShotServer server(options);
+  TestServer server("127.0.0.1", Serving(options));
   SendResult r = LocalGate(server.port()).Send("local", Get(server.Url()));
   ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
   EXPECT_EQ(r.response.body, "chunked body");
 }
 
 TEST(Gate, ResponseAtTheLimitIsAnswered) {
-  OneShotServer::Options options;
+  Reply options;
   options.body = std::string(1000, 'x');
-  OneShotServer server(options);
+  TestServer server("127.0.0.1", Serving(options));
   HttpRequest request = Get(server.Url());
   request.max_response_bytes = 1000;
   SendResult r = LocalGate(server.port()).Send("local", request);
@@ -276,44 +204,44 @@ TEST(Gate, ResponseAtTheLimitIsAnswered) {
 }
 
 TEST(Gate, SilentServerTimesOut) {
-  OneShotServer::Options options;
+  Reply options;
   options.silent = true;
-  OneShotServer server(options);
+  TestServer server("127.0.0.1", Serving(options));
   HttpRequest request = Get(server.Url());
   request.timeout_ms = 300;
   SendResult r = LocalGate(server.port()).Send("local", request);
   EXPECT_EQ(r.outcome, Outcome::kFailed);
   EXPECT_NE(r.reason.find("time limit"), std::string::npos) << r.reason;
-  EXPECT_TRUE(server.Received());  // it was sent, so the outcome is "failed", not "not sent"
+  EXPECT_TRUE(Received(server));  // it was sent, so the outcome is "failed", not "not sent"
 }
 
 TEST(Gate, HeadAndNoContentHaveNoBody) {
-  OneShotServer head_server;  // answers with Content-Length: 5, which HEAD does not read
+  TestServer head_server;  // answers with Content-Length: 5, which HEAD does not read
   HttpRequest head = Get(head_server.Url());
   head.method = "HEAD";
   SendResult r = LocalGate(head_server.port()).Send("local", head);
   ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
   EXPECT_EQ(r.response.status, 200);
   EXPECT_TRUE(r.response.body.empty());
-  auto got = head_server.Received();
+  auto got = Received(head_server);
   ASSERT_TRUE(got);
-  EXPECT_EQ(got->method_string(), "HEAD");
+  EXPECT_EQ(got->method, "HEAD");
 
-  OneShotServer::Options options;
+  Reply options;
   options.status = 204;
   options.body = "";
-  OneShotServer no_content(options);
+  TestServer no_content("127.0.0.1", Serving(options));
   r = LocalGate(no_content.port()).Send("local", Get(no_content.Url()));
   ASSERT_EQ(r.outcome, Outcome::kAnswered) << r.reason;
   EXPECT_EQ(r.response.status, 204);
 }
 
 TEST(Gate, RedirectsAreReturnedWhenNotToBeFollowed) {
-  OneShotServer::Options options;
+  Reply options;
   options.status = 302;
   options.headers = {{"Location", "http://169.254.169.254/latest/meta-data/"}};
   options.body = "";
-  OneShotServer server(options);
+  TestServer server("127.0.0.1", Serving(options));
   HttpRequest request = Get(server.Url());
   request.max_redirects = 0;  // gate_redirect_test.cc follows them
   SendResult r = LocalGate(server.port()).Send("local", request);
@@ -326,11 +254,11 @@ TEST(Gate, RedirectsAreReturnedWhenNotToBeFollowed) {
 }
 
 TEST(Gate, ARedirectToMetadataIsDenied) {
-  OneShotServer::Options options;
+  Reply options;
   options.status = 302;
   options.headers = {{"Location", "http://169.254.169.254/latest/meta-data/"}};
   options.body = "";
-  OneShotServer server(options);
+  TestServer server("127.0.0.1", Serving(options));
   Gate gate({{"c", "http", "", "127.0.0.0/8", server.port(), "", {}}, {"c", "http", "*", "", 0, "", {}}});
   SendResult r = gate.Send("c", Get(server.Url()));
   EXPECT_EQ(r.outcome, Outcome::kDenied);
@@ -351,7 +279,7 @@ TEST(Gate, RefusedConnectionIsNotSent) {
 }
 
 TEST(Gate, TlsHandshakeFailureIsNotSent) {
-  OneShotServer server;  // speaks plain HTTP: the TLS handshake cannot succeed
+  TestServer server;  // speaks plain HTTP: the TLS handshake cannot succeed
   SendResult r = LocalGate(server.port())
                      .Send("local-tls", Get("https://127.0.0.1:" + std::to_string(server.port()) + "/"));
   EXPECT_EQ(r.outcome, Outcome::kNotSent) << r.reason;
@@ -375,8 +303,8 @@ TEST(Gate, NonPositiveTimeoutIsDenied) {
 
 TEST(Gate, ManyThreadsSendAtOnce) {
   constexpr int kThreads = 8;
-  std::vector<std::unique_ptr<OneShotServer>> servers;
-  for (int i = 0; i < kThreads; ++i) servers.push_back(std::make_unique<OneShotServer>());
+  std::vector<std::unique_ptr<TestServer>> servers;
+  for (int i = 0; i < kThreads; ++i) servers.push_back(std::make_unique<TestServer>());
   std::vector<manifest::AllowEntry> entries;
   for (const auto& server : servers) entries.push_back({"local", "http", "", "127.0.0.0/8", server->port(), "", {}});
   const Gate gate(entries);
@@ -388,9 +316,9 @@ TEST(Gate, ManyThreadsSendAtOnce) {
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < kThreads; ++i) {
     EXPECT_EQ(results[i].outcome, Outcome::kAnswered) << results[i].reason;
-    auto got = servers[i]->Received();
+    auto got = Received(*servers[i]);
     ASSERT_TRUE(got);
-    EXPECT_EQ(got->target(), "/" + std::to_string(i));
+    EXPECT_EQ(got->target, "/" + std::to_string(i));
   }
 }
 

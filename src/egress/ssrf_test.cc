@@ -6,9 +6,10 @@
 //   - a test DNS server (test_dns_server.h) the gate is pointed at
 //     (GateOptions::dns_server): public.test is 127.0.0.2, internal.test is
 //     10.0.0.5, loop.test and localhost are 127.0.0.1, and so on (Names());
-//   - the "allowed" HTTP server on 127.0.0.2:A, reachable only through the
-//     allowlist entry `cidr: 127.0.0.2/32` (host patterns never reach
-//     loopback); it answers /r/CODE/KEY with a redirect to a named target;
+//   - the "allowed" HTTP server (test_http_server.h) on 127.0.0.2:A,
+//     reachable only through the allowlist entry `cidr: 127.0.0.2/32` (host
+//     patterns never reach loopback); it answers /r/CODE/KEY with a redirect
+//     to a named target;
 //   - "victim" HTTP servers on 127.0.0.1:V, 127.0.0.1:A and, when the
 //     machine has IPv6 loopback, [::1]:V and [::1]:A: every attack aims at
 //     one of them (or at an address nobody listens on), and they must see
@@ -24,7 +25,6 @@
 
 #include <stdlib.h>
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -34,136 +34,26 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ip/v6_only.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
 #include "agent/denial_journal.h"
 #include "egress/gate.h"
 #include "egress/test_dns_server.h"
+#include "egress/test_http_server.h"
 #include "journal/journal.h"
 
 namespace volent::egress {
 namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
 using testing::DnsRecord;
+using testing::Reply;
+using testing::Seen;
 using testing::TestDnsServer;
-
-// ---- Local HTTP servers ----------------------------------------------------
-
-struct Reply {
-  int status = 200;
-  Headers headers;
-  std::string body = "public";
-};
-using Route = std::function<Reply(const http::request<http::string_body>&)>;
-
-// Accepts connections one after the other on IP:PORT (PORT 0: any), reads
-// one request from each and answers it with `route`. Counts connections:
-// for a victim, one is already a failure.
-class LoopbackServer {
- public:
-  LoopbackServer(const std::string& ip, int port, Route route) : route_(std::move(route)), acceptor_(ioc_) {
-    boost::system::error_code ec;
-    const net::ip::address address = net::ip::make_address(ip, ec);
-    if (ec) return;
-    endpoint_ = tcp::endpoint(address, static_cast<unsigned short>(port));
-    acceptor_.open(endpoint_.protocol(), ec);
-    if (ec) return;
-    if (address.is_v6()) acceptor_.set_option(net::ip::v6_only(true), ec);
-    acceptor_.bind(endpoint_, ec);
-    if (ec) return;
-    acceptor_.listen(64, ec);
-    if (ec) return;
-    endpoint_ = acceptor_.local_endpoint(ec);
-    if (ec) return;
-    ok_ = true;
-    thread_ = std::thread([this] { Serve(); });
-  }
-
-  ~LoopbackServer() {
-    if (!ok_) return;
-    stopping_ = true;
-    net::io_context ioc;  // knock, so the blocking accept returns
-    tcp::socket knock(ioc);
-    boost::system::error_code ec;
-    knock.connect(endpoint_, ec);
-    knock.close(ec);
-    thread_.join();
-  }
-
-  bool ok() const { return ok_; }
-  int port() const { return endpoint_.port(); }
-  std::string endpoint() const {
-    const std::string ip = endpoint_.address().to_string();
-    return (endpoint_.address().is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(endpoint_.port());
-  }
-  int connections() const { return connections_; }
-  // The requests read so far: "METHOD TARGET Host-header".
-  std::vector<std::string> Requests() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return requests_;
-  }
-  std::vector<http::request<http::string_body>> Full() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return full_;
-  }
-
- private:
-  void Serve() {
-    for (;;) {
-      boost::system::error_code ec;
-      tcp::socket socket = acceptor_.accept(ec);
-      if (stopping_) return;
-      if (ec) continue;
-      ++connections_;
-      // A client that connects and sends nothing does not hold the server.
-      struct timeval tv{5, 0};
-      ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-      beast::flat_buffer buffer;
-      http::request<http::string_body> request;
-      http::read(socket, buffer, request, ec);
-      if (ec) continue;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        requests_.push_back(std::string(request.method_string()) + " " + std::string(request.target()) + " " +
-                            std::string(request[http::field::host]));
-        full_.push_back(request);
-      }
-      const Reply reply = route_(request);
-      http::response<http::string_body> response(static_cast<http::status>(reply.status), 11);
-      for (const auto& [name, value] : reply.headers) response.set(name, value);
-      response.body() = reply.body;
-      response.prepare_payload();
-      http::write(socket, response, ec);
-      socket.shutdown(tcp::socket::shutdown_both, ec);
-    }
-  }
-
-  Route route_;
-  net::io_context ioc_;
-  tcp::acceptor acceptor_;
-  tcp::endpoint endpoint_;
-  bool ok_ = false;
-  std::atomic<bool> stopping_{false};
-  std::atomic<int> connections_{0};
-  mutable std::mutex mutex_;
-  std::vector<std::string> requests_;
-  std::vector<http::request<http::string_body>> full_;
-  std::thread thread_;
-};
+using testing::TestServer;
 
 // ---- The setting -------------------------------------------------------------
 
@@ -246,14 +136,14 @@ class Setting {
     }
     Names(dns_);
 
-    allowed_ = std::make_unique<LoopbackServer>("127.0.0.2", 0, [this](const auto& r) { return Answer(r); });
+    allowed_ = std::make_unique<TestServer>("127.0.0.2", [this](const Seen& r) { return Answer(r); });
     if (!allowed_->ok()) {
       problem_ = "no server on 127.0.0.2 (is 127.0.0.0/8 on lo?)";
       return;
     }
     a_ = allowed_->port();
     Reply nothing{418, {}, "victim"};
-    victims_.push_back(std::make_unique<LoopbackServer>("127.0.0.1", 0, [nothing](const auto&) { return nothing; }));
+    victims_.push_back(std::make_unique<TestServer>("127.0.0.1", [nothing](const Seen&) { return nothing; }));
     if (!victims_.back()->ok()) {
       problem_ = "no victim server on 127.0.0.1";
       return;
@@ -261,7 +151,7 @@ class Setting {
     v_ = victims_.back()->port();
     // The same ports elsewhere on loopback, where the machine allows.
     for (const auto& [ip, port] : std::vector<std::pair<std::string, int>>{{"127.0.0.1", a_}, {"::1", v_}, {"::1", a_}}) {
-      auto extra = std::make_unique<LoopbackServer>(ip, port, [nothing](const auto&) { return nothing; });
+      auto extra = std::make_unique<TestServer>(ip, [nothing](const Seen&) { return nothing; }, port);
       if (extra->ok()) victims_.push_back(std::move(extra));
     }
 
@@ -306,11 +196,11 @@ class Setting {
   TestDnsServer& dns() { return dns_; }
   const Gate& gate() const { return *gate_; }
   journal::Journal& journal() { return *journal_; }
-  const LoopbackServer& allowed() const { return *allowed_; }
+  const TestServer& allowed() const { return *allowed_; }
   std::string VictimEndpoints() const {
     std::string out;
     for (const auto& v : victims_) {
-      out += (out.empty() ? "" : ", ") + v->endpoint();
+      out += (out.empty() ? "" : ", ") + v->HostPort();
     }
     return out;
   }
@@ -322,8 +212,8 @@ class Setting {
   std::string Fill(const std::string& text) const { return egress::Fill(text, a_, v_); }
 
  private:
-  Reply Answer(const http::request<http::string_body>& request) const {
-    const std::string target(request.target());
+  Reply Answer(const Seen& request) const {
+    const std::string& target = request.target;
     // /r/CODE/KEY: a redirect with status CODE to RedirectTargets()[KEY].
     if (target.rfind("/r/", 0) == 0 && target.size() > 7) {
       const int code = std::atoi(target.substr(3, 3).c_str());
@@ -331,15 +221,15 @@ class Setting {
       if (it != RedirectTargets().end()) return Reply{code, {{"Location", Fill(it->second)}}, ""};
       return Reply{404, {}, "no such redirect"};
     }
-    return Reply{};
+    return Reply{200, {}, "public"};
   }
 
   std::string problem_;
   std::string dir_;
   std::unique_ptr<journal::Journal> journal_;
   TestDnsServer dns_;
-  std::unique_ptr<LoopbackServer> allowed_;
-  std::vector<std::unique_ptr<LoopbackServer>> victims_;
+  std::unique_ptr<TestServer> allowed_;
+  std::vector<std::unique_ptr<TestServer>> victims_;
   int a_ = 0;
   int v_ = 0;
   std::unique_ptr<Gate> gate_;
@@ -616,7 +506,8 @@ TEST(SsrfNotDenied, RebindingAfterTheCheckDoesNotMoveTheRequest) {
   EXPECT_EQ(r.pinned_address, "127.0.0.2:" + std::to_string(s.a()));
   EXPECT_EQ(s.dns().Queries("rebind-once.test", TestDnsServer::kTypeA), 1);
   ASSERT_EQ(s.allowed().Requests().size(), 1u);
-  EXPECT_EQ(s.allowed().Requests()[0], "GET /pinned rebind-once.test:" + std::to_string(s.a()));
+  EXPECT_EQ(s.allowed().Requests()[0].target, "/pinned");
+  EXPECT_EQ(s.allowed().Requests()[0].Get("Host"), "rebind-once.test:" + std::to_string(s.a()));
   EXPECT_EQ(s.VictimConnections(), 0);
 }
 
@@ -634,13 +525,13 @@ TEST(SsrfNotDenied, CallerHostAndForwardingHeadersDoNotSteer) {
   SendResult result = s.gate().Send("web", r);
   ASSERT_EQ(result.outcome, Outcome::kAnswered) << result.reason;
   EXPECT_EQ(result.pinned_address, "127.0.0.2:" + std::to_string(s.a()));
-  auto seen = s.allowed().Full();
+  auto seen = s.allowed().Requests();
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0][http::field::host], "public.test:" + std::to_string(s.a()));
-  EXPECT_EQ(seen[0].count("X-Forwarded-For"), 0u);
-  EXPECT_EQ(seen[0].count("X-Forwarded-Host"), 0u);
-  EXPECT_EQ(seen[0].count("Forwarded"), 0u);
-  EXPECT_EQ(seen[0]["X-Real-Note"], "kept");
+  EXPECT_EQ(seen[0].Get("Host"), "public.test:" + std::to_string(s.a()));
+  EXPECT_EQ(seen[0].Count("X-Forwarded-For"), 0u);
+  EXPECT_EQ(seen[0].Count("X-Forwarded-Host"), 0u);
+  EXPECT_EQ(seen[0].Count("Forwarded"), 0u);
+  EXPECT_EQ(seen[0].Get("X-Real-Note"), "kept");
   EXPECT_EQ(s.VictimConnections(), 0);
 }
 
