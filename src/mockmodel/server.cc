@@ -1,6 +1,5 @@
 #include "mockmodel/server.h"
 
-#include <sys/resource.h>
 
 #include <optional>
 #include <vector>
@@ -213,17 +212,6 @@ ampoule::Result<std::unique_ptr<Server>> Server::Bind(Service& service, const Se
   auto server = std::make_unique<ServerImpl>(service, options);
   AMP_RETURN_IF_ERROR(server->Listen());
   return std::unique_ptr<Server>(std::move(server));
-}
-
-size_t RaiseDescriptorLimit() {
-  struct rlimit limit {};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
-  if (limit.rlim_cur < limit.rlim_max) {
-    struct rlimit raised = limit;
-    raised.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-  }
-  return static_cast<size_t>(limit.rlim_cur);
 }
 
 }  // namespace volent::mockmodel

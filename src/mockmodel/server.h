@@ -51,9 +51,4 @@ class Server {
   virtual void Stop() = 0;
 };
 
-// Raises this process's open-file limit to its hard limit (each connection
-// is a descriptor; the usual soft limit, 1,024, is below what benchmarks
-// hold). Returns the limit now in force.
-size_t RaiseDescriptorLimit();
-
 }  // namespace volent::mockmodel

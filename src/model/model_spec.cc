@@ -1,22 +1,12 @@
 #include "model/model_spec.h"
 
+#include "manifest/document.h"
+
 namespace volent::model {
-namespace {
 
 using nlohmann::json;
-
-const json* Member(const json* v, const char* key) {
-  if (v == nullptr || !v->is_object()) return nullptr;
-  auto it = v->find(key);
-  return it == v->end() ? nullptr : &*it;
-}
-
-std::string StringAt(const json* v, const char* key) {
-  const json* m = Member(v, key);
-  return m && m->is_string() ? m->get<std::string>() : "";
-}
-
-}  // namespace
+using manifest::Member;
+using manifest::StringAt;
 
 ModelSpec ReadModelSpec(const json& manifest) {
   const json* model = Member(Member(&manifest, "spec"), "model");

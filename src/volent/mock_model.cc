@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "httpd/descriptor_limit.h"
 #include "manifest/address.h"
 #include "mockmodel/plan.h"
 #include "mockmodel/server.h"
@@ -134,7 +135,7 @@ int MockModelCommand(const Args& args) {
   server_options.port = listen.port;
   server_options.max_connections = static_cast<size_t>(options.max_connections);
   server_options.stop_grace = std::chrono::milliseconds(options.latency_ms + options.jitter_ms + 5000);
-  size_t descriptors = mockmodel::RaiseDescriptorLimit();
+  size_t descriptors = httpd::RaiseDescriptorLimit();
   if (descriptors != 0 && descriptors < server_options.max_connections + 16) {
     std::fprintf(stderr,
                  "volent mock-model: note: the open-file limit is %zu, so fewer than %zu connections fit at once "

@@ -4,7 +4,6 @@
 // (re-checking every stored manifest against this configuration) and the
 // journal, resumes every unfinished run, and serves the control API until
 // SIGINT/SIGTERM. docs/cli.md, docs/control-api.md, docs/agent-runs.md.
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -22,6 +21,7 @@
 #include "control/http_server.h"
 #include "control/metrics.h"
 #include "egress/gate.h"
+#include "httpd/descriptor_limit.h"
 #include "journal/journal.h"
 #include "manifest/address.h"
 #include "manifest/manifest.h"
@@ -92,21 +92,15 @@ bool MakeDirs(const std::string& dir) {
 // Model and tool calls in flight each hold a socket (SPEC B4: 1,500 model
 // calls at once): the soft open-file limit, often 1,024, is raised to the
 // hard one. Below this, the node says so.
-constexpr rlim_t kWantedDescriptors = 4096;
+constexpr size_t kWantedDescriptors = 4096;
 
 void RaiseDescriptorLimit() {
-  struct rlimit limit {};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
-  if (limit.rlim_cur < limit.rlim_max) {
-    struct rlimit raised = limit;
-    raised.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
-  }
-  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < kWantedDescriptors) {
+  const size_t limit = httpd::RaiseDescriptorLimit();
+  if (limit != 0 && limit < kWantedDescriptors) {
     std::fprintf(stderr,
-                 "volent node: warning: at most %llu open files (RLIMIT_NOFILE); calls in flight each need one: "
-                 "raise the hard limit (ulimit -Hn, LimitNOFILE=) to at least %llu\n",
-                 static_cast<unsigned long long>(limit.rlim_cur), static_cast<unsigned long long>(kWantedDescriptors));
+                 "volent node: warning: at most %zu open files (RLIMIT_NOFILE); calls in flight each need one: "
+                 "raise the hard limit (ulimit -Hn, LimitNOFILE=) to at least %zu\n",
+                 limit, kWantedDescriptors);
   }
 }
 
