@@ -15,6 +15,7 @@
 
 #include "cli/arg_parse.h"
 #include "cli/commands.h"
+#include "receipt/file_read.h"
 #include "util/result.h"
 #include "wasi/wasi_run.h"
 
@@ -77,30 +78,13 @@ struct Options {
   bool help = false;
 };
 
-// Reads a whole file, refusing more than `limit` bytes. "-" is stdin.
+// Reads a whole file through the safe reader (no blocking open, pipes
+// polled, at most `limit` bytes). "-" is stdin.
 Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, const char* what) {
-  FILE* f = path == "-" ? stdin : fopen(path.c_str(), "rb");
-  if (f == nullptr)
-    return Error{std::string("cannot open ") + what + " '" + path + "': " + strerror(errno)};
-  std::vector<uint8_t> data;
-  uint8_t buf[65536];
-  size_t n = 0;
-  bool too_big = false;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-    if (data.size() + n > limit) {
-      too_big = true;
-      break;
-    }
-    data.insert(data.end(), buf, buf + n);
-  }
-  bool failed = ferror(f) != 0;
-  if (f != stdin) fclose(f);
-  if (too_big) {
-    return Error{std::string(what) + " '" + path + "' is larger than the limit of " +
-                 std::to_string(limit) + " bytes"};
-  }
-  if (failed) return Error{std::string("cannot read ") + what + " '" + path + "'"};
-  return data;
+  Result<std::string> data = path == "-" ? receipt::ReadFdCapped(0, "stdin", limit)
+                                         : receipt::ReadFileCapped(path, limit);
+  if (!data) return Error{std::string(what) + ": " + data.message()};
+  return std::vector<uint8_t>(data->begin(), data->end());
 }
 
 // Copies the host tree `host` (following symbolic links, at most

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "receipt/file_read.h"
 #include "util/result.h"
 
 namespace ampoule::gate {
@@ -39,11 +40,13 @@ Result<std::string> RequiredPath(const nlohmann::json& object, std::string_view 
 std::string ResolvePath(std::string_view text, const std::filesystem::path& base);
 
 // Reads a draft or policy file (at most 1 MiB: they are small, anything
-// larger is a mistake) and tells the folder its relative paths start from.
+// larger is a mistake) through the safe reader under `rules`, and tells the
+// folder its relative paths start from.
 struct Document {
   std::string text;
   std::filesystem::path folder;
 };
-Result<Document> ReadDocument(const std::string& path, std::string_view what);
+Result<Document> ReadDocument(const std::string& path, std::string_view what,
+                              const receipt::ReadRules& rules = {});
 
 }  // namespace ampoule::gate

@@ -49,7 +49,10 @@ Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::pa
 }
 
 Result<Policy> LoadPolicy(const std::string& path) {
-  Result<Document> doc = ReadDocument(path, "policy");
+  // Whoever can write the policy decides what the gate lets out.
+  receipt::ReadRules rules;
+  rules.refuse_writable_by_others = true;
+  Result<Document> doc = ReadDocument(path, "policy", rules);
   if (!doc.ok()) return doc.status();
   Result<Policy> policy = ParsePolicy(doc->text, doc->folder);
   if (!policy.ok()) return Error{path + ": " + policy.message()};

@@ -1,6 +1,7 @@
 #include "gate/submit.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 
@@ -11,7 +12,7 @@
 #include "gate/policy.h"
 #include "kernel/default_path.h"
 #include "verify/command.h"
-#include "verify/file_digest.h"
+#include "verify/evidence.h"
 
 namespace ampoule::gate {
 namespace {
@@ -31,6 +32,10 @@ std::string Explain(const verify::CheckOutcome& outcome) {
   return !why || line.find(':') != std::string::npos ? line : line + ": " + *why;
 }
 
+// The draft names its evidence files: the agent chose those paths, so they
+// must be regular files (a FIFO could serve one thing to the verifier and
+// another to the field check); the replay may cost at most the policy's
+// fuel ceiling.
 verify::Options CheckOptions(const ActionDraft& draft, const Policy& policy, const std::string& receipt,
                              const std::string& kernel) {
   verify::Options o;
@@ -41,22 +46,25 @@ verify::Options CheckOptions(const ActionDraft& draft, const Policy& policy, con
   o.outputs = {draft.evidence.output};
   for (const auto& [name, path] : draft.evidence.inputs) o.inputs.push_back({name, path});
   o.stdin_path = draft.evidence.stdin_path;
+  o.paths_from = receipt::PathFrom::kUntrusted;
+  o.max_replay_fuel = policy.replay_fuel_ceiling == UINT64_MAX ? UINT64_MAX : policy.replay_fuel_ceiling + 1;
   return o;
 }
 
-// Steps 3 and 4: everything the decision needs except the log's answer.
-// Errors are problems of the gate's own setup (a trusted key it cannot
-// read), not of the evidence, which become reasons to refuse.
-Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, const std::string& receipt,
-                                const std::string& kernel, const verify::Runner& runner,
+// Steps 3 and 4: everything the decision needs except the log's answer,
+// all judged on one snapshot of the evidence (`files`): the verification,
+// the replay and the field comparison see the same bytes. Errors are
+// problems of the gate's own setup (a trusted key it cannot read), not of
+// the evidence, which become reasons to refuse.
+Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, verify::Options options,
+                                const verify::Snapshot& files, const verify::Runner& runner,
                                 std::vector<std::string>& notes) {
   GateFacts facts;
   facts.fuel_ceiling = policy.replay_fuel_ceiling;
   facts.max_data_age_seconds = policy.max_data_age_seconds;
   facts.data_age_seconds = static_cast<int64_t>(time(nullptr)) - draft.data_as_of;
 
-  verify::Options options = CheckOptions(draft, policy, receipt, kernel);
-  verify::CheckOutcome verified = verify::RunCheck(options, runner);
+  verify::CheckOutcome verified = verify::CheckSnapshot(options, files, runner);
   notes.insert(notes.end(), verified.notes.begin(), verified.notes.end());
   if (verified.verdict.exit_code == verify::kExitUsage) {
     // Unreadable evidence or keys: nothing can be decided until it is fixed.
@@ -69,7 +77,7 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
   facts.fuel_used = verified.record->result.fuel_used;
   if (facts.fuel_used <= policy.replay_fuel_ceiling) {
     options.replay = true;
-    verify::CheckOutcome replayed = verify::RunCheck(options, runner);
+    verify::CheckOutcome replayed = verify::CheckSnapshot(options, files, runner);
     // The replay repeats the checks above; keep only what it adds.
     for (const std::string& n : replayed.notes) {
       if (std::find(verified.notes.begin(), verified.notes.end(), n) == verified.notes.end()) notes.push_back(n);
@@ -77,12 +85,10 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
     facts.replay_attempted = true;
     if (replayed.verdict.exit_code != verify::kExitVerified) facts.replay_failure = Explain(replayed);
   }
-  // The output's digest was just checked against the receipt: it is the
-  // signed output, so its fields can be compared.
-  bool too_large = false;
-  Result<verify::LoadedFile> output = verify::LoadFile(draft.evidence.output, &too_large);
-  if (!output.ok()) return Error{"cannot read the output: " + output.message()};
-  facts.mismatches = CompareFields(draft.fields, output->bytes);
+  // The output's digest was just checked against the receipt, on these
+  // very bytes: they are the signed output, so their fields can be compared.
+  if (files.outputs.empty() || !files.outputs.front()) return Error{"the output was not read"};
+  facts.mismatches = CompareFields(draft.fields, files.outputs.front()->bytes);
   return facts;
 }
 
@@ -135,16 +141,26 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
 
   const std::string kernel = request.kernel_path.empty() ? kernel::DefaultKernelPath() : request.kernel_path;
   if (kernel.empty()) return Error{"no kernel: give --kernel or set AMPOULE_KERNEL"};
-  Result<std::string> kernel_digest = verify::Sha256File(kernel);
-  if (!kernel_digest.ok()) return Error{"cannot read the kernel: " + kernel_digest.message()};
-  if (*kernel_digest != policy->kernel_sha256) {
-    return Error{"the kernel " + kernel + " has sha256 " + *kernel_digest + ", not the policy's pin " +
+
+  // One snapshot: every evidence file is read here, once, and every check
+  // below (the kernel pin, verify, replay, fields, the logged digest) uses
+  // these bytes.
+  const verify::Options options = CheckOptions(*draft, *policy, receipt, kernel);
+  const verify::Snapshot files = verify::ReadSnapshot(options);
+  if (!files.kernel_sha256) {
+    std::string why = "unreadable";
+    for (const std::string& note : files.notes) {
+      if (note.rfind("kernel: ", 0) == 0) why = note.substr(8);
+    }
+    return Error{why};
+  }
+  if (*files.kernel_sha256 != policy->kernel_sha256) {
+    return Error{"the kernel " + kernel + " has sha256 " + *files.kernel_sha256 + ", not the policy's pin " +
                  policy->kernel_sha256};
   }
 
-  Result<GateFacts> facts = CheckEvidence(*draft, *policy, receipt, kernel, runner, outcome.notes);
+  Result<GateFacts> facts = CheckEvidence(*draft, *policy, options, files, runner, outcome.notes);
   if (!facts.ok()) return facts.status();
-  Result<std::string> receipt_digest = verify::Sha256File(receipt);
 
   // A send must be deliverable before it is recorded: check the outbox now.
   const std::string outbox = fs::absolute(request.outbox_path.value_or(policy->outbox)).lexically_normal().string();
@@ -154,7 +170,8 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
   Submission submission;
   submission.idempotency_key = draft->idempotency_key;
   submission.kind = draft->kind;
-  submission.receipt_sha256 = receipt_digest.ok() ? *receipt_digest : "";
+  // The digest of the receipt bytes that were judged, not of another read.
+  submission.receipt_sha256 = files.receipt ? files.receipt->sha256 : "";
   submission.fields = FieldValues(*draft);
   submission.outbox = outbox;
   GateVerdict verdict;

@@ -20,7 +20,9 @@ std::string ErrnoText(std::string_view what) { return std::string(what) + ": " +
 }  // namespace
 
 Result<std::unique_ptr<Kernel>> Kernel::Open(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO named as the kernel must not hang the open; OpenFd
+  // then refuses it as not a regular file.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return Error{ErrnoText("cannot open kernel '" + path + "'")};
   auto kernel = OpenFd(fd, "kernel '" + path + "'");
   close(fd);

@@ -40,7 +40,7 @@ Result<Envelope> ParseEnvelope(std::string_view json_text) {
   if (json_text.size() > kMaxEnvelopeBytes) {
     return Error{"envelope: larger than the " + std::to_string(kMaxEnvelopeBytes) + "-byte limit"};
   }
-  Result<json> doc = ParseJsonStrict(json_text, "envelope");
+  Result<json> doc = ParseJsonStrict(json_text, "envelope", JsonNumbers::kExact);
   if (!doc.ok()) return doc.error();
   if (!doc->is_object()) return Error{"envelope: must be a JSON object"};
   Envelope envelope;

@@ -177,7 +177,10 @@ Result<PublicKey> ReadPublicKeyFile(const std::string& path) {
 }
 
 Result<std::vector<PublicKey>> ReadTrustedKeysFile(const std::string& path) {
-  Result<std::string> text = ReadFileCapped(path, kMaxKeyFileBytes);
+  // Whoever can write a trusted-keys file decides which signatures pass.
+  ReadRules rules;
+  rules.refuse_writable_by_others = true;
+  Result<std::string> text = ReadFileCapped(path, kMaxKeyFileBytes, nullptr, rules);
   if (!text.ok()) return text.error();
   Result<std::vector<PublicKey>> keys = ParsePublicKeys(*text, path);
   if (keys.ok() && keys->empty()) return Error{path + ": no public key found"};

@@ -4,7 +4,9 @@
 #include <string>
 
 #include "receipt/base64.h"
+#include "receipt/envelope.h"
 #include "receipt/hex.h"
+#include "receipt/json_strict.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -91,6 +93,36 @@ TEST(Hex, IsLowerHexChecksLengthAndCase) {
 TEST(Hex, Sha256OfKnownInputs) {
   EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+// Strict JSON for signed documents: one reading of every byte, whatever
+// reader is used (docs/receipt-spec.md, "Strict JSON").
+TEST(StrictJson, RefusesAByteOrderMark) {
+  Result<nlohmann::json> v = ParseJsonStrict("\xEF\xBB\xBF{\"a\": 1}", "envelope");
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.message().find("byte-order mark"), std::string::npos) << v.message();
+  EXPECT_FALSE(ParseEnvelope("\xEF\xBB\xBF{\"payloadType\": \"x\", \"payload\": \"\", \"signatures\": []}").ok());
+}
+
+TEST(StrictJson, ExactNumbersRefuseWhatWouldBeRounded) {
+  // In a field no reader looks at, too: two readers must not disagree on
+  // whether the document is valid.
+  for (const char* text : {R"({"ignored": 18446744073709551616})", R"({"ignored": -9223372036854775809})",
+                           R"({"ignored": [1, 2, 123456789012345678901234567890]})"}) {
+    Result<nlohmann::json> v = ParseJsonStrict(text, "statement", JsonNumbers::kExact);
+    ASSERT_FALSE(v.ok()) << text;
+    EXPECT_NE(v.message().find("beyond 64 bits"), std::string::npos) << v.message();
+    EXPECT_TRUE(ParseJsonStrict(text, "statement").ok()) << "the lenient mode keeps its old reading";
+  }
+  for (const char* text : {R"({"ignored": 1e400})", R"({"ignored": -1e309})"}) {
+    Result<nlohmann::json> v = ParseJsonStrict(text, "statement", JsonNumbers::kExact);
+    ASSERT_FALSE(v.ok()) << text;
+    EXPECT_NE(v.message().find("out of range"), std::string::npos) << v.message();
+  }
+  for (const char* text : {R"({"n": 18446744073709551615})", R"({"n": -9223372036854775808})",
+                           R"({"n": 1.5e300})", R"({"n": 0.1})"}) {
+    EXPECT_TRUE(ParseJsonStrict(text, "statement", JsonNumbers::kExact).ok()) << text;
+  }
 }
 
 }  // namespace

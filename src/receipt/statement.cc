@@ -61,7 +61,7 @@ Status ParseSubjects(const json& doc, Statement& statement) {
 }  // namespace
 
 Result<Statement> ParseStatement(std::string_view json_text) {
-  Result<json> doc = ParseJsonStrict(json_text, "statement");
+  Result<json> doc = ParseJsonStrict(json_text, "statement", JsonNumbers::kExact);
   if (!doc.ok()) return doc.error();
   if (!doc->is_object()) return Error{"statement: must be a JSON object"};
   auto type = doc->find("_type");

@@ -211,7 +211,8 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
   AMP_RETURN_IF_ERROR(CheckSpec(spec));
   // One descriptor serves both sides: the host checks and hashes the same
   // open file the engine maps, not a path that could be swapped in between.
-  Fd kernel_fd(open(spec.kernel_path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO must not hang the open; Kernel::OpenFd refuses it.
+  Fd kernel_fd(open(spec.kernel_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (kernel_fd.get() < 0) return Errno("cannot open the kernel '" + spec.kernel_path + "'");
   Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(kernel_fd.get(), spec.kernel_path);
   if (!kernel) return kernel.error();

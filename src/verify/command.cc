@@ -27,7 +27,12 @@ int Finish(const Verdict& v, FILE* out) {
 }  // namespace
 
 CheckOutcome RunCheck(const Options& options, const Runner& runner) {
-  Evidence ev = Gather(options);
+  const Snapshot files = ReadSnapshot(options);
+  return CheckSnapshot(options, files, runner);
+}
+
+CheckOutcome CheckSnapshot(const Options& options, const Snapshot& files, const Runner& runner) {
+  Evidence ev = Gather(options, files);
   if (options.replay) Replay(options, runner ? runner : DefaultRunner(), ev);
   return {Decide(options.replay ? Mode::kReplay : Mode::kVerify, ev.facts), ev.facts, std::move(ev.notes),
           std::move(ev.record)};

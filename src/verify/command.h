@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "verify/options.h"
+#include "verify/evidence.h"
 #include "verify/replay.h"
 #include "verify/verdict.h"
 
@@ -36,6 +37,10 @@ struct CheckOutcome {
 // Checks (and with options.replay, replays) as the command does, printing
 // nothing. `runner` runs replays (DefaultRunner() when null).
 CheckOutcome RunCheck(const Options& options, const Runner& runner = nullptr);
+
+// As RunCheck, on files already read (ReadSnapshot with the same paths):
+// what a caller uses that checks one snapshot more than once.
+CheckOutcome CheckSnapshot(const Options& options, const Snapshot& files, const Runner& runner = nullptr);
 
 // Runs the command on `args` (the arguments after the command name).
 // `command` names it in messages ("ampoule-verify" or "ampoule verify").

@@ -1,6 +1,5 @@
 #include "verify/evidence.h"
 
-#include "receipt/file_read.h"
 #include "receipt/key_file.h"
 #include "verify/run_receipt.h"
 
@@ -10,7 +9,7 @@ namespace {
 std::string Short(const std::string& sha256) { return sha256.substr(0, 16) + "..."; }
 
 // Loads every key named; a key that cannot be used is a usage error.
-std::vector<receipt::PublicKey> LoadKeys(const Options& o, Evidence& ev) {
+std::vector<receipt::PublicKey> LoadKeys(const Options& o, Snapshot& ev) {
   std::vector<receipt::PublicKey> keys;
   for (const std::string& path : o.keys) {
     Result<receipt::PublicKey> key = receipt::ReadPublicKeyFile(path);
@@ -34,9 +33,10 @@ std::vector<receipt::PublicKey> LoadKeys(const Options& o, Evidence& ev) {
 }
 
 // Reads one file under the cap; problems become facts.
-std::optional<LoadedFile> Load(const std::string& what, const std::string& path, Evidence& ev) {
+std::optional<LoadedFile> Load(const std::string& what, const std::string& path, const Options& o,
+                               Snapshot& ev) {
   bool too_large = false;
-  Result<LoadedFile> file = LoadFile(path, &too_large);
+  Result<LoadedFile> file = LoadFile(path, &too_large, o.paths_from);
   if (file.ok()) return std::move(*file);
   if (too_large) {
     Note(ev.facts.too_large, path);
@@ -84,8 +84,8 @@ void AcceptReceipt(const Options& o, const std::string& text,
 
 void CompareInputs(const Options& o, Evidence& ev) {
   for (const NamedFile& in : o.inputs) {
-    auto file = ev.inputs.find(in.name);
-    if (file == ev.inputs.end()) continue;  // unreadable: already a fact
+    auto file = ev.files->inputs.find(in.name);
+    if (file == ev.files->inputs.end()) continue;  // unreadable: already a fact
     const run::NamedDigest* signed_input = nullptr;
     for (const run::NamedDigest& d : ev.record->inputs) {
       if (d.name == in.name) signed_input = &d;
@@ -108,13 +108,13 @@ void CompareFiles(const Options& o, const std::optional<std::string>& kernel_sha
     ev.notes.push_back("kernel: not given, so not pinned: the receipt names kernel " +
                        r.kernel_sha256 + " (give --kernel FILE)");
   }
-  if (ev.program) Compare("program", o.program, ev.program->sha256, r.program.sha256, ev);
-  for (const std::string& path : o.outputs) {
-    std::optional<LoadedFile> out = Load("output", path, ev);
-    if (out) Compare("output", path, out->sha256, r.stdout_digest.sha256, ev);
+  const Snapshot& files = *ev.files;
+  if (files.program) Compare("program", o.program, files.program->sha256, r.program.sha256, ev);
+  for (size_t i = 0; i < o.outputs.size() && i < files.outputs.size(); ++i) {
+    if (files.outputs[i]) Compare("output", o.outputs[i], files.outputs[i]->sha256, r.stdout_digest.sha256, ev);
   }
   CompareInputs(o, ev);
-  if (ev.stdin_file) Compare("stdin", *o.stdin_path, ev.stdin_file->sha256, r.stdin_digest.sha256, ev);
+  if (files.stdin_file) Compare("stdin", *o.stdin_path, files.stdin_file->sha256, r.stdin_digest.sha256, ev);
 }
 
 void NoteResult(Evidence& ev) {
@@ -130,33 +130,39 @@ void NoteResult(Evidence& ev) {
 
 }  // namespace
 
-Evidence Gather(const Options& o) {
-  Evidence ev;
-  std::vector<receipt::PublicKey> keys = LoadKeys(o, ev);
-  std::optional<LoadedFile> receipt_file = Load("receipt", o.receipt, ev);
-  std::optional<std::string> kernel_sha256;
+Snapshot ReadSnapshot(const Options& o) {
+  Snapshot files;
+  files.keys = LoadKeys(o, files);
+  files.receipt = Load("receipt", o.receipt, o, files);
   if (!o.kernel.empty()) {
     Result<std::string> sha = Sha256File(o.kernel);
     if (sha.ok()) {
-      kernel_sha256 = *sha;
+      files.kernel_sha256 = *sha;
     } else {
-      Note(ev.facts.usage, "cannot read kernel " + o.kernel);
-      ev.notes.push_back("kernel: " + sha.message());
+      Note(files.facts.usage, "cannot read kernel " + o.kernel);
+      files.notes.push_back("kernel: " + sha.message());
     }
   }
-  if (!o.program.empty()) ev.program = Load("program", o.program, ev);
+  if (!o.program.empty()) files.program = Load("program", o.program, o, files);
   for (const NamedFile& in : o.inputs) {
-    std::optional<LoadedFile> file = Load("input " + in.name, in.path, ev);
-    if (file) ev.inputs.emplace(in.name, std::move(*file));
+    std::optional<LoadedFile> file = Load("input " + in.name, in.path, o, files);
+    if (file) files.inputs.emplace(in.name, std::move(*file));
   }
-  if (o.stdin_path) ev.stdin_file = Load("stdin", *o.stdin_path, ev);
-  if (receipt_file) AcceptReceipt(o, receipt_file->bytes, keys, ev);
-  if (!ev.record) {
-    // Outputs are still read: an unreadable or oversized one outranks FAILED.
-    for (const std::string& path : o.outputs) (void)Load("output", path, ev);
-    return ev;
-  }
-  CompareFiles(o, kernel_sha256, ev);
+  if (o.stdin_path) files.stdin_file = Load("stdin", *o.stdin_path, o, files);
+  // Outputs are read even when the receipt is unusable: an unreadable or
+  // oversized one outranks FAILED.
+  for (const std::string& path : o.outputs) files.outputs.push_back(Load("output", path, o, files));
+  return files;
+}
+
+Evidence Gather(const Options& o, const Snapshot& files) {
+  Evidence ev;
+  ev.facts = files.facts;
+  ev.notes = files.notes;
+  ev.files = &files;
+  if (files.receipt) AcceptReceipt(o, files.receipt->bytes, files.keys, ev);
+  if (!ev.record) return ev;
+  CompareFiles(o, files.kernel_sha256, ev);
   NoteResult(ev);
   return ev;
 }

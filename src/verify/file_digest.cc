@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "receipt/file_read.h"
+#include "kernel/kernel_format.h"
 #include "receipt/hex.h"
 #include "receipt/sodium_init.h"
 
@@ -19,11 +19,8 @@ Error IoError(const std::string& path, const char* action) {
   return Error{"cannot " + std::string(action) + " " + path + ": " + std::strerror(errno)};
 }
 
-// Hashes everything readable from `fd` into `state`.
+// Hashes everything readable from `fd` (a regular file) into `state`.
 Status HashFd(int fd, const std::string& path, crypto_hash_sha256_state* state) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return IoError(path, "stat");
-  if (S_ISDIR(st.st_mode)) return Error{"cannot read " + path + ": it is a directory"};
   unsigned char buf[1 << 16];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof buf);
@@ -38,8 +35,9 @@ Status HashFd(int fd, const std::string& path, crypto_hash_sha256_state* state) 
 
 Result<std::string> Sha256File(const std::string& path) {
   receipt::EnsureSodium();
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError(path, "open");
+  Result<int> opened = receipt::OpenRegularFile(path, kernel::kMaxKernelFileBytes, "file");
+  if (!opened.ok()) return opened.error();
+  const int fd = *opened;
   crypto_hash_sha256_state state;
   crypto_hash_sha256_init(&state);
   Status hashed = HashFd(fd, path, &state);
@@ -50,8 +48,10 @@ Result<std::string> Sha256File(const std::string& path) {
   return receipt::HexEncode(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
-Result<LoadedFile> LoadFile(const std::string& path, bool* too_large) {
-  Result<std::string> bytes = receipt::ReadFileCapped(path, receipt::kMaxFileBytes, too_large);
+Result<LoadedFile> LoadFile(const std::string& path, bool* too_large, receipt::PathFrom from) {
+  receipt::ReadRules rules;
+  rules.from = from;
+  Result<std::string> bytes = receipt::ReadFileCapped(path, receipt::kMaxFileBytes, too_large, rules);
   if (!bytes.ok()) return bytes.error();
   std::string sha256 = receipt::Sha256Hex(*bytes);
   return LoadedFile{std::move(*bytes), std::move(sha256)};

@@ -18,6 +18,18 @@ Result<double> ParseSeconds(std::string_view text) {
   return v;
 }
 
+Result<uint64_t> ParseCount(std::string_view flag, std::string_view text) {
+  std::string s(text);
+  bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = digits ? std::strtoull(s.c_str(), &end, 10) : 0;
+  if (!digits || errno != 0 || v == 0) {
+    return Error{"invalid " + std::string(flag) + " '" + s + "': give a positive whole number"};
+  }
+  return uint64_t{v};
+}
+
 Status CheckMode(const Options& o) {
   if (o.receipt.empty()) return Error{"no RECEIPT given"};
   if (o.replay) {
@@ -29,6 +41,10 @@ Status CheckMode(const Options& o) {
     return Error{"name the key you trust: --key PUB or --trusted-keys FILE"};
   }
   if (o.timeout_seconds) return Error{"--timeout is for --replay only"};
+  if (o.max_replay_fuel != kDefaultMaxReplayFuel || o.max_replay_memory != kDefaultMaxReplayMemory ||
+      o.max_replay_timeout != kDefaultMaxReplayTimeout) {
+    return Error{"--max-fuel, --max-memory and --max-timeout are for --replay only"};
+  }
   if (o.insecure_no_jail) return Error{"--insecure-no-jail is for --replay only"};
   return Status::Ok();
 }
@@ -92,6 +108,14 @@ Status ApplyValue(Options& o, std::string_view flag, std::string value, bool* kn
     Result<double> seconds = ParseSeconds(value);
     if (!seconds.ok()) return seconds.error();
     o.timeout_seconds = *seconds;
+  } else if (flag == "--max-fuel" || flag == "--max-memory") {
+    Result<uint64_t> n = ParseCount(flag, value);
+    if (!n.ok()) return n.error();
+    (flag == "--max-fuel" ? o.max_replay_fuel : o.max_replay_memory) = *n;
+  } else if (flag == "--max-timeout") {
+    Result<double> seconds = ParseSeconds(value);
+    if (!seconds.ok()) return Error{"invalid --max-timeout '" + value + "': give a positive number of seconds"};
+    o.max_replay_timeout = *seconds;
   } else {
     *known = false;
   }
@@ -143,6 +167,7 @@ std::string Usage(std::string_view command) {
          std::string(c.size() + 8, ' ') + "[--output O] [--input NAME=FILE ...] [--stdin FILE]\n" +
          "       " + c + " --replay RECEIPT --kernel K --program P [--key PUB]\n" +
          std::string(c.size() + 8, ' ') + "[--input NAME=FILE ...] [--stdin FILE] [--timeout S]\n" +
+         std::string(c.size() + 8, ' ') + "[--max-fuel N] [--max-memory BYTES] [--max-timeout S]\n" +
          R"(
 Checks a receipt: its signature by a key you trust, then every file you give
 against the digest the receipt signed, then the signed result. With --replay,
@@ -157,7 +182,14 @@ re-runs the program on the kernel and compares output, fuel and status.
                         last path component); repeatable
   --stdin FILE          the run's stdin (replay: needed if the run had any)
   --timeout S           replay only: the wall-clock safety net (default: the
-                        receipt's)
+                        receipt's, at most --max-timeout)
+  --max-fuel N          replay only: refuse a replay that may use more fuel
+                        (default 100000000000); a receipt's larger fuel limit
+                        is lowered to it when the run used less
+  --max-memory BYTES    replay only: refuse a receipt whose memory cap is
+                        larger (default 4294967296)
+  --max-timeout S       replay only: the longest safety net a receipt may ask
+                        for (default 600); a longer one is lowered to it
 
 Exactly one result line is printed on stdout; explanations go to stderr.
   exit 0  VERIFIED           | REPLAY OK

@@ -1,5 +1,9 @@
 #include "verify/replay.h"
 
+#include <algorithm>
+#include <cstdio>
+
+#include "receipt/file_read.h"
 #include "receipt/hex.h"
 
 namespace ampoule::verify {
@@ -45,7 +49,35 @@ std::optional<std::string> OutputDifference(const char* name, const run::OutputD
   return Differ((n + " truncated").c_str(), int(a.truncated), int(b.truncated), detail);
 }
 
+std::string Count(uint64_t n) { return std::to_string(n); }
+
+std::string Seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
+
 }  // namespace
+
+std::optional<std::string> OverCeiling(const Options& o, const run::RunRecord& r, std::string* detail) {
+  const run::RunLimits& limits = r.limits;
+  if (r.result.fuel_used >= o.max_replay_fuel) {
+    *detail = "the receipt says the run used " + Count(r.result.fuel_used) + " fuel; this verifier replays at most " +
+              Count(o.max_replay_fuel) + " (raise it with --max-fuel N)";
+    return "fuel over the verifier's ceiling of " + Count(o.max_replay_fuel);
+  }
+  if (limits.memory_bytes > o.max_replay_memory) {
+    *detail = "the receipt's memory cap is " + Count(limits.memory_bytes) + " bytes; this verifier allows at most " +
+              Count(o.max_replay_memory) + " (raise it with --max-memory BYTES)";
+    return "memory cap over the verifier's ceiling of " + Count(o.max_replay_memory);
+  }
+  if (limits.output_cap_bytes > receipt::kMaxFileBytes) {
+    *detail = "the receipt's output cap is " + Count(limits.output_cap_bytes) + " bytes; a replay keeps at most " +
+              Count(receipt::kMaxFileBytes) + " bytes of each output";
+    return "output cap over the verifier's ceiling of " + Count(receipt::kMaxFileBytes);
+  }
+  return std::nullopt;
+}
 
 std::optional<std::string> FirstDifference(const run::RunRecord& s, const run::RunRecord& r,
                                            std::string* detail) {
@@ -81,14 +113,20 @@ run::RunSpec ReplaySpec(const Options& o, const Evidence& ev) {
   spec.kernel_path = o.kernel;
   spec.runtime = r.runtime;
   spec.program_name = r.program.name;
-  spec.program = Bytes(ev.program->bytes);
+  const Snapshot& files = *ev.files;
+  spec.program = Bytes(files.program->bytes);
   for (const run::NamedDigest& in : r.inputs) {
-    spec.inputs.push_back({in.name, Bytes(ev.inputs.at(in.name).bytes)});
+    spec.inputs.push_back({in.name, Bytes(files.inputs.at(in.name).bytes)});
   }
-  if (ev.stdin_file) spec.stdin_bytes = Bytes(ev.stdin_file->bytes);
+  if (files.stdin_file) spec.stdin_bytes = Bytes(files.stdin_file->bytes);
   spec.seed = r.seed;
   spec.limits = r.limits;
-  if (o.timeout_seconds) spec.limits.timeout_seconds = *o.timeout_seconds;
+  // Within the ceilings (OverCeiling): the run used less fuel than the
+  // ceiling, so a lower limit gives the same result, and the safety net
+  // never changes a finished run.
+  spec.limits.fuel = std::min(spec.limits.fuel, o.max_replay_fuel);
+  spec.limits.timeout_seconds = o.timeout_seconds ? *o.timeout_seconds
+                                                  : std::min(spec.limits.timeout_seconds, o.max_replay_timeout);
   spec.insecure_no_jail = o.insecure_no_jail;
   return spec;
 }
@@ -96,13 +134,20 @@ run::RunSpec ReplaySpec(const Options& o, const Evidence& ev) {
 void Replay(const Options& o, const Runner& runner, Evidence& ev) {
   if (!ev.record) return;
   CheckGiven(o, ev);
-  if (ev.facts.usage || ev.facts.too_large || ev.facts.failed || !ev.program) return;
+  if (ev.facts.usage || ev.facts.too_large || ev.facts.failed || !ev.files->program) return;
   if (ev.record->result.terminated) {
     ev.notes.push_back("replay: not run: the host stopped the original run, so its result "
                        "depends on the host, not only on the kernel");
     return;
   }
-  Result<run::ProgramRun> run = runner(ReplaySpec(o, ev));
+  std::string detail;
+  if (std::optional<std::string> over = OverCeiling(o, *ev.record, &detail)) {
+    Note(ev.facts.failed, *over);
+    ev.notes.push_back("replay: not run: " + detail);
+    return;
+  }
+  const run::RunSpec spec = ReplaySpec(o, ev);
+  Result<run::ProgramRun> run = runner(spec);
   if (!run.ok()) {
     Note(ev.facts.usage, "the replay could not run");
     ev.notes.push_back("replay: " + run.message());
@@ -110,12 +155,21 @@ void Replay(const Options& o, const Runner& runner, Evidence& ev) {
   }
   const run::RunRecord& replayed = run->record;
   if (replayed.result.terminated && !o.timeout_seconds) {
-    ev.notes.push_back("replay: stopped by the safety net after " +
-                       std::to_string(replayed.limits.timeout_seconds) +
+    ev.notes.push_back("replay: stopped by the safety net after " + Seconds(replayed.limits.timeout_seconds) +
                        " s; on a slower machine, retry with a larger --timeout");
   }
-  std::string detail;
-  std::optional<std::string> difference = FirstDifference(*ev.record, replayed, &detail);
+  // What the replay was given in place of the receipt's limits (lowered to
+  // the ceilings) is not a difference in the run.
+  run::RunRecord compared = replayed;
+  compared.limits.fuel = ev.record->limits.fuel;
+  if (compared.result.stop == run::Stop::kFuel && spec.limits.fuel < ev.record->limits.fuel) {
+    Note(ev.facts.failed, "fuel over the verifier's ceiling of " + Count(o.max_replay_fuel));
+    ev.notes.push_back("replay: ran out of the verifier's " + Count(spec.limits.fuel) +
+                       " fuel; the receipt says the run used " + Count(ev.record->result.fuel_used) +
+                       " (raise the ceiling with --max-fuel N)");
+    return;
+  }
+  std::optional<std::string> difference = FirstDifference(*ev.record, compared, &detail);
   if (difference) {
     Note(ev.facts.failed, *difference);
     ev.notes.push_back("replay: " + detail);

@@ -4,8 +4,10 @@
 // The run is rebuilt from the predicate alone: runtime, program name, the
 // inputs by name (bytes from --input, each checked against its signed
 // digest), stdin (from --stdin; none needed when the run had empty stdin),
-// seed and limits. The wall-clock safety net is the receipt's unless
-// --timeout is given; it never changes a deterministic result.
+// seed and limits. The wall-clock safety net is the receipt's (at most
+// --max-timeout) unless --timeout is given; it never changes a
+// deterministic result. A receipt over the verifier's ceilings (options.h)
+// is not run at all.
 //
 // Everything in the record except the times must then be equal: output
 // digests and sizes, status, exit code, stop reason, fuel used, memory-cap
@@ -36,6 +38,12 @@ using Runner = std::function<Result<run::ProgramRun>(const run::RunSpec&)>;
 // Builds the spec a replay runs from `evidence` (which must hold a record,
 // the program and every input the record names).
 run::RunSpec ReplaySpec(const Options& options, const Evidence& evidence);
+
+// Why the record asks more of a replay than `options` allows (fuel used,
+// memory cap, output cap), as a short reason with details in `*detail`;
+// nullopt if it is within the ceilings.
+std::optional<std::string> OverCeiling(const Options& options, const run::RunRecord& record,
+                                       std::string* detail);
 
 // The first difference between the signed record and the replayed one
 // (times ignored), as a short reason for "REPLAY FAILED: <reason>", with

@@ -79,6 +79,25 @@ both "receipt over 64 MiB" 6 "TOO LARGE: .*" huge.json --key key.pub
 both "weak key" 2 "ERROR: .*" garbage.json --key weak.pub
 both "secret key as --key" 2 "ERROR: .*" garbage.json --key key
 both "replay without kernel" 2 "ERROR: .*" --replay garbage.json --program x.py
+# Readers that must not hang (docs/threat-model.md): a FIFO no program
+# writes to is given up on after the documented wait, a kernel must be a
+# regular file (so /dev/zero and FIFOs are refused at once), and a world-
+# writable trusted-keys file is refused.
+mkfifo nowriter.fifo
+both "kernel is a FIFO" 2 "ERROR: .*" garbage.json --key key.pub --kernel nowriter.fifo
+both "kernel is /dev/zero" 2 "ERROR: .*" garbage.json --key key.pub --kernel /dev/zero
+expect "program is a FIFO with no writer" 2 "ERROR: .*" "$VERIFY" garbage.json --key key.pub --program nowriter.fifo
+if grep -q "nothing came from it" "$WORK/err"; then passed=$((passed + 1)); echo "ok: the FIFO is named as silent"; else
+  failed=$((failed + 1)); echo "FAIL: no 'nothing came from it' for a silent FIFO: $(cat "$WORK/err")"; fi
+# A pipe is read once: each spelling gets its own.
+expect "receipt from a pipe" 1 "FAILED" "$VERIFY" <(cat garbage.json) --key key.pub
+expect "receipt from a pipe (ampoule verify)" 1 "FAILED" "$AMPOULE" verify <(cat garbage.json) --key key.pub
+cp key.pub loose.pub && chmod 0666 loose.pub
+both "world-writable key file" 2 "ERROR: .*" garbage.json --key loose.pub
+cat key.pub > loose-trusted.txt && chmod 0664 loose-trusted.txt
+both "group-writable trusted keys" 2 "ERROR: .*" garbage.json --trusted-keys loose-trusted.txt
+both "ceiling flag without --replay" 2 "ERROR: .*" garbage.json --key key.pub --max-fuel 10
+
 if "$VERIFY" --help | grep -q "^usage: ampoule-verify"; then passed=$((passed + 1)); echo "ok: --help"; else
   failed=$((failed + 1)); echo "FAIL: --help"; fi
 
@@ -117,6 +136,24 @@ both "replay" 0 "REPLAY OK" --replay ok.json --key key.pub "${K[@]}" --program s
   --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
 both "replay without a key" 0 "REPLAY OK" --replay ok.json "${K[@]}" --program sum.py \
   --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
+expect "replay, program and input from pipes" 0 "REPLAY OK" "$VERIFY" --replay ok.json "${K[@]}" \
+  --program <(cat sum.py) --input amounts.csv=<(cat amounts.csv) "${RUN_ARGS[@]}"
+both "replay under a lower fuel ceiling" 1 "REPLAY FAILED: fuel over the verifier's ceiling of 1000" --replay ok.json \
+  "${K[@]}" --program sum.py --input amounts.csv=amounts.csv --max-fuel 1000 "${RUN_ARGS[@]}"
+# An unsigned receipt asking for endless fuel and time: the replay is
+# bounded by the verifier's ceilings, not the receipt's claims.
+python3 - ok.json greedy.json <<'PY'
+import base64, json, sys
+env = json.load(open(sys.argv[1]))
+st = json.loads(base64.b64decode(env["payload"]))
+st["predicate"]["limits"]["fuel"] = 2**64 - 1
+st["predicate"]["limits"]["timeout_seconds"] = 10**12
+st["predicate"]["result"]["fuel_used"] = 2**64 - 2
+env["payload"] = base64.b64encode(json.dumps(st).encode()).decode()
+json.dump(env, open(sys.argv[2], "w"))
+PY
+both "unsigned receipt asking for endless fuel" 1 "REPLAY FAILED: fuel over the verifier's ceiling of 100000000000" \
+  --replay greedy.json "${K[@]}" --program sum.py --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
 both "replay without the input" 2 "ERROR: .*" --replay ok.json "${K[@]}" --program sum.py "${RUN_ARGS[@]}"
 both "replay, another input" 1 "REPLAY FAILED: .*" --replay ok.json "${K[@]}" --program sum.py \
   --input amounts.csv=wrong.txt "${RUN_ARGS[@]}"
