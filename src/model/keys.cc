@@ -4,8 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "receipt/file_read.h"
 
 namespace volent::model {
 namespace {
@@ -50,14 +50,16 @@ LoadedKeys LoadModelKeys(const std::vector<manifest::ModelKeyFile>& files) {
       out.warnings.push_back(what + " is readable by every user (mode " + Octal(st.st_mode) + "): run chmod o-r " +
                              f.key_file);
     }
-    std::ifstream in(f.key_file, std::ios::binary);
-    std::ostringstream text;
-    if (in) text << in.rdbuf();
-    if (!in || in.bad()) {
-      out.errors.push_back(what + " cannot be read: " + std::strerror(errno));
+    // Read through the safe reader: a file swapped for a FIFO after the
+    // stat above is refused rather than waited on.
+    ampoule::receipt::ReadRules regular_only;
+    regular_only.from = ampoule::receipt::PathFrom::kUntrusted;
+    ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(f.key_file, kMaxKeyFile, nullptr, regular_only);
+    if (!text.ok()) {
+      out.errors.push_back(what + " cannot be read: " + text.message());
       continue;
     }
-    std::string key = text.str();
+    std::string key = std::move(*text);
     while (!key.empty() && (key.back() == '\n' || key.back() == '\r' || key.back() == ' ' || key.back() == '\t')) {
       key.pop_back();
     }

@@ -14,7 +14,7 @@ std::vector<receipt::PublicKey> LoadKeys(const Options& o, Snapshot& ev) {
   for (const std::string& path : o.keys) {
     Result<receipt::PublicKey> key = receipt::ReadPublicKeyFile(path);
     if (!key.ok()) {
-      Note(ev.facts.usage, "cannot use --key " + path);
+      Note(ev.facts.usage, "cannot use --key: " + key.message());
       ev.notes.push_back("key: " + key.message());
       continue;
     }
@@ -23,7 +23,7 @@ std::vector<receipt::PublicKey> LoadKeys(const Options& o, Snapshot& ev) {
   for (const std::string& path : o.trusted_keys) {
     Result<std::vector<receipt::PublicKey>> list = receipt::ReadTrustedKeysFile(path);
     if (!list.ok()) {
-      Note(ev.facts.usage, "cannot use --trusted-keys " + path);
+      Note(ev.facts.usage, "cannot use --trusted-keys: " + list.message());
       ev.notes.push_back("trusted keys: " + list.message());
       continue;
     }
@@ -42,7 +42,9 @@ std::optional<LoadedFile> Load(const std::string& what, const std::string& path,
     Note(ev.facts.too_large, path);
     ev.notes.push_back(what + ": " + path + " is over the 64 MiB limit");
   } else {
-    Note(ev.facts.usage, "cannot read " + what + " " + path);
+    // The reason itself: "cannot read output X" alone would hide whether it
+    // is missing, a FIFO, or a directory.
+    Note(ev.facts.usage, what + ": " + file.message());
     ev.notes.push_back(what + ": " + file.message());
   }
   return std::nullopt;
@@ -139,7 +141,7 @@ Snapshot ReadSnapshot(const Options& o) {
     if (sha.ok()) {
       files.kernel_sha256 = *sha;
     } else {
-      Note(files.facts.usage, "cannot read kernel " + o.kernel);
+      Note(files.facts.usage, "kernel: " + sha.message());
       files.notes.push_back("kernel: " + sha.message());
     }
   }
