@@ -53,10 +53,10 @@ expect(flood-is-capped 0 "^x+$"
 expect(help 0 "usage: ampoule wasm run.*126 +the guest trapped" "^$" --help)
 
 expect(no-module 125 "^$" "no module given" )
-expect(missing-module 125 "^$" "cannot open module '${WORK}/nope.wasm'" ${WORK}/nope.wasm)
+expect(missing-module 125 "^$" "module: cannot open ${WORK}/nope.wasm" ${WORK}/nope.wasm)
 expect(not-wasm 125 "^$" "malformed" ${WORK}/stdin.txt)
 expect(unknown-option 125 "^$" "unknown option '--bogus'" ${GUESTS}/args.wasm --bogus)
 expect(bad-fuel 125 "^$" "invalid --fuel 'lots'" ${GUESTS}/args.wasm --fuel lots)
 expect(bad-env 125 "^$" "invalid --env 'NOVALUE'" ${GUESTS}/args.wasm --env NOVALUE)
 expect(missing-dir 125 "^$" "is not a directory" ${GUESTS}/args.wasm --dir /input=${WORK}/nope)
-expect(missing-stdin 125 "^$" "cannot open stdin file" ${GUESTS}/args.wasm --stdin ${WORK}/nope)
+expect(missing-stdin 125 "^$" "stdin file: cannot open" ${GUESTS}/args.wasm --stdin ${WORK}/nope)
