@@ -12,8 +12,8 @@
 //     stops at the cap;
 //   - an untrusted document or request (PathFrom::kUntrusted: an agent's
 //     draft, an MCP or HTTP request): a regular file only.
-// Caps exist because SPEC-level limits give "too large" its own exit code
-// (docs/cli.md), so the cap is reported apart from other I/O errors.
+// "Too large" has its own exit code (docs/cli.md), so the cap is reported
+// apart from other I/O errors.
 //
 // Thread-safe: no state.
 #pragma once
