@@ -5,6 +5,7 @@
 // message is in the outbox, and a send that cannot be delivered stays
 // pending (docs/threat-model.md, "The trust gate: the outbox").
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -249,7 +250,7 @@ TEST_F(Outbox, APlantedFileWithTheMessagesBytesPlusMoreIsRefused) {
   EXPECT_EQ(log->PendingSends()->size(), 1u);
 }
 
-TEST_F(Outbox, ASymbolicLinkUnderAMessagesNameIsRefused) {
+TEST_F(Outbox, ASymbolicLinkOrAFifoUnderAMessagesNameIsRefused) {
   // Even to a file with the right bytes: what a link points to can change
   // after the gate has looked.
   std::unique_ptr<DecisionLog> log = Open("gate.db");
@@ -261,6 +262,13 @@ TEST_F(Outbox, ASymbolicLinkUnderAMessagesNameIsRefused) {
   Result<std::string> delivered = DeliverToOutbox(*log, send);
   ASSERT_FALSE(delivered.ok());
   EXPECT_NE(delivered.message().find("symbolic link"), std::string::npos) << delivered.message();
+  // A FIFO would block a reader that waits for a writer: refused at once.
+  fs::remove(path);
+  ASSERT_EQ(mkfifo(path.c_str(), 0644), 0);
+  delivered = DeliverToOutbox(*log, send);
+  ASSERT_FALSE(delivered.ok());
+  EXPECT_NE(delivered.message().find("not a regular file"), std::string::npos) << delivered.message();
+  EXPECT_EQ(log->PendingSends()->size(), 1u);
 }
 
 TEST_F(Outbox, AnOutboxWithFilesButNoMarkerIsNotClaimed) {

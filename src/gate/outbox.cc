@@ -90,9 +90,9 @@ Result<bool> CreateExclusive(const std::string& dir, const std::string& name, co
 // The bytes of the regular file at `path`, at most `limit` of them
 // (`*over_limit` set when there are more), or nullopt if there is no such
 // file. A symbolic link is an error: what it points to can change after it
-// was checked.
+// was checked. O_NONBLOCK so that a FIFO planted there cannot hang the gate.
 Result<std::optional<std::string>> ReadExisting(const std::string& path, size_t limit, bool* over_limit) {
-  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return std::optional<std::string>();
   if (fd < 0 && errno == ELOOP) return Error{"outbox: " + path + " is a symbolic link, not a file ampoule wrote"};
   if (fd < 0) return Errno("open", path);
@@ -189,7 +189,13 @@ Status PrepareOutbox(const std::string& dir, const DecisionLog& log) {
   if (!marker.ok()) return marker.error();
   if (*marker) return CheckMarker(dir, marker_path, **marker, log);
 
-  if (Status s = CheckUnclaimed(dir); !s.ok()) return s;
+  if (Status s = CheckUnclaimed(dir); !s.ok()) {
+    // Another gate may have claimed the folder, and delivered into it,
+    // since the marker was looked for: then the marker decides.
+    marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
+    if (marker.ok() && *marker) return CheckMarker(dir, marker_path, **marker, log);
+    return s;
+  }
   Result<bool> created = CreateExclusive(dir, kOutboxMarker, MarkerText(log));
   if (!created.ok()) return created.error();
   if (!*created) {
@@ -234,14 +240,16 @@ Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& s
     // send's message, byte for byte (a delivery cut short before the log
     // marked it, or another process finishing it); whatever else is there,
     // saying "delivered" would report a send that is in no file.
+    const std::string what_to_do =
+        ". The send is not delivered; check what the file is and move it out of the outbox, and the next "
+        "gate command delivers the send";
     bool over_limit = false;
     Result<std::optional<std::string>> existing = ReadExisting(final_path, message.size(), &over_limit);
-    if (!existing.ok()) return existing.error();
+    if (!existing.ok()) return Error{existing.message() + what_to_do};
     if (!*existing || over_limit || **existing != message) {
       return Error{"outbox: " + final_path + " already exists but is not the message of send #" +
                    std::to_string(send.id) + " (" + send.idempotency_key + ") of decision log " + log.log_id() +
-                   ": something else wrote it. The send is not delivered; check what the file is and move it "
-                   "out of the outbox, and the next gate command delivers the send"};
+                   ": something else wrote it" + what_to_do};
     }
   }
   if (Status s = SyncPath(dir, O_RDONLY | O_DIRECTORY); !s.ok()) return s.error();
