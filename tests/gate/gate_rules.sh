@@ -21,9 +21,15 @@
 #             draft or policy, missing files, a kernel that is not the pin,
 #             an unopenable log, an outbox that cannot be made; nothing is
 #             recorded, and the log goes on deciding other actions
+#   outbox    one decision log per outbox: a second log on the outbox, or a
+#             log deleted and made anew under it, is refused (exit 2, nothing
+#             recorded); a file planted under the next message's name is not
+#             taken for it (the send stays pending, the error names the
+#             file) and, moved away, the next gate command delivers
 #   log       `gate log` (text and --json, --db, --idempotency-key) lists
 #             every decision in order with its reasons and receipt digest
-# Decisions other than send leave the outbox as it was.
+# Decisions other than send leave the outbox as it was (but for its marker,
+# .ampoule-outbox, made by the first submission on it).
 #
 # Prints `ok`/`FAIL` per case and a summary; exit 1 on any failure;
 # `skipped: REASON` (exit 0) without a kernel.
