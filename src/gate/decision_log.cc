@@ -7,14 +7,21 @@
 #include <ctime>
 #include <thread>
 
+#include <sodium.h>
+
 #include "gate/action.h"
 #include "gate/crash_point.h"
+#include "receipt/hex.h"
 #include "receipt/json_strict.h"
+#include "receipt/sodium_init.h"
 
 namespace ampoule::gate {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// Version 1: the decisions table. Version 2 adds the meta table and the
+// log's identity; a version 1 log is migrated on open by adding them (its
+// decisions are kept as they are).
+constexpr int kSchemaVersion = 2;
 // How long a submission waits for another process's transaction. Each
 // transaction is short (no I/O but the log's own), so this only runs out
 // when something holds the file locked.
@@ -38,7 +45,20 @@ CREATE TABLE IF NOT EXISTS decisions (
 CREATE UNIQUE INDEX IF NOT EXISTS decisions_one_send_per_key
   ON decisions (idempotency_key) WHERE decision = 'send';
 CREATE INDEX IF NOT EXISTS decisions_by_key ON decisions (idempotency_key);
+CREATE TABLE IF NOT EXISTS meta (
+  name  TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
 )sql";
+
+// 16 random bytes, in hex: what tells this log from every other one, even
+// one at the same path (a deleted and re-created gate.db).
+std::string NewLogId() {
+  receipt::EnsureSodium();
+  unsigned char bytes[kLogIdBytes];
+  randombytes_buf(bytes, sizeof bytes);
+  return receipt::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
+}
 
 constexpr const char* kColumns =
     "id, decided_at, idempotency_key, kind, decision, reasons, receipt_sha256, fields, "
@@ -140,8 +160,25 @@ Result<std::unique_ptr<DecisionLog>> DecisionLog::Open(const std::string& path) 
                  ", newer than this ampoule understands (" + std::to_string(kSchemaVersion) + ")"};
   }
   if (found < kSchemaVersion) {
+    // A new log, or one from version 1: the statements only add what is
+    // missing. Inside BEGIN IMMEDIATE, so of many processes opening a new
+    // file at once exactly one gives it its identity.
     if (Status s = log->Exec(kSchema); !s.ok()) return s.error();
-    if (Status s = log->Exec("PRAGMA user_version = 1"); !s.ok()) return s.error();
+    Statement id(db, "INSERT OR IGNORE INTO meta (name, value) VALUES ('log_id', ?1)");
+    if (!id.ok()) return SqlError(db, path, "giving the log its identity");
+    id.Bind(1, NewLogId());
+    if (sqlite3_step(id.get()) != SQLITE_DONE) return SqlError(db, path, "giving the log its identity");
+    if (Status s = log->Exec("PRAGMA user_version = 2"); !s.ok()) return s.error();
+  }
+  Statement id(db, "SELECT value FROM meta WHERE name = 'log_id'");
+  if (!id.ok() || sqlite3_step(id.get()) != SQLITE_ROW) return SqlError(db, path, "reading the log's identity");
+  log->id_ = id.Text(0);
+  sqlite3_reset(id.get());
+  // The outbox trusts this value to tell logs apart (outbox.h): one edited
+  // into something else would let two logs pass for one.
+  if (!receipt::IsLowerHex(log->id_, kLogIdBytes)) {
+    return Error{"decision log " + path + ": its identity (table meta, log_id) is '" + log->id_ +
+                 "', not 32 lowercase hex digits; the file was altered outside ampoule"};
   }
   if (txn.Commit() != SQLITE_OK) return SqlError(db, path, "creating the tables");
   return log;

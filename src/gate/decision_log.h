@@ -9,9 +9,15 @@
 // delivery (outbox.h) is marked when done, and pending sends left by a
 // process that died are delivered by the next one (see submit.h).
 //
+// Each log has an identity, 16 random bytes made when the file is created
+// (or, for a log from before identities, when it is first opened), so that
+// its outbox can tell it from any other log, including a new one at the
+// same path after the old file was deleted (outbox.h).
+//
 // One DecisionLog per thread; any number of processes may share the file.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -51,6 +57,9 @@ struct Submission {
   std::string outbox;
 };
 
+// The size of a log's identity in bytes; log_id() is twice as many hex digits.
+inline constexpr size_t kLogIdBytes = 16;
+
 class DecisionLog {
  public:
   // Opens (creating if needed) the log at `path`. Errors name the file.
@@ -73,6 +82,8 @@ class DecisionLog {
   Result<std::vector<DecisionRow>> List(const std::optional<std::string>& key = std::nullopt);
 
   const std::string& path() const { return path_; }
+  // The log's identity: 32 lowercase hex digits, fixed for the file's life.
+  const std::string& log_id() const { return id_; }
 
  private:
   DecisionLog(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
@@ -81,6 +92,7 @@ class DecisionLog {
 
   sqlite3* db_;
   std::string path_;
+  std::string id_;
 };
 
 }  // namespace ampoule::gate

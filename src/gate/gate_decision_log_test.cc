@@ -1,5 +1,6 @@
 // The decision log and the outbox: one send per key, even from many
-// connections at once; pending sends; idempotent delivery.
+// connections at once; pending sends; the log's identity (the outbox's
+// side is in gate_outbox_test.cc).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -10,8 +11,7 @@
 #include <thread>
 
 #include "gate/decision_log.h"
-#include "gate/outbox.h"
-#include "receipt/file_read.h"
+#include "receipt/hex.h"
 
 namespace ampoule::gate {
 namespace {
@@ -126,30 +126,70 @@ TEST_F(GateLog, RefusesALogFromANewerVersionAndAMissingFolder) {
   EXPECT_NE(missing.message().find("does its folder exist"), std::string::npos) << missing.message();
 }
 
-TEST_F(GateLog, DeliveryIsIdempotentPerDecision) {
-  DecisionRow send;
-  send.id = 7;
-  send.kind = "refund";
-  send.idempotency_key = "refund:A-1";
-  send.fields = {{"amount", "42.00"}};
-  send.receipt_sha256 = std::string(64, 'b');
-  send.decided_at = "2026-11-29T08:00:00Z";
-  send.outbox = dir_ + "/outbox/nested";
-  Result<std::string> first = DeliverToOutbox(send);
-  ASSERT_TRUE(first.ok()) << first.message();
-  EXPECT_EQ(*first, dir_ + "/outbox/nested/send-7.json");
-  send.fields = {{"amount", "99.00"}};  // a second delivery changes nothing
-  Result<std::string> second = DeliverToOutbox(send);
-  ASSERT_TRUE(second.ok());
-  EXPECT_EQ(*second, *first);
-  int files = 0;
-  for (const auto& e : fs::directory_iterator(send.outbox)) files += (void(e), 1);
-  EXPECT_EQ(files, 1);  // no temporary left behind
-  nlohmann::json message = nlohmann::json::parse(*receipt::ReadFileCapped(*first));
-  EXPECT_EQ(message["decision_id"], 7);
-  EXPECT_EQ(message["idempotency_key"], "refund:A-1");
-  EXPECT_EQ(message["fields"]["amount"], "42.00");
-  EXPECT_EQ(message["receipt_sha256"], std::string(64, 'b'));
+TEST_F(GateLog, EachLogHasItsOwnIdentityForLife) {
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_TRUE(log.ok()) << log.message();
+  const std::string id = (*log)->log_id();
+  EXPECT_TRUE(receipt::IsLowerHex(id, kLogIdBytes)) << id;
+  log->reset();
+  EXPECT_EQ(DecisionLog::Open(Db()).value()->log_id(), id);  // kept across opens
+  EXPECT_NE(DecisionLog::Open(dir_ + "/other.db").value()->log_id(), id);
+  // A file deleted and made anew at the same path is another log.
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(Db() + suffix);
+  EXPECT_NE(DecisionLog::Open(Db()).value()->log_id(), id);
+}
+
+TEST_F(GateLog, ManyProcessesOpeningANewLogAgreeOnItsIdentity) {
+  constexpr int kThreads = 8;
+  std::vector<std::string> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+      if (log.ok()) ids[t] = (*log)->log_id();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& id : ids) EXPECT_EQ(id, ids[0]);
+  EXPECT_TRUE(receipt::IsLowerHex(ids[0], kLogIdBytes));
+}
+
+// Runs `sql` on the log file directly, as someone with the file would.
+void RawSql(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST_F(GateLog, ALogFromBeforeIdentitiesGetsOneOnOpenAndKeepsItsDecisions) {
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE((*log)->Record(Sub("k1"), SendUnlessSent).ok());
+  const std::string before = (*log)->log_id();
+  log->reset();
+  // What a version 1 log looks like: the decisions table alone.
+  RawSql(Db(), "DROP TABLE meta; PRAGMA user_version = 1;");
+
+  Result<std::unique_ptr<DecisionLog>> migrated = DecisionLog::Open(Db());
+  ASSERT_TRUE(migrated.ok()) << migrated.message();
+  EXPECT_TRUE(receipt::IsLowerHex((*migrated)->log_id(), kLogIdBytes));
+  EXPECT_NE((*migrated)->log_id(), before);
+  EXPECT_EQ((*migrated)->List()->size(), 1u);
+  EXPECT_EQ((*migrated)->PendingSends()->size(), 1u);
+  const std::string id = (*migrated)->log_id();
+  migrated->reset();
+  EXPECT_EQ(DecisionLog::Open(Db()).value()->log_id(), id);
+}
+
+TEST_F(GateLog, AnIdentityEditedIntoSomethingElseIsRefused) {
+  ASSERT_TRUE(DecisionLog::Open(Db()).ok());
+  RawSql(Db(), "UPDATE meta SET value = 'same-as-the-other-log' WHERE name = 'log_id'");
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.message().find("identity"), std::string::npos) << log.message();
 }
 
 }  // namespace

@@ -98,9 +98,12 @@ nlohmann::json FieldValues(const ActionDraft& draft) {
   return values;
 }
 
-// Delivers one recorded send and marks it delivered.
+// Delivers one recorded send and marks it delivered. An outbox that is
+// another log's, or a file in the message's place that is not its message,
+// leaves the send pending (outbox.h): never marked delivered unless its
+// message is in the outbox.
 Result<std::string> Deliver(DecisionLog& log, const DecisionRow& send) {
-  Result<std::string> file = DeliverToOutbox(send);
+  Result<std::string> file = DeliverToOutbox(log, send);
   if (!file.ok()) return file;
   CrashPoint("after-deliver");
   if (Status s = log.MarkDelivered(send.id, *file); !s.ok()) return s.error();
@@ -162,9 +165,10 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
   Result<GateFacts> facts = CheckEvidence(*draft, *policy, options, files, runner, outcome.notes);
   if (!facts.ok()) return facts.status();
 
-  // A send must be deliverable before it is recorded: check the outbox now.
+  // A send must be deliverable before it is recorded: check the outbox now,
+  // including that it is this log's (an outbox of another log refuses it).
   const std::string outbox = fs::absolute(request.outbox_path.value_or(policy->outbox)).lexically_normal().string();
-  if (Status s = PrepareOutbox(outbox); !s.ok()) return s.error();
+  if (Status s = PrepareOutbox(outbox, **log); !s.ok()) return s.error();
 
   CrashPoint("after-check");
   Submission submission;

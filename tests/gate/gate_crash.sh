@@ -54,8 +54,8 @@ check_log() {
   [[ "$n" == 1 ]] || problems+=("$n outbox messages for $key, wanted 1")
   # A kill between writing the temporary file and linking it may leave the
   # hidden temporary behind (docs/gate.md names no clean-up): not a message,
-  # so only noted. Anything else is a stray.
-  local stray; stray="$(find "$outbox" -mindepth 1 ! -name 'send-*.json' ! -name '.*.tmp' 2>/dev/null | head -n 3)"
+  # so only noted. Anything else but the outbox's marker is a stray.
+  local stray; stray="$(find "$outbox" -mindepth 1 ! -name 'send-*.json' ! -name '.*.tmp' ! -name .ampoule-outbox 2>/dev/null | head -n 3)"
   [[ -z "$stray" ]] || problems+=("stray files in the outbox: $stray")
   local temps; temps="$(find "$outbox" -mindepth 1 -name '.*.tmp' 2>/dev/null | wc -l)"
   ((temps == 0)) || echo "note: $name: $temps temporary file(s) left in the outbox by a killed delivery"

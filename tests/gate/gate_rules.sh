@@ -21,9 +21,15 @@
 #             draft or policy, missing files, a kernel that is not the pin,
 #             an unopenable log, an outbox that cannot be made; nothing is
 #             recorded, and the log goes on deciding other actions
+#   outbox    one decision log per outbox: a second log on the outbox, or a
+#             log deleted and made anew under it, is refused (exit 2, nothing
+#             recorded); a file planted under the next message's name is not
+#             taken for it (the send stays pending, the error names the
+#             file) and, moved away, the next gate command delivers
 #   log       `gate log` (text and --json, --db, --idempotency-key) lists
 #             every decision in order with its reasons and receipt digest
-# Decisions other than send leave the outbox as it was.
+# Decisions other than send leave the outbox as it was (but for its marker,
+# .ampoule-outbox, made by the first submission on it).
 #
 # Prints `ok`/`FAIL` per case and a summary; exit 1 on any failure;
 # `skipped: REASON` (exit 0) without a kernel.
@@ -49,21 +55,38 @@ with open(path, "a") as f:
 PY
 }
 
-# message_ok FILE: FILE is the outbox message of the last submission.
+# message_name LOG_ID ID KEY: the file name docs/gate.md gives a message.
+message_name() {
+  python3 -c 'import hashlib,sys; log, id, key = sys.argv[1:4]
+print(f"send-{log[:16]}-{id}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json")' "$@"
+}
+
+# message_ok FILE: FILE is the outbox message of the last submission, named
+# by the log its outbox's marker names, its decision and its key.
 message_ok() {
   python3 - "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT" <<'PY'
-import hashlib, json, re, sys
+import hashlib, json, os, re, sys
 path, draft_path, receipt = sys.argv[1:4]
 m = json.load(open(path))
 d = json.load(open(draft_path))
 problems = []
-want_keys = {"decision_id", "kind", "idempotency_key", "fields", "receipt_sha256", "decided_at"}
+want_keys = {"decision_log", "decision_id", "kind", "idempotency_key", "fields", "receipt_sha256", "decided_at"}
 if set(m) != want_keys:
     problems.append(f"keys {sorted(m)} != {sorted(want_keys)}")
+try:
+    owner = json.load(open(os.path.join(os.path.dirname(path), ".ampoule-outbox")))["decision_log"]
+except (OSError, ValueError, KeyError):
+    owner = None
+    problems.append("the outbox has no marker naming its decision log")
+if m.get("decision_log") != owner:
+    problems.append(f"decision_log {m.get('decision_log')!r} is not the outbox's log {owner!r}")
 if not isinstance(m.get("decision_id"), int):
     problems.append(f"decision_id {m.get('decision_id')!r} is not a number")
-elif not path.endswith(f"send-{m['decision_id']}.json"):
-    problems.append(f"file name does not carry decision_id {m['decision_id']}")
+else:
+    key_digest = hashlib.sha256(d["idempotency_key"].encode()).hexdigest()[:16]
+    want_name = f"send-{str(owner)[:16]}-{m['decision_id']}-{key_digest}.json"
+    if os.path.basename(path) != want_name:
+        problems.append(f"file name {os.path.basename(path)} is not {want_name}")
 if m.get("kind") != d["kind"]:
     problems.append(f"kind {m.get('kind')!r}")
 if m.get("idempotency_key") != d["idempotency_key"]:
@@ -207,7 +230,7 @@ expect "send: exit 0, SEND, one outbox message with the draft's fields" 0 SEND
 write_draft send-json.json refund:json
 submit send-json.json --json
 if python3 - "$OUT" "$OUTBOX" refund.receipt.json <<'PY'; then ok "send --json: one object with the documented keys"; else fail "send --json" "$(describe)"; fi
-import hashlib, json, os, sys
+import hashlib, json, os, re, sys
 text, outbox, receipt = sys.argv[1:4]
 try:
     o = json.loads(text)
@@ -227,8 +250,9 @@ if o.get("idempotency_key") != "refund:json":
 if o.get("receipt_sha256") != hashlib.sha256(open(receipt, "rb").read()).hexdigest():
     problems.append("receipt_sha256 is not the receipt file's sha256")
 f = o.get("outbox_file") or ""
-if not os.path.isfile(f) or os.path.basename(f) != f"send-{o.get('id')}.json":
-    problems.append(f"outbox_file {f!r} is not an existing send-<id>.json")
+key_digest = hashlib.sha256(b"refund:json").hexdigest()[:16]
+if not os.path.isfile(f) or not re.fullmatch(rf"send-[0-9a-f]{{16}}-{o.get('id')}-{key_digest}\.json", os.path.basename(f)):
+    problems.append(f"outbox_file {f!r} is not an existing send-<log>-<id>-<key>.json")
 elif json.load(open(f)).get("decision_id") != o.get("id"):
     problems.append("the message's decision_id is not the id")
 for p in problems:
@@ -490,6 +514,115 @@ else
   expect "a kind with a line break: decided like any other" 0 SEND
 fi
 
+# --- the outbox belongs to one decision log -------------------------------------------
+# As an attacker (or an accident) would try it (docs/threat-model.md, "The
+# trust gate: the outbox"): a second log delivering into an outbox, a log
+# deleted and made anew under its old outbox, a file planted under the next
+# message's name. No send may be called delivered unless its own message is
+# in a file, and what the gate cannot deliver it says so. These use logs of
+# their own, not the policy's.
+
+# delivered_in_files DB: prints each send the log DB calls delivered whose
+# outbox_file does not hold its message (nothing when all do).
+delivered_in_files() {
+  log_json --db "$1" || { echo "gate log --db $1 failed: $(cat "$WORK/log.err")"; return; }
+  python3 - "$WORK/log.jsonl" <<'PY'
+import json, os, sys
+for line in open(sys.argv[1]):
+    if not line.strip():
+        continue
+    r = json.loads(line)
+    if r["decision"].lower() != "send" or r.get("delivery") != "delivered":
+        continue
+    f = r.get("outbox_file") or ""
+    try:
+        m = json.load(open(f))
+        owner = json.load(open(os.path.join(os.path.dirname(f), ".ampoule-outbox")))["decision_log"]
+    except (OSError, ValueError, KeyError):
+        print(f"send #{r['id']} is called delivered to {f!r}, which holds no message in a marked outbox")
+        continue
+    if (m.get("decision_id"), m.get("idempotency_key"), m.get("decision_log")) != (r["id"], r["idempotency_key"], owner):
+        print(f"send #{r['id']} is called delivered to {f}, which is decision #{m.get('decision_id')} "
+              f"({m.get('idempotency_key')}) of log {m.get('decision_log')}")
+PY
+}
+rows_in() { if log_json --db "$1"; then grep -c . "$WORK/log.jsonl"; else echo "?"; fi; }
+
+SHARED="$WORK/shared-outbox"
+OUTBOX="$SHARED"
+write_draft shared.json refund:shared
+submit shared.json --db "$WORK/log-a.db" --outbox "$SHARED"
+owner="$(outbox_owner "$SHARED")"
+if [[ "$RC" == 0 && "$LAST" == SEND && "$owner" =~ ^[0-9a-f]{32}$ && "$(outbox_messages "$SHARED" refund:shared)" == 1 ]]; then
+  ok "outbox: the first log to use it claims it (.ampoule-outbox names the log's identity)"
+else
+  fail "outbox: the first log's send, marker '$owner'" "$(describe)"
+fi
+
+# A second log, same outbox, same key: its decision #1 is named like the
+# first log's #1 was under names by decision id alone.
+submit shared.json --db "$WORK/log-b.db" --outbox "$SHARED"
+rows_b="$(rows_in "$WORK/log-b.db")" bad="$(delivered_in_files "$WORK/log-b.db")"
+if [[ "$RC" == 2 && "$LAST" == "ERROR: "*"belongs to another decision log"*"$owner"* && "$rows_b" == 0 &&
+      "$(outbox_files "$SHARED")" == "$OUTBOX_BEFORE" && "$(outbox_owner "$SHARED")" == "$owner" && -z "$bad" ]]; then
+  ok "outbox: a second decision log on the same outbox is refused, says whose it is, records nothing"
+else
+  fail "outbox: a second decision log on the same outbox ($rows_b rows in it)" "$(describe)" "$bad"
+fi
+
+# The first log deleted (or rotated away) and a new one made at its path.
+rm -f "$WORK/log-a.db" "$WORK/log-a.db-wal" "$WORK/log-a.db-shm"
+submit shared.json --db "$WORK/log-a.db" --outbox "$SHARED"
+rows_a="$(rows_in "$WORK/log-a.db")" bad="$(delivered_in_files "$WORK/log-a.db")"
+if [[ "$RC" == 2 && "$LAST" == "ERROR: "*"belongs to another decision log"*"was replaced"* && "$rows_a" == 0 &&
+      "$(outbox_files "$SHARED")" == "$OUTBOX_BEFORE" && -z "$bad" ]]; then
+  ok "outbox: a decision log deleted and made anew does not inherit the old log's outbox"
+else
+  fail "outbox: a decision log made anew under the old outbox ($rows_a rows in it)" "$(describe)" "$bad"
+fi
+
+# A file planted under the name the next send's message will have. The
+# name is predictable from the marker, the next decision id and the key.
+PLANTED="$WORK/planted-outbox"
+OUTBOX="$PLANTED"
+write_draft planted-hold.json refund:planted-hold as_of=2000-01-01T00:00:00Z
+submit planted-hold.json --db "$WORK/log-c.db" --outbox "$PLANTED"  # decision #1, claims the outbox
+owner="$(outbox_owner "$PLANTED")"
+planted="$PLANTED/$(message_name "$owner" 2 refund:planted)"
+printf '{"decision_log": "%s", "decision_id": 2, "idempotency_key": "refund:planted", "kind": "refund", "fields": {"amount": "9999.00", "recipient": "mallory"}}\n' \
+  "$owner" >"$planted"
+planted_sha="$(sha256 "$planted")"
+write_draft planted.json refund:planted
+submit planted.json --db "$WORK/log-c.db" --outbox "$PLANTED"
+log_json --db "$WORK/log-c.db"
+state="$(python3 -c 'import json,sys
+rows = {r["id"]: r for r in map(json.loads, filter(str.strip, open(sys.argv[1])))}
+print(rows.get(2, {}).get("decision"), rows.get(2, {}).get("delivery"))' "$WORK/log.jsonl")"
+if [[ "$RC" == 2 && "$LAST" == "ERROR: send #2 was recorded but not delivered"*"$planted already exists but is not the message"* &&
+      "$state" == "send pending" && "$(sha256 "$planted")" == "$planted_sha" ]]; then
+  ok "outbox: a file planted under the message's name: not delivered, the error names it, the send stays pending"
+else
+  fail "outbox: a file planted under the message's name (send #2: $state)" "$(describe)"
+fi
+"$AMPOULE" gate log --db "$WORK/log-c.db" >/dev/null 2>"$WORK/planted-log.err"
+grep -q "still pending.*$planted" "$WORK/planted-log.err" && [[ "$(sha256 "$planted")" == "$planted_sha" ]] &&
+  ok "outbox: gate log says the planted send is still pending, and why" ||
+  fail "outbox: gate log on the planted send" "$(cat "$WORK/planted-log.err")"
+bad="$(delivered_in_files "$WORK/log-c.db")"
+[[ -z "$bad" ]] && ok "outbox: no send called delivered without its message in a file" || fail "outbox: a lost send" "$bad"
+# Moved out of the way (after a look at it), the next gate command delivers.
+mv "$planted" "$WORK/planted-evidence.json"
+"$AMPOULE" gate log --db "$WORK/log-c.db" >/dev/null 2>"$WORK/planted-log.err"
+log_json --db "$WORK/log-c.db"
+delivered="$(log_count 'r["id"] == 2 and r.get("delivery") == "delivered"')" bad="$(delivered_in_files "$WORK/log-c.db")"
+SUBMIT_DRAFT="$FX/planted.json" SUBMIT_RECEIPT="$FX/refund.receipt.json"
+if [[ "$delivered" == 1 && -z "$bad" ]] && message_ok "$planted" >"$WORK/planted-msg.txt"; then
+  ok "outbox: the planted file moved away, the next gate command delivers the real message"
+else
+  fail "outbox: after moving the planted file away" "$(cat "$WORK/planted-log.err" "$WORK/planted-msg.txt")" "$bad"
+fi
+OUTBOX="$FX/outbox"
+
 # --- the log -------------------------------------------------------------------------
 if log_json --policy "$POLICY"; then
   if python3 - "$WORK/log.jsonl" "$WORK/expected.jsonl" <<'PY'; then ok "log --json: every decision in order, with its reasons and receipt digest"; else fail "log --json: rows differ from the decisions made"; fi
@@ -574,9 +707,10 @@ fi
 [[ "$rc" == 2 && "$(tail -n 1 "$WORK/o")" == "ERROR: "* ]] && ok "log without --policy or --db: exit 2, ERROR:" ||
   fail "log without --policy or --db: exit $rc, stdout '$(cat "$WORK/o")'"
 
-# Nothing but messages in the outbox: no temporary file left behind.
-stray="$(find "$FX/outbox" -mindepth 1 ! -name 'send-*.json' | head -n 3)"
-[[ -z "$stray" ]] && ok "outbox: only send-<id>.json files" || fail "outbox: stray files: $stray"
+# Nothing but messages and the marker in the outbox: no temporary file left
+# behind.
+stray="$(find "$FX/outbox" -mindepth 1 ! -name 'send-*.json' ! -name .ampoule-outbox | head -n 3)"
+[[ -z "$stray" ]] && ok "outbox: only send-<log>-<id>-<key>.json files and the marker" || fail "outbox: stray files: $stray"
 sends="$(grep -c '"decision": "send"' "$WORK/expected.jsonl")"
 [[ "$(find "$FX/outbox" -name 'send-*.json' | wc -l)" == "$sends" ]] && ok "outbox: one message per send ($sends)" ||
   fail "outbox: $(find "$FX/outbox" -name 'send-*.json' | wc -l) messages for $sends sends"

@@ -236,8 +236,17 @@ print(n)
 PY
 }
 
-# outbox_files DIR: how many files of any name DIR holds (0 when missing).
-outbox_files() { if [[ -d "$1" ]]; then find "$1" -mindepth 1 | wc -l; else echo 0; fi; }
+# outbox_files DIR: how many files of any name DIR holds (0 when missing),
+# but for the marker .ampoule-outbox naming the decision log it belongs to
+# (made by the first submission on the outbox, whatever it decides).
+outbox_files() { if [[ -d "$1" ]]; then find "$1" -mindepth 1 ! -name .ampoule-outbox | wc -l; else echo 0; fi; }
+
+# outbox_owner DIR: the decision log identity DIR's marker names ("" if none).
+outbox_owner() {
+  python3 -c 'import json,sys
+try: print(json.load(open(sys.argv[1]))["decision_log"])
+except (OSError, ValueError, KeyError): print("")' "$1/.ampoule-outbox"
+}
 
 # log_json ARGS...: `ampoule gate log ARGS... --json` into $WORK/log.jsonl;
 # returns its exit status.
