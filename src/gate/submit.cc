@@ -86,9 +86,11 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
   return facts;
 }
 
+// What the log stores and the outbox delivers: each field's value and the
+// pointer it was checked at, so that a reader sees which record it came from.
 nlohmann::json FieldValues(const ActionDraft& draft) {
   nlohmann::json values = nlohmann::json::object();
-  for (const auto& [name, field] : draft.fields) values[name] = field.value;
+  for (const auto& [name, field] : draft.fields) values[name] = {{"value", field.value}, {"from", field.from}};
   return values;
 }
 
@@ -144,6 +146,7 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
 
   Result<GateFacts> facts = CheckEvidence(*draft, *policy, receipt, kernel, runner, outcome.notes);
   if (!facts.ok()) return facts.status();
+  facts->source_violations = CheckSources(*draft, *policy);
   Result<std::string> receipt_digest = verify::Sha256File(receipt);
 
   // A send must be deliverable before it is recorded: check the outbox now.
