@@ -14,7 +14,8 @@
 //   4. as a time stamp.
 // What must hold, beyond no crash, hang or sanitizer report:
 //   - a draft that parses has a key without control characters (it is
-//     printed in log lines), at least one field, pointers that start with '/',
+//     printed in log lines), a key and a kind that normalising again leaves
+//     as they are (names.h), at least one field, pointers that start with '/',
 //     and paths that are absolute under an absolute base; written back out
 //     as JSON it parses again to the same draft;
 //   - a policy that parses has a 64-hex-digit kernel pin and counts below
@@ -35,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gate/action.h"
+#include "gate/names.h"
 #include "gate/policy.h"
 #include "receipt/json_strict.h"
 
@@ -93,6 +95,11 @@ void CheckDraft(std::string_view text) {
     return;
   }
   for (unsigned char c : draft->idempotency_key) Check(c >= 0x20 && c != 0x7f);
+  // Keys and kinds are already in their one spelling: normalising again changes nothing.
+  for (const std::string* name : {&draft->idempotency_key, &draft->kind}) {
+    Result<std::string> again = gate::NormaliseName(*name, "name");
+    Check(again.ok() && *again == *name);
+  }
   Check(!draft->fields.empty());
   for (const auto& [name, f] : draft->fields) Check(!f.from.empty() && f.from[0] == '/');
   Check(draft->evidence.receipt.empty() || UnderBase(draft->evidence.receipt));

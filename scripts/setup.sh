@@ -18,6 +18,8 @@ readonly PACKAGES=(
   clang-14 lld-14 llvm-14 libclang-rt-14-dev libclang-rt-14-dev-wasm32 wasi-libc
   # libraries
   libsodium-dev libseccomp-dev libsqlite3-dev nlohmann-json3-dev libboost-dev libgtest-dev libgmock-dev googletest
+  # the gate's idempotency keys: Unicode NFC and character categories
+  libutf8proc-dev
   # the node's manifests: YAML with positions, JSON Schema draft-07, and the
   # draft-07 test suite the validator is checked against
   libyaml-cpp-dev libvalijson-dev json-schema-test-suite

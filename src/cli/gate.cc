@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "gate/decision_log.h"
+#include "gate/names.h"
 #include "gate/policy.h"
 #include "gate/submit.h"
 #include "receipt/json_strict.h"
@@ -208,6 +209,12 @@ int GateLogCommand(Args args) {
   Status finished = gate::FinishPendingSends(**log, notes);
   for (const std::string& note : notes) fprintf(stderr, "ampoule gate log: %s\n", note.c_str());
   if (!finished.ok()) fprintf(stderr, "ampoule gate log: %s\n", finished.message().c_str());
+  if (key) {
+    // Keys are recorded in NFC (gate/names.h); one that does not normalise
+    // can only match a row recorded before that rule, so it is kept as given.
+    Result<std::string> nfc = gate::NormaliseName(*key, "--idempotency-key");
+    if (nfc.ok()) key = *nfc;
+  }
   Result<std::vector<gate::DecisionRow>> rows = (*log)->List(key);
   if (!rows.ok()) return Fail("log", rows.message(), json);
   for (const gate::DecisionRow& row : *rows) {

@@ -1,25 +1,16 @@
 #include "gate/action.h"
 
 #include <ctime>
+#include <vector>
 
+#include "gate/exact_json.h"
 #include "gate/json_fields.h"
-#include "receipt/json_strict.h"
+#include "gate/names.h"
 
 namespace ampoule::gate {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The kind and the key are short printable names, so that log lines and
-// outbox messages quote them unambiguously (a line break in one could forge
-// a line of `ampoule gate log`).
-Status CheckName(const std::string& value, const char* field) {
-  if (value.size() > 200) return Error{std::string("the draft's ") + field + " is longer than 200 characters"};
-  for (unsigned char c : value) {
-    if (c < 0x20 || c == 0x7f) return Error{std::string("the draft's ") + field + " holds a control character"};
-  }
-  return Status::Ok();
-}
 
 // RFC 6901: empty or '/'-separated tokens; '~' only as "~0" or "~1".
 bool IsJsonPointer(const std::string& p) {
@@ -30,7 +21,10 @@ bool IsJsonPointer(const std::string& p) {
   return true;
 }
 
-Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& spec) {
+// `spec` is part of the draft's ExactDocument tree, whose numbers are in
+// `numbers`.
+Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& spec,
+                                 const std::vector<std::string>& numbers) {
   const std::string where = "draft field 'fields." + name + "'";
   if (Status s = CheckObject(spec, where, {"value", "from"}); !s.ok()) return s;
   if (!spec.contains("value")) return Error{where + " needs 'value'"};
@@ -40,7 +34,11 @@ Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& 
     return Error{where + " 'from' must be a JSON Pointer (RFC 6901) into the output: '/' before each "
                  "name, '~0' for '~' and '~1' for '/' (got '" + *from + "')"};
   }
-  return AssertedField{spec.at("value"), *from};
+  // The value is delivered as it was compared: a number nlohmann would
+  // round (beyond 64 bits, more digits than a double holds) is refused.
+  Result<nlohmann::json> value = ExactValue(spec.at("value"), numbers, where + " 'value'");
+  if (!value.ok()) return value.status();
+  return AssertedField{std::move(*value), *from};
 }
 
 Result<Evidence> ParseEvidence(const nlohmann::json& draft, const fs::path& base) {
@@ -143,9 +141,10 @@ Result<ActionDraft> LoadActionDraft(const std::string& path) {
 }
 
 Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path& base_dir) {
-  Result<nlohmann::json> parsed = receipt::ParseJsonStrict(json_text, "the action draft");
+  // Numbers keep their text: a field's value is compared exactly.
+  Result<ExactDocument> parsed = ParseExact(json_text, "the action draft");
   if (!parsed.ok()) return parsed.status();
-  const nlohmann::json& d = *parsed;
+  const nlohmann::json& d = parsed->tree;
   if (Status s = CheckObject(d, "the draft", {"kind", "idempotency_key", "fields", "data_as_of", "evidence"});
       !s.ok()) {
     return s;
@@ -153,12 +152,16 @@ Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path&
   ActionDraft draft;
   Result<std::string> kind = RequiredString(d, "kind", "the draft");
   if (!kind.ok()) return kind.status();
-  if (Status s = CheckName(*kind, "kind"); !s.ok()) return s;
-  draft.kind = *kind;
+  // The kind selects the policy's pinning and the key finds duplicates:
+  // both in one spelling (names.h).
+  Result<std::string> kind_name = NormaliseName(*kind, "the draft's kind");
+  if (!kind_name.ok()) return kind_name.status();
+  draft.kind = *kind_name;
   Result<std::string> key = RequiredString(d, "idempotency_key", "the draft");
   if (!key.ok()) return key.status();
-  if (Status s = CheckName(*key, "idempotency_key"); !s.ok()) return s;
-  draft.idempotency_key = *key;
+  Result<std::string> key_name = NormaliseName(*key, "the draft's idempotency_key");
+  if (!key_name.ok()) return key_name.status();
+  draft.idempotency_key = *key_name;
 
   auto fields = d.find("fields");
   if (fields == d.end() || !fields->is_object() || fields->empty()) {
@@ -166,7 +169,7 @@ Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path&
                  "each {\"value\": ..., \"from\": \"/json/pointer\"}"};
   }
   for (const auto& [name, spec] : fields->items()) {
-    Result<AssertedField> field = ParseField(name, spec);
+    Result<AssertedField> field = ParseField(name, spec, parsed->numbers);
     if (!field.ok()) return field.status();
     draft.fields[name] = std::move(*field);
   }

@@ -24,7 +24,8 @@
 namespace ampoule::gate {
 
 // One asserted field: the value the action will carry, and the JSON Pointer
-// (RFC 6901) into the signed output that must hold the same value.
+// (RFC 6901) into the signed output that must hold the same value. The
+// value's numbers are exactly the ones the draft wrote (exact_json.h).
 struct AssertedField {
   nlohmann::json value;
   std::string from;
@@ -39,8 +40,8 @@ struct Evidence {
 };
 
 struct ActionDraft {
-  std::string kind;
-  std::string idempotency_key;
+  std::string kind;             // in NFC, checked (names.h)
+  std::string idempotency_key;  // in NFC, checked (names.h)
   std::map<std::string, AssertedField> fields;  // at least one
   int64_t data_as_of = 0;                       // Unix seconds, from RFC 3339 UTC
   Evidence evidence;

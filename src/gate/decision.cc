@@ -29,6 +29,9 @@ GateVerdict Decide(const GateFacts& f) {
     found.push_back({Decision::kHold, "draft field '" + m.field + "' is " + m.draft +
                                           " but the signed output says " + m.signed_value});
   }
+  // Not a forged receipt: the output is signed, but the draft pairs values
+  // the policy does not let it pair. A person can fix the draft.
+  for (const std::string& v : f.source_violations) found.push_back({Decision::kHold, v});
   if (f.data_age_seconds && *f.data_age_seconds < -kMaxClockSkewSeconds) {
     found.push_back({Decision::kHold, "data dated " + std::to_string(-*f.data_age_seconds) +
                                           " s in the future: the draft's data_as_of is wrong, or clocks disagree"});

@@ -10,7 +10,8 @@
 //                a person decides (it must never go out twice, so this comes
 //                before "hold": fixing a held duplicate would send it again)
 //   3. hold      the result checks out but the draft differs from the signed
-//                output, or the data it rests on is older than the policy
+//                output, or a field comes from elsewhere in the output than
+//                the policy pins for the action's kind, or the data it rests on is older than the policy
 //                allows (or dated more than kMaxClockSkewSeconds in the
 //                future, which would dodge the age rule): it waits for a fix
 //   4. escalate  the receipt verified but replay was not attempted because
@@ -54,6 +55,9 @@ struct GateFacts {
   uint64_t fuel_used = 0;
   uint64_t fuel_ceiling = 0;
   std::vector<FieldMismatch> mismatches;
+  // Fields whose pointer breaks the policy's rule for the kind, one
+  // reason each (CheckSources, field_check.h).
+  std::vector<std::string> source_violations;
   // The age of the data the action rests on (negative: dated in the future)
   // and the policy's maximum.
   std::optional<int64_t> data_age_seconds;

@@ -10,7 +10,10 @@
 #include <filesystem>
 #include <thread>
 
+#include "gate/action.h"
 #include "gate/decision_log.h"
+#include "gate/outbox.h"
+#include "receipt/file_read.h"
 #include "receipt/hex.h"
 
 namespace ampoule::gate {
@@ -190,6 +193,53 @@ TEST_F(GateLog, AnIdentityEditedIntoSomethingElseIsRefused) {
   Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_FALSE(log.ok());
   EXPECT_NE(log.message().find("identity"), std::string::npos) << log.message();
+}
+
+TEST_F(GateLog, OneKeyInTwoNormalFormsIsADuplicate) {
+  // The same key, precomposed and with a combining accent, as drafts.
+  auto key_of = [](const std::string& key) {
+    const std::string draft = R"({"kind": "refund", "idempotency_key": ")" + key + R"(",
+      "fields": {"amount": {"value": "42.00", "from": "/amount"}}, "data_as_of": "2026-11-29T08:00:00Z",
+      "evidence": {"receipt": "r", "program": "p", "output": "o"}})";
+    Result<ActionDraft> d = ParseActionDraft(draft, "/d");
+    EXPECT_TRUE(d.ok()) << d.message();
+    return d.ok() ? d->idempotency_key : std::string();
+  };
+  const std::string nfc = key_of("refund:caf\u00e9"), nfd = key_of("refund:cafe\u0301");
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_TRUE(log.ok()) << log.message();
+  Result<DecisionRow> first = (*log)->Record(Sub(nfc), SendUnlessSent);
+  ASSERT_TRUE(first.ok()) << first.message();
+  EXPECT_EQ(first->decision, "send");
+  Result<DecisionRow> second = (*log)->Record(Sub(nfd), SendUnlessSent);
+  ASSERT_TRUE(second.ok()) << second.message();
+  EXPECT_EQ(second->decision, "escalate");
+  EXPECT_EQ(second->idempotency_key, "refund:caf\xC3\xA9");
+  Result<std::vector<DecisionRow>> rows = (*log)->List("refund:caf\xC3\xA9");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->size(), 2u);
+}
+
+TEST_F(GateLog, TheOutboxMessageCarriesEachFieldsPointer) {
+  DecisionRow send;
+  send.id = 8;
+  send.kind = "refund";
+  send.idempotency_key = "refund:A-2";
+  // The shape submit records (docs/gate.md): value and the pointer it was checked at.
+  send.fields = {{"amount", {{"value", "42.00"}, {"from", "/orders/1/amount"}}},
+                 {"recipient", {{"value", "bo"}, {"from", "/orders/0/customer"}}}};
+  send.receipt_sha256 = std::string(64, 'b');
+  send.decided_at = "2026-11-29T08:00:00Z";
+  send.outbox = dir_ + "/outbox";
+  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  ASSERT_TRUE(log.ok()) << log.message();
+  Result<std::string> file = DeliverToOutbox(**log, send);
+  ASSERT_TRUE(file.ok()) << file.message();
+  nlohmann::json message = nlohmann::json::parse(*receipt::ReadFileCapped(*file));
+  EXPECT_EQ(message["fields"]["amount"]["from"], "/orders/1/amount");
+  EXPECT_EQ(message["fields"]["recipient"]["from"], "/orders/0/customer");
+  EXPECT_EQ(message["fields"]["amount"]["value"], "42.00");
+  EXPECT_EQ(message["receipt_sha256"], std::string(64, 'b'));
 }
 
 }  // namespace

@@ -22,6 +22,25 @@ TEST(GateDecision, CleanActionIsSent) {
   EXPECT_EQ(v.reasons.size(), 1u);
 }
 
+TEST(GateDecision, AFieldFromAnUnpinnedSourceIsHeldNotRefused) {
+  // The output is signed; the draft pairs values the policy does not let
+  // it pair. A person can fix the draft, so it waits.
+  GateFacts f = Clean();
+  f.source_violations.push_back("draft field 'amount' comes from /orders/1/amount, outside /orders/0");
+  GateVerdict v = Decide(f);
+  EXPECT_EQ(v.decision, Decision::kHold);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_EQ(v.reasons[0], f.source_violations[0]);
+  // A forged receipt still refuses, a duplicate still escalates; the
+  // violation is listed after them.
+  f.already_sent = true;
+  v = Decide(f);
+  EXPECT_EQ(v.decision, Decision::kEscalate);
+  EXPECT_EQ(v.reasons.back(), f.source_violations[0]);
+  f.verify_failure = "FAILED";
+  EXPECT_EQ(Decide(f).decision, Decision::kRefuse);
+}
+
 TEST(GateDecision, EachRuleAlone) {
   GateFacts f = Clean();
   f.verify_failure = "FAILED";

@@ -48,7 +48,16 @@ TEST(GateDraft, RejectsWhatCouldCarryAnUncheckedClaim) {
       {"\"receipt\": \"r.json\"", "\"receipt\": \"r.json\", \"signer\": \"x\"", "unknown field 'signer'"},
       {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"\"", "idempotency_key"},
       {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"a\\nb\"", "control character"},
-      {"\"kind\": \"refund\"", "\"kind\": \"refund\\n#9 send\"", "kind holds a control character"},
+      {"\"kind\": \"refund\"", "\"kind\": \"refund\\n#9 send\"", "kind holds U+000A, a control character"},
+      {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"refund:A-1002 \"", "ends with a space"},
+      {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"refund:A\\u200b-1002\"", "U+200B"},
+      {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"refund:A-1002\\u0085\"", "U+0085"},
+      {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"refund:A-1002\\u2028\"", "U+2028"},
+      {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"refund:\\u202e2001-A\"", "U+202E"},
+      {"\"idempotency_key\": \"refund:A-1002\"", "\"idempotency_key\": \"refund:A-1002\\ud800\"", "not valid JSON"},
+      {"\"value\": \"42.00\"", "\"value\": 18446744073709551617", "fields.amount' 'value' holds the number"},
+      {"\"value\": \"42.00\"", "\"value\": 1e400", "carry it as a string"},
+      {"\"value\": \"42.00\"", "\"value\": 1e999999999", "carry it as a string"},
       {"\"from\": \"/refunds/0/amount\"", "\"from\": \"refunds\"", "JSON Pointer"},
       {"\"from\": \"/refunds/0/amount\"", "\"from\": \"/refunds~2\"", "JSON Pointer"},
       {"{\"value\": \"42.00\", ", "{", "needs 'value'"},
@@ -66,6 +75,30 @@ TEST(GateDraft, RejectsWhatCouldCarryAnUncheckedClaim) {
   EXPECT_FALSE(ParseActionDraft("[]", "/d").ok());
   EXPECT_FALSE(ParseActionDraft("", "/d").ok());
   EXPECT_FALSE(ParseActionDraft(Replace(kDraft, "\"fields\"", "\"fieldz\""), "/d").ok());
+}
+
+TEST(GateDraft, KeysAndKindsAreReadInNfc) {
+  // "café" with a combining accent is recorded precomposed, so that it is
+  // one key with "café" typed precomposed.
+  std::string nfd = Replace(Replace(kDraft, "refund:A-1002", "refund:cafe\u0301"), "\"kind\": \"refund\"",
+                            "\"kind\": \"re\u0301fund\"");
+  Result<ActionDraft> d = ParseActionDraft(nfd, "/d");
+  ASSERT_TRUE(d.ok()) << d.message();
+  EXPECT_EQ(d->idempotency_key, "refund:caf\xC3\xA9");
+  EXPECT_EQ(d->kind, "r\xC3\xA9" "fund");
+  std::string too_long = Replace(kDraft, "refund:A-1002", std::string(257, 'k'));
+  Result<ActionDraft> long_key = ParseActionDraft(too_long, "/d");
+  ASSERT_FALSE(long_key.ok());
+  EXPECT_NE(long_key.message().find("at most 256 code points"), std::string::npos) << long_key.message();
+}
+
+TEST(GateDraft, NumbersAreKeptExactly) {
+  for (const char* value : {"10000000000000001", "9007199254740993", "18446744073709551615", "1e16", "0.1", "-0"}) {
+    Result<ActionDraft> d = ParseActionDraft(Replace(kDraft, "\"42.00\"", value), "/d");
+    ASSERT_TRUE(d.ok()) << value << ": " << d.message();
+  }
+  EXPECT_EQ(ParseActionDraft(Replace(kDraft, "\"42.00\"", "10000000000000001"), "/d")->fields.at("amount").value,
+            nlohmann::json(10000000000000001u));
 }
 
 TEST(GateDraft, Timestamps) {
@@ -95,6 +128,47 @@ TEST(GatePolicy, Parses) {
   EXPECT_EQ(p->replay_fuel_ceiling, 20000000000u);
   EXPECT_EQ(p->decision_log, "/etc/gate/gate.db");
   EXPECT_EQ(p->outbox, "/var/outbox");
+}
+
+TEST(GatePolicy, PinsSourcesPerKind) {
+  std::string text = Replace(kPolicy, "\"outbox\": \"/var/outbox\"",
+                             "\"outbox\": \"/var/outbox\", \"kinds\": {"
+                             "\"refund\": {\"from\": {\"amount\": \"/orders/*/amount\", \"to\": \"/orders/*/customer\"},"
+                             "             \"same_record\": \"/orders/*\"},"
+                             "\"re\\u0301bate\": {\"same_record\": \"/rebates/*\"}}");
+  Result<Policy> p = ParsePolicy(text, "/d");
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->kinds.size(), 2u);
+  const SourceRule& refund = p->kinds.at("refund");
+  EXPECT_EQ(refund.from.at("amount"), "/orders/*/amount");
+  EXPECT_EQ(refund.from.at("to"), "/orders/*/customer");
+  EXPECT_EQ(refund.same_record, "/orders/*");
+  // Kinds are compared in NFC, as drafts' kinds are.
+  ASSERT_TRUE(p->kinds.count("r\xC3\xA9" "bate"));
+  EXPECT_TRUE(p->kinds.at("r\xC3\xA9" "bate").from.empty());
+  EXPECT_TRUE(ParsePolicy(kPolicy, "/d")->kinds.empty());
+
+  struct Case {
+    std::string kinds, error;
+  } cases[] = {
+      {R"({"refund": {"from": {"amount": "/a"}, "same": "/a"}})", "unknown field 'same'"},
+      {R"({"refund": {}})", "needs 'from'"},
+      {R"({"refund": {"from": {}}})", "at least one field"},
+      {R"({"refund": {"from": {"amount": "orders/*/amount"}}})", "JSON Pointer"},
+      {R"({"refund": {"from": {"amount": 3}}})", "JSON Pointer"},
+      {R"({"refund": {"same_record": "/orders/~2"}})", "JSON Pointer"},
+      {R"({"refund": {"same_record": ""}})", "JSON Pointer"},
+      {R"({"refund ": {"same_record": "/a"}})", "ends with a space"},
+      {R"({"caf\u00e9": {"same_record": "/a"}, "cafe\u0301": {"same_record": "/b"}})", "same kind as another"},
+      {R"(["refund"])", "must be an object"},
+  };
+  for (const Case& c : cases) {
+    Result<Policy> bad = ParsePolicy(Replace(kPolicy, "\"outbox\": \"/var/outbox\"",
+                                             "\"outbox\": \"/var/outbox\", \"kinds\": " + c.kinds),
+                                     "/d");
+    ASSERT_FALSE(bad.ok()) << c.kinds;
+    EXPECT_NE(bad.message().find(c.error), std::string::npos) << c.kinds << " -> " << bad.message();
+  }
 }
 
 TEST(GatePolicy, RejectsMalformedPolicies) {

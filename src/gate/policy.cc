@@ -1,9 +1,66 @@
 #include "gate/policy.h"
 
 #include "gate/json_fields.h"
+#include "gate/names.h"
 #include "receipt/json_strict.h"
 
 namespace ampoule::gate {
+namespace {
+
+// A JSON Pointer (RFC 6901) naming something inside the output, whose
+// tokens may be `*` (any array index).
+bool IsPointerPattern(const std::string& p) {
+  if (p.empty() || p[0] != '/') return false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '~' && (i + 1 >= p.size() || (p[i + 1] != '0' && p[i + 1] != '1'))) return false;
+  }
+  return true;
+}
+
+Result<std::string> Pattern(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_string() || !IsPointerPattern(value.get<std::string>())) {
+    return Error{where + " must be a JSON Pointer into the output, '*' standing for any array index "
+                 "(like \"/orders/*/amount\")"};
+  }
+  return value.get<std::string>();
+}
+
+Result<std::map<std::string, SourceRule>> ParseKinds(const nlohmann::json& kinds) {
+  if (!kinds.is_object()) return Error{"the policy's 'kinds' must be an object: kind -> {\"from\", \"same_record\"}"};
+  std::map<std::string, SourceRule> rules;
+  for (const auto& [kind, spec] : kinds.items()) {
+    const std::string where = "the policy's 'kinds." + kind + "'";
+    // Drafts' kinds are compared in NFC; so are the policy's.
+    Result<std::string> name = NormaliseName(kind, "the policy's kind '" + kind + "'");
+    if (!name.ok()) return name.status();
+    if (Status s = CheckObject(spec, where, {"from", "same_record"}); !s.ok()) return s;
+    if (!spec.contains("from") && !spec.contains("same_record")) {
+      return Error{where + " needs 'from' (field -> pointer) or 'same_record' (a pointer pattern), or both"};
+    }
+    SourceRule rule;
+    if (auto from = spec.find("from"); from != spec.end()) {
+      if (!from->is_object() || from->empty()) {
+        return Error{where + " 'from' must be an object naming at least one field: field -> pointer"};
+      }
+      for (const auto& [field, pattern] : from->items()) {
+        Result<std::string> p = Pattern(pattern, where + " 'from." + field + "'");
+        if (!p.ok()) return p.status();
+        rule.from[field] = *p;
+      }
+    }
+    if (auto same = spec.find("same_record"); same != spec.end()) {
+      Result<std::string> p = Pattern(*same, where + " 'same_record'");
+      if (!p.ok()) return p.status();
+      rule.same_record = *p;
+    }
+    if (!rules.emplace(*name, std::move(rule)).second) {
+      return Error{where + " is the same kind as another entry once normalised (NFC)"};
+    }
+  }
+  return rules;
+}
+
+}  // namespace
 
 Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::path& base_dir) {
   Result<nlohmann::json> parsed = receipt::ParseJsonStrict(json_text, "the policy");
@@ -12,7 +69,7 @@ Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::pa
   const char* where = "the policy";
   if (Status s = CheckObject(p, where,
                              {"trusted_keys", "kernel_sha256", "max_data_age_seconds",
-                              "replay_fuel_ceiling", "decision_log", "outbox"});
+                              "replay_fuel_ceiling", "decision_log", "outbox", "kinds"});
       !s.ok()) {
     return s;
   }
@@ -45,6 +102,11 @@ Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::pa
   Result<std::string> outbox = RequiredPath(p, "outbox", where, base_dir);
   if (!outbox.ok()) return outbox.status();
   policy.outbox = *outbox;
+  if (auto kinds = p.find("kinds"); kinds != p.end()) {
+    Result<std::map<std::string, SourceRule>> rules = ParseKinds(*kinds);
+    if (!rules.ok()) return rules.status();
+    policy.kinds = std::move(*rules);
+  }
   return policy;
 }
 

@@ -92,9 +92,11 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
   return facts;
 }
 
+// What the log stores and the outbox delivers: each field's value and the
+// pointer it was checked at, so that a reader sees which record it came from.
 nlohmann::json FieldValues(const ActionDraft& draft) {
   nlohmann::json values = nlohmann::json::object();
-  for (const auto& [name, field] : draft.fields) values[name] = field.value;
+  for (const auto& [name, field] : draft.fields) values[name] = {{"value", field.value}, {"from", field.from}};
   return values;
 }
 
@@ -164,6 +166,7 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
 
   Result<GateFacts> facts = CheckEvidence(*draft, *policy, options, files, runner, outcome.notes);
   if (!facts.ok()) return facts.status();
+  facts->source_violations = CheckSources(*draft, *policy);
 
   // A send must be deliverable before it is recorded: check the outbox now,
   // including that it is this log's (an outbox of another log refuses it).

@@ -6,7 +6,8 @@
 //   2. check that the kernel is the policy's pin
 //   3. verify the receipt with the draft's evidence (verify::RunCheck), and
 //      replay it unless its fuel is over the policy's ceiling
-//   4. compare the asserted fields with the signed output; age the data
+//   4. compare the asserted fields with the signed output and their pointers
+//      with the policy's pinning for the kind; age the data
 //   5. decide (decision.h) and record, atomically with the duplicate check
 //   6. for a send, deliver to the outbox, then mark it delivered
 //

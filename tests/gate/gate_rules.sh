@@ -14,6 +14,13 @@
 #             two replay mismatches (a lied-about output, a lied-about fuel)
 #   hold      exit 3: a field differs (the reason names it and both values),
 #             a number for a string, a pointer to nothing, stale data, data dated in the future
+#   exact     numbers compared as exact decimals from the signed output's
+#             text (1e16 is not 10000000000000001; 1e400 in the output is
+#             read); a draft number that cannot be carried exactly is an
+#             error; each field's pointer is in the log and the outbox; a
+#             policy pinning sources per kind holds a recipient paired with
+#             another record's amount; one key in NFC and NFD is a duplicate,
+#             and keys with invisible or control characters are errors
 #   escalate  exit 4: a duplicate after a send, a held draft whose key was
 #             sent (duplicate wins over hold), fuel over the ceiling (and
 #             hold wins over that)
@@ -42,13 +49,14 @@ OUTBOX="$FX/outbox"
 # record: appends the last submission's decision to the expected log.
 record() {
   python3 - "$WORK/expected.jsonl" "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT" "$REASONS" <<'PY'
-import hashlib, json, sys
+import hashlib, json, sys, unicodedata
 path, decision, draft, receipt, reasons = sys.argv[1:6]
 try:
     digest = hashlib.sha256(open(receipt, "rb").read()).hexdigest()
 except OSError:
     digest = None
-key = json.load(open(draft))["idempotency_key"]
+# The gate records keys in NFC.
+key = unicodedata.normalize("NFC", json.load(open(draft))["idempotency_key"])
 with open(path, "a") as f:
     f.write(json.dumps({"decision": decision, "key": key, "receipt_sha256": digest,
                         "reasons": [r for r in reasons.split("\n") if r]}) + "\n")
@@ -91,7 +99,8 @@ if m.get("kind") != d["kind"]:
     problems.append(f"kind {m.get('kind')!r}")
 if m.get("idempotency_key") != d["idempotency_key"]:
     problems.append(f"idempotency_key {m.get('idempotency_key')!r}")
-want_fields = {k: v["value"] for k, v in d["fields"].items()}
+# Each field as checked: its value and the pointer it came from.
+want_fields = {k: {"value": v["value"], "from": v["from"]} for k, v in d["fields"].items()}
 if m.get("fields") != want_fields:
     problems.append(f"fields {m.get('fields')!r} != {want_fields!r}")
 digest = hashlib.sha256(open(receipt, "rb").read()).hexdigest()
@@ -336,6 +345,84 @@ write_draft hold-fixed.json refund:hold-amount
 submit hold-fixed.json
 expect "send: the held action, fixed, under the same key" 0 SEND
 
+# --- exact numbers, pointers, pinned sources, keys -----------------------------------
+# Numbers a double cannot tell apart, and ones beyond doubles and 64 bits.
+cat >records.py <<'EOF2'
+print('{"orders": [{"customer": "ana", "amount": "12.50", "n": 10000000000000001},'
+      ' {"customer": "bo", "amount": "99.00", "n": 2}], "huge": 1e400, "wide": 18446744073709551617}')
+EOF2
+run_signed "$FX" records.py records.out records.receipt.json ||
+  fail "fixture: records.py did not run" "$(cat "$WORK/run.err")"
+records=(receipt=records.receipt.json program=records.py inputs='{}' output=records.out)
+
+write_draft exact-1e16.json exact:1e16 "${records[@]}" fields='{"n": {"value": 1e16, "from": "/orders/0/n"}}'
+submit exact-1e16.json
+expect "hold: 1e16 is not the signed 10000000000000001 (no rounding to doubles)" 3 HOLD \
+  "'n' is 1e\\+?16 .*10000000000000001 at /orders/0/n"
+
+write_draft exact-1e400.json exact:1e400 "${records[@]}" fields='{"huge": {"value": 1e308, "from": "/huge"}}'
+submit exact-1e400.json
+expect "hold: 1e400 in the signed output is read and shown as written" 3 HOLD "'huge' .*1e400 at /huge"
+
+write_draft exact-send.json exact:send "${records[@]}" \
+  fields='{"n": {"value": 10000000000000001, "from": "/orders/0/n"}, "recipient": {"value": "ana", "from": "/orders/0/customer"}}'
+submit exact-send.json
+expect "send: 10000000000000001 equals the signed 10000000000000001, delivered exactly" 0 SEND
+
+write_draft err-exact.json exact:error "${records[@]}" fields='{"huge": {"value": "PLACEHOLDER", "from": "/huge"}}'
+sed -i 's/"PLACEHOLDER"/1e400/' err-exact.json
+submit err-exact.json
+expect_error "error: a draft number beyond what can be carried exactly (1e400)"
+[[ "$LAST" == *"carry it as a string"* ]] && ok "error: the message says to carry it as a string" ||
+  fail "error: 1e400 in the draft: the message does not say what to do" "$(describe)"
+
+# Without pinning, a recipient may come from one record and the amount from
+# another; the log and the outbox show where each field came from.
+cross='{"recipient": {"value": "ana", "from": "/orders/0/customer"}, "amount": {"value": "99.00", "from": "/orders/1/amount"}}'
+write_draft cross.json pin:cross "${records[@]}" fields="$cross"
+submit cross.json
+expect "send: fields from two records, no pinning in the policy" 0 SEND
+if log_json --policy "$POLICY" --idempotency-key pin:cross &&
+   python3 - "$WORK/log.jsonl" <<'PY'; then ok "log: each field's pointer is recorded"; else fail "log: the fields' pointers are not recorded" "$(cat "$WORK/log.jsonl")"; fi
+import json, sys
+row = [json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]
+f = row["fields"]
+sys.exit(0 if f["amount"] == {"value": "99.00", "from": "/orders/1/amount"}
+         and f["recipient"] == {"value": "ana", "from": "/orders/0/customer"} else 1)
+PY
+
+write_policy "$FX/pinned.json" \
+  kinds='{"refund": {"from": {"amount": "/orders/*/amount", "recipient": "/orders/*/customer"}, "same_record": "/orders/*"}}'
+POLICY="$FX/pinned.json"
+write_draft cross-pinned.json pin:cross-pinned "${records[@]}" fields="$cross"
+submit cross-pinned.json
+expect "hold: pinned, a recipient paired with another record's amount" 3 HOLD "same_record /orders/\\*"
+write_draft pinned-other.json pin:other "${records[@]}" \
+  fields='{"recipient": {"value": "ana", "from": "/orders/0/customer"}, "amount": {"value": 10000000000000001, "from": "/orders/0/n"}}'
+submit pinned-other.json
+expect "hold: pinned, an amount from another member than the pinned one" 3 HOLD \
+  "'amount' comes from /orders/0/n, but the policy pins it to /orders/\\*/amount"
+write_draft pinned-one.json pin:one "${records[@]}" \
+  fields='{"recipient": {"value": "bo", "from": "/orders/1/customer"}, "amount": {"value": "99.00", "from": "/orders/1/amount"}}'
+submit pinned-one.json
+expect "send: pinned, both fields from one record" 0 SEND
+POLICY="$FX/policy.json"
+
+# One key, precomposed and with a combining accent.
+write_draft key-nfc.json refund:cafe fields='{"amount": {"value": "12.50", "from": "/refund"}}'
+python3 - key-nfc.json key-nfd.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["idempotency_key"] = "refund:caf\u00e9"
+json.dump(d, open(sys.argv[1], "w"))
+d["idempotency_key"] = "refund:cafe\u0301"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+submit key-nfc.json
+expect "send: the key refund:caf\u00e9, precomposed" 0 SEND
+submit key-nfd.json
+expect "escalate: the same key with a combining accent is a duplicate" 4 ESCALATE 'sent|duplicate'
+
 # --- escalate: duplicate over hold --------------------------------------------------
 write_draft dup-held.json refund:A-1 fields='{"amount": {"value": "42.00", "from": "/refund"}}'
 submit dup-held.json
@@ -422,6 +509,12 @@ err_draft "unknown top-level field" amount='"12.50"'
 err_draft "unknown evidence field" evidence.signature='"x"'
 err_draft "unknown field inside a field" fields='{"amount": {"value": "12.50", "from": "/refund", "note": 1}}'
 err_draft "no idempotency_key" idempotency_key=-
+err_draft "a key with a trailing space" idempotency_key='"refund:A-1 "'
+err_draft "a key with a zero-width space" idempotency_key='"refund:A\u200b-1"'
+err_draft "a key with a C1 control (U+0085)" idempotency_key='"refund:A-1\u0085"'
+err_draft "a key with a line separator (U+2028)" idempotency_key='"refund:A-1\u2028"'
+err_draft "a key with a right-to-left override (U+202E)" idempotency_key='"refund:\u202e1-A"'
+err_draft "a key of 257 code points" idempotency_key="\"$(printf 'k%.0s' {1..257})\""
 err_draft "idempotency_key not a string" idempotency_key=7
 err_draft "no fields" fields='{}'
 err_draft "a field without from" fields='{"amount": {"value": "12.50"}}'
