@@ -67,6 +67,11 @@ std::string QuotedName(const std::string& text) {
   return nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// "3 items", "1 item".
+std::string Count(const std::string& n, const char* one, const char* many) {
+  return n + " " + (n == "1" ? one : many);
+}
+
 // "#3 in array." -> "3".
 std::string Index(const std::string& text) {
   size_t end = 0;
@@ -88,12 +93,12 @@ std::string SchemaMessage(const std::string& d, bool* summary) {
   if (After(d, "Expected number less than ", &rest)) return "must be less than " + Trimmed(rest);
   if (After(d, "Expected number greater than or equal to ", &rest)) return "must be at least " + Trimmed(rest);
   if (After(d, "Expected number greater than ", &rest)) return "must be greater than " + Trimmed(rest);
-  if (After(d, "Array should contain no more than ", &rest)) return "must have at most " + Index(rest) + " items";
-  if (After(d, "Array should contain no fewer than ", &rest)) return "must have at least " + Index(rest) + " items";
-  if (After(d, "String should be no more than ", &rest)) return "must be at most " + Index(rest) + " characters long";
-  if (After(d, "String should be no fewer than ", &rest)) return "must be at least " + Index(rest) + " characters long";
-  if (After(d, "Object should have no more than ", &rest)) return "must have at most " + Index(rest) + " fields";
-  if (After(d, "Object should have no fewer than ", &rest)) return "must have at least " + Index(rest) + " fields";
+  if (After(d, "Array should contain no more than ", &rest)) return "must have at most " + Count(Index(rest), "item", "items");
+  if (After(d, "Array should contain no fewer than ", &rest)) return "must have at least " + Count(Index(rest), "item", "items");
+  if (After(d, "String should be no more than ", &rest)) return "must be at most " + Count(Index(rest), "character", "characters") + " long";
+  if (After(d, "String should be no fewer than ", &rest)) return "must be at least " + Count(Index(rest), "character", "characters") + " long";
+  if (After(d, "Object should have no more than ", &rest)) return "must have at most " + Count(Index(rest), "field", "fields");
+  if (After(d, "Object should have no fewer than ", &rest)) return "must have at least " + Count(Index(rest), "field", "fields");
   if (After(d, "Value should be a multiple of ", &rest) ||
       After(d, "Value could not be converted to a number to check if it is a multiple of ", &rest)) {
     return "must be a multiple of " + Trimmed(rest);

@@ -93,14 +93,14 @@ grep -q "^$work/broken.yaml:[0-9]*:[0-9]*: not well-formed YAML: " "$work/out" |
 printf 'apiVersion: volent/v1\nkind: Agent\nmetadata: {name: a}\nspec: {model: {provider: openai, name: "m}}\n' \
   >"$work/unclosed.agent.yaml"
 run 1 "$work/unclosed.agent.yaml"
-expect_line "$work/unclosed.agent.yaml:4:44: /spec/model/name: this double-quoted string is never closed (no \" before the end of the file)"
+expect_line "$work/unclosed.agent.yaml:4:40: /spec/model/name: this double-quoted string is never closed (no \" before the end of the file)"
 printf 'apiVersion: volent/v1\rkind: Agent\rmetadata: {name: a}\rspec: {model: {provider: openai, name: m}}\r' \
   >"$work/cr.agent.yaml"
 run 0 "$work/cr.agent.yaml"
 printf 'apiVersion: volent/v1\rkind: Agent\rmetadata: {name: A}\rspec: {model: {provider: openai, name: m}}\r' \
   >"$work/cr-bad.agent.yaml"
 run 1 "$work/cr-bad.agent.yaml"
-grep -q "^$work/cr-bad.agent.yaml:3:17: /metadata/name: " "$work/out" || fail "CR line numbers: $(cat "$work/out")"
+grep -q "^$work/cr-bad.agent.yaml:3:18: /metadata/name: " "$work/out" || fail "CR line numbers: $(cat "$work/out")"
 # Over the 1 MiB cap: refused unread, as the file's one problem.
 head -c 1048577 /dev/zero | tr '\0' ' ' >"$work/big.agent.yaml"
 run 1 "$work/big.agent.yaml"
