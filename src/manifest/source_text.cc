@@ -73,22 +73,14 @@ void SourceText::Check() {
       error_at_ = PositionOfOffset(i);
       return;
     }
-    // YAML allows neither C0 controls (but tab, LF, CR), DEL, nor C1 controls
-    // (U+0080..U+009F, NEL included: YAML 1.1 would read NEL as a line break,
-    // YAML 1.2 would not, so the two would disagree on every line number).
-    const unsigned code = n == 1 ? c : n == 2 ? ((c & 0x1fu) << 6) | (original_[i + 1] & 0x3fu) : 0x100;
-    if ((code < 0x20 && c != '\t' && c != '\n' && c != '\r') || (code >= 0x7f && code <= 0x9f)) {
+    // DEL, C1 controls and U+FEFF past the start are left alone: the node
+    // stores a manifest as JSON with such characters unescaped (a "\u0085"
+    // written in a double-quoted string), and reads that JSON back here.
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
       char name[8];
-      std::snprintf(name, sizeof name, "U+%04X", code);
-      error_ = std::string("control character ") + name + (code == 0 ? " (a NUL byte)" : "") +
+      std::snprintf(name, sizeof name, "U+%04X", c);
+      error_ = std::string("control character ") + name + (c == 0 ? " (a NUL byte)" : "") +
                " is not allowed (escape it in a double-quoted string)";
-      error_at_ = PositionOfOffset(i);
-      return;
-    }
-    // U+FEFF is a byte order mark only as the first character; elsewhere it
-    // is an invisible character that would end up inside a name or a value.
-    if (n == 3 && original_.substr(i, 3) == "\xef\xbb\xbf") {
-      error_ = "a byte order mark (U+FEFF) is allowed only at the start of the file";
       error_at_ = PositionOfOffset(i);
       return;
     }

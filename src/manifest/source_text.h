@@ -1,10 +1,9 @@
 // The text of a document as yaml-cpp sees it, and the way back from
 // yaml-cpp's byte offsets to the line and column a person sees.
 //
-// Before parsing, the text is checked (UTF-8; no C0 control characters
-// but tab, LF and CR, no DEL, no C1 controls; a byte order mark only as the
-// first character, and not a UTF-16 or UTF-32 one), a UTF-8 byte order mark
-// is dropped, a CR that is not followed by LF is handed to the parser as LF
+// Before parsing, the text is checked (UTF-8, not starting with a UTF-16 or
+// UTF-32 byte order mark; no C0 control characters but tab, LF and CR), a
+// leading UTF-8 byte order mark is dropped, a CR that is not followed by LF is handed to the parser as LF
 // (YAML 1.2 line breaks are LF, CR LF and CR; yaml-cpp knows only the first
 // two), and JSON's surrogate pair escapes in double-quoted strings
 // ("\ud83d\ude00") are rewritten as the single YAML escape "\U0001F600",
