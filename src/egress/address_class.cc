@@ -117,6 +117,9 @@ Classification ClassifyV6(const V6& a) {
   if (In6(a, {0x20, 0x01, 0x00, 0x02, 0x00, 0x00}, 48)) return Of(AddressClass::kBenchmark);
   if (In6(a, {0x20, 0x01, 0x00, 0x00}, 23)) return Of(AddressClass::kIetfProtocol);
   if (In6(a, {0x20, 0x01, 0x0d, 0xb8}, 32)) return Of(AddressClass::kDocumentation);
+  // RFC 9637: the second documentation prefix, 3fff::/20 (inside 2000::/3, so
+  // it would otherwise be classed public).
+  if (In6(a, {0x3f, 0xff, 0x00}, 20)) return Of(AddressClass::kDocumentation);
   if (In6(a, {0x20, 0x02}, 16)) return Of(AddressClass::kSixToFour, V4Text(&a[2]));
   if (In6(a, {0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54}, 128)) {
     return Of(AddressClass::kCloudMetadata);

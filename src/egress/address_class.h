@@ -41,7 +41,7 @@ enum class AddressClass {
   kMulticast,       // 224/4, ff00::/8
   kBroadcast,       // 255.255.255.255
   kReserved,        // 240/4; IPv6 outside 2000::/3 not named elsewhere
-  kDocumentation,   // 192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32
+  kDocumentation,   // 192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32, 3fff::/20
   kBenchmark,       // 198.18/15
   kIetfProtocol,    // 192.0.0/24
   kIpv4Compatible,  // ::/96 with a public IPv4 inside

@@ -54,6 +54,8 @@ TEST(AddressClass, Ipv6Ranges) {
       {"fe80::1", "link-local"},       {"febf::1", "link-local"},
       {"ff02::1", "multicast"},        {"ff0e::1", "multicast"},
       {"2001:db8::1", "documentation"},
+      {"3fff::1", "documentation"},    {"3fff:fff:ffff:ffff::1", "documentation"},
+      {"3ffe:ffff::1", "public"},      {"3fff:1000::1", "public"},  // either side of 3fff::/20
       {"64:ff9b::808:808", "nat64"},   {"64:ff9b:1::1", "nat64"},
       {"2002:0808:0808::1", "6to4"},   {"2002:7f00:1::1", "6to4"},
       {"2001::1", "teredo"},           {"2001:0:4136:e378::1", "teredo"},

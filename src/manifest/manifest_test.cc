@@ -167,8 +167,43 @@ TEST(ManifestTest, MalformedYamlHasItsPosition) {
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].line, 18);  // the flow mapping is found unclosed at the next line
   EXPECT_EQ(p[0].message.rfind("not well-formed YAML: ", 0), 0u) << p[0].message;
-  ExpectOne(Check(Edit(5, "  labels: [a\n   b: c")), 6, 5, "", "not well-formed YAML: end of sequence flow not found");
-  ExpectOne(Check(Edit(7, "\tinstructions: x")), 7, 14, "", "not well-formed YAML: illegal map value");
+  ExpectOne(Check(Edit(5, "  labels: [a\n   b: c")), 6, 5, "",
+            "not well-formed YAML: a flow list \"[\" is not closed with \"]\" (or an item in it is malformed)");
+  ExpectOne(Check(Edit(7, "\tinstructions: x")), 7, 14, "",
+            "not well-formed YAML: a \":\" where no mapping value can begin (check the indentation, or quote the text); "
+            "line 7 is indented with a tab (YAML indents with spaces only)");
+}
+
+TEST(ManifestTest, UnclosedQuoteIsNotApplied) {
+  // yaml-cpp alone would read the rest of the file into the string.
+  ExpectOne(Check(Edit(23, "    required_for: [\"tool:lookup_order]")), 23, 20, "/spec/approval/required_for/0",
+            "this double-quoted string is never closed (no \" before the end of the file)");
+  ExpectOne(Check(Edit(10, "    name: 'claude-sonnet-4-5")), 10, 11, "/spec/model/name",
+            "this single-quoted string is never closed (no ' before the end of the file)");
+  // With a quote further on, the string ends there and the text after it
+  // does not parse: refused where the parse fails.
+  Checked<Agent> agent = LoadAgent(Edit(7, "  instructions: \"Be careful."), "a.agent.yaml");
+  EXPECT_FALSE(agent.ok());
+  EXPECT_FALSE(agent.readable);
+  ASSERT_EQ(agent.problems.size(), 1u);
+  EXPECT_EQ(agent.problems[0].line, 17);
+}
+
+TEST(ManifestTest, CrOnlyLineBreaks) {
+  std::string text = kValid;
+  for (char& c : text) c = c == '\n' ? '\r' : c;
+  NodeConfig config = ConfigWith({"erp.orders"});
+  Checked<Agent> agent = LoadAgent(text, "a.agent.yaml", &config);
+  ASSERT_TRUE(agent.ok()) << FormatProblem(agent.problems.at(0));
+  EXPECT_EQ(agent.value->tools.size(), 2u);
+  std::string bad = Edit(15, "      kind: grpc");
+  for (char& c : bad) c = c == '\n' ? '\r' : c;
+  ExpectOne(Check(bad), 15, 13, "/spec/tools/0/kind", "must be one of \"http\", \"wasm\"; found \"grpc\"");
+}
+
+TEST(ManifestTest, AFloatIsNotAnInteger) {
+  ExpectOne(Check(Edit(12, "      max_concurrent: 4.0")), 12, 23, "/spec/model/budget/max_concurrent",
+            "must be an integer; found 4.0");
 }
 
 TEST(ManifestTest, WasmToolWithoutComponent) {

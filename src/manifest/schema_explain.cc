@@ -1,9 +1,10 @@
 // The walk behind ExplainSchemaFailures (schema_explain.h).
 #include "manifest/schema_explain.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <regex>
-#include <set>
 
 #include "manifest/yaml_reader.h"
 
@@ -39,7 +40,8 @@ std::string TypeName(const std::string& type) {
 
 bool HasType(const json& v, const std::string& type) {
   if (type == "string") return v.is_string();
-  if (type == "integer") return v.is_number_integer() || (v.is_number_float() && std::trunc(v.get<double>()) == v.get<double>());
+  // As valijson with strict types judges: 4.0 is a number, not an integer.
+  if (type == "integer") return v.is_number_integer();
   if (type == "number") return v.is_number();
   if (type == "boolean") return v.is_boolean();
   if (type == "object") return v.is_object();
@@ -179,6 +181,18 @@ class Explainer {
     if (auto m = schema.find("maximum"); m != schema.end() && m->is_number() && v > m->get<double>()) {
       Add(out, pointer, false, "must be at most " + Number(*m) + "; found " + Describe(value), reason);
     }
+    if (auto m = schema.find("exclusiveMinimum"); m != schema.end() && m->is_number() && v <= m->get<double>()) {
+      Add(out, pointer, false, "must be greater than " + Number(*m) + "; found " + Describe(value), reason);
+    }
+    if (auto m = schema.find("exclusiveMaximum"); m != schema.end() && m->is_number() && v >= m->get<double>()) {
+      Add(out, pointer, false, "must be less than " + Number(*m) + "; found " + Describe(value), reason);
+    }
+    if (auto m = schema.find("multipleOf"); m != schema.end() && m->is_number() && m->get<double>() > 0) {
+      const double q = v / m->get<double>();
+      if (!std::isfinite(q) || std::fabs(q - std::round(q)) > 1e-9 * std::max(1.0, std::fabs(q))) {
+        Add(out, pointer, false, "must be a multiple of " + Number(*m) + "; found " + Describe(value), reason);
+      }
+    }
   }
 
   void CheckObject(const json& schema, const json& value, const std::string& pointer, const std::string& reason,
@@ -192,12 +206,26 @@ class Explainer {
     }
     const json* properties = nullptr;
     if (auto p = schema.find("properties"); p != schema.end() && p->is_object()) properties = &*p;
+    const json* patterns = nullptr;
+    if (auto p = schema.find("patternProperties"); p != schema.end() && p->is_object()) patterns = &*p;
     auto additional = schema.find("additionalProperties");
     auto names = schema.find("propertyNames");
     for (const auto& [key, item] : value.items()) {
       const std::string child = pointer + "/" + EscapePointerToken(key);
       if (names != schema.end() && !Valid(*names, json(key), depth)) {
         Add(out, child, true, "the key " + Quoted(key) + " is not allowed" + NameRule(*names), reason);
+      }
+      bool matched_pattern = false;
+      if (patterns) {
+        for (const auto& [pattern, sub] : patterns->items()) {
+          if (!Matches(pattern, key)) continue;
+          matched_pattern = true;
+          if (sub.is_boolean() && !sub.get<bool>()) {
+            Add(out, child, true, "field " + Quoted(key) + " is not allowed here", reason);
+          } else {
+            Walk(sub, item, child, reason, depth + 1, out);
+          }
+        }
       }
       if (properties && properties->contains(key)) {
         const json& sub = (*properties)[key];
@@ -206,6 +234,8 @@ class Explainer {
         } else {
           Walk(sub, item, child, reason, depth + 1, out);
         }
+      } else if (matched_pattern) {
+        // described by patternProperties: additionalProperties does not apply
       } else if (additional != schema.end()) {
         if (additional->is_boolean() && !additional->get<bool>()) {
           Add(out, child, true, "unknown field " + Quoted(key), reason);
@@ -216,6 +246,25 @@ class Explainer {
     }
     if (auto m = schema.find("minProperties"); m != schema.end() && m->is_number() && value.size() < m->get<double>()) {
       Add(out, pointer, false, "must have at least " + Number(*m) + " fields", reason);
+    }
+    if (auto m = schema.find("maxProperties"); m != schema.end() && m->is_number() && value.size() > m->get<double>()) {
+      Add(out, pointer, false, "must have at most " + Number(*m) + " fields; found " + std::to_string(value.size()),
+          reason);
+    }
+    if (auto d = schema.find("dependencies"); d != schema.end() && d->is_object()) {
+      for (const auto& [name, needs] : d->items()) {
+        if (!value.contains(name)) continue;
+        if (needs.is_array()) {
+          for (const json& other : needs) {
+            if (other.is_string() && !value.contains(other.get<std::string>())) {
+              Add(out, pointer, false,
+                  "missing field " + Quoted(other.get<std::string>()) + ", which field " + Quoted(name) + " needs", reason);
+            }
+          }
+        } else {
+          Walk(needs, value, pointer, reason, depth + 1, out);
+        }
+      }
     }
   }
 
@@ -237,20 +286,41 @@ class Explainer {
       Add(out, pointer, false, "must have at most " + Number(*m) + " items; found " + std::to_string(value.size()),
           reason);
     }
-    if (auto u = schema.find("uniqueItems"); u != schema.end() && *u == true) {
+    auto max = schema.find("maxItems");
+    const bool overlong = max != schema.end() && max->is_number() && value.size() > max->get<double>();
+    if (auto u = schema.find("uniqueItems"); u != schema.end() && *u == true && !overlong) {
+      // Each item against the first equal one (ordered map: n log n, not n^2).
+      std::map<json, size_t> first;
       for (size_t i = 0; i < value.size(); ++i) {
-        for (size_t j = 0; j < i; ++j) {
-          if (value[i] == value[j]) {
-            Add(out, pointer + "/" + std::to_string(i), false,
-                "repeats item " + std::to_string(j) + " (" + Describe(value[i]) + ")", reason);
-            break;
-          }
+        auto [it, inserted] = first.emplace(value[i], i);
+        if (!inserted) {
+          Add(out, pointer + "/" + std::to_string(i), false,
+              "repeats item " + std::to_string(it->second) + " (" + Describe(value[i]) + ")", reason);
         }
       }
+    }
+    if (auto c = schema.find("contains"); c != schema.end()) {
+      bool any = false;
+      for (size_t i = 0; i < value.size() && !any; ++i) any = Valid(*c, value[i], depth);
+      if (!any) Add(out, pointer, false, "has no item of the required form", Description(schema, reason));
     }
     if (auto items = schema.find("items"); items != schema.end() && (items->is_object() || items->is_boolean())) {
       for (size_t i = 0; i < value.size(); ++i) {
         Walk(*items, value[i], pointer + "/" + std::to_string(i), reason, depth + 1, out);
+      }
+    } else if (items != schema.end() && items->is_array()) {
+      // A tuple: item i by schema i, the rest by additionalItems.
+      auto rest = schema.find("additionalItems");
+      for (size_t i = 0; i < value.size(); ++i) {
+        const std::string at = pointer + "/" + std::to_string(i);
+        if (i < items->size()) {
+          Walk((*items)[i], value[i], at, reason, depth + 1, out);
+        } else if (rest != schema.end() && rest->is_boolean() && !rest->get<bool>()) {
+          Add(out, at, false, "is not allowed: at most " + std::to_string(items->size()) + " items here", reason);
+          break;
+        } else if (rest != schema.end()) {
+          Walk(*rest, value[i], at, reason, depth + 1, out);
+        }
       }
     }
   }

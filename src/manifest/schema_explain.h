@@ -5,12 +5,16 @@
 //
 // valijson (schema_validation.h) stays the judge: these findings are shown
 // only when valijson rejects the document, and valijson's own messages are
-// shown when this finds nothing. Keywords covered: $ref (local), type,
-// enum, const, required, properties, additionalProperties, propertyNames,
-// items, pattern, min/maxLength, minimum, maximum, min/maxItems,
-// uniqueItems, allOf, anyOf, oneOf, not, if/then/else, boolean schemas. A
-// schema's "description" is added to messages of its then/else branches as
-// the reason.
+// shown, in our words (SchemaMessage), when this finds nothing. Keywords
+// covered: $ref (local), type, enum, const, required, properties,
+// patternProperties, additionalProperties, propertyNames, dependencies,
+// min/maxProperties, items (one schema or a tuple), additionalItems,
+// contains, pattern, min/maxLength, minimum, maximum, exclusiveMinimum,
+// exclusiveMaximum, multipleOf, min/maxItems, uniqueItems, allOf, anyOf,
+// oneOf, not, if/then/else, boolean schemas; "format" is left to valijson.
+// Types are judged as valijson judges them with strict types (4.0 is not an
+// integer). A schema's "description" is added to messages of its then/else
+// branches as the reason.
 //
 // Thread-safe: pure function. Never throws but std::bad_alloc.
 #pragma once

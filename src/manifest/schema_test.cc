@@ -52,6 +52,29 @@ TEST(SchemaTest, EveryMappingIsClosed) {
   EXPECT_EQ(open, std::vector<std::string>{"agent/definitions/tool/properties/input_schema"});
 }
 
+// Paths of array schemas with uniqueItems but no maxItems: valijson compares
+// every pair of such a list (document.cc validates first without listing
+// errors, which stops at maxItems before uniqueItems).
+void FindUnboundedUniqueLists(const json& schema, const std::string& path, std::vector<std::string>& found) {
+  if (schema.is_array()) {
+    for (size_t i = 0; i < schema.size(); ++i) FindUnboundedUniqueLists(schema[i], path + "/" + std::to_string(i), found);
+    return;
+  }
+  if (!schema.is_object()) return;
+  if (schema.value("uniqueItems", false) && !schema.contains("maxItems")) found.push_back(path);
+  for (const auto& [key, sub] : schema.items()) {
+    if (key == "enum" || key == "const") continue;
+    FindUnboundedUniqueLists(sub, path + "/" + key, found);
+  }
+}
+
+TEST(SchemaTest, EveryUniqueListIsBounded) {
+  std::vector<std::string> found;
+  FindUnboundedUniqueLists(json::parse(AgentSchemaText()), "agent", found);
+  FindUnboundedUniqueLists(json::parse(NodeConfigSchemaText()), "volent", found);
+  EXPECT_EQ(found, std::vector<std::string>{});
+}
+
 TEST(SchemaTest, AgentNamePatternMatchesTheNodeRule) {
   const std::string base = "apiVersion: volent/v1\nkind: Agent\nspec: {model: {provider: openai, name: m}}\nmetadata: {name: ";
   const std::vector<std::string> names = {"a",   "0",   "a-b", "refund-agent-2", std::string(63, 'x'),

@@ -24,8 +24,19 @@ namespace volent::manifest {
 
 struct SchemaError {
   std::string pointer;      // JSON Pointer of the failing value in the document
-  std::string description;  // valijson's description
+  std::string description;  // valijson's description (for logs and tests, never shown)
+  std::string message;      // the same in our words (SchemaMessage)
+  bool summary = false;     // a summary of nested errors, which say more
 };
+
+// valijson's description of a failure in our words, e.g. "Object should have
+// no more than 64 properties." -> "must have at most 64 fields". Every
+// message valijson 1.0's validator produces has its row; one it does not
+// know (a later valijson) becomes "does not match the schema here", so
+// valijson's own words never reach a person. `summary` (if given) is set
+// for the lines that only summarise nested failures ("Failed to validate
+// item #0 in array.").
+std::string SchemaMessage(const std::string& description, bool* summary = nullptr);
 
 class CompiledSchema {
  public:

@@ -50,11 +50,20 @@ bool StartsToken(std::string_view s, size_t i, size_t begin) {
 SourceText::SourceText(std::string_view original) : original_(original) {
   if (original_.substr(0, 3) == "\xef\xbb\xbf") bom_ = 3;
   Check();
-  if (error_.empty()) RewriteSurrogatePairs();
+  if (error_.empty()) RewriteForParser();
 }
 
 void SourceText::Check() {
   line_starts_.push_back(bom_);
+  // A UTF-16 or UTF-32 file would otherwise be "not UTF-8 (byte 0xff)" or a
+  // control character at 1:1, which does not say what to do about it.
+  const std::string_view head = original_.substr(0, 4);
+  if (head.substr(0, 2) == "\xff\xfe" || head.substr(0, 2) == "\xfe\xff" ||
+      head == std::string_view("\0\0\xfe\xff", 4)) {
+    error_ = "the text is UTF-16 or UTF-32 (it starts with that byte order mark); save it as UTF-8";
+    error_at_ = {1, 1};
+    return;
+  }
   for (size_t i = bom_; i < original_.size();) {
     const unsigned char c = original_[i];
     const size_t n = Utf8Length(original_, i);
@@ -64,26 +73,35 @@ void SourceText::Check() {
       error_at_ = PositionOfOffset(i);
       return;
     }
+    // DEL, C1 controls and U+FEFF past the start are left alone: the node
+    // stores a manifest as JSON with such characters unescaped (a "\u0085"
+    // written in a double-quoted string), and reads that JSON back here.
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
       char name[8];
       std::snprintf(name, sizeof name, "U+%04X", c);
-      error_ = std::string("control character ") + name + " is not allowed (escape it in a double-quoted string)";
+      error_ = std::string("control character ") + name + (c == 0 ? " (a NUL byte)" : "") +
+               " is not allowed (escape it in a double-quoted string)";
       error_at_ = PositionOfOffset(i);
       return;
     }
-    if (c == '\n') line_starts_.push_back(i + 1);
+    // YAML 1.2 line breaks: LF, CR LF, and CR alone (RewriteForParser
+    // hands a lone CR to the parser as LF, which yaml-cpp needs).
+    if (c == '\n' || (c == '\r' && (i + 1 == original_.size() || original_[i + 1] != '\n'))) {
+      line_starts_.push_back(i + 1);
+    }
     i += n;
   }
 }
 
-void SourceText::RewriteSurrogatePairs() {
+void SourceText::RewriteForParser() {
   std::string_view s = original_;
   const size_t begin = bom_;
   parsed_.reserve(s.size() - begin);
   enum { kPlain, kDouble, kSingle, kComment } state = kPlain;
   size_t removed = 0;
   for (size_t i = begin; i < s.size(); ++i) {
-    const char c = s[i];
+    // A lone CR becomes LF: one byte for one, so no offset shifts.
+    const char c = s[i] == '\r' && (i + 1 == s.size() || s[i + 1] != '\n') ? '\n' : s[i];
     switch (state) {
       case kPlain:
         if (c == '#' && StartsToken(s, i, begin)) state = kComment;
@@ -120,7 +138,8 @@ void SourceText::RewriteSurrogatePairs() {
             continue;
           }
           parsed_ += c;
-          parsed_ += s[++i];
+          ++i;
+          parsed_ += s[i] == '\r' && (i + 1 == s.size() || s[i + 1] != '\n') ? '\n' : s[i];
           continue;
         }
         break;
@@ -160,6 +179,35 @@ Position SourceText::PositionOfOffset(size_t offset) const {
 Position SourceText::At(const YAML::Mark& mark) const {
   if (mark.pos < 0) return mark.line >= 0 ? Position{mark.line + 1, mark.column + 1} : Position{};
   return PositionOfOffset(OriginalOffset(mark.pos));
+}
+
+char SourceText::UnclosedQuote(int pos) const {
+  if (pos < 0 || static_cast<size_t>(pos) >= parsed_.size()) return 0;
+  const char quote = parsed_[pos];
+  if (quote != '"' && quote != '\'') return 0;  // a block scalar (| or >)
+  for (size_t i = static_cast<size_t>(pos) + 1; i < parsed_.size(); ++i) {
+    const char c = parsed_[i];
+    if (quote == '"' && c == '\\') {
+      ++i;  // an escape: the next character is never the end
+    } else if (c == quote) {
+      if (quote == '\'' && i + 1 < parsed_.size() && parsed_[i + 1] == '\'') {
+        ++i;  // '' is a quote inside a single-quoted string
+      } else {
+        return 0;
+      }
+    }
+  }
+  return quote;
+}
+
+Position SourceText::TabInIndentation(int line) const {
+  if (line < 1 || static_cast<size_t>(line) > line_starts_.size()) return {};
+  int column = 1;
+  for (size_t i = line_starts_[line - 1]; i < original_.size(); ++i, ++column) {
+    if (original_[i] == '\t') return {line, column};
+    if (original_[i] != ' ') break;
+  }
+  return {};
 }
 
 std::string SourceText::NullKeyText(int pos) const {

@@ -19,6 +19,24 @@ using nlohmann::json;
 
 // Thrown inside the builder to end reading at a fatal problem (caught in ReadYaml).
 struct Stop {};
+// Thrown at a key that is a list or mapping. yaml-cpp also reports a flow
+// collection left open at the end of the file ("[a, b") as such a key
+// before it finds the error, so ReadYaml first asks whether the text parses.
+struct CollectionKey {};
+
+// Takes the events of a parse that only asks whether the text is well-formed.
+class Sink : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
 
 class Builder : public YAML::EventHandler {
  public:
@@ -48,6 +66,10 @@ class Builder : public YAML::EventHandler {
                 const std::string& value) override {
     CheckAnchor(mark, anchor);
     const bool plain = tag == "?";
+    if (const char quote = plain ? 0 : source_.UnclosedQuote(mark.pos)) {
+      Fatal(mark, std::string(quote == '"' ? "this double-quoted" : "this single-quoted") +
+                      " string is never closed (no " + quote + " before the end of the file)");
+    }
     if (!plain && tag != "!") Report(mark, "tags (\"!\" or \"!!\") are not supported");
     if (ExpectingKey()) return TakeKey(mark, value);
     const Slot slot = Start(mark);
@@ -137,7 +159,10 @@ class Builder : public YAML::EventHandler {
   }
 
   void OpenCollection(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, json empty) {
-    if (ExpectingKey()) Fatal(mark, "a key must be a string, not a list or mapping");
+    if (ExpectingKey()) {
+      Report(mark, "a key must be a string, not a list or mapping");
+      throw CollectionKey{};
+    }
     CheckAnchor(mark, anchor);
     if (tag != "?" && tag != "!" && !tag.empty()) Report(mark, "tags (\"!\" or \"!!\") are not supported");
     if (static_cast<int>(stack_.size()) >= kMaxDepth) {
@@ -190,6 +215,85 @@ class Builder : public YAML::EventHandler {
 
 void AddProblem(ReadDocument& doc, Position at, std::string message) {
   doc.problems.push_back({"", at.line, at.column, "", std::move(message)});
+}
+
+// yaml-cpp's messages (YAML::ErrorMsg) said in ours: what is wrong at the
+// position, in the terms of the text a person wrote. Messages of yaml-cpp's
+// node API cannot come from the event parser; anything not listed (a later
+// yaml-cpp) is said generically rather than passed on.
+std::string ParserMessage(const std::string& raw) {
+  struct Row {
+    const char* starts;  // yaml-cpp's message, or its fixed beginning
+    const char* ours;
+  };
+  static constexpr Row kRows[] = {
+      {"illegal EOF in scalar", "the file ends inside a quoted string (its closing quote is missing)"},
+      {"end of map flow not found", "a flow mapping \"{\" is not closed with \"}\" (or an entry in it is malformed)"},
+      {"end of sequence flow not found", "a flow list \"[\" is not closed with \"]\" (or an item in it is malformed)"},
+      {"end of map not found", "a mapping entry is malformed here (check the indentation, and that each key is followed by \": \")"},
+      {"end of sequence not found", "a list item is malformed here (check the indentation of \"- \")"},
+      {"illegal map value", "a \":\" where no mapping value can begin (check the indentation, or quote the text)"},
+      {"illegal map key", "a \"?\" key where no mapping key can begin (check the indentation)"},
+      {"illegal block entry", "a \"- \" list item where no list can begin (check the indentation)"},
+      {"illegal flow end", "a \"]\" or \"}\" with no \"[\" or \"{\" to close"},
+      {"illegal tab when looking for indentation", "a tab in the indentation (YAML indents with spaces only)"},
+      {"illegal document indicator in scalar", "a document marker (\"---\" or \"...\") inside a string"},
+      {"illegal character in scalar", "a character that cannot appear here in an unquoted string (quote the text)"},
+      {"invalid character in single-quoted string", "a character that is not allowed in a single-quoted string"},
+      {"unknown escape character", "an unknown escape (\\) in a double-quoted string"},
+      {"bad character found while scanning hex number", "an escape (\\x, \\u or \\U) with a character that is not a hexadecimal digit"},
+      {"invalid unicode", "invalid unicode escape (a lone UTF-16 surrogate, or beyond U+10FFFF)"},
+      {"unexpected character in block scalar", "unexpected text after \"|\" or \">\" (only \"-\", \"+\", an indentation digit and a comment may follow)"},
+      {"cannot set zero indentation for a block scalar", "the indentation digit of a block scalar must be 1 to 9"},
+      {"unknown token", "unexpected text here"},
+      {"YAML directives must have", "a %YAML directive must name one version, e.g. %YAML 1.2"},
+      {"bad YAML version", "a %YAML directive must name one version, e.g. %YAML 1.2"},
+      {"YAML major version too large", "only YAML 1.x is read"},
+      {"repeated YAML directive", "more than one %YAML directive"},
+      {"TAG directives must have", "tags (\"!\" or \"!!\") are not supported"},
+      {"repeated TAG directive", "tags (\"!\" or \"!!\") are not supported"},
+      {"illegal character found while scanning tag handle", "tags (\"!\" or \"!!\") are not supported"},
+      {"tag handle with no suffix", "tags (\"!\" or \"!!\") are not supported"},
+      {"end of verbatim tag not found", "tags (\"!\" or \"!!\") are not supported"},
+      {"cannot assign multiple tags", "tags (\"!\" or \"!!\") are not supported"},
+      {"invalid tag", "tags (\"!\" or \"!!\") are not supported"},
+      {"cannot assign multiple anchors", "anchors (&name) are not supported; write the value out"},
+      {"anchor not found after &", "anchors (&name) are not supported; write the value out"},
+      {"illegal character found while scanning anchor", "anchors (&name) are not supported; write the value out"},
+      {"invalid anchor", "anchors (&name) are not supported; write the value out"},
+      {"cannot assign multiple aliases", "aliases (*name) are not supported; write the value out"},
+      {"aliases can't have any content", "aliases (*name) are not supported; write the value out"},
+      {"alias not found after *", "aliases (*name) are not supported; write the value out"},
+      {"illegal character found while scanning alias", "aliases (*name) are not supported; write the value out"},
+      {"cannot assign the same alias", "aliases (*name) are not supported; write the value out"},
+      {"the referenced anchor is not defined", "aliases (*name) are not supported; write the value out"},
+      {"invalid alias", "aliases (*name) are not supported; write the value out"},
+      {"unexpected end sequence token", "a list ends where it did not begin"},
+      {"unexpected end map token", "a mapping ends where it did not begin"},
+  };
+  constexpr std::string_view kEscape = "unknown escape character: ";
+  if (raw.rfind(kEscape, 0) == 0 && raw.size() > kEscape.size()) {
+    return "an unknown escape \\" + raw.substr(kEscape.size()) + " in a double-quoted string";
+  }
+  for (const Row& row : kRows) {
+    if (raw.rfind(row.starts, 0) == 0) return row.ours;
+  }
+  return "the text cannot be read from here on";
+}
+
+void AddParserError(ReadDocument& doc, const SourceText& source, const YAML::Exception& e) {
+  const Position at = source.At(e.mark);
+  std::string message = ParserMessage(e.msg);
+  if (e.msg.rfind("invalid unicode", 0) != 0) message = "not well-formed YAML: " + message;
+  // A tab in the indentation is the usual cause of an error at its line or
+  // the next; said as a hint, since a tab-indented JSON file (flow style) is
+  // well-formed and may fail for another reason.
+  Position tab = source.TabInIndentation(at.line);
+  if (tab.line == 0) tab = source.TabInIndentation(at.line - 1);
+  if (tab.line != 0 && e.msg.rfind("illegal tab", 0) != 0) {
+    message += "; line " + std::to_string(tab.line) + " is indented with a tab (YAML indents with spaces only)";
+  }
+  AddProblem(doc, at, std::move(message));
 }
 
 }  // namespace
@@ -245,11 +349,19 @@ ReadDocument ReadYaml(std::string_view text, std::string_view file) {
           doc.readable = true;
         }
       } catch (const Stop&) {
+      } catch (const CollectionKey&) {
+        try {
+          std::istringstream again{std::string(source.parsed())};
+          YAML::Parser check(again);
+          Sink sink;
+          while (check.HandleNextDocument(sink)) {
+          }
+        } catch (const YAML::Exception& e) {
+          doc.problems.pop_back();  // the key was yaml-cpp's guess, not the text's
+          AddParserError(doc, source, e);
+        }
       } catch (const YAML::Exception& e) {
-        const bool unicode = e.msg.rfind("invalid unicode", 0) == 0;
-        AddProblem(doc, source.At(e.mark),
-                   unicode ? "invalid unicode escape (a lone UTF-16 surrogate, or beyond U+10FFFF)"
-                           : "not well-formed YAML: " + e.msg);
+        AddParserError(doc, source, e);
       }
     }
   } catch (const std::exception&) {

@@ -11,9 +11,12 @@
 // Quoted scalars are always strings; keys are always strings (their text).
 // Refused (each a problem at its position): anchors and aliases (so no
 // expansion can blow up), explicit tags, keys that are collections,
-// duplicate keys, more than one document, bytes that are not UTF-8, C0
-// control characters but tab, LF and CR, more than kMaxDepth nesting or
-// kMaxNodes values, texts longer than kMaxDocumentBytes.
+// duplicate keys, more than one document, bytes that are not UTF-8 (UTF-16
+// and UTF-32 named as such), C0 control characters but tab, LF and CR,
+// quoted strings never closed (at the opening quote), more than kMaxDepth
+// nesting or kMaxNodes values, texts longer than kMaxDocumentBytes. Lines
+// end at LF, CR LF or CR (YAML 1.2). yaml-cpp's own messages are said in
+// our words, never passed through.
 //
 // Thread-safe: no shared state. Never throws.
 #pragma once

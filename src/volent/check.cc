@@ -5,16 +5,14 @@
 // Output (stdout): "FILE: ok" for each valid file, one
 // "FILE:LINE:COLUMN: POINTER: MESSAGE" line per problem, then a summary.
 // Exit: 0 all valid, 1 any invalid, 2 usage error or an unreadable file.
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "manifest/manifest.h"
+#include "manifest/yaml_reader.h"
+#include "receipt/file_read.h"
 #include "volent/commands.h"
 
 namespace volent::cli {
@@ -39,27 +37,6 @@ struct Tally {
   int unreadable = 0;
 };
 
-// The file's bytes, or nullopt after saying why on stderr.
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    std::fprintf(stderr, "volent check: cannot read %s: it is a directory\n", path.c_str());
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "volent check: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
-    return std::nullopt;
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) {
-    std::fprintf(stderr, "volent check: cannot read %s: read error\n", path.c_str());
-    return std::nullopt;
-  }
-  return out.str();
-}
-
 std::string FolderOf(const std::string& path) {
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
@@ -76,12 +53,30 @@ bool Report(const std::string& path, const manifest::Problems& problems, Tally& 
   return false;
 }
 
-void CheckFile(const std::string& path, const manifest::NodeConfig* config, Tally& tally) {
-  std::optional<std::string> text = ReadFile(path);
-  if (!text) {
+// The file's bytes, or nullopt after counting it: unreadable (why, on
+// stderr), or invalid when it is over the size cap (said as its one
+// problem, in the words the manifest reader uses for an overlong text).
+// Files are read through the one capped reader (receipt/file_read.h) with
+// the manifest reader's cap, kMaxDocumentBytes (1 MiB), so a larger file
+// is refused without being read, and what that reader refuses (it decides
+// about FIFOs and devices) is refused here too.
+std::optional<std::string> ReadFile(const std::string& path, Tally& tally) {
+  bool too_large = false;
+  ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
+  if (text.ok()) return std::move(*text);
+  if (too_large) {
+    Report(path, {{path, 1, 1, "", "the document is larger than " + std::to_string(manifest::kMaxDocumentBytes) + " bytes"}},
+           tally);
+  } else {
+    std::fprintf(stderr, "volent check: %s\n", text.message().c_str());
     ++tally.unreadable;
-    return;
   }
+  return std::nullopt;
+}
+
+void CheckFile(const std::string& path, const manifest::NodeConfig* config, Tally& tally) {
+  std::optional<std::string> text = ReadFile(path, tally);
+  if (!text) return;
   if (manifest::DocumentKind(*text) == "NodeConfig") {
     Report(path, manifest::LoadNodeConfig(*text, path, FolderOf(path)).problems, tally);
   } else {
@@ -122,7 +117,7 @@ int CheckCommand(const Args& args) {
   Tally tally;
   std::optional<manifest::NodeConfig> config;
   if (config_path) {
-    if (std::optional<std::string> text = ReadFile(*config_path)) {
+    if (std::optional<std::string> text = ReadFile(*config_path, tally)) {
       manifest::Checked<manifest::NodeConfig> loaded = manifest::LoadNodeConfig(*text, *config_path, FolderOf(*config_path));
       if (Report(*config_path, loaded.problems, tally)) {
         config = std::move(loaded.value);
@@ -130,8 +125,6 @@ int CheckCommand(const Args& args) {
         std::fprintf(stderr, "volent check: %s is not valid; capabilities are not checked against it\n",
                      config_path->c_str());
       }
-    } else {
-      ++tally.unreadable;
     }
   }
   for (const std::string& file : files) CheckFile(file, config ? &*config : nullptr, tally);

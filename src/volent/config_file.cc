@@ -1,24 +1,29 @@
 #include "volent/config_file.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "manifest/yaml_reader.h"
+#include "receipt/file_read.h"
 
 namespace volent::cli {
 
 std::optional<manifest::NodeConfig> LoadConfigFile(const std::string& path, const char* command) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "%s: cannot read %s: %s\n", command, path.c_str(), std::strerror(errno));
+  // Through the one capped reader (receipt/file_read.h) with the manifest
+  // reader's cap (1 MiB): a larger file is refused unread, and what that
+  // reader refuses (it decides about FIFOs and devices) is refused here.
+  bool too_large = false;
+  ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
+  if (!text.ok()) {
+    if (too_large) {
+      std::fprintf(stderr, "%s:1:1: the document is larger than %zu bytes\n", path.c_str(), manifest::kMaxDocumentBytes);
+    } else {
+      std::fprintf(stderr, "%s: %s\n", command, text.message().c_str());
+    }
     return std::nullopt;
   }
-  std::stringstream text;
-  text << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();
-  auto loaded = manifest::LoadNodeConfig(text.str(), path, dir.empty() ? "." : dir);
+  auto loaded = manifest::LoadNodeConfig(*text, path, dir.empty() ? "." : dir);
   if (!loaded.ok()) {
     for (const auto& p : loaded.problems) std::fprintf(stderr, "%s\n", manifest::FormatProblem(p).c_str());
     return std::nullopt;

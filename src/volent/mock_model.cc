@@ -6,14 +6,10 @@
 // deterministic plan (or a script), holds each answer for the given latency
 // on timers, and counts what it saw (GET /stats). Serves until
 // SIGINT/SIGTERM. docs/mock-model.md, docs/cli.md.
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <cstring>
 #include <chrono>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "httpd/descriptor_limit.h"
@@ -21,6 +17,7 @@
 #include "mockmodel/plan.h"
 #include "mockmodel/server.h"
 #include "mockmodel/service.h"
+#include "receipt/file_read.h"
 #include "volent/commands.h"
 
 namespace volent::cli {
@@ -41,6 +38,8 @@ constexpr char kUsage[] =
     "GET /stats and GET /healthz until SIGINT or SIGTERM.\n";
 
 constexpr long kMaxMillis = 600000;  // ten minutes
+// A script is JSON written for a test; 16 MiB leaves room for long answers.
+constexpr size_t kMaxScriptBytes = size_t{16} << 20;
 
 struct Options {
   std::string listen = "127.0.0.1:8480";
@@ -113,15 +112,14 @@ int MockModelCommand(const Args& args) {
   service_options.latency = std::chrono::milliseconds(options.latency_ms);
   service_options.jitter = std::chrono::milliseconds(options.jitter_ms);
   if (!options.script.empty()) {
-    std::ifstream in(options.script, std::ios::binary);
-    if (!in) {
-      std::fprintf(stderr, "volent mock-model: cannot read the script %s: %s\n", options.script.c_str(),
-                   std::strerror(errno));
+    // Through the one capped reader (receipt/file_read.h), as every file a
+    // volent command is named: a FIFO or device is what that reader says.
+    ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(options.script, kMaxScriptBytes);
+    if (!text.ok()) {
+      std::fprintf(stderr, "volent mock-model: cannot read the script: %s\n", text.message().c_str());
       return 2;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    auto script = mockmodel::ParseScript(text.str());
+    auto script = mockmodel::ParseScript(*text);
     if (!script.ok()) {
       std::fprintf(stderr, "volent mock-model: %s: %s\n", options.script.c_str(), script.message().c_str());
       return 2;

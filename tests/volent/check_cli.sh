@@ -87,11 +87,30 @@ printf 'a: [1, 2\n' >"$work/broken.yaml"
 run 1 "$work/broken.yaml"
 grep -q "^$work/broken.yaml:[0-9]*:[0-9]*: not well-formed YAML: " "$work/out" || fail "malformed: $(cat "$work/out")"
 
+# Hostile text (docs/threat-model.md, "Manifests (hostile YAML)"): a quoted
+# string never closed, before a final line break, is refused at its quote;
+# CR-only line breaks are line breaks (YAML 1.2), so a problem has its line.
+printf 'apiVersion: volent/v1\nkind: Agent\nmetadata: {name: a}\nspec: {model: {provider: openai, name: "m}}\n' \
+  >"$work/unclosed.agent.yaml"
+run 1 "$work/unclosed.agent.yaml"
+expect_line "$work/unclosed.agent.yaml:4:40: /spec/model/name: this double-quoted string is never closed (no \" before the end of the file)"
+printf 'apiVersion: volent/v1\rkind: Agent\rmetadata: {name: a}\rspec: {model: {provider: openai, name: m}}\r' \
+  >"$work/cr.agent.yaml"
+run 0 "$work/cr.agent.yaml"
+printf 'apiVersion: volent/v1\rkind: Agent\rmetadata: {name: A}\rspec: {model: {provider: openai, name: m}}\r' \
+  >"$work/cr-bad.agent.yaml"
+run 1 "$work/cr-bad.agent.yaml"
+grep -q "^$work/cr-bad.agent.yaml:3:18: /metadata/name: " "$work/out" || fail "CR line numbers: $(cat "$work/out")"
+# Over the 1 MiB cap: refused unread, as the file's one problem.
+head -c 1048577 /dev/zero | tr '\0' ' ' >"$work/big.agent.yaml"
+run 1 "$work/big.agent.yaml"
+expect_line "$work/big.agent.yaml:1:1: the document is larger than 1048576 bytes"
+
 # Mixed: valid and invalid -> 1; unreadable -> 2, naming the file and why.
 run 1 "$examples/agents/triage.agent.yaml" "$work/bad.agent.yaml"
 expect_line "2 files checked: 1 ok, 1 invalid"
 run 2 "$examples/agents/triage.agent.yaml" "$work/missing.agent.yaml"
-grep -qF "cannot read $work/missing.agent.yaml: No such file or directory" "$work/err" || fail "unreadable: $(cat "$work/err")"
+grep -qF "$work/missing.agent.yaml: No such file or directory" "$work/err" || fail "unreadable: $(cat "$work/err")"
 run 2 "$work"
 grep -qF "cannot read $work: it is a directory" "$work/err" || fail "directory: $(cat "$work/err")"
 
