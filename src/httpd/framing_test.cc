@@ -40,7 +40,11 @@ std::string BeastAlone(std::string_view bytes) {
   boost::beast::error_code ec;
   size_t used = parser.put(boost::asio::buffer(bytes.data(), bytes.size()), ec);
   if (ec == http::error::need_more) return "waits for more";
-  if (ec) return "refuses (" + ec.message() + ")";
+  if (ec && !parser.is_header_done()) return "refuses the header (" + ec.message() + ")";
+  if (ec) {
+    return std::string("reads the header (") + (parser.chunked() ? "chunked" : "not chunked") +
+           "), then fails on the body (" + ec.message() + ")";
+  }
   std::string_view rest = bytes.substr(used);
   if (rest.rfind(kTarget.smuggled, 0) == 0) return "LETS THROUGH: the smuggled request comes next";
   if (rest.empty()) return "reads one request";

@@ -3,17 +3,19 @@
 //
 // AsyncReadCheckedHeader reads from `stream` into `buffer` until the buffer
 // holds a whole header block, refusing it as soon as HeaderScanner does;
-// only a block that passed is handed to Beast's parser (async_read_header),
-// which then parses it from the buffer without reading further. The
-// handler is called once, as handler(error_code, Status framing):
+// only a block that passed is handed to Beast's parser, which parses it
+// from the buffer and never reads from the socket. The handler is called
+// once (at once when the buffer already holds the header), as
+// handler(error_code, Status framing):
 //   - framing not ok: the request broke a framing rule (the message says
 //     which); answer 400 and close, reading nothing more as a request;
-//   - error_code set: as async_read_header reports it (end_of_stream when
-//     the client left before a byte, partial_message when it left midway,
-//     Beast's parse errors, timeouts and socket errors);
+//   - error_code set: as http::async_read_header would report it
+//     (end_of_stream when the client left before a byte, partial_message
+//     when it left midway, Beast's parse errors, header_limit, timeouts and
+//     socket errors);
 //   - neither: the header is parsed, the body is still to read.
-// A header longer than `header_limit` is handed to the parser unscanned, to
-// fail with http::error::header_limit as before.
+// A header longer than `header_limit` fails with http::error::header_limit,
+// as before.
 //
 // Header-only, so the socket code stays in the objects of the servers that
 // listen (scripts/audit-sockets.sh judges objects). `stream`, `buffer` and
@@ -76,16 +78,26 @@ class CheckedHeaderRead : public std::enable_shared_from_this<CheckedHeaderRead<
                             });
   }
 
+  // The parser reads the header from the buffer only, never from the
+  // socket: bytes after the checked block are not the header's.
   void Parse(bool checked) {
-    boost::beast::http::async_read_header(
-        stream_, buffer_, parser_, [self = this->shared_from_this(), checked](boost::beast::error_code ec, size_t used) {
-          // The parser must end the header where the scanner did; a
-          // difference would mean bytes it read as header were never judged.
-          if (!ec && checked && used != self->scanner_.length()) {
-            return self->handler_(boost::beast::error_code{}, Error{"the end of the header is ambiguous"});
-          }
-          self->handler_(ec, Status::Ok());
-        });
+    namespace http = boost::beast::http;
+    boost::beast::error_code ec;
+    size_t used = parser_.put(buffer_.data(), ec);
+    if (ec == http::error::need_more) {
+      // A whole block the parser cannot finish has a broken request line
+      // (say, no version); an unfinished one is over the limit.
+      if (checked) return handler_(boost::beast::error_code{}, Error{"the request line is not well-formed"});
+      return handler_(http::error::header_limit, Status::Ok());
+    }
+    if (ec) return handler_(ec, Status::Ok());
+    // The parser must end the header where the scanner did; a difference
+    // would mean bytes it read as header were never judged.
+    if (used != scanner_.length()) {
+      return handler_(boost::beast::error_code{}, Error{"the end of the header is ambiguous"});
+    }
+    buffer_.consume(used);
+    handler_(boost::beast::error_code{}, Status::Ok());
   }
 
   boost::beast::tcp_stream& stream_;

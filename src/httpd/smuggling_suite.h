@@ -50,6 +50,7 @@ inline std::string Hex(size_t n) {
 }
 
 inline std::vector<SmugglingCase> SmugglingCases(const SmugglingTarget& target) {
+  using namespace std::string_literals;  // "..."s keeps the NULs inside
   const std::string post = "POST " + target.path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   const std::string get = "GET " + target.path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   const std::string& s = target.smuggled;
@@ -91,7 +92,7 @@ inline std::vector<SmugglingCase> SmugglingCases(const SmugglingTarget& target) 
       {"identity then chunked", "Transfer-Encoding: identity\r\nTransfer-Encoding: chunked\r\n"},
       {"chunked then identity", "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n"},
       {"folded onto the next line", "Transfer-Encoding:\r\n chunked\r\n"},
-      {"NUL after chunked", std::string("Transfer-Encoding: chunked\0\r\n", 30)},
+      {"NUL after chunked", "Transfer-Encoding: chunked\0\r\n"s},
       {"vertical tab", "Transfer-Encoding:\x0b" "chunked\r\n"},
   };
   for (const auto& [name, line] : codings) {
@@ -131,8 +132,8 @@ inline std::vector<SmugglingCase> SmugglingCases(const SmugglingTarget& target) 
   add("bare LF ending one field", get + "X-Note: one\nX-Other: two\r\n\r\n" + s);
   add("bare LF before Transfer-Encoding", get + "X-Note: one\nTransfer-Encoding: chunked\r\n\r\n" + ends_before);
   add("bare CR inside a field", get + "X-Note: one\rX-Other: two\r\n\r\n" + s);
-  add("NUL in a field name", get + std::string("X-No\0te: one\r\n", 14) + "\r\n" + s);
-  add("NUL in a field value", get + std::string("X-Note: o\0ne\r\n", 14) + "\r\n" + s);
+  add("NUL in a field name", get + "X-No\0te: one\r\n"s + "\r\n" + s);
+  add("NUL in a field value", get + "X-Note: o\0ne\r\n"s + "\r\n" + s);
   add("DEL in a field value", get + "X-Note: o\x7fne\r\n\r\n" + s);
   add("blank before the request line", " " + get + "\r\n" + s);
   add("empty line before the request line", "\r\n" + get + "\r\n" + s);
