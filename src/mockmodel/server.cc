@@ -84,7 +84,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_->body_limit(kMaxBodyBytes);
     stream_.expires_after(shared_->options.idle_timeout);
     ampoule::httpd::AsyncReadCheckedHeader(
-        stream_, buffer_, *parser_, kMaxHeaderBytes, [self = shared_from_this()](beast::error_code ec, ampoule::Status framing) {
+        stream_, buffer_, *parser_, kMaxHeaderBytes,
+        [self = shared_from_this()](beast::error_code ec, ampoule::Status framing) {
           // Where this request ends is unknown: nothing after it is read.
           if (!framing.ok()) return self->Refuse(PlainError(400, "invalid_request_error", framing.message()));
           self->OnHeader(ec);
