@@ -189,14 +189,30 @@ inline SmugglingReply SendSmuggling(int port, std::string_view bytes, int quiet_
   return reply;
 }
 
-// The status codes of the answers in `bytes`, in order.
+// The status codes of the answers in `bytes`, in order: one answer after
+// another, each delimited by its Content-Length (the servers' answers here
+// all carry one); what follows an answer without one is not read.
 inline std::vector<int> Statuses(std::string_view bytes) {
   std::vector<int> out;
-  for (size_t at = bytes.find("HTTP/1."); at != std::string_view::npos; at = bytes.find("HTTP/1.", at + 1)) {
-    // Only at the start of the stream or of a line: answers, not body text.
-    if (at != 0 && bytes[at - 1] != '\n') continue;
-    if (at + 12 > bytes.size() || bytes[at + 8] != ' ') continue;
-    out.push_back(std::atoi(std::string(bytes.substr(at + 9, 3)).c_str()));
+  while (bytes.size() >= 12 && bytes.substr(0, 7) == "HTTP/1." && bytes[8] == ' ') {
+    out.push_back(std::atoi(std::string(bytes.substr(9, 3)).c_str()));
+    size_t end = bytes.find("\r\n\r\n");
+    if (end == std::string_view::npos) break;
+    std::string_view head = bytes.substr(0, end + 2);
+    size_t length = 0;
+    bool known = false;
+    for (size_t at = 0; (at = head.find("\r\n", at)) != std::string_view::npos;) {
+      at += 2;
+      std::string_view line = head.substr(at, head.find("\r\n", at) - at);
+      if (line.size() > 15 && (line.substr(0, 15) == "Content-Length:" || line.substr(0, 15) == "content-length:")) {
+        length = std::strtoul(std::string(line.substr(15)).c_str(), nullptr, 10);
+        known = true;
+      }
+    }
+    if (!known) break;
+    size_t next = end + 4 + length;
+    if (next > bytes.size()) break;
+    bytes.remove_prefix(next);
   }
   return out;
 }
