@@ -1,6 +1,7 @@
 // Fuzz target for the control API of `volent node` (control/api.h): raw
-// bytes as they would arrive on a connection, parsed by the server's own
-// HTTP parser and limits (control/wire.h), and every complete request
+// bytes as they would arrive on a connection, judged by the server's
+// framing check (httpd/framing.h) and parsed by its own HTTP parser and
+// limits (control/wire.h), and every complete request
 // dispatched into the route table, with an in-memory agent store, a node
 // configuration that allows one capability, a fake agent::Runs (the runs
 // and approvals routes' bodies and parameters are what is fuzzed here; the
@@ -32,6 +33,7 @@
 #include "control/api.h"
 #include "control/test_fixtures.h"
 #include "control/wire.h"
+#include "httpd/framing.h"
 #include "journal/journal.h"
 
 namespace {
@@ -110,6 +112,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   boost::beast::string_view input(reinterpret_cast<const char*>(data), size);
   while (!input.empty()) {
+    // A header the check refuses is answered 400 and the connection closes.
+    ampoule::httpd::HeaderScanner scanner;
+    if (scanner.Scan(std::string_view(input.data(), input.size())) !=
+        ampoule::httpd::HeaderScanner::State::kComplete) {
+      return 0;
+    }
     control::WireParser parser;
     control::ConfigureParser(parser);
     parser.eager(true);
@@ -122,6 +130,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (ec || !parser.is_done() || used == 0) {
       return 0;  // the server answers 400/413/431 and closes
     }
+    Check(used >= scanner.length());  // the parser read the header the check judged
     control::Response r = node.api->Dispatch(control::FromWire(parser.get()));
     CheckResponse(r);
     // The wire form must serialize too.

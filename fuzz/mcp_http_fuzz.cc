@@ -1,6 +1,7 @@
 // Fuzz target for the MCP endpoint of `ampoule mcp --http` (mcp/http.h):
-// raw bytes as they would arrive on a connection, parsed by Beast's HTTP
-// parser (the server's own limits: 16 KiB of headers, a body limit), and
+// raw bytes as they would arrive on a connection, judged by the server's
+// framing check (httpd/framing.h), parsed by Beast's HTTP parser (the
+// server's own limits: 16 KiB of headers, a body limit), and
 // every complete request handed to the endpoint's rules
 // (mcp/http_handler.h) with a stand-in server core, as the server would.
 //
@@ -25,6 +26,7 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include "httpd/framing.h"
 #include "mcp/http_handler.h"
 #include "mcp/http_test_fakes.h"
 
@@ -94,6 +96,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   boost::beast::string_view rest(input.data(), input.size());
   for (int requests = 0; !rest.empty() && requests < 16; ++requests) {
+    // A header the check refuses is answered 400 and the connection closes.
+    ampoule::httpd::HeaderScanner scanner;
+    if (scanner.Scan(std::string_view(rest.data(), rest.size())) !=
+        ampoule::httpd::HeaderScanner::State::kComplete) {
+      break;
+    }
     http::request_parser<http::string_body> parser;
     parser.eager(true);
     parser.header_limit(16 * 1024);

@@ -1,5 +1,6 @@
 // The control API server on real sockets: keep-alive, limits, slow and
-// half-closed clients, oversized requests, and that it still answers after.
+// half-closed clients, oversized requests, request smuggling
+// (httpd/smuggling_suite.h), and that it still answers after.
 #include "control/http_server.h"
 
 #include <arpa/inet.h>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "control/test_fixtures.h"
+#include "httpd/smuggling_suite.h"
 
 namespace volent::control {
 namespace {
@@ -256,6 +258,52 @@ TEST_F(HttpServerTest, MalformedHttpIs400) {
   EXPECT_EQ(r.rfind("HTTP/1.1 400", 0), 0u) << r;
   EXPECT_NE(r.find("application/problem+json"), std::string::npos);
   ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, AFramingErrorIsAProblemAndCloses) {
+  Start();
+  Client c(port_);
+  std::string yaml = testing::AgentYaml("x");
+  c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n" + yaml);
+  std::string r = c.ReadAll();  // to the end: the server closed
+  EXPECT_EQ(r.rfind("HTTP/1.1 400", 0), 0u) << r;
+  EXPECT_NE(r.find("Connection: close\r\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("application/problem+json"), std::string::npos) << r;
+  EXPECT_NE(r.find("urn:volent:problem:bad-request"), std::string::npos) << r;
+  EXPECT_NE(r.find("only transfer coding this server reads"), std::string::npos) << r;
+  EXPECT_EQ(store_->size(), 0u);
+  ExpectStillAnswers();
+}
+
+// The one smuggling suite, each case hiding a DELETE of an agent applied
+// before; afterwards the agent is still there and the server serves on.
+TEST_F(HttpServerTest, SmugglingSuiteLeavesTheStateIntact) {
+  Start();
+  {
+    Client c(port_);
+    std::string body = testing::AgentYaml("keep");
+    ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+                       "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+    std::string r = c.ReadResponse();
+    ASSERT_EQ(r.rfind("HTTP/1.1 201", 0), 0u) << r;
+  }
+  ampoule::httpd::testing::SmugglingTarget target{
+      "/v1/agents", "DELETE /v1/agents/keep HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+      "GET /v1/agents/keep HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"};
+  auto cases = ampoule::httpd::testing::SmugglingCases(target);
+  int passed = 0;
+  for (const auto& c : cases) {
+    auto reply = ampoule::httpd::testing::SendSmuggling(port_, c.bytes);
+    std::string wrong = ampoule::httpd::testing::JudgeSmuggling(c, reply);
+    EXPECT_EQ(wrong, "") << c.name << ": " << reply.bytes.substr(0, 300);
+    if (wrong.empty()) ++passed;
+    ASSERT_TRUE(store_->Get("keep").has_value()) << "after " << c.name;
+  }
+  EXPECT_EQ(passed, static_cast<int>(cases.size()));
+  EXPECT_EQ(store_->size(), 1u);
+  Client c(port_);
+  std::string r = Get(c, "/v1/agents/keep");
+  EXPECT_EQ(r.rfind("HTTP/1.1 200", 0), 0u) << r;
 }
 
 TEST_F(HttpServerTest, ConnectionsBeyondTheLimitAreClosed) {

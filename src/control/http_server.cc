@@ -10,6 +10,7 @@
 #include "control/wire.h"
 #include "httpd/drain.h"
 #include "httpd/listener.h"
+#include "httpd/read_header.h"
 
 namespace volent::control {
 
@@ -64,8 +65,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     ConfigureParser(*parser_);
     // One deadline for the whole request, header and body.
     stream_.expires_after(shared_->options.request_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+    ampoule::httpd::AsyncReadCheckedHeader(stream_, buffer_, *parser_, kMaxHeaderBytes,
+                                           [self = shared_from_this()](beast::error_code ec, ampoule::Status framing) {
+                                             // Where this request ends is unknown: nothing after it is read.
+                                             if (!framing.ok()) return self->Refuse(400, framing.message());
+                                             self->OnHeader(ec);
+                                           });
   }
 
   void OnHeader(beast::error_code ec) {

@@ -12,6 +12,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "httpd/read_header.h"
 #include "mcp/http_handler.h"
 #include "mcp/http_session_table.h"
 
@@ -68,10 +69,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(shared_->max_body_bytes);
     stream_.expires_after(shared_->limits.read);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              self->OnHeader(ec);
-                            });
+    httpd::AsyncReadCheckedHeader(stream_, buffer_, *parser_, kHeaderLimit,
+                                  [self = shared_from_this()](beast::error_code ec, Status framing) {
+                                    if (!framing.ok()) return self->RefuseFraming(framing.message());
+                                    self->OnHeader(ec);
+                                  });
+  }
+
+  // Where this request ends is unknown: answer once and close, reading
+  // nothing more from the connection.
+  void RefuseFraming(const std::string& reason) {
+    Write(ErrorResponse(http::status::bad_request, -32000, "bad request: " + reason, 11, false));
   }
 
   void OnHeader(beast::error_code ec) {

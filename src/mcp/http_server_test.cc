@@ -1,6 +1,7 @@
 // The HTTP transport over real loopback sockets (http_server.h), against a
 // stand-in server core: keep-alive, the event stream of a tool call, calls
-// running side by side, and bad clients that must not stop the server.
+// running side by side, bad clients that must not stop the server, and
+// request smuggling (httpd/smuggling_suite.h).
 #include "mcp/http_server.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "httpd/smuggling_suite.h"
 #include "mcp/http_test_fakes.h"
 
 namespace ampoule::mcp {
@@ -261,6 +263,38 @@ TEST_F(ServerTest, MalformedHttpIsAnsweredAndTheServerServesOn) {
   }
   auto socket = Connect();
   EXPECT_FALSE(Initialize(socket).empty());
+}
+
+// The one smuggling suite, each case hiding a tools/call of a live session;
+// afterwards no call ran, no session was added and the session still works.
+TEST_F(ServerTest, SmugglingSuiteLeavesTheStateIntact) {
+  Start();
+  auto socket = Connect();
+  std::string id = Initialize(socket);
+  ASSERT_EQ(id.size(), 32u);
+  auto post = [&](const std::string& body) {
+    return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n"
+           "Content-Type: application/json\r\nMcp-Session-Id: " + id + "\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+  };
+  httpd::testing::SmugglingTarget target{
+      "/mcp", post(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}})"),
+      post(R"({"jsonrpc":"2.0","id":8,"method":"ping"})")};
+  auto cases = httpd::testing::SmugglingCases(target);
+  int passed = 0;
+  for (const auto& c : cases) {
+    auto reply = httpd::testing::SendSmuggling(port_, c.bytes);
+    std::string wrong = httpd::testing::JudgeSmuggling(c, reply);
+    EXPECT_EQ(wrong, "") << c.name << ": " << reply.bytes.substr(0, 300);
+    if (wrong.empty()) ++passed;
+  }
+  EXPECT_EQ(passed, static_cast<int>(cases.size()));
+  EXPECT_EQ(fake_->tool_calls, 0);
+  EXPECT_EQ(fake_->sessions_made, 1);
+  auto again = Connect();
+  auto res = Exchange(again, Post(R"({"jsonrpc":"2.0","id":9,"method":"tools/list"})", id));
+  EXPECT_EQ(res.result(), http::status::ok);
+  EXPECT_EQ(fake_->tool_calls, 0);
 }
 
 TEST_F(ServerTest, SlowClientsAreDisconnected) {

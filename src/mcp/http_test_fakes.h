@@ -1,7 +1,8 @@
 // A small stand-in for the MCP server core, for the HTTP transport's tests:
 // initialize succeeds unless params.fail is set; tools/call answers with its
 // arguments, or waits at a gate the test opens, or throws; notifications
-// and responses get nothing.
+// and responses get nothing. The server counts the sessions it made and the
+// tool calls they ran.
 #pragma once
 
 #include <atomic>
@@ -42,7 +43,7 @@ struct Gate {
 
 class FakeSession : public Session {
  public:
-  explicit FakeSession(Gate* gate) : gate_(gate) {}
+  FakeSession(Gate* gate, std::atomic<int>* tool_calls) : gate_(gate), tool_calls_(tool_calls) {}
   std::optional<nlohmann::json> Handle(const nlohmann::json& m) override {
     if (!m.contains("id")) return std::nullopt;
     nlohmann::json reply = {{"jsonrpc", "2.0"}, {"id", m["id"]}};
@@ -57,6 +58,7 @@ class FakeSession : public Session {
         version_ = "2025-11-25";
       }
     } else if (method == "tools/call") {
+      ++*tool_calls_;
       std::string name = params.value("name", "");
       if (name == "throw") throw std::runtime_error("secret internal detail /etc/passwd");
       if (name == "silent") return std::nullopt;
@@ -78,6 +80,7 @@ class FakeSession : public Session {
 
  private:
   Gate* gate_;
+  std::atomic<int>* tool_calls_;
   mutable std::mutex mu_;
   std::string version_;
 };
@@ -87,9 +90,10 @@ class FakeServer : public Server {
   explicit FakeServer(Gate* gate = nullptr) : gate_(gate) {}
   std::unique_ptr<Session> NewSession() override {
     ++sessions_made;
-    return std::make_unique<FakeSession>(gate_);
+    return std::make_unique<FakeSession>(gate_, &tool_calls);
   }
   std::atomic<int> sessions_made{0};
+  std::atomic<int> tool_calls{0};
 
  private:
   Gate* gate_;

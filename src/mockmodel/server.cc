@@ -10,6 +10,7 @@
 
 #include "httpd/drain.h"
 #include "httpd/listener.h"
+#include "httpd/read_header.h"
 
 namespace volent::mockmodel {
 
@@ -82,8 +83,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(kMaxBodyBytes);
     stream_.expires_after(shared_->options.idle_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+    ampoule::httpd::AsyncReadCheckedHeader(
+        stream_, buffer_, *parser_, kMaxHeaderBytes,
+        [self = shared_from_this()](beast::error_code ec, ampoule::Status framing) {
+          // Where this request ends is unknown: nothing after it is read.
+          if (!framing.ok()) return self->Refuse(PlainError(400, "invalid_request_error", framing.message()));
+          self->OnHeader(ec);
+        });
   }
 
   void OnHeader(beast::error_code ec) {
