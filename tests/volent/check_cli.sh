@@ -114,6 +114,13 @@ grep -qF "$work/missing.agent.yaml: No such file or directory" "$work/err" || fa
 run 2 "$work"
 grep -qF "cannot read $work: it is a directory" "$work/err" || fail "directory: $(cat "$work/err")"
 
+# A FIFO no program writes to is given up on (after the reader's 10 s
+# wait), not waited on for ever; one that is written to is read.
+mkfifo "$work/silent.agent.yaml"
+run 2 "$work/silent.agent.yaml"
+grep -qF "nothing came from it" "$work/err" || fail "silent FIFO: $(cat "$work/err")"
+run 0 <(cat "$examples/agents/triage.agent.yaml")
+
 # Usage.
 run 2
 grep -q "^usage: volent check" "$work/err" || fail "no usage on stderr"
