@@ -120,11 +120,13 @@ class TlsServer {
     http::read(stream, buffer, request, ec);
     if (ec) return;
     saw_authorization_ = request.count(http::field::authorization) > 0;
+    // Set before the answer goes out: the client may check it as soon as it
+    // has read the answer, before this thread runs again.
+    served_ = true;
     http::response<http::string_body> response(http::status::ok, 11);
     response.body() = "secure";
     response.prepare_payload();
     http::write(stream, response, ec);
-    served_ = true;
     stream.shutdown(ec);
   }
 
