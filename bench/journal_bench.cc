@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "journal/journal.h"
+#include "volent/journal/journal.h"
 
 namespace {
 

@@ -24,7 +24,7 @@
 #include <iterator>
 #include <vector>
 
-#include "wasm/runtime.h"
+#include "ampoule/wasm/runtime.h"
 
 namespace {
 

@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "receipt/envelope.h"
-#include "receipt/hex.h"
-#include "receipt/key_file.h"
-#include "receipt/pae.h"
-#include "verify/receipt_builder.h"
-#include "verify/run_receipt.h"
+#include "ampoule/receipt/envelope.h"
+#include "ampoule/receipt/hex.h"
+#include "ampoule/receipt/key_file.h"
+#include "ampoule/receipt/pae.h"
+#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/verify/run_receipt.h"
 
 namespace {
 

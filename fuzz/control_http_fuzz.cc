@@ -30,11 +30,11 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
-#include "control/api.h"
-#include "control/test_fixtures.h"
-#include "control/wire.h"
-#include "httpd/framing.h"
-#include "journal/journal.h"
+#include "volent/control/api.h"
+#include "volent/control/test_fixtures.h"
+#include "volent/control/wire.h"
+#include "core/http/framing.h"
+#include "volent/journal/journal.h"
 
 namespace {
 

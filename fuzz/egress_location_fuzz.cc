@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
-#include "egress/location.h"
-#include "egress/url.h"
+#include "volent/egress/location.h"
+#include "volent/egress/url.h"
 
 namespace {
 

@@ -29,10 +29,10 @@
 #include <string_view>
 #include <vector>
 
-#include "egress/address_class.h"
-#include "egress/allowlist.h"
-#include "egress/ip_literal.h"
-#include "egress/url.h"
+#include "volent/egress/address_class.h"
+#include "volent/egress/allowlist.h"
+#include "volent/egress/ip_literal.h"
+#include "volent/egress/url.h"
 
 namespace {
 

@@ -35,10 +35,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gate/action.h"
-#include "gate/names.h"
-#include "gate/policy.h"
-#include "receipt/json_strict.h"
+#include "ampoule/gate/action.h"
+#include "ampoule/gate/names.h"
+#include "ampoule/gate/policy.h"
+#include "ampoule/receipt/json_strict.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "httpd/framing.h"
+#include "core/http/framing.h"
 
 namespace {
 

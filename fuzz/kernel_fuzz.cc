@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kernel/kernel.h"
-#include "kernel/kernel_format.h"
-#include "kernel/kernel_manifest.h"
+#include "ampoule/kernel/kernel.h"
+#include "ampoule/kernel/kernel_format.h"
+#include "ampoule/kernel/kernel_manifest.h"
 
 namespace {
 

@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "manifest/manifest.h"
-#include "node/agent_name.h"
+#include "volent/manifest/manifest.h"
+#include "volent/node/agent_name.h"
 
 namespace {
 

@@ -26,9 +26,9 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
-#include "httpd/framing.h"
-#include "mcp/http_handler.h"
-#include "mcp/http_test_fakes.h"
+#include "core/http/framing.h"
+#include "ampoule/mcp/http_handler.h"
+#include "ampoule/mcp/http_test_fakes.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzz target for the MCP session (src/mcp/session.cc): Session::HandleText
+// Fuzz target for the MCP session (src/ampoule/mcp/session.cc): Session::HandleText
 // on arbitrary bytes, with a server whose only tool is a cheap echo (the
 // real tools run programs and are not reached here).
 //
@@ -20,7 +20,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "mcp/server_impl.h"
+#include "ampoule/mcp/server_impl.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Fuzz target for the model APIs' formats, both sides: what the node reads
-// from a provider (src/model: answers and error bodies of the Anthropic
+// from a provider (src/volent/model: answers and error bodies of the Anthropic
 // Messages and OpenAI Chat Completions APIs) and what the mock model reads
-// from a client (src/mockmodel: requests and scripts), each answered as the
+// from a client (src/volent/mockmodel: requests and scripts), each answered as the
 // mock would.
 //
 // The first byte picks the reader; the rest is the body. What must hold,
@@ -17,11 +17,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mockmodel/anthropic_format.h"
-#include "mockmodel/openai_format.h"
-#include "mockmodel/plan.h"
-#include "model/anthropic.h"
-#include "model/openai.h"
+#include "volent/mockmodel/anthropic_format.h"
+#include "volent/mockmodel/openai_format.h"
+#include "volent/mockmodel/plan.h"
+#include "volent/model/anthropic.h"
+#include "volent/model/openai.h"
 
 namespace {
 

@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "receipt/envelope.h"
-#include "receipt/key_file.h"
-#include "receipt/statement.h"
-#include "receipt/verify.h"
+#include "ampoule/receipt/envelope.h"
+#include "ampoule/receipt/key_file.h"
+#include "ampoule/receipt/statement.h"
+#include "ampoule/receipt/verify.h"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <memory>
 #include <span>
 
-#include "wasi/snapshot.h"
-#include "wasi/snapshot_format.h"
-#include "wasi/snapshot_tiny_module.h"
+#include "ampoule/wasi/snapshot.h"
+#include "ampoule/wasi/snapshot_format.h"
+#include "ampoule/wasi/snapshot_tiny_module.h"
 
 namespace {
 

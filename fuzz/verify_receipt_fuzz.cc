@@ -19,12 +19,12 @@
 #include <string>
 #include <string_view>
 
-#include "receipt/envelope.h"
-#include "receipt/json_strict.h"
-#include "run/run_record.h"
-#include "verify/receipt_builder.h"
-#include "verify/replay.h"
-#include "verify/run_receipt.h"
+#include "ampoule/receipt/envelope.h"
+#include "ampoule/receipt/json_strict.h"
+#include "ampoule/run/run_record.h"
+#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/verify/replay.h"
+#include "ampoule/verify/run_receipt.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "wasm/runtime.h"
+#include "ampoule/wasm/runtime.h"
 
 namespace {
 

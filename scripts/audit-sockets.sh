@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The socket audit (SPEC B3, docs/decisions/0020-socket-audit.md): outbound
-# network code lives in the egress gate (src/egress) and nowhere else, and the
+# network code lives in the egress gate (src/volent/egress) and nowhere else, and the
 # build proves it from the object files rather than trusting the sources.
 #
 #   scripts/audit-sockets.sh [--nm NM] [--quiet] [[--as SOURCE] INPUT | @LIST]...
@@ -12,11 +12,11 @@
 # (the build writes BUILD/volent-audit-objects.txt).
 #
 # Each object is judged as the source file it was compiled from, read from its
-# path: CMake puts the object of src/agent/loop.cc at
-# CMakeFiles/volent_agent.dir/./src/agent/loop.cc.o; any other object path is
-# read as it is, less ".o" (src/egress/x.cc.o is src/egress/x.cc). A member of
-# a library libvolent_PART.a is taken to come from src/PART/ (the repository's
-# layout: one volent_PART library per src/PART folder); a member of any other
+# path: CMake puts the object of src/volent/agent/loop.cc at
+# CMakeFiles/volent_agent.dir/./src/volent/agent/loop.cc.o; any other object path is
+# read as it is, less ".o" (src/volent/egress/x.cc.o is src/volent/egress/x.cc). A member of
+# a library libvolent_PART.a is taken to come from src/volent/PART/ (the
+# repository's layout: one volent_PART library per src/volent/PART folder); a member of any other
 # library is outside the gate. A path with a ".." segment is outside the gate.
 # `--as SOURCE` judges the next INPUT as SOURCE instead (for a library: as
 # members of the folder SOURCE/); the tests use it to place one planted
@@ -34,9 +34,9 @@
 #             getnameinfo family (Asio is header-only: an object that
 #             instantiates them carries a copy, or, in Asio's
 #             separate-compilation mode, refers to one).
-#             Allowed only in src/egress.
+#             Allowed only in src/volent/egress.
 #   socket    socket (and Asio's socket_ops::socket, OpenSSL's BIO_socket and
-#             accepting BIO). Allowed in src/egress and in the inbound servers
+#             accepting BIO). Allowed in src/volent/egress and in the inbound servers
 #             listed in ALLOWED below, each with its reason; they listen and
 #             accept, and may not connect or resolve (outbound still applies).
 #   hidden    dlopen, dlmopen, dlsym, dlvsym: code loaded or looked up by name
@@ -51,7 +51,7 @@
 #
 # Output: nothing (or, without --quiet, one summary line) and exit 0 when the
 # rule holds; otherwise one line per offending object on stderr,
-#   audit-sockets: OBJECT references SYMBOL[, SYMBOL...] (outbound network code belongs in src/egress; see docs/egress.md)
+#   audit-sockets: OBJECT references SYMBOL[, SYMBOL...] (outbound network code belongs in src/volent/egress; see docs/egress.md)
 # and exit 1. Exit 2 when an input cannot be read (a missing file, nm failing,
 # a slim LTO object whose calls nm cannot see, no objects at all): the audit
 # fails closed. NM (or --nm) names the nm to use (default nm).
@@ -60,9 +60,9 @@ set -uo pipefail
 # The objects allowed more than the default. PATH is a source file, or a
 # folder ending in "/"; WHAT is a comma-separated list of outbound, socket.
 readonly ALLOWED='
-src/egress/                 outbound,socket  the egress gate: it resolves, judges and connects (docs/egress.md)
-src/control/http_server.cc  socket           the control API listener: socket, bind, listen, accept; it never connects
-src/mockmodel/server.cc     socket           the mock model server listener (tests, benchmarks); it never connects
+src/volent/egress/                 outbound,socket  the egress gate: it resolves, judges and connects (docs/egress.md)
+src/volent/control/http_server.cc  socket           the control API listener: socket, bind, listen, accept; it never connects
+src/volent/mockmodel/server.cc     socket           the mock model server listener (tests, benchmarks); it never connects
 '
 
 readonly OUTBOUND='connect getaddrinfo getaddrinfo_a gethostbyname gethostbyname_r gethostbyname2
@@ -177,7 +177,7 @@ awk -v names="$OUTBOUND $SOCKET $HIDDEN" -v inputs="$work/inputs" -v count="$wor
       base = file; sub(/.*\//, "", base)
       src = member; sub(/\.(o|obj)$/, "", src)
       if (as != "") { dir = as; sub(/\/$/, "", dir); label = dir "/" src }
-      else if (base ~ /^libvolent_.+\.a$/) { part = base; sub(/^libvolent_/, "", part); sub(/\.a$/, "", part); label = "src/" part "/" src }
+      else if (base ~ /^libvolent_.+\.a$/) { part = base; sub(/^libvolent_/, "", part); sub(/\.a$/, "", part); label = "src/volent/" part "/" src }
       else label = base "(" member ")"
       shown = as != "" ? prefix " (as " label ")" : label
     } else if (as != "") {
@@ -223,7 +223,7 @@ c++filt <"$work/hits" | awk -F '\t' -v allowed="$ALLOWED" -v outbound="$OUTBOUND
   }
   # Is LABEL allowed symbols of KIND? A folder entry ends in "/".
   function allows(label, kind,    i) {
-    if (label ~ /(^|\/)\.\.(\/|$)/) return 0  # src/egress/../agent is not in the gate
+    if (label ~ /(^|\/)\.\.(\/|$)/) return 0  # src/volent/egress/../agent is not in the gate
     for (i = 1; i <= entries; i++) {
       if (index("," what[i] ",", "," kind ",") == 0) continue
       if (path[i] ~ /\/$/ ? index(label, path[i]) == 1 : label == path[i]) return 1
@@ -258,10 +258,10 @@ c++filt <"$work/hits" | awk -F '\t' -v allowed="$ALLOWED" -v outbound="$OUTBOUND
         }
       list = sym_of[shown, 1]
       for (j = 2; j <= n; j++) list = list ", " sym_of[shown, j]
-      printf "audit-sockets: %s references %s (outbound network code belongs in src/egress; see docs/egress.md)\n",
+      printf "audit-sockets: %s references %s (outbound network code belongs in src/volent/egress; see docs/egress.md)\n",
              shown, list > "/dev/stderr"
     }
     if (objects > 0) exit 1
-    if (!quiet) printf "audit-sockets: %d objects; no outbound network code outside src/egress\n", total
+    if (!quiet) printf "audit-sockets: %d objects; no outbound network code outside src/volent/egress\n", total
   }
 '

@@ -11,11 +11,15 @@
 #                   and the Volent node (manifests, `volent check`, the
 #                   control API from outside, its OpenAPI document)
 #   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#                   (-O1, assertions on)
-#   3. build-o0/    `ampoule` at -O0; every WASI guest program must give the
-#                   same output and fuel as on build/ (tests/determinism.sh)
-#   4. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
-#                   each run for a bounded time from a seed corpus
+#                   (-O1, assertions on), built with clang-14 with libFuzzer's
+#                   coverage instrumentation, so that the same build also
+#                   links the fuzz targets (fuzz/*_fuzz.cc); GCC without fuzz
+#                   targets when clang-14 or libFuzzer is missing
+#   3. build-o0/    `ampoule-wasm-run` (the engine and the WASI host) at -O0;
+#                   every WASI guest program must give the same output and
+#                   fuel as on build/ (tests/determinism.sh)
+#   4. fuzz         each fuzz target of build-asan/ run for a bounded time
+#                   from a seed corpus
 #   5. repro        scripts/build-kernel.sh --strict and
 #                   scripts/build-host-tools.sh --strict: rebuild the kernel and
 #                   the host tools from the commit and compare with the pins
@@ -124,14 +128,22 @@ configure_and_build() {
   while (($#)) && [[ "$1" != -- ]]; do args+=("$1"); shift; done
   (($#)) && { shift; targets=("$@"); }
   mkdir -p "$dir"
+  # A folder configured earlier with another compiler is configured afresh
+  # (CMake cannot switch compilers in place).
+  if [[ -n "${CXX:-}" && -f "$dir/CMakeCache.txt" ]] &&
+     ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=$(command -v "$CXX")\$" "$dir/CMakeCache.txt"; then
+    rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+  fi
   cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" "${args[@]}" >"$dir/configure.log" 2>&1 \
     || { cat "$dir/configure.log"; return 1; }
   ninja -C "$dir" -j"$JOBS" "${targets[@]}"
 }
 
+# --no-tests=error: a build folder configured without tests (AMPOULE_TESTS=OFF)
+# must fail the phase, not pass it with nothing run.
 run_ctest() {
   local dir="$1"; shift
-  ctest --test-dir "$dir" --output-on-failure -j"$JOBS" --timeout 900 "$@"
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j"$JOBS" --timeout 900 "$@"
 }
 
 # The kernel the tests run guests on: the guest runtimes (built from Debian
@@ -197,7 +209,7 @@ make_seeds() {
 }
 
 run_fuzz() {
-  local dir="$OUT/build-fuzz" targets=("$@")
+  local dir="$OUT/build-asan" targets=("$@")
   local per=$((FUZZ_SECONDS / ${#targets[@]}))
   ((per < 5)) && per=5
   mkdir -p "$dir/artifacts"
@@ -206,7 +218,7 @@ run_fuzz() {
     local seeds="$dir/seeds/$t" corpus="$dir/corpus/$t" log="$dir/$t.log"
     make_seeds "$seeds" "$t" || { echo "$t: could not build the seed corpus"; rc=1; continue; }
     mkdir -p "$corpus"
-    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-fuzz/corpus/$t)"
+    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-asan/corpus/$t)"
     if "$dir/bin/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
          -artifact_prefix="$dir/artifacts/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
       grep -E '^(Done|#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | sed "s/^/$t: /"
@@ -220,23 +232,33 @@ run_fuzz() {
   return $rc
 }
 
+# Can this machine build the sanitizer build with clang and libFuzzer? Sets
+# FUZZ_MISSING to the reason when not.
+fuzz_toolchain() {
+  FUZZ_MISSING=""
+  if ! command -v clang++-14 >/dev/null; then
+    FUZZ_MISSING="clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"
+  elif ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
+    FUZZ_MISSING="libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"
+  fi
+}
+
+# Runs the fuzz targets built in build-asan/ (see the asan phase).
 fuzz_phase() {
   if [[ " $SKIP " == *" fuzz "* ]]; then skip "fuzz" "AMPOULE_SKIP"; return; fi
   if ((FUZZ_SECONDS <= 0)); then skip "fuzz" "AMPOULE_FUZZ_SECONDS=0"; return; fi
-  if ! command -v clang++-14 >/dev/null; then
-    skip "fuzz" "clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"; return
-  fi
-  if ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
-    skip "fuzz" "libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"; return
-  fi
+  if [[ -n "$FUZZ_MISSING" ]]; then skip "fuzz" "$FUZZ_MISSING"; return; fi
   if ! command -v wat2wasm >/dev/null; then
     skip "fuzz" "wat2wasm not found for the seed corpus (install wabt: scripts/setup.sh)"; return
   fi
-  local targets
+  local targets t
   mapfile -t targets < <(fuzz_targets)
   if ((${#targets[@]} == 0)); then skip "fuzz" "no fuzz/*_fuzz.cc targets"; return; fi
-  CC=clang-14 CXX=clang++-14 step "fuzz: build" \
-    configure_and_build "$OUT/build-fuzz" -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF -- "${targets[@]}" || return
+  for t in "${targets[@]}"; do
+    if [[ ! -x "$OUT/build-asan/bin/$t" ]]; then
+      skip "fuzz" "build-asan/bin/$t was not built (the asan phase was skipped or failed)"; return
+    fi
+  done
   step "fuzz: run (${FUZZ_SECONDS}s)" run_fuzz "${targets[@]}"
 }
 
@@ -264,12 +286,26 @@ if [[ -f "$OUT/build/share/ampoule/ampoule.kernel" ]]; then
   export AMPOULE_KERNEL="$OUT/build/share/ampoule/ampoule.kernel"
 fi
 
-if [[ " $SKIP " == *" asan "* ]]; then
-  skip "asan" "AMPOULE_SKIP"
+# One sanitizer build for the tests and the fuzz targets: with clang-14 and
+# libFuzzer it is configured with AMPOULE_FUZZ (coverage instrumentation
+# besides the sanitizers), so the code is compiled once for both; without
+# them, with GCC and no fuzz targets (the fuzz phase says why it skips).
 # -O1 with assertions on: the usual sanitizer trade-off between build time,
 # test speed and useful stack traces.
-elif step "asan: compile" configure_and_build "$OUT/build-asan" -DAMPOULE_SANITIZE=ON \
-       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"; then
+fuzz_toolchain
+asan_build() {
+  local args=(-DAMPOULE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g"
+              "-DCMAKE_C_FLAGS_DEBUG=-O1 -g")
+  if [[ -n "$FUZZ_MISSING" ]]; then
+    echo "note: GCC, no fuzz targets: $FUZZ_MISSING"
+    configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=OFF
+  else
+    CC=clang-14 CXX=clang++-14 configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=ON
+  fi
+}
+if [[ " $SKIP " == *" asan "* ]]; then
+  skip "asan" "AMPOULE_SKIP"
+elif step "asan: compile (and the fuzz targets)" asan_build; then
   # The corpus tests (label corpus) spend their time in the kernel's engine,
   # which is the default build's and not sanitized; the host side they use is
   # covered by run_program_test and verify_cli.
@@ -285,9 +321,9 @@ if [[ " $SKIP " == *" determinism "* ]]; then
 elif [[ ! -x "$OUT/build/bin/ampoule" || ! -d "$OUT/build/wasi-guests" ]]; then
   skip "determinism" "the default build or its WASI guest programs are missing"
 elif step "determinism: compile -O0" configure_and_build "$OUT/build-o0" -DAMPOULE_TESTS=OFF \
-       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0" -- ampoule; then
-  step "determinism: -O2 vs -O0" bash "$ROOT/tests/determinism.sh" "$OUT/build/bin/ampoule" \
-    "$OUT/build-o0/bin/ampoule" "$OUT/build/wasi-guests"
+       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0" -- ampoule-wasm-run; then
+  step "determinism: -O2 vs -O0" bash "$ROOT/tests/determinism.sh" "$OUT/build/bin/ampoule-wasm-run" \
+    "$OUT/build-o0/bin/ampoule-wasm-run" "$OUT/build/wasi-guests"
 else
   skip "determinism: -O2 vs -O0" "the -O0 build failed"
 fi

@@ -3,12 +3,13 @@
 # (e.g. -O2 and -O0 with sanitizers), must give byte-identical output, exit
 # code, fuel and stop reason.
 #
-# usage: tests/determinism.sh AMPOULE_A AMPOULE_B WASM_OR_DIR...
+# usage: tests/determinism.sh RUNNER_A RUNNER_B WASM_OR_DIR...
+# A runner is a build of `ampoule-wasm-run` (`ampoule wasm run` alone).
 # A workload is a .wasm file; WORKLOAD.args (one argument per line) beside
 # it gives its arguments. Each run gets 3e8 fuel, so a spinning guest stops
 # on fuel the same way everywhere. Prints `determinism: N passed, N failed`.
 set -uo pipefail
-[ $# -ge 3 ] || { echo "usage: $0 AMPOULE_A AMPOULE_B WASM_OR_DIR..." >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 RUNNER_A RUNNER_B WASM_OR_DIR..." >&2; exit 2; }
 a=$1 b=$2; shift 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
@@ -22,7 +23,7 @@ done
 run() {  # run BIN WASM OUT
   local args=()
   [ -f "${2%.wasm}.args" ] && mapfile -t args < "${2%.wasm}.args"
-  "$1" wasm run --stats --seed 7 --fuel 300000000 "$2" -- "${args[@]}" > "$3.out" 2> "$3.err" < /dev/null
+  "$1" --stats --seed 7 --fuel 300000000 "$2" -- "${args[@]}" > "$3.out" 2> "$3.err" < /dev/null
   echo "exit $?" >> "$3.err"
 }
 

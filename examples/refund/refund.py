@@ -7,7 +7,7 @@
 #          {"order": "A-1002", "customer": "...", "email": "...", "currency": "EUR",
 #           "refund": "49.24", "breakdown": {...}}
 #
-# The refund rule (the same one src/demo/refund_reference.cc implements):
+# The refund rule (the same one src/ampoule/demo/refund_reference.cc implements):
 #   goods          = sum of qty * unit_price over every line of the order
 #   damaged        = the same sum over lines whose status is "damaged"
 #   returned       = the same sum over lines whose status is "returned"

@@ -1,4 +1,4 @@
-/* A static program run inside the jail by src/sandbox/jail_test.cc.
+/* A static program run inside the jail by src/ampoule/sandbox/jail_test.cc.
  *
  * argv[1] names what to do. Behaviours: hello, exit N, crash, spin,
  * spin-family, echo, fd-kinds, info, write-file. Escape attempts: everything in

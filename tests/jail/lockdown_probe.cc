@@ -1,4 +1,4 @@
-// A static program run inside the jail by src/sandbox/jail_test.cc to check
+// A static program run inside the jail by src/ampoule/sandbox/jail_test.cc to check
 // LockDownEngine (the engine's second seccomp stage).
 //
 // argv[1] is "lock" (call LockDownEngine first) or "nolock"; argv[2] the
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/lockdown.h"
+#include "ampoule/sandbox/lockdown.h"
 
 namespace {
 

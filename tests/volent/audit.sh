@@ -11,13 +11,13 @@
 # (tests/audit/planted_*.cc) are compiled here into objects and judged as if
 # they were sources at various places in src/:
 #   - planted_socket (getaddrinfo, socket, connect) outside the gate: fails,
-#     naming connect and getaddrinfo; inside src/egress: passes; as the
+#     naming connect and getaddrinfo; inside src/volent/egress: passes; as the
 #     control API's listener: fails (an inbound server may not connect);
 #   - planted_listener (socket, bind, listen) outside the inbound list: fails,
-#     naming socket; as a listed inbound server or in src/egress: passes;
+#     naming socket; as a listed inbound server or in src/volent/egress: passes;
 #   - planted_asio (Asio resolver and connect, -O0): fails, naming Asio's
 #     socket_ops::connect and libc's connect and getaddrinfo;
-#   - planted_dlsym: fails everywhere, src/egress included;
+#   - planted_dlsym: fails everywhere, src/volent/egress included;
 #   - as a member of libvolent_agent.a: fails, named by its source path;
 #   - the real objects, one by one, as a build folder and as libraries: pass;
 #     the real objects with the planted object among them: fail, naming only it;
@@ -97,71 +97,71 @@ done
 "$cxx" -std=c++20 -O0 -c "$fixtures/planted_asio.cc" -o "$work/planted_asio.o" \
   || { echo "FAIL: could not compile tests/audit/planted_asio.cc"; exit 1; }
 
-tail=" (outbound network code belongs in src/egress; see docs/egress.md)"
+tail=" (outbound network code belongs in src/volent/egress; see docs/egress.md)"
 s="$work/planted_socket.o" l="$work/planted_listener.o"
 
 expect "planted connect outside the gate" 1 \
-  --line "audit-sockets: $s (as src/agent/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
-  -- --as src/agent/planted_socket.cc "$s"
-expect "planted connect inside src/egress" 0 -- --as src/egress/planted_socket.cc "$s"
-expect "planted connect in a gate folder that is not src/egress" 1 \
-  --line "audit-sockets: $s (as src/egressx/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
-  -- --as src/egressx/planted_socket.cc "$s"
-expect "planted connect via .. out of src/egress" 1 --no "references socket," \
-  --line "audit-sockets: $s (as src/egress/../agent/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
-  -- --as src/egress/../agent/planted_socket.cc "$s"
+  --line "audit-sockets: $s (as src/volent/agent/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
+  -- --as src/volent/agent/planted_socket.cc "$s"
+expect "planted connect inside src/volent/egress" 0 -- --as src/volent/egress/planted_socket.cc "$s"
+expect "planted connect in a gate folder that is not src/volent/egress" 1 \
+  --line "audit-sockets: $s (as src/volent/egressx/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
+  -- --as src/volent/egressx/planted_socket.cc "$s"
+expect "planted connect via .. out of src/volent/egress" 1 --no "references socket," \
+  --line "audit-sockets: $s (as src/volent/egress/../agent/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
+  -- --as src/volent/egress/../agent/planted_socket.cc "$s"
 expect "planted connect in the control API's listener (inbound may not connect)" 1 \
-  --line "audit-sockets: $s (as src/control/http_server.cc) references connect, getaddrinfo$tail" \
-  -- --as src/control/http_server.cc "$s"
+  --line "audit-sockets: $s (as src/volent/control/http_server.cc) references connect, getaddrinfo$tail" \
+  -- --as src/volent/control/http_server.cc "$s"
 
 expect "planted socket outside the inbound list" 1 \
-  --line "audit-sockets: $l (as src/control/api.cc) references socket$tail" \
-  -- --as src/control/api.cc "$l"
-expect "planted socket in src/volent" 1 \
-  --line "audit-sockets: $l (as src/volent/main.cc) references socket$tail" \
-  -- --as src/volent/main.cc "$l"
-expect "planted socket as the control API's listener" 0 -- --as src/control/http_server.cc "$l"
-expect "planted socket as the mock model server" 0 -- --as src/mockmodel/server.cc "$l"
-expect "planted socket inside src/egress" 0 -- --as src/egress/planted_listener.cc "$l"
+  --line "audit-sockets: $l (as src/volent/control/api.cc) references socket$tail" \
+  -- --as src/volent/control/api.cc "$l"
+expect "planted socket in src/volent/cli" 1 \
+  --line "audit-sockets: $l (as src/volent/cli/main.cc) references socket$tail" \
+  -- --as src/volent/cli/main.cc "$l"
+expect "planted socket as the control API's listener" 0 -- --as src/volent/control/http_server.cc "$l"
+expect "planted socket as the mock model server" 0 -- --as src/volent/mockmodel/server.cc "$l"
+expect "planted socket inside src/volent/egress" 0 -- --as src/volent/egress/planted_listener.cc "$l"
 
 # Which Asio functions stay out of line depends on the compiler; at -O0 the
 # connecting one does, and libc's calls are there whatever the level.
 expect "planted Asio resolve and connect outside the gate" 1 \
-  --has "audit-sockets: $work/planted_asio.o (as src/model/planted_asio.cc) references boost::asio::detail::socket_ops::connect, " \
+  --has "audit-sockets: $work/planted_asio.o (as src/volent/model/planted_asio.cc) references boost::asio::detail::socket_ops::connect, " \
   --has ", connect, getaddrinfo, socket$tail" \
-  -- --as src/model/planted_asio.cc "$work/planted_asio.o"
-expect "planted Asio resolve and connect inside src/egress" 0 -- --as src/egress/planted_asio.cc "$work/planted_asio.o"
+  -- --as src/volent/model/planted_asio.cc "$work/planted_asio.o"
+expect "planted Asio resolve and connect inside src/volent/egress" 0 -- --as src/volent/egress/planted_asio.cc "$work/planted_asio.o"
 
 expect "planted dlsym outside the gate" 1 \
-  --line "audit-sockets: $work/planted_dlsym.o (as src/agent/planted_dlsym.cc) references dlsym$tail" \
-  -- --as src/agent/planted_dlsym.cc "$work/planted_dlsym.o"
-expect "planted dlsym inside src/egress" 1 \
-  --line "audit-sockets: $work/planted_dlsym.o (as src/egress/planted_dlsym.cc) references dlsym$tail" \
-  -- --as src/egress/planted_dlsym.cc "$work/planted_dlsym.o"
+  --line "audit-sockets: $work/planted_dlsym.o (as src/volent/agent/planted_dlsym.cc) references dlsym$tail" \
+  -- --as src/volent/agent/planted_dlsym.cc "$work/planted_dlsym.o"
+expect "planted dlsym inside src/volent/egress" 1 \
+  --line "audit-sockets: $work/planted_dlsym.o (as src/volent/egress/planted_dlsym.cc) references dlsym$tail" \
+  -- --as src/volent/egress/planted_dlsym.cc "$work/planted_dlsym.o"
 
 # Object paths as CMake writes them: the source path follows CMakeFiles/T.dir/.
-mkdir -p "$work/CMakeFiles/volent_agent.dir/src/agent" "$work/CMakeFiles/volent_egress.dir/src/egress"
-cp "$s" "$work/CMakeFiles/volent_agent.dir/src/agent/tool.cc.o"
-cp "$s" "$work/CMakeFiles/volent_egress.dir/src/egress/tool.cc.o"
+mkdir -p "$work/CMakeFiles/volent_agent.dir/src/volent/agent" "$work/CMakeFiles/volent_egress.dir/src/volent/egress"
+cp "$s" "$work/CMakeFiles/volent_agent.dir/src/volent/agent/tool.cc.o"
+cp "$s" "$work/CMakeFiles/volent_egress.dir/src/volent/egress/tool.cc.o"
 expect "planted object named by a CMake object path" 1 \
-  --line "audit-sockets: src/agent/tool.cc references connect, getaddrinfo, socket$tail" \
-  --no "src/egress/tool.cc" \
-  -- "$work/CMakeFiles/volent_agent.dir/./src/agent/tool.cc.o" "$work/CMakeFiles/volent_egress.dir/./src/egress/tool.cc.o"
+  --line "audit-sockets: src/volent/agent/tool.cc references connect, getaddrinfo, socket$tail" \
+  --no "src/volent/egress/tool.cc" \
+  -- "$work/CMakeFiles/volent_agent.dir/./src/volent/agent/tool.cc.o" "$work/CMakeFiles/volent_egress.dir/./src/volent/egress/tool.cc.o"
 
 # Libraries: a member of libvolent_PART.a comes from src/PART/.
 cp "$s" "$work/tool.cc.o"
 (cd "$work" && ar rcs libvolent_agent.a tool.cc.o && ar rcs libvolent_egress.a tool.cc.o)
 expect "planted member of libvolent_agent.a" 1 \
-  --line "audit-sockets: src/agent/tool.cc references connect, getaddrinfo, socket$tail" \
+  --line "audit-sockets: src/volent/agent/tool.cc references connect, getaddrinfo, socket$tail" \
   -- "$work/libvolent_agent.a"
 expect "planted member of libvolent_egress.a" 0 -- "$work/libvolent_egress.a"
 
 # The real objects of `volent`.
 expect "the volent objects" 0 -- "$@"
 expect "the volent objects with one planted among them" 1 \
-  --line "audit-sockets: $s (as src/journal/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
+  --line "audit-sockets: $s (as src/volent/journal/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
   --no "$work/planted_listener.o" \
-  -- "$@" --as src/journal/planted_socket.cc "$s" --as src/control/http_server.cc "$l"
+  -- "$@" --as src/volent/journal/planted_socket.cc "$s" --as src/volent/control/http_server.cc "$l"
 if [ -n "$build" ]; then
   expect "the build folder" 0 -- "$build"
   libs=()

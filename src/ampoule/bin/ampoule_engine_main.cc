@@ -1,0 +1,73 @@
+// ampoule-engine: the engine a kernel carries (SPEC A1).
+//
+// Started by `ampoule run` inside the jail, with nothing but descriptors
+// (src/ampoule/run/engine_protocol.h): 0 the request, 1 and 2 the guest's stdout
+// and stderr, 3 the kernel file, 4 the result. It reads its inputs, locks
+// itself down to the few system calls a running guest needs, runs the
+// request and writes the result. It never prints anything of its own on 1
+// or 2: they carry only the guest's bytes. Exit status 0 when a result was
+// written (whatever the guest did), 1 otherwise.
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <string>
+
+#include "ampoule/kernel/kernel.h"
+#include "ampoule/receipt/file_read.h"
+#include "ampoule/receipt/hex.h"
+#include "ampoule/run/engine_execute.h"
+#include "ampoule/run/engine_protocol.h"
+#include "ampoule/sandbox/lockdown.h"
+#include "ampoule/wasi/mailbox.h"
+
+using namespace ampoule;
+
+namespace {
+
+// Room for the largest request: every mailbox byte plus the header.
+constexpr size_t kMaxRequestBytes = wasi::kMaxMailboxTotalBytes + (size_t(32) << 20);
+
+void WriteAll(int fd, const uint8_t* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the host went away; nothing left to tell it
+    data += n;
+    size -= size_t(n);
+  }
+}
+
+int Finish(const run::EngineResult& result) {
+  std::string text = run::EncodeResult(result);
+  WriteAll(run::kEngineResultFd, reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  return 0;
+}
+
+run::EngineResult Failure(std::string message) {
+  run::EngineResult r;
+  r.error = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+int main() {
+  signal(SIGPIPE, SIG_IGN);
+  Result<std::string> request_bytes = receipt::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
+  if (!request_bytes) return Finish(Failure(request_bytes.message()));
+  Result<run::EngineRequest> request = run::DecodeRequest(*request_bytes);
+  if (!request) return Finish(Failure(request.message()));
+  request_bytes->clear();
+  request_bytes->shrink_to_fit();
+  Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(run::kEngineKernelFd, "kernel");
+  if (!kernel) return Finish(Failure(kernel.message()));
+  if (receipt::IsLowerHex(request->kernel_sha256, 32)) (*kernel)->AcceptDigest(request->kernel_sha256);
+  Status locked = LockDownEngine();
+  if (!locked.ok()) return Finish(Failure(locked.message()));
+
+  auto sink = [](int fd) {
+    return [fd](std::span<const uint8_t> bytes) { WriteAll(fd, bytes.data(), bytes.size()); };
+  };
+  return Finish(run::ExecuteRequest(**kernel, *request, sink(run::kEngineStdoutFd), sink(run::kEngineStderrFd)));
+}

@@ -1,0 +1,108 @@
+#include "ampoule/cli/run_output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "ampoule/receipt/json_strict.h"
+#include "ampoule/receipt/key_file.h"
+#include "ampoule/verify/receipt_builder.h"
+
+namespace ampoule::cli {
+
+Result<ReceiptSigner> ReceiptSigner::Load(const std::string& key_path) {
+  ReceiptSigner signer;
+  if (key_path.empty()) return signer;
+  Result<receipt::SecretKey> key = receipt::ReadSecretKeyFile(key_path);
+  if (!key) return Error{"--key: " + key.message()};
+  signer.key_.emplace(std::move(*key));
+  return signer;
+}
+
+void ExplainStop(const run::RunRecord& record, FILE* out) {
+  const run::RunOutcome& r = record.result;
+  auto u = [](uint64_t v) { return (unsigned long long)v; };
+  switch (r.stop) {
+    case run::Stop::kExit:
+      if (r.status == run::kStatusGuestHigh) {
+        fprintf(out, "ampoule run: the guest exited with status %d (reported as %d)\n", r.exit_code,
+                r.status);
+      }
+      break;
+    case run::Stop::kTrap:
+      fprintf(out, "ampoule run: the guest trapped: %s\n", r.trap.c_str());
+      break;
+    case run::Stop::kFuel:
+      fprintf(out, "ampoule run: the guest ran out of fuel (budget %llu; raise it with --fuel)\n",
+              u(record.limits.fuel));
+      break;
+    case run::Stop::kMemory:
+      fprintf(out,
+              "ampoule run: the guest failed after reaching the memory cap of %llu bytes "
+              "(raise it with --memory)\n",
+              u(record.limits.memory_bytes));
+      break;
+    case run::Stop::kTimeout:
+      fprintf(out,
+              "ampoule run: stopped by the wall-clock safety net after %g s (--timeout); the run is "
+              "recorded as terminated and cannot be replayed\n",
+              record.limits.timeout_seconds);
+      break;
+  }
+  for (const auto& [name, d] : {std::pair{"stdout", &record.stdout_digest},
+                                std::pair{"stderr", &record.stderr_digest}}) {
+    if (d->truncated) {
+      fprintf(out, "ampoule run: the guest wrote %llu bytes to %s; only the first %llu were kept\n",
+              u(d->total_bytes), name, u(d->bytes));
+    }
+  }
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp" + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{"cannot write '" + path + "': " + strerror(errno)};
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string why = strerror(errno);
+      close(fd);
+      unlink(tmp.c_str());
+      return Error{"cannot write '" + path + "': " + why};
+    }
+    done += size_t(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = strerror(errno);
+    unlink(tmp.c_str());
+    return Error{"cannot write '" + path + "': " + why};
+  }
+  return Status::Ok();
+}
+
+Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_path, bool json,
+                       const ReceiptSigner& signer, const std::string& receipt_path) {
+  nlohmann::json record = run::RecordToJson(run.record);
+  if (!record_path.empty()) {
+    AMP_RETURN_IF_ERROR(WriteFileAtomically(record_path, receipt::DumpJson(record, 2) + "\n"));
+  }
+  if (signer.enabled()) {
+    std::string envelope = verify::MakeReceipt(run.record, signer.key());
+    AMP_RETURN_IF_ERROR(WriteFileAtomically(receipt_path, envelope));
+  }
+  if (json) {
+    nlohmann::json out = {{"record", std::move(record)},
+                          {"stdout", run.stdout_data},
+                          {"stderr", run.stderr_data}};
+    std::string text = receipt::DumpJson(out) + "\n";
+    fwrite(text.data(), 1, text.size(), stdout);
+    fflush(stdout);
+  }
+  return Status::Ok();
+}
+
+}  // namespace ampoule::cli

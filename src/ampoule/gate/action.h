@@ -1,0 +1,64 @@
+// The action draft an agent submits to the trust gate (docs/gate.md): what
+// it wants to do, under which idempotency key, which fields it asserts and
+// where in the signed output each one comes from, how old its data is, and
+// the evidence (receipt, program, inputs, output) that backs it.
+//
+// Parsing is strict: unknown fields, duplicate keys and wrong types are
+// errors naming the field, since a field the gate ignored could carry an
+// unchecked claim. Paths are resolved against the draft file's folder.
+//
+// Thread-safe: no state.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace ampoule::gate {
+
+// One asserted field: the value the action will carry, and the JSON Pointer
+// (RFC 6901) into the signed output that must hold the same value. The
+// value's numbers are exactly the ones the draft wrote (exact_json.h).
+struct AssertedField {
+  nlohmann::json value;
+  std::string from;
+};
+
+struct Evidence {
+  std::string receipt;                        // path
+  std::string program;                        // path
+  std::map<std::string, std::string> inputs;  // name in the receipt -> path
+  std::optional<std::string> stdin_path;
+  std::string output;                         // the run's stdout, as printed
+};
+
+struct ActionDraft {
+  std::string kind;             // in NFC, checked (names.h)
+  std::string idempotency_key;  // in NFC, checked (names.h)
+  std::map<std::string, AssertedField> fields;  // at least one
+  int64_t data_as_of = 0;                       // Unix seconds, from RFC 3339 UTC
+  Evidence evidence;
+};
+
+// Parses a draft; `base_dir` is the folder relative paths start from.
+Result<ActionDraft> ParseActionDraft(std::string_view json_text, const std::filesystem::path& base_dir);
+
+// Reads and parses the draft file at `path`; errors name the file.
+Result<ActionDraft> LoadActionDraft(const std::string& path);
+
+// "2026-11-29T08:00:00Z" (optionally with fractional seconds, which are
+// dropped) -> Unix seconds. Only UTC ('Z') is accepted, so that a time zone
+// cannot be misread.
+Result<int64_t> ParseUtcTimestamp(std::string_view text);
+
+// Unix seconds -> "2026-11-29T08:00:00Z".
+std::string FormatUtcTimestamp(int64_t unix_seconds);
+
+}  // namespace ampoule::gate

@@ -1,0 +1,135 @@
+#include "ampoule/gate/field_check.h"
+
+#include <optional>
+
+#include "ampoule/gate/exact_json.h"
+#include "ampoule/receipt/json_strict.h"
+
+namespace ampoule::gate {
+namespace {
+
+// The value at `pointer`, or nullptr when it selects nothing or is not a
+// valid pointer. nlohmann reports both by exception; none leave this file.
+const nlohmann::json* Select(const nlohmann::json& doc, const std::string& pointer) {
+  try {
+    const nlohmann::json::json_pointer ptr(pointer);
+    if (!doc.contains(ptr)) return nullptr;
+    return &doc.at(ptr);
+  } catch (const nlohmann::json::exception&) {
+    return nullptr;
+  }
+}
+
+// A pointer's tokens as written (still escaped: "~1" for '/'). Escaping is
+// one-to-one, so equal escaped tokens are equal names.
+std::vector<std::string_view> Tokens(std::string_view pointer) {
+  std::vector<std::string_view> tokens;
+  if (pointer.empty()) return tokens;
+  size_t at = 1;
+  for (;;) {
+    const size_t slash = pointer.find('/', at);
+    tokens.push_back(pointer.substr(at, slash == std::string_view::npos ? std::string_view::npos : slash - at));
+    if (slash == std::string_view::npos) break;
+    at = slash + 1;
+  }
+  return tokens;
+}
+
+// An array index as RFC 6901 writes one: "0", or digits without a leading 0.
+bool IsIndex(std::string_view token) {
+  if (token.empty() || (token.size() > 1 && token[0] == '0')) return false;
+  for (char c : token) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// Whether the first pattern.size() tokens of `tokens` match `pattern`.
+bool PrefixMatches(const std::vector<std::string_view>& tokens, const std::vector<std::string_view>& pattern) {
+  if (tokens.size() < pattern.size()) return false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == "*" ? !IsIndex(tokens[i]) : tokens[i] != pattern[i]) return false;
+  }
+  return true;
+}
+
+std::string Join(const std::vector<std::string_view>& tokens, size_t count) {
+  std::string out;
+  for (size_t i = 0; i < count; ++i) out += "/" + std::string(tokens[i]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedField>& fields,
+                                         std::string_view output) {
+  std::vector<FieldMismatch> out;
+  // The output's numbers keep their text, so that 1e16 does not equal
+  // 10000000000000001 and 1e400 is read rather than refused.
+  Result<ExactDocument> doc = ParseExact(output, "the signed output");
+  for (const auto& [name, field] : fields) {
+    const std::string draft = receipt::DumpJson(field.value);
+    if (!doc.ok()) {
+      out.push_back({name, draft, "nothing: the signed output is not one JSON document"});
+      continue;
+    }
+    const nlohmann::json* signed_value = Select(doc->tree, field.from);
+    if (signed_value == nullptr) {
+      out.push_back({name, draft, "nothing at " + field.from});
+    } else if (!ExactEqual(field.value, *signed_value, doc->numbers)) {
+      out.push_back({name, draft, DumpExact(*signed_value, doc->numbers) + " at " + field.from});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> CheckSources(const ActionDraft& draft, const Policy& policy) {
+  std::vector<std::string> reasons;
+  auto rule = policy.kinds.find(draft.kind);
+  if (rule == policy.kinds.end()) return reasons;
+  const SourceRule& r = rule->second;
+  const std::string of_kind = " for kind '" + draft.kind + "'";
+  if (!r.from.empty()) {
+    for (const auto& [name, field] : draft.fields) {
+      auto pinned = r.from.find(name);
+      if (pinned == r.from.end()) {
+        std::string known;
+        for (const auto& [n, unused] : r.from) known += (known.empty() ? "" : ", ") + n;
+        reasons.push_back("draft field '" + name + "' has no source pinned by the policy" + of_kind +
+                          " (pinned: " + known + ")");
+        continue;
+      }
+      const std::vector<std::string_view> pattern = Tokens(pinned->second);
+      const std::vector<std::string_view> tokens = Tokens(field.from);
+      if (tokens.size() != pattern.size() || !PrefixMatches(tokens, pattern)) {
+        reasons.push_back("draft field '" + name + "' comes from " + field.from + ", but the policy pins it to " +
+                          pinned->second + of_kind);
+      }
+    }
+  }
+  if (r.same_record) {
+    const std::vector<std::string_view> pattern = Tokens(*r.same_record);
+    // The first field (by name) under a matching record names the record
+    // the others must share.
+    std::optional<std::pair<std::string, std::string>> first;  // field, record
+    for (const auto& [name, field] : draft.fields) {
+      const std::vector<std::string_view> tokens = Tokens(field.from);
+      if (!PrefixMatches(tokens, pattern)) {
+        reasons.push_back("draft field '" + name + "' comes from " + field.from + ", not from a record " +
+                          *r.same_record + " (the policy's same_record" + of_kind + ")");
+        continue;
+      }
+      const std::string record = Join(tokens, pattern.size());
+      if (!first) {
+        first.emplace(name, record);
+      } else if (record != first->second) {
+        reasons.push_back("draft field '" + name + "' comes from " + field.from + ", outside " + first->second +
+                          ", the record draft field '" + first->first + "' comes from (the policy's same_record " +
+                          *r.same_record + of_kind + ")");
+      }
+    }
+  }
+  return reasons;
+}
+
+}  // namespace ampoule::gate

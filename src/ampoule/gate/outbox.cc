@@ -1,0 +1,259 @@
+#include "ampoule/gate/outbox.h"
+
+#include <fcntl.h>
+#include <sodium.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "ampoule/receipt/file_read.h"
+#include "ampoule/receipt/hex.h"
+#include "ampoule/receipt/json_strict.h"
+#include "ampoule/receipt/sodium_init.h"
+
+namespace ampoule::gate {
+namespace {
+
+// How many hex digits of the log's identity and of the key's digest a
+// message's name carries: enough that names from different logs or keys
+// do not meet by chance. The names are not what proves a message its own;
+// its bytes are (DeliverToOutbox).
+constexpr size_t kNameDigits = 16;
+// A marker is a few hundred bytes; anything much larger is not one.
+constexpr size_t kMaxMarkerBytes = 64 * 1024;
+
+Error Errno(const std::string& doing, const std::string& path) {
+  return Error{"outbox: cannot " + doing + " " + path + ": " + strerror(errno)};
+}
+
+Status WriteAll(int fd, const std::string& bytes, const std::string& path) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Errno("write", path);
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status SyncPath(const std::string& path, int flags) {
+  int fd = open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return Errno("open", path);
+  const int rc = fsync(fd);
+  close(fd);
+  if (rc != 0) return Errno("sync", path);
+  return Status::Ok();
+}
+
+// A temporary name no other process or thread picks: the pid alone is not
+// enough when threads of one process deliver at once.
+std::string TempSuffix() {
+  receipt::EnsureSodium();
+  unsigned char bytes[4];
+  randombytes_buf(bytes, sizeof bytes);
+  return "." + std::to_string(getpid()) + "." +
+         receipt::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes)) + ".tmp";
+}
+
+// Creates dir/name holding `bytes`, never replacing a file already there:
+// the bytes go to a hidden temporary file, are flushed, and the file is
+// hard-linked to its name, which fails if the name is taken. So a reader
+// never sees a partial file under the name, and of several writers exactly
+// one wins. Returns false if the name was taken.
+Result<bool> CreateExclusive(const std::string& dir, const std::string& name, const std::string& bytes) {
+  const std::string final_path = dir + "/" + name;
+  const std::string temp_path = dir + "/." + name + TempSuffix();
+  int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("create", temp_path);
+  Status written = WriteAll(fd, bytes, temp_path);
+  if (written.ok() && fsync(fd) != 0) written = Errno("sync", temp_path);
+  close(fd);
+  if (!written.ok()) {
+    unlink(temp_path.c_str());
+    return written.error();
+  }
+  const int linked = link(temp_path.c_str(), final_path.c_str());
+  const int link_errno = errno;
+  unlink(temp_path.c_str());
+  if (linked != 0 && link_errno != EEXIST) {
+    errno = link_errno;
+    return Errno("create", final_path);
+  }
+  return linked == 0;
+}
+
+// The bytes of the regular file at `path`, at most `limit` of them
+// (`*over_limit` set when there are more), or nullopt if there is no such
+// file. A symbolic link is an error: what it points to can change after it
+// was checked. O_NONBLOCK so that a FIFO planted there cannot hang the gate.
+Result<std::optional<std::string>> ReadExisting(const std::string& path, size_t limit, bool* over_limit) {
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return std::optional<std::string>();
+  if (fd < 0 && errno == ELOOP) return Error{"outbox: " + path + " is a symbolic link, not a file ampoule wrote"};
+  if (fd < 0) return Errno("open", path);
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return Error{"outbox: " + path + " is not a regular file, so not one ampoule wrote"};
+  }
+  Result<std::string> bytes = receipt::ReadFdCapped(fd, path, limit, over_limit);
+  close(fd);
+  if (!bytes.ok() && over_limit && *over_limit) return std::optional<std::string>(std::string());
+  if (!bytes.ok()) return bytes.error();
+  return std::optional<std::string>(std::move(*bytes));
+}
+
+std::string LogPath(const DecisionLog& log) {
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(log.path(), ec);
+  return ec ? log.path() : absolute.lexically_normal().string();
+}
+
+// The marker's content: the identity is what counts; the log's path is
+// there for the person reading an error, and may since have changed.
+std::string MarkerText(const DecisionLog& log) {
+  nlohmann::json marker = {
+      {"ampoule_outbox", 1},
+      {"decision_log", log.log_id()},
+      {"decision_log_path", LogPath(log)},
+  };
+  return receipt::DumpJson(marker, 2) + "\n";
+}
+
+// Checks that the marker `text`, read from `marker_path` in `dir`, names `log`.
+Status CheckMarker(const std::string& dir, const std::string& marker_path, const std::string& text,
+                   const DecisionLog& log) {
+  Result<nlohmann::json> marker = receipt::ParseJsonStrict(text, marker_path);
+  const nlohmann::json* id = nullptr;
+  if (marker.ok() && marker->is_object() && marker->value("ampoule_outbox", nlohmann::json()) == 1 &&
+      marker->contains("decision_log")) {
+    id = &(*marker)["decision_log"];
+  }
+  if (id == nullptr || !id->is_string() || !receipt::IsLowerHex(id->get<std::string>(), kLogIdBytes)) {
+    return Error{"outbox " + dir + ": its marker " + marker_path +
+                 " does not name a decision log (not written by ampoule, or altered), so the gate cannot tell "
+                 "whose messages the outbox holds. Give this decision log another outbox (--outbox or the "
+                 "policy's outbox)"};
+  }
+  const std::string owner = id->get<std::string>();
+  if (owner == log.log_id()) return Status::Ok();
+  const nlohmann::json path = marker->value("decision_log_path", nlohmann::json());
+  const std::string owner_path = path.is_string() ? path.get<std::string>() : "";
+  const std::string this_path = LogPath(log);
+  std::string message = "outbox " + dir + " belongs to another decision log (identity " + owner +
+                        (owner_path.empty() ? "" : ", at " + owner_path) + "), not to this one (identity " +
+                        log.log_id() + ", at " + this_path + ").";
+  if (owner_path == this_path) {
+    message += " The log at " + this_path +
+               " was replaced (deleted, rotated or restored from elsewhere) since it claimed the outbox: the sends "
+               "in the outbox are not in this log.";
+  }
+  message += " An outbox takes messages from one decision log only. Use the log the outbox belongs to "
+             "(--db or the policy's decision_log), or give this log an outbox of its own (--outbox or the "
+             "policy's outbox)";
+  return Error{message};
+}
+
+// An outbox without a marker may be claimed only if it holds nothing but
+// dot files (temporaries): messages already there, from an older ampoule or
+// anything else, are not this log's to vouch for.
+Status CheckUnclaimed(const std::string& dir) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.empty() && name[0] == '.') continue;
+    return Error{"outbox " + dir + " holds files (" + name + ") but no " + kOutboxMarker +
+                 " naming the decision log that delivers there (an outbox from an older ampoule, or a folder "
+                 "something else writes to): the gate will not guess whether they are this log's sends. Give "
+                 "this decision log a new, empty outbox (--outbox or the policy's outbox), or move the files "
+                 "out of " + dir};
+  }
+  if (ec) return Error{"outbox: cannot list the folder " + dir + ": " + ec.message()};
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PrepareOutbox(const std::string& dir, const DecisionLog& log) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{"outbox: cannot create the folder " + dir + ": " + ec.message()};
+  if (access(dir.c_str(), W_OK | X_OK) != 0) return Errno("write to the folder", dir);
+  const std::string marker_path = dir + "/" + kOutboxMarker;
+  Result<std::optional<std::string>> marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
+  if (!marker.ok()) return marker.error();
+  if (*marker) return CheckMarker(dir, marker_path, **marker, log);
+
+  if (Status s = CheckUnclaimed(dir); !s.ok()) {
+    // Another gate may have claimed the folder, and delivered into it,
+    // since the marker was looked for: then the marker decides.
+    marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
+    if (marker.ok() && *marker) return CheckMarker(dir, marker_path, **marker, log);
+    return s;
+  }
+  Result<bool> created = CreateExclusive(dir, kOutboxMarker, MarkerText(log));
+  if (!created.ok()) return created.error();
+  if (!*created) {
+    // Another gate claimed it first: it may have been this log's.
+    marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
+    if (!marker.ok()) return marker.error();
+    if (!*marker) return Error{"outbox " + dir + ": its marker " + marker_path + " vanished while it was read"};
+    return CheckMarker(dir, marker_path, **marker, log);
+  }
+  return SyncPath(dir, O_RDONLY | O_DIRECTORY);
+}
+
+std::string OutboxFileName(const std::string& log_id, const DecisionRow& send) {
+  return "send-" + log_id.substr(0, kNameDigits) + "-" + std::to_string(send.id) + "-" +
+         receipt::Sha256Hex(send.idempotency_key).substr(0, kNameDigits) + ".json";
+}
+
+std::string OutboxMessage(const std::string& log_id, const DecisionRow& send) {
+  nlohmann::json message = {
+      {"decision_log", log_id},
+      {"decision_id", send.id},
+      {"kind", send.kind},
+      {"idempotency_key", send.idempotency_key},
+      {"fields", send.fields},
+      {"receipt_sha256", send.receipt_sha256},
+      {"decided_at", send.decided_at},
+  };
+  return receipt::DumpJson(message, 2) + "\n";
+}
+
+Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& send) {
+  const std::string dir = send.outbox;
+  if (Status s = PrepareOutbox(dir, log); !s.ok()) return s.error();
+  const std::string name = OutboxFileName(log.log_id(), send);
+  const std::string final_path = dir + "/" + name;
+  const std::string message = OutboxMessage(log.log_id(), send);
+
+  Result<bool> created = CreateExclusive(dir, name, message);
+  if (!created.ok()) return created.error();
+  if (!*created) {
+    // The name is taken. It is this send's delivery only if it is this
+    // send's message, byte for byte (a delivery cut short before the log
+    // marked it, or another process finishing it); whatever else is there,
+    // saying "delivered" would report a send that is in no file.
+    const std::string what_to_do =
+        ". The send is not delivered; check what the file is and move it out of the outbox, and the next "
+        "gate command delivers the send";
+    bool over_limit = false;
+    Result<std::optional<std::string>> existing = ReadExisting(final_path, message.size(), &over_limit);
+    if (!existing.ok()) return Error{existing.message() + what_to_do};
+    if (!*existing || over_limit || **existing != message) {
+      return Error{"outbox: " + final_path + " already exists but is not the message of send #" +
+                   std::to_string(send.id) + " (" + send.idempotency_key + ") of decision log " + log.log_id() +
+                   ": something else wrote it" + what_to_do};
+    }
+  }
+  if (Status s = SyncPath(dir, O_RDONLY | O_DIRECTORY); !s.ok()) return s.error();
+  return final_path;
+}
+
+}  // namespace ampoule::gate

@@ -1,0 +1,54 @@
+// The fixed start-up request of a guest runtime (see runtime_init.h).
+#include "ampoule/kernel/runtime_init.h"
+
+#include "ampoule/kernel/entry_names.h"
+#include "ampoule/kernel/kernel.h"
+
+namespace ampoule::kernel {
+namespace {
+
+Status AddPreopens(wasi::Mailbox& mailbox, std::initializer_list<std::string_view> dirs) {
+  for (std::string_view dir : dirs) AMP_RETURN_IF_ERROR(mailbox.AddPreopen(dir));
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view RuntimeName(GuestRuntime runtime) { return runtime == GuestRuntime::kPython ? "python" : "js"; }
+
+std::string_view RuntimeModuleEntry(GuestRuntime runtime) {
+  return runtime == GuestRuntime::kPython ? kPythonModuleEntry : kJsModuleEntry;
+}
+
+std::string_view RuntimeSnapshotEntry(GuestRuntime runtime) {
+  return runtime == GuestRuntime::kPython ? kPythonSnapshotEntry : kJsSnapshotEntry;
+}
+
+Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLookup& entries) {
+  wasi::RunRequest request;
+  request.args = {std::string(RuntimeName(runtime))};
+  request.seed = 0;
+  request.epoch_ns = wasi::kDefaultEpochNs;
+  request.fuel = kRuntimeInitFuel;
+  if (runtime == GuestRuntime::kPython) {
+    request.env = {"PYTHONHOME=/usr/local", "PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"};
+    auto stdlib = entries(kPythonStdlibEntry);
+    if (!stdlib.ok()) return stdlib.error();
+    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kRuntimeDir, kInputDir, kProgramDir}));
+    AMP_RETURN_IF_ERROR(request.mailbox.AddFile(kRuntimeDir, "lib/python311.zip",
+                                                std::vector<uint8_t>(stdlib->begin(), stdlib->end())));
+  } else {
+    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir}));
+  }
+  return request;
+}
+
+Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const Kernel& kernel) {
+  return RuntimeInitRequest(runtime, [&kernel](std::string_view name) { return kernel.Entry(name); });
+}
+
+std::vector<std::string> RuntimeMainArgs(GuestRuntime runtime, std::string_view program_name) {
+  return {std::string(RuntimeName(runtime)), std::string(kProgramDir) + "/" + std::string(program_name)};
+}
+
+}  // namespace ampoule::kernel

@@ -1,0 +1,84 @@
+// The runtimes' fixed start-up request and the default kernel path.
+#include "ampoule/kernel/runtime_init.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "ampoule/kernel/default_path.h"
+#include "ampoule/kernel/entry_names.h"
+
+namespace ampoule::kernel {
+namespace {
+
+EntryLookup Lookup(const std::map<std::string, std::vector<uint8_t>, std::less<>>& entries) {
+  return [&entries](std::string_view name) -> Result<std::span<const uint8_t>> {
+    auto it = entries.find(name);
+    if (it == entries.end()) return Error{"no entry " + std::string(name)};
+    return std::span<const uint8_t>(it->second);
+  };
+}
+
+TEST(RuntimeInit, PythonGetsItsHomeStdlibAndThreeDirectoriesInOrder) {
+  std::map<std::string, std::vector<uint8_t>, std::less<>> entries{
+      {std::string(kPythonStdlibEntry), {'P', 'K'}}};
+  auto request = RuntimeInitRequest(GuestRuntime::kPython, Lookup(entries));
+  ASSERT_TRUE(request.ok()) << request.message();
+  EXPECT_EQ(request->args, std::vector<std::string>{"python"});
+  EXPECT_EQ(request->env, (std::vector<std::string>{"PYTHONHOME=/usr/local", "PYTHONHASHSEED=0",
+                                                     "PYTHONDONTWRITEBYTECODE=1"}));
+  const auto& preopens = request->mailbox.preopens();
+  ASSERT_EQ(preopens.size(), 3u);
+  EXPECT_EQ(preopens[0].guest_path, "/usr/local");
+  EXPECT_EQ(preopens[1].guest_path, "/input");
+  EXPECT_EQ(preopens[2].guest_path, "/program");
+  const auto& lib = preopens[0].root->entries.at("lib");
+  EXPECT_EQ(lib->entries.at("python311.zip")->contents, (std::vector<uint8_t>{'P', 'K'}));
+  EXPECT_TRUE(preopens[1].root->entries.empty());
+  EXPECT_TRUE(preopens[2].root->entries.empty());
+  EXPECT_EQ(request->seed, 0u);
+  EXPECT_EQ(request->fuel, kRuntimeInitFuel);
+  EXPECT_TRUE(request->stdin_bytes.empty());
+}
+
+TEST(RuntimeInit, JsHasNoEnvironmentAndNoRuntimeDirectory) {
+  std::map<std::string, std::vector<uint8_t>, std::less<>> none;
+  auto request = RuntimeInitRequest(GuestRuntime::kJs, Lookup(none));
+  ASSERT_TRUE(request.ok()) << request.message();
+  EXPECT_EQ(request->args, std::vector<std::string>{"js"});
+  EXPECT_TRUE(request->env.empty());
+  ASSERT_EQ(request->mailbox.preopens().size(), 2u);
+  EXPECT_EQ(request->mailbox.preopens()[0].guest_path, "/input");
+  EXPECT_EQ(request->mailbox.preopens()[1].guest_path, "/program");
+}
+
+TEST(RuntimeInit, PythonWithoutItsStdlibIsAnError) {
+  std::map<std::string, std::vector<uint8_t>, std::less<>> none;
+  EXPECT_FALSE(RuntimeInitRequest(GuestRuntime::kPython, Lookup(none)).ok());
+}
+
+TEST(RuntimeInit, MainArgsNameTheProgramUnderProgram) {
+  EXPECT_EQ(RuntimeMainArgs(GuestRuntime::kPython, "prog.py"),
+            (std::vector<std::string>{"python", "/program/prog.py"}));
+  EXPECT_EQ(RuntimeMainArgs(GuestRuntime::kJs, "a.js"), (std::vector<std::string>{"js", "/program/a.js"}));
+  EXPECT_EQ(RuntimeModuleEntry(GuestRuntime::kJs), kJsModuleEntry);
+  EXPECT_EQ(RuntimeSnapshotEntry(GuestRuntime::kPython), kPythonSnapshotEntry);
+}
+
+TEST(DefaultKernelPath, BesideTheExecutableUnderShare) {
+  EXPECT_EQ(KernelPathBesideExecutable("/opt/amp/bin/ampoule"), "/opt/amp/share/ampoule/ampoule.kernel");
+  EXPECT_EQ(KernelPathBesideExecutable("/w/build/bin/ampoule"), "/w/build/share/ampoule/ampoule.kernel");
+}
+
+TEST(DefaultKernelPath, EnvironmentWinsWhenSet) {
+  setenv("AMPOULE_KERNEL", "/tmp/k.kernel", 1);
+  EXPECT_EQ(DefaultKernelPath(), "/tmp/k.kernel");
+  setenv("AMPOULE_KERNEL", "", 1);
+  std::string path = DefaultKernelPath();
+  EXPECT_TRUE(path.ends_with("/share/ampoule/ampoule.kernel")) << path;
+  unsetenv("AMPOULE_KERNEL");
+}
+
+}  // namespace
+}  // namespace ampoule::kernel

@@ -1,0 +1,215 @@
+#include "ampoule/receipt/key_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "ampoule/receipt/base64.h"
+#include "ampoule/receipt/file_read.h"
+
+namespace ampoule::receipt {
+namespace {
+
+constexpr std::string_view kPublicTag = "ed25519";
+constexpr std::string_view kSecretTag = "ed25519-secret";
+
+struct KeyLine {
+  int number;                   // 1-based
+  std::string_view tag;         // first word
+  std::string_view value;       // second word
+};
+
+// Removes and returns the first whitespace-separated word of `line`.
+std::string_view NextWord(std::string_view& line) {
+  size_t start = line.find_first_not_of(" \t\r");
+  if (start == std::string_view::npos) {
+    line = {};
+    return {};
+  }
+  line.remove_prefix(start);
+  size_t stop = line.find_first_of(" \t\r");
+  std::string_view word = line.substr(0, stop);
+  line = stop == std::string_view::npos ? std::string_view() : line.substr(stop);
+  return word;
+}
+
+// Splits `text` into its meaningful lines: not blank, not '#' comments. Each
+// keeps its first two words; anything after them is a comment.
+std::vector<KeyLine> KeyLines(std::string_view text) {
+  std::vector<KeyLine> lines;
+  int number = 0;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++number;
+    std::string_view tag = NextWord(line);
+    if (tag.empty() || tag.front() == '#') continue;
+    lines.push_back({number, tag, NextWord(line)});
+  }
+  return lines;
+}
+
+std::string Where(std::string_view what, int line) {
+  return std::string(what) + ":" + std::to_string(line);
+}
+
+Error Errno(const std::string& action, const std::string& path) {
+  return Error{"cannot " + action + " " + path + ": " + std::strerror(errno)};
+}
+
+// Creates `path` exclusively with `mode` and writes `text`; removes it again
+// if the write does not complete.
+Status CreateExclusive(const std::string& path, std::string_view text, mode_t mode) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0 && errno == EEXIST) {
+    return Error{"refusing to overwrite " + path + "; remove it first or choose another path"};
+  }
+  if (fd < 0) return Errno("create", path);
+  // The umask may have removed bits; it can never have added any, but set
+  // the mode exactly so the file is what the format promises.
+  bool ok = fchmod(fd, mode) == 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  ok = ok && fsync(fd) == 0;
+  int saved = errno;
+  ok = (close(fd) == 0) && ok;
+  if (!ok) {
+    unlink(path.c_str());
+    errno = saved;
+    return Errno("write", path);
+  }
+  return Status::Ok();
+}
+
+// Parses the text of a secret key file; `path` names it in errors.
+Result<SecretKey> ParseSecretKey(std::string_view text, const std::string& path) {
+  std::vector<KeyLine> lines = KeyLines(text);
+  if (lines.empty()) return Error{path + ": no secret key found"};
+  if (lines.size() > 1) return Error{path + ": a secret key file holds exactly one key line"};
+  if (lines[0].tag == kPublicTag) {
+    return Error{path + ": this is a public key; signing needs the secret key file"};
+  }
+  if (lines[0].tag != kSecretTag) {
+    return Error{Where(path, lines[0].number) + ": expected 'ed25519-secret <base64 seed>'"};
+  }
+  Result<std::string> seed = Base64Decode(lines[0].value, "secret key");
+  if (!seed.ok()) return Error{Where(path, lines[0].number) + ": " + seed.message()};
+  Result<SecretKey> key = SecretKey::FromSeed(*seed);
+  std::fill(seed->begin(), seed->end(), '\0');
+  if (!key.ok()) return Error{Where(path, lines[0].number) + ": " + key.message()};
+  return key;
+}
+
+}  // namespace
+
+std::string FormatPublicKey(const PublicKey& key) {
+  return "# ampoule Ed25519 public key, keyid " + key.KeyId() + "\n" + std::string(kPublicTag) +
+         " " + Base64Encode(key.raw()) + "\n";
+}
+
+Status WriteSecretKeyFile(const std::string& path, const SecretKey& key) {
+  std::string text = "# ampoule Ed25519 secret key: keep private (mode 0600)\n" +
+                     std::string(kSecretTag) + " " + Base64Encode(key.seed()) + "\n";
+  Status status = CreateExclusive(path, text, 0600);
+  std::fill(text.begin(), text.end(), '\0');
+  return status;
+}
+
+Status WritePublicKeyFile(const std::string& path, const PublicKey& key) {
+  return CreateExclusive(path, FormatPublicKey(key), 0644);
+}
+
+Status WriteKeyPair(const std::string& path, const SecretKey& key) {
+  const std::string pub_path = path + ".pub";
+  struct stat st;
+  for (const std::string& p : {path, pub_path}) {
+    if (lstat(p.c_str(), &st) == 0) {
+      return Error{"refusing to overwrite " + p + "; remove it first or choose another path"};
+    }
+  }
+  AMP_RETURN_IF_ERROR(WriteSecretKeyFile(path, key));
+  Status pub = WritePublicKeyFile(pub_path, key.public_key());
+  if (!pub.ok()) unlink(path.c_str());
+  return pub;
+}
+
+Result<std::vector<PublicKey>> ParsePublicKeys(std::string_view text, std::string_view what) {
+  std::vector<PublicKey> keys;
+  for (const KeyLine& line : KeyLines(text)) {
+    if (line.tag == kSecretTag) {
+      return Error{Where(what, line.number) +
+                   ": this is a secret key file; give the public key (KEY.pub) instead"};
+    }
+    if (line.tag != kPublicTag) {
+      return Error{Where(what, line.number) + ": expected 'ed25519 <base64 key>', found '" +
+                   std::string(line.tag.substr(0, 40)) + "'"};
+    }
+    Result<std::string> raw = Base64Decode(line.value, "public key");
+    if (!raw.ok()) return Error{Where(what, line.number) + ": " + raw.message()};
+    Result<PublicKey> key = PublicKey::FromBytes(*raw);
+    if (!key.ok()) return Error{Where(what, line.number) + ": " + key.message()};
+    if (keys.size() == kMaxTrustedKeys) {
+      return Error{std::string(what) + ": more than " + std::to_string(kMaxTrustedKeys) + " keys"};
+    }
+    keys.push_back(*key);
+  }
+  return keys;
+}
+
+Result<PublicKey> ReadPublicKeyFile(const std::string& path) {
+  Result<std::vector<PublicKey>> keys = ReadTrustedKeysFile(path);
+  if (!keys.ok()) return keys.error();
+  if (keys->size() != 1) {
+    return Error{path + ": holds " + std::to_string(keys->size()) +
+                 " public keys; a key file holds exactly one (use a trusted-keys file for more)"};
+  }
+  return keys->front();
+}
+
+Result<std::vector<PublicKey>> ReadTrustedKeysFile(const std::string& path) {
+  // Whoever can write a trusted-keys file decides which signatures pass.
+  ReadRules rules;
+  rules.refuse_writable_by_others = true;
+  Result<std::string> text = ReadFileCapped(path, kMaxKeyFileBytes, nullptr, rules);
+  if (!text.ok()) return text.error();
+  Result<std::vector<PublicKey>> keys = ParsePublicKeys(*text, path);
+  if (keys.ok() && keys->empty()) return Error{path + ": no public key found"};
+  return keys;
+}
+
+Result<SecretKey> ReadSecretKeyFile(const std::string& path) {
+  // Check the mode on the descriptor we read from, so the file cannot be
+  // swapped between the check and the read. O_NONBLOCK keeps a FIFO from
+  // blocking the open; it is refused below as not a regular file.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Errno("open", path);
+  struct stat st;
+  Result<std::string> text = Error{path + ": a secret key must be a regular file"};
+  if (fstat(fd, &st) != 0) {
+    text = Errno("stat", path);
+  } else if (S_ISREG(st.st_mode) && (st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    text = Error{path + ": secret key is accessible by group or others (mode " + mode +
+                 "); run 'chmod 600 " + path + "' if it has not leaked, else make a new key"};
+  } else if (S_ISREG(st.st_mode)) {
+    text = ReadFdCapped(fd, path, kMaxKeyFileBytes);
+  }
+  close(fd);
+  if (!text.ok()) return text.error();
+  Result<SecretKey> key = ParseSecretKey(*text, path);
+  std::fill(text->begin(), text->end(), '\0');
+  return key;
+}
+
+}  // namespace ampoule::receipt

@@ -1,0 +1,116 @@
+#include "ampoule/run/engine_execute.h"
+
+#include "ampoule/kernel/runtime_init.h"
+#include "ampoule/kernel/kernel_format.h"
+#include "ampoule/wasi/snapshot.h"
+#include "ampoule/wasi/wasi_run.h"
+
+namespace ampoule::run {
+namespace {
+
+EngineResult Failed(std::string message) {
+  EngineResult r;
+  r.error = std::move(message);
+  return r;
+}
+
+EngineResult FromRunResult(const wasi::RunResult& run) {
+  EngineResult r;
+  switch (run.stop) {
+    case wasm::StopReason::kReturned: r.stop = Stop::kExit; break;
+    case wasm::StopReason::kExit:
+      r.stop = Stop::kExit;
+      r.exit_code = run.exit_code;
+      break;
+    case wasm::StopReason::kTrap:
+      r.stop = Stop::kTrap;
+      r.trap = run.trap_message;
+      break;
+    case wasm::StopReason::kOutOfFuel: r.stop = Stop::kFuel; break;
+  }
+  r.fuel_used = run.fuel_used;
+  r.memory_cap_hit = run.memory_cap_hit;
+  r.stdout_total_bytes = run.stdout_total_bytes;
+  r.stderr_total_bytes = run.stderr_total_bytes;
+  return r;
+}
+
+// The parts of a run request every runtime shares.
+void ApplyLimits(const EngineRequest& request, wasi::RunRequest& run) {
+  run.stdin_bytes = request.stdin_bytes;
+  run.seed = request.seed;
+  run.fuel = request.fuel;
+  run.limits.max_memory_bytes = request.memory_bytes;
+  run.stdout_cap = request.output_cap_bytes;
+  run.stderr_cap = request.output_cap_bytes;
+}
+
+Status AddInputs(const EngineRequest& request, wasi::Mailbox& mailbox) {
+  for (const ProgramInput& in : request.inputs) {
+    AMP_RETURN_IF_ERROR(mailbox.AddFile(kernel::kInputDir, in.name, in.bytes));
+  }
+  return Status::Ok();
+}
+
+Result<wasi::RunResult> RunRuntime(const kernel::Kernel& kernel, kernel::GuestRuntime runtime,
+                                   const EngineRequest& request, wasi::OutputSink out, wasi::OutputSink err) {
+  Result<wasi::RunRequest> run = kernel::RuntimeInitRequest(runtime, kernel);
+  if (!run) return run.error();
+  run->args = kernel::RuntimeMainArgs(runtime, request.program_name);
+  AMP_RETURN_IF_ERROR(run->mailbox.AddFile(kernel::kProgramDir, request.program_name, request.program));
+  AMP_RETURN_IF_ERROR(AddInputs(request, run->mailbox));
+  ApplyLimits(request, *run);
+  run->stdout_sink = std::move(out);
+  run->stderr_sink = std::move(err);
+
+  std::string_view module_entry = kernel::RuntimeModuleEntry(runtime);
+  Result<std::span<const uint8_t>> wasm_bytes = kernel.Entry(module_entry);
+  if (!wasm_bytes) return wasm_bytes.error();
+  // Lazily: the kernel's runtimes were validated whole when it was packed,
+  // and its digest pins their bytes (wasm/runtime.h, CompileOptions).
+  Result<std::shared_ptr<const wasm::CompiledModule>> module =
+      wasm::CompileModule(*wasm_bytes, {.lazy_functions = true});
+  if (!module) return Error{"the kernel's " + std::string(module_entry) + " does not compile: " + module.message()};
+  std::string_view snapshot_entry = kernel::RuntimeSnapshotEntry(runtime);
+  if (!kernel.Has(snapshot_entry)) return wasi::RunWasiCommand(*module, *run);
+  Result<std::span<const uint8_t>> snapshot = kernel.Entry(snapshot_entry);
+  if (!snapshot) return snapshot.error();
+  // The kernel's table holds the module's SHA-256, checked when the entry
+  // was read: no need to hash the module again.
+  wasi::Sha256Digest module_sha256{};
+  for (const kernel::EntryRecord& e : kernel.entries()) {
+    if (e.name == module_entry) module_sha256 = e.sha256;
+  }
+  return wasi::RunFromSnapshot(*module, module_sha256, *snapshot, *run);
+}
+
+Result<wasi::RunResult> RunWasm(const EngineRequest& request, wasi::OutputSink out, wasi::OutputSink err) {
+  Result<std::shared_ptr<const wasm::CompiledModule>> module = wasm::CompileModule(request.program);
+  if (!module) return Error{"the program '" + request.program_name + "' is not a valid WebAssembly module: " +
+                            module.message()};
+  wasi::RunRequest run;
+  run.args = {request.program_name};
+  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kInputDir));
+  AMP_RETURN_IF_ERROR(AddInputs(request, run.mailbox));
+  ApplyLimits(request, run);
+  run.stdout_sink = std::move(out);
+  run.stderr_sink = std::move(err);
+  return wasi::RunWasiCommand(*module, run);
+}
+
+}  // namespace
+
+EngineResult ExecuteRequest(const kernel::Kernel& kernel, const EngineRequest& request,
+                            wasi::OutputSink stdout_sink, wasi::OutputSink stderr_sink) {
+  Result<wasi::RunResult> run = Error{"unknown runtime '" + request.runtime + "'"};
+  if (request.runtime == "wasm") {
+    run = RunWasm(request, std::move(stdout_sink), std::move(stderr_sink));
+  } else if (request.runtime == "python" || request.runtime == "js") {
+    kernel::GuestRuntime runtime = request.runtime == "python" ? kernel::GuestRuntime::kPython : kernel::GuestRuntime::kJs;
+    run = RunRuntime(kernel, runtime, request, std::move(stdout_sink), std::move(stderr_sink));
+  }
+  if (!run) return Failed(run.message());
+  return FromRunResult(*run);
+}
+
+}  // namespace ampoule::run

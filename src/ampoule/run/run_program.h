@@ -1,0 +1,68 @@
+// Running one program on a kernel, sealed: the host side of `ampoule run`.
+//
+// RunProgram starts the kernel's own engine in a fresh jail (src/ampoule/sandbox),
+// hands it the request over a pipe, passes the guest's stdout and stderr
+// through as they arrive, stops it at the wall-clock deadline, and returns
+// the run record with the captured output. The record's digests are
+// computed here, on the host, from the bytes the engine delivered.
+//
+// The same spec on the same kernel gives the same record (except the times),
+// whether it runs now or in a replay years later: that is what replay checks.
+//
+// Thread-safe: each call is independent (one child process per call).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ampoule/run/run_record.h"
+#include "core/result.h"
+
+namespace ampoule::run {
+
+struct ProgramInput {
+  std::string name;  // file name under /input (no '/')
+  std::vector<uint8_t> bytes;
+};
+
+// Defaults for typical agent scripts (docs/cli.md).
+inline constexpr uint64_t kDefaultFuel = 20'000'000'000;           // ~10-20 s of CPU
+inline constexpr uint64_t kDefaultMemoryBytes = uint64_t(512) << 20;
+inline constexpr double kDefaultTimeoutSeconds = 60;
+inline constexpr uint64_t kDefaultOutputCapBytes = uint64_t(16) << 20;
+
+struct RunSpec {
+  std::string kernel_path;
+  std::string runtime;  // "python", "js" or "wasm"; see RuntimeForProgram
+  std::string program_name;
+  std::vector<uint8_t> program;
+  std::vector<ProgramInput> inputs;
+  std::vector<uint8_t> stdin_bytes;
+  uint64_t seed = 0;
+  RunLimits limits{kDefaultFuel, kDefaultMemoryBytes, kDefaultTimeoutSeconds, kDefaultOutputCapBytes};
+  bool insecure_no_jail = false;
+  // Optional live views of the guest's output as it arrives.
+  std::function<void(std::string_view)> on_stdout;
+  std::function<void(std::string_view)> on_stderr;
+};
+
+struct ProgramRun {
+  RunRecord record;
+  std::string stdout_data;  // the kept bytes (at most limits.output_cap_bytes)
+  std::string stderr_data;
+};
+
+// "python" for .py, "js" for .js/.mjs, "wasm" for .wasm; an error naming the
+// extension otherwise.
+Result<std::string> RuntimeForProgram(std::string_view program_name);
+
+// Runs `spec`. Errors are for runs that could not start (unreadable or
+// invalid kernel, jail unavailable, bad limits, an input name that is not a
+// plain file name); every run that started ends with a record, however the
+// guest stopped (including the safety net: record.result.terminated).
+Result<ProgramRun> RunProgram(const RunSpec& spec);
+
+}  // namespace ampoule::run

@@ -1,0 +1,109 @@
+// The run record (receipt predicate v2): JSON round trip, required fields,
+// and the status and stop rules of `ampoule run`.
+#include "ampoule/run/run_record.h"
+
+#include <gtest/gtest.h>
+
+namespace ampoule::run {
+namespace {
+
+RunRecord Sample() {
+  RunRecord r;
+  r.kernel_sha256 = std::string(64, 'a');
+  r.cost_table_version = 1;
+  r.runtime = "python";
+  r.program = {"prog.py", std::string(64, 'b'), 12};
+  r.inputs = {{"a.csv", std::string(64, 'c'), 3}, {"b.json", std::string(64, 'd'), 4}};
+  r.stdin_digest = {std::string(64, 'e'), 0};
+  r.seed = 7;
+  r.limits = {1000, 1 << 20, 2.5, 4096};
+  r.result = {126, 0, Stop::kTrap, 99, false, false, "unreachable executed"};
+  r.stdout_digest = {std::string(64, 'f'), 10, 20, true};
+  r.stderr_digest = {std::string(64, '0'), 0, 0, false};
+  r.started_at = "2026-11-29T19:00:00.000Z";
+  r.finished_at = "2026-11-29T19:00:01.000Z";
+  return r;
+}
+
+TEST(RunRecord, RoundTrip) {
+  RunRecord r = Sample();
+  Result<RunRecord> back = RecordFromJson(RecordToJson(r));
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(RecordToJson(*back), RecordToJson(r));
+  EXPECT_EQ(back->result.trap, "unreachable executed");
+  EXPECT_EQ(back->inputs.size(), 2u);
+  EXPECT_DOUBLE_EQ(back->limits.timeout_seconds, 2.5);
+}
+
+TEST(RunRecord, TrapMessageOnlyForTraps) {
+  RunRecord r = Sample();
+  r.result.stop = Stop::kExit;
+  EXPECT_FALSE(RecordToJson(r)["result"].contains("trap"));
+}
+
+TEST(RunRecord, UnknownFieldsIgnoredTimesOptional) {
+  nlohmann::json j = RecordToJson(Sample());
+  j["future_field"] = {1, 2};
+  j["result"]["another"] = "x";
+  j.erase("started_at");
+  j.erase("finished_at");
+  EXPECT_TRUE(RecordFromJson(j).ok());
+}
+
+TEST(RunRecord, RequiredFieldsNamedInErrors) {
+  const char* paths[][2] = {{"kernel", "sha256"}, {"result", "fuel_used"}, {"result", "terminated"},
+                            {"stdout", "sha256"}, {"limits", "fuel"},     {"program", "name"}};
+  for (auto& p : paths) {
+    nlohmann::json j = RecordToJson(Sample());
+    j[p[0]].erase(p[1]);
+    Result<RunRecord> r = RecordFromJson(j);
+    ASSERT_FALSE(r.ok()) << p[0] << "." << p[1];
+    EXPECT_NE(r.message().find(std::string(p[0]) + "." + p[1]), std::string::npos) << r.message();
+  }
+  nlohmann::json j = RecordToJson(Sample());
+  j.erase("seed");
+  EXPECT_FALSE(RecordFromJson(j).ok());
+}
+
+TEST(RunRecord, WrongTypesAndValuesRefused) {
+  auto with = [](auto edit) {
+    nlohmann::json j = RecordToJson(Sample());
+    edit(j);
+    return RecordFromJson(j).ok();
+  };
+  EXPECT_FALSE(with([](auto& j) { j["kernel"]["sha256"] = "ABC"; }));
+  EXPECT_FALSE(with([](auto& j) { j["kernel"]["sha256"] = std::string(64, 'A'); }));  // not lowercase
+  EXPECT_FALSE(with([](auto& j) { j["result"]["fuel_used"] = -1; }));
+  EXPECT_FALSE(with([](auto& j) { j["result"]["fuel_used"] = "5"; }));
+  EXPECT_FALSE(with([](auto& j) { j["result"]["stop"] = "crashed"; }));
+  EXPECT_FALSE(with([](auto& j) { j["result"]["terminated"] = 0; }));
+  EXPECT_FALSE(with([](auto& j) { j["result"]["status"] = 256; }));
+  EXPECT_FALSE(with([](auto& j) { j["runtime"] = "ruby"; }));
+  EXPECT_FALSE(with([](auto& j) { j["inputs"] = nlohmann::json::object(); }));
+  EXPECT_FALSE(with([](auto& j) { j["inputs"][0] = 3; }));
+  EXPECT_FALSE(RecordFromJson(nlohmann::json::array()).ok());
+}
+
+TEST(RunRecord, StatusRules) {
+  EXPECT_EQ(StatusFor(Stop::kExit, 0), 0);
+  EXPECT_EQ(StatusFor(Stop::kExit, 3), 3);
+  EXPECT_EQ(StatusFor(Stop::kExit, 119), 119);
+  EXPECT_EQ(StatusFor(Stop::kExit, 120), kStatusGuestHigh);
+  EXPECT_EQ(StatusFor(Stop::kExit, 255), kStatusGuestHigh);
+  EXPECT_EQ(StatusFor(Stop::kExit, -1), kStatusGuestHigh);
+  EXPECT_EQ(StatusFor(Stop::kTrap, 0), kStatusTrap);
+  EXPECT_EQ(StatusFor(Stop::kFuel, 0), kStatusOutOfFuel);
+  EXPECT_EQ(StatusFor(Stop::kMemory, 1), kStatusMemoryCap);
+  EXPECT_EQ(StatusFor(Stop::kTimeout, 0), kStatusTerminated);
+}
+
+TEST(RunRecord, MemoryStopOnlyWhenTheGuestFailedAfterTheCap) {
+  EXPECT_EQ(ClassifyStop(Stop::kExit, 1, true), Stop::kMemory);
+  EXPECT_EQ(ClassifyStop(Stop::kTrap, 0, true), Stop::kMemory);
+  EXPECT_EQ(ClassifyStop(Stop::kExit, 0, true), Stop::kExit);  // it coped with MemoryError
+  EXPECT_EQ(ClassifyStop(Stop::kExit, 1, false), Stop::kExit);
+  EXPECT_EQ(ClassifyStop(Stop::kFuel, 0, true), Stop::kFuel);
+}
+
+}  // namespace
+}  // namespace ampoule::run

@@ -1,0 +1,94 @@
+#include "ampoule/wasi/mailbox.h"
+
+#include <gtest/gtest.h>
+
+#include "ampoule/wasi/path_resolve.h"
+
+namespace ampoule::wasi {
+namespace {
+
+std::vector<uint8_t> Bytes(std::string_view s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+
+class MailboxTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(box.AddPreopen("/input").ok());
+    ASSERT_TRUE(box.AddFile("/input", "a.txt", Bytes("alpha")).ok());
+    ASSERT_TRUE(box.AddFile("/input", "sub/b.txt", Bytes("beta")).ok());
+    ASSERT_TRUE(box.AddDirectory("/input", "empty").ok());
+    root = box.preopens()[0].root.get();
+  }
+  Mailbox box;
+  const MailboxNode* root = nullptr;
+};
+
+TEST_F(MailboxTest, BuildsSortedTreeWithParents) {
+  ASSERT_EQ(root->entries.size(), 3u);
+  auto it = root->entries.begin();
+  EXPECT_EQ(it->first, "a.txt");
+  EXPECT_EQ((++it)->first, "empty");
+  EXPECT_EQ((++it)->first, "sub");
+  EXPECT_TRUE(it->second->is_dir());
+  EXPECT_EQ(box.total_file_bytes(), 9u);
+  EXPECT_EQ(box.entry_count(), 5u);  // the root, a.txt, sub, sub/b.txt, empty
+}
+
+TEST_F(MailboxTest, RejectsBadNamesDuplicatesAndUnknownPreopens) {
+  EXPECT_FALSE(box.AddFile("/input", "a.txt", {}).ok());
+  EXPECT_FALSE(box.AddFile("/input", "../x", {}).ok());
+  EXPECT_FALSE(box.AddFile("/input", "./x", {}).ok());
+  EXPECT_FALSE(box.AddFile("/input", "", {}).ok());
+  EXPECT_FALSE(box.AddFile("/input", std::string(256, 'n'), {}).ok());
+  EXPECT_FALSE(box.AddFile("/input", "a.txt/c", {}).ok());
+  EXPECT_FALSE(box.AddFile("/other", "x", {}).ok());
+  EXPECT_FALSE(box.AddPreopen("/input").ok());
+  EXPECT_FALSE(box.AddPreopen("").ok());
+  EXPECT_FALSE(box.AddFile("/input", std::string_view("y\0z", 3), {}).ok());
+}
+
+TEST_F(MailboxTest, RejectsOversizedFile) {
+  std::vector<uint8_t> big(kMaxMailboxFileBytes + 1);
+  Status s = box.AddFile("/input", "big", std::move(big));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("mailbox limit"), std::string::npos);
+}
+
+TEST_F(MailboxTest, ResolvesRelativePaths) {
+  Resolved r = ResolvePath(root, "sub/b.txt");
+  ASSERT_EQ(r.error, Errno::kSuccess);
+  EXPECT_EQ(std::string(r.node->contents.begin(), r.node->contents.end()), "beta");
+  EXPECT_EQ(ResolvePath(root, "./sub//./b.txt").node, r.node);
+  EXPECT_EQ(ResolvePath(root, "sub/../sub/b.txt").node, r.node);
+  EXPECT_EQ(ResolvePath(root, ".").node, root);
+  EXPECT_EQ(ResolvePath(root, "sub/").node->is_dir(), true);
+}
+
+TEST_F(MailboxTest, PathErrors) {
+  EXPECT_EQ(ResolvePath(root, "").error, Errno::kNoEnt);
+  Resolved missing = ResolvePath(root, "nope");
+  EXPECT_EQ(missing.error, Errno::kNoEnt);
+  EXPECT_TRUE(missing.only_leaf_missing);
+  Resolved deep = ResolvePath(root, "nope/x");
+  EXPECT_EQ(deep.error, Errno::kNoEnt);
+  EXPECT_FALSE(deep.only_leaf_missing);
+  EXPECT_EQ(ResolvePath(root, "a.txt/x").error, Errno::kNotDir);
+  EXPECT_EQ(ResolvePath(root, "a.txt/").error, Errno::kNotDir);
+  EXPECT_EQ(ResolvePath(root, "a.txt/.").error, Errno::kNotDir);
+  EXPECT_EQ(ResolvePath(root, "..").error, Errno::kNotCapable);
+  EXPECT_EQ(ResolvePath(root, "sub/../..").error, Errno::kNotCapable);
+  EXPECT_EQ(ResolvePath(root, "/input/a.txt").error, Errno::kNotCapable);
+  EXPECT_EQ(ResolvePath(root, std::string(kMaxPathBytes + 1, 'a')).error, Errno::kNameTooLong);
+  EXPECT_EQ(ResolvePath(root, std::string(kMaxNameBytes + 1, 'a')).error, Errno::kNameTooLong);
+  EXPECT_EQ(ResolvePath(root, std::string_view("a\0b", 3)).error, Errno::kInval);
+}
+
+TEST_F(MailboxTest, DotDotCannotEscapeASubdirectoryBase) {
+  const MailboxNode* sub = ResolvePath(root, "sub").node;
+  ASSERT_NE(sub, nullptr);
+  // The descriptor for sub/ is a capability for sub/ only.
+  EXPECT_EQ(ResolvePath(sub, "../a.txt").error, Errno::kNotCapable);
+  EXPECT_EQ(ResolvePath(sub, "b.txt").error, Errno::kSuccess);
+}
+
+}  // namespace
+}  // namespace ampoule::wasi

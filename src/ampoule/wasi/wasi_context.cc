@@ -1,0 +1,65 @@
+#include "ampoule/wasi/wasi_context.h"
+
+namespace ampoule::wasi {
+namespace {
+
+Status CheckStrings(const std::vector<std::string>& list, const char* what) {
+  if (list.size() > kMaxArgsOrEnvEntries) {
+    return Error{std::string("too many ") + what + " entries (" + std::to_string(list.size()) +
+                 "; at most " + std::to_string(kMaxArgsOrEnvEntries) + ")"};
+  }
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].find('\0') != std::string::npos) {
+      return Error{std::string(what) + " entry " + std::to_string(i) + " contains a NUL byte"};
+    }
+    bytes += list[i].size() + 1;
+  }
+  if (bytes > kMaxArgsOrEnvBytes) {
+    return Error{std::string(what) + " strings add up to " + std::to_string(bytes) +
+                 " bytes; at most " + std::to_string(kMaxArgsOrEnvBytes) + " are allowed"};
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ValidateWasiConfig(const WasiConfig& config) {
+  AMP_RETURN_IF_ERROR(CheckStrings(config.args, "argument"));
+  AMP_RETURN_IF_ERROR(CheckStrings(config.env, "environment"));
+  for (const std::string& kv : config.env) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Error{"environment entry \"" + kv + "\" is not of the form KEY=VALUE"};
+    }
+  }
+  if (config.mailbox != nullptr && config.mailbox->preopens().size() > kMaxOpenFds - 3) {
+    return Error{"too many preopened directories"};
+  }
+  return Status::Ok();
+}
+
+WasiContext::WasiContext(const WasiConfig& config, WasiEnvironment& env)
+    : args_(config.args),
+      environ_(config.env),
+      stdin_(config.stdin_bytes),
+      env_(env),
+      stdout_(config.stdout_cap, config.stdout_sink),
+      stderr_(config.stderr_cap, config.stderr_sink) {
+  uint32_t fd = 0;
+  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStdin, nullptr, {}, false, 0, 0, rights::kStdin, 0},
+                    &fd);
+  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStdout, nullptr, {}, false, 0, 0, rights::kStdout, 0},
+                    &fd);
+  (void)fds_.Insert(FdEntry{FdEntry::Kind::kStderr, nullptr, {}, false, 0, 0, rights::kStdout, 0},
+                    &fd);
+  if (config.mailbox == nullptr) return;
+  for (const Preopen& p : config.mailbox->preopens()) {
+    FdEntry dir{
+        FdEntry::Kind::kDirectory,   p.root.get(), p.guest_path, true, 0, 0, rights::kDirectory,
+        rights::kDirectoryInheriting};
+    (void)fds_.Insert(std::move(dir), &fd);
+  }
+}
+
+}  // namespace ampoule::wasi

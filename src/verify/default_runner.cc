@@ -1,7 +1,0 @@
-#include "verify/default_runner.h"
-
-namespace ampoule::verify {
-
-Runner DefaultRunner() { return Runner(run::RunProgram); }
-
-}  // namespace ampoule::verify

@@ -1,0 +1,55 @@
+// How the agent loop performs a tool call that has a side effect: the
+// request it journals as the intent, and the function that carries it out
+// (between the intent and the completion; docs/agent-runs.md).
+//
+// Performing is asynchronous: a performer starts the call and returns; the
+// result comes later through a StepDone callback, so a call waiting for its
+// answer holds no thread of the loop.
+//
+// Thread-safe: no shared mutable state.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "volent/agent/agent_spec.h"
+#include "volent/agent/delays.h"
+#include "volent/egress/gate.h"
+
+namespace volent::agent {
+
+// The intent of calling `tool` with `arguments`:
+// {"type":"tool","tool":NAME,"kind":KIND,"method":M,"url":EXPANDED_URL,"arguments":{...}}.
+nlohmann::json ToolRequest(const ToolDef& tool, const nlohmann::json& arguments);
+
+// Receives the result of a step, to be journaled as its completion. Called
+// exactly once per performed step, on any thread (a gate I/O thread, the
+// delays' thread, or the very thread that started the step, before the
+// performer returns).
+using StepDone = std::function<void(nlohmann::json result)>;
+
+// Starts a journaled tool request (as ToolRequest made it; after a crash,
+// the one recorded first) under `idempotency_key` and returns; `done` gets
+// the result to journal: {"type":"tool","tool":NAME,"outcome":O,...}.
+// Never throws; a failure is a result (the model is told). The arguments
+// are read before the performer returns.
+using ToolPerformer = std::function<void(const ToolDef& tool, const nlohmann::json& request,
+                                         const std::string& idempotency_key, StepDone done)>;
+
+// The node's performer. HTTP tools go through `gate` (gate.SendAsync) under
+// the tool's capability, with the header "Idempotency-Key: KEY" (also the
+// request's origin, so a denial is journaled beside the step) and the
+// arguments as a JSON body (POST, PUT, PATCH). A request that could not be
+// sent, or whose answer was lost, is tried again with the same key after a
+// pause on `delays` (3 attempts in all) before the failure is the result.
+// Wasm tools are not run by this version: their result says so.
+// REQUIRES: `gate` and `delays` outlive every call started.
+ToolPerformer GateToolPerformer(const egress::Gate& gate, Delays& delays);
+
+// `url_template` with each {name} replaced by the argument `name`
+// (a string or a number), percent-encoded; an unknown name is left empty.
+std::string ExpandUrl(const std::string& url_template, const nlohmann::json& arguments);
+
+}  // namespace volent::agent

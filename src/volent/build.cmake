@@ -1,0 +1,89 @@
+# Volent (src/volent): the agent node. Included from the root CMakeLists.txt.
+# Nothing here is linked into ampoule, ampoule-verify or the engine.
+#   manifest   agent manifests and the node configuration: YAML with positions
+#              (yaml-cpp), checked against schemas/*.json (draft-07, valijson)
+#   node       the node's state: applied agents, persisted in its data folder
+#   journal    the hash-chained journal of side effects
+#   egress     the egress gate: the only code that resolves names and connects
+#   model      model providers (Anthropic, OpenAI and compatible)
+#   mockmodel  the mock model server for tests and benchmarks
+#   agent      the agent loop: runs, steps, tool calls, approvals
+#   control    the control API: routes, problem details, OpenAPI, HTTP server
+#   cli        the `volent` command
+amp_embed_files(${CMAKE_BINARY_DIR}/generated/schema_files_data.cc ${CMAKE_SOURCE_DIR}/schemas
+                volent/manifest/schema_files.h volent::manifest
+                agent.schema.json volent.schema.json)
+amp_glob(MANIFEST_SRCS src/volent/manifest/*.cc)
+add_library(volent_manifest STATIC ${MANIFEST_SRCS} ${CMAKE_BINARY_DIR}/generated/schema_files_data.cc)
+target_link_libraries(volent_manifest PUBLIC amp_receipt yaml-cpp nlohmann_json::nlohmann_json)
+amp_glob(NODE_SRCS src/volent/node/*.cc)
+add_library(volent_node STATIC ${NODE_SRCS})
+target_link_libraries(volent_node PUBLIC volent_manifest sqlite3 Threads::Threads)
+amp_glob(JOURNAL_SRCS src/volent/journal/*.cc)
+add_library(volent_journal STATIC ${JOURNAL_SRCS})
+target_link_libraries(volent_journal PUBLIC sqlite3 sodium nlohmann_json::nlohmann_json Threads::Threads)
+amp_glob(EGRESS_SRCS src/volent/egress/*.cc)
+add_library(volent_egress STATIC ${EGRESS_SRCS})
+target_link_libraries(volent_egress PUBLIC volent_manifest Boost::headers OpenSSL::SSL OpenSSL::Crypto
+                                           PkgConfig::CARES Threads::Threads)
+foreach(part IN ITEMS model mockmodel)
+  amp_glob(${part}_SRCS src/volent/${part}/*.cc)
+  add_library(volent_${part} STATIC ${${part}_SRCS})
+  target_link_libraries(volent_${part} PUBLIC volent_egress volent_manifest nlohmann_json::nlohmann_json
+                                              Boost::headers Threads::Threads)
+endforeach()
+# The mock model's server reads requests under the framing check (core).
+target_link_libraries(volent_mockmodel PUBLIC core)
+amp_glob(AGENT_SRCS src/volent/agent/*.cc)
+add_library(volent_agent STATIC ${AGENT_SRCS})
+target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_node volent_manifest volent_model
+                                          nlohmann_json::nlohmann_json Threads::Threads)
+amp_glob(CONTROL_SRCS src/volent/control/*.cc)
+add_library(volent_control STATIC ${CONTROL_SRCS})
+target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal core Boost::headers
+                                            Threads::Threads)
+
+amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)
+add_executable(volent ${VOLENT_CLI_SRCS})
+target_link_libraries(volent PRIVATE volent_control volent_agent volent_model volent_mockmodel volent_egress
+                                     volent_node volent_manifest volent_journal)
+# The socket audit (docs/egress.md, docs/decisions/0020-socket-audit.md): each time
+# `volent` is linked, scripts/audit-sockets.sh reads the symbols of its own
+# objects and of every volent_* library (and the core) it links, directly or
+# through another volent_* library, and fails the build if code outside src/volent/egress connects or
+# resolves names, or opens a socket without being a listed inbound server.
+# Ampoule's libraries are not audited here (their own sandbox rules apply).
+# The same list (VOLENT_AUDIT_OBJECTS, BUILD/volent-audit-objects.txt) is what
+# tests/volent/audit.sh checks.
+set(VOLENT_AUDIT_OBJECTS $<TARGET_OBJECTS:volent>)
+get_target_property(volent_audit_queue volent LINK_LIBRARIES)
+set(volent_audit_seen)
+while(volent_audit_queue)
+  list(POP_FRONT volent_audit_queue volent_audit_lib)
+  if(NOT volent_audit_lib MATCHES "^(volent_|core$)" OR NOT TARGET ${volent_audit_lib}
+     OR volent_audit_lib IN_LIST volent_audit_seen)
+    continue()
+  endif()
+  list(APPEND volent_audit_seen ${volent_audit_lib})
+  get_target_property(volent_audit_type ${volent_audit_lib} TYPE)
+  if(volent_audit_type STREQUAL "INTERFACE_LIBRARY")
+    continue()  # a part without sources yet: no objects
+  endif()
+  list(APPEND VOLENT_AUDIT_OBJECTS $<TARGET_OBJECTS:${volent_audit_lib}>)
+  get_target_property(volent_audit_deps ${volent_audit_lib} LINK_LIBRARIES)
+  if(volent_audit_deps)
+    list(APPEND volent_audit_queue ${volent_audit_deps})
+  endif()
+endwhile()
+# The list goes in a file: a failing build then shows a short command.
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/volent-audit-objects.txt
+     CONTENT "$<JOIN:${VOLENT_AUDIT_OBJECTS},\n>\n")
+set(volent_audit_nm)
+if(CMAKE_NM)
+  set(volent_audit_nm --nm ${CMAKE_NM})  # llvm-nm with clang, nm with GCC
+endif()
+add_custom_command(TARGET volent POST_BUILD
+  COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/audit-sockets.sh --quiet ${volent_audit_nm}
+          @${CMAKE_BINARY_DIR}/volent-audit-objects.txt
+  COMMENT "Auditing the volent objects for outbound network calls outside src/volent/egress"
+  VERBATIM)

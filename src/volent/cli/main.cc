@@ -1,0 +1,44 @@
+// `volent`: the agent node and its offline tools. docs/cli.md.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "volent/cli/commands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: volent <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  check [--config volent.yaml] FILE...   check agent manifests (and a node configuration)\n"
+    "  node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]\n"
+    "                                         run the node and its control API\n"
+    "  journal digest --data-dir DIR [--json]  the journal's digest (entries, head hash)\n"
+    "  journal verify --data-dir DIR [--expect sha256:HEX]\n"
+    "                                         check the journal's hash chain\n"
+    "  egress test --config volent.yaml --capability CAP [--method M] URL\n"
+    "                                         one request through the egress gate: allow or deny\n"
+    "  mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]\n"
+    "             [--script FILE] [--max-connections N]\n"
+    "                                         a mock model server (Anthropic and OpenAI APIs)\n"
+    "\n"
+    "Run `volent <command> --help` for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  volent::cli::Args args(argv + 2, argv + argc);
+  if (command == "check") return volent::cli::CheckCommand(args);
+  if (command == "node") return volent::cli::NodeCommand(args);
+  if (command == "journal") return volent::cli::JournalCommand(args);
+  if (command == "egress") return volent::cli::EgressCommand(args);
+  if (command == "mock-model") return volent::cli::MockModelCommand(args);
+  std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return 2;
+}

@@ -1,0 +1,64 @@
+// The control API of a Volent node (docs/control-api.md): its route table,
+// with every handler bound to the node's state. Transport-free: the HTTP
+// server, the tests and the fuzz target all call Dispatch.
+//
+// Thread-safe: Dispatch may run on many threads at once (the store, the
+// runs, the journal and the metrics lock for themselves; everything else is
+// immutable after construction). Not copyable or movable: handlers point
+// back at it.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "volent/agent/runs.h"
+#include "volent/control/message.h"
+#include "volent/control/metrics.h"
+#include "volent/control/route_table.h"
+#include "volent/journal/journal.h"
+#include "volent/manifest/manifest.h"
+#include "volent/node/agent_store.h"
+
+namespace volent::control {
+
+struct ApiContext {
+  node::AgentStore* store = nullptr;              // REQUIRES: outlives the API
+  const manifest::NodeConfig* config = nullptr;   // manifests are checked against it; may be null
+  Metrics* metrics = nullptr;                     // may be null
+  // Runs and approvals; null: their routes answer 503 unavailable.
+  agent::Runs* runs = nullptr;
+  // The journal; null: GET /v1/journal and GET /v1/egress/denials answer
+  // 503 unavailable.
+  journal::Journal* journal = nullptr;
+  std::string version = "1";                      // info.version of the OpenAPI document
+};
+
+class ControlApi {
+ public:
+  explicit ControlApi(ApiContext context);
+  ControlApi(const ControlApi&) = delete;
+  ControlApi& operator=(const ControlApi&) = delete;
+
+  Response Dispatch(const Request& request) const { return table_.Dispatch(request); }
+  const RouteTable& routes() const { return table_; }
+  const ApiContext& context() const { return context_; }
+  const std::string& openapi_json() const { return openapi_json_; }
+  double uptime_seconds() const;
+
+ private:
+  ApiContext context_;
+  RouteTable table_;
+  std::string openapi_json_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+// The route groups (handlers_*.cc), each adding its rows to `table`.
+void AddSystemRoutes(const ControlApi& api, RouteTable& table);
+void AddAgentRoutes(const ControlApi& api, RouteTable& table);
+void AddRunRoutes(const ControlApi& api, RouteTable& table);
+void AddApprovalRoutes(const ControlApi& api, RouteTable& table);
+void AddJournalRoutes(const ControlApi& api, RouteTable& table);
+void AddEgressRoutes(const ControlApi& api, RouteTable& table);
+void AddPendingRoutes(RouteTable& table);
+
+}  // namespace volent::control

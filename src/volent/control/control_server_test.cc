@@ -1,0 +1,332 @@
+// The control API server on real sockets: keep-alive, limits, slow and
+// half-closed clients, oversized requests, request smuggling
+// (httpd/smuggling_suite.h), and that it still answers after.
+#include "volent/control/http_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "volent/control/test_fixtures.h"
+#include "core/http/smuggling_suite.h"
+
+namespace volent::control {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A blocking client socket with a receive timeout.
+class Client {
+ public:
+  explicit Client(int port) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    timeval tv{5, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~Client() { close(fd_); }
+  bool connected() const { return connected_; }
+
+  bool Send(std::string_view data) {
+    while (!data.empty()) {
+      ssize_t n = send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return true;
+  }
+  void ShutdownWrite() { shutdown(fd_, SHUT_WR); }
+
+  // Reads until the peer closes (or the timeout); what was read.
+  std::string ReadAll() {
+    std::string out;
+    char buf[8192];
+    while (true) {
+      ssize_t n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
+  }
+  // Reads one response whose headers say Content-Length (or none).
+  std::string ReadResponse() {
+    std::string out;
+    char buf[8192];
+    while (true) {
+      size_t end = out.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        size_t length = 0;
+        size_t cl = out.find("Content-Length: ");
+        if (cl != std::string::npos && cl < end) length = std::stoul(out.substr(cl + 16));
+        if (out.size() >= end + 4 + length) return out;
+      }
+      ssize_t n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return out;
+      out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  // True if the peer closed the connection within `wait`.
+  bool ClosedWithin(std::chrono::milliseconds wait) {
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
+    char c;
+    return recv(fd_, &c, 1, MSG_DONTWAIT) <= 0;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = manifest::LoadNodeConfig(testing::kNodeConfig, "volent.yaml");
+    ASSERT_TRUE(config.ok());
+    config_ = std::move(*config.value);
+    auto store = node::AgentStore::Open("");
+    ASSERT_TRUE(store.ok());
+    store_ = std::move(*store);
+    ApiContext ctx;
+    ctx.store = store_.get();
+    ctx.config = &config_;
+    ctx.metrics = &metrics_;
+    api_ = std::make_unique<ControlApi>(ctx);
+  }
+  void Start(ServerOptions options = {}) {
+    options.port = 0;
+    if (options.request_timeout == 30000ms) options.request_timeout = 700ms;
+    auto server = HttpServer::Bind(*api_, options);
+    ASSERT_TRUE(server.ok()) << server.message();
+    server_ = std::move(*server);
+    port_ = server_->port();
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+  void TearDown() override {
+    if (server_) {
+      server_->Stop();
+      thread_.join();
+    }
+  }
+  std::string Get(Client& c, const std::string& path) {
+    EXPECT_TRUE(c.Send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+    return c.ReadResponse();
+  }
+  void ExpectStillAnswers() {
+    Client c(port_);
+    ASSERT_TRUE(c.connected());
+    std::string r = Get(c, "/healthz");
+    EXPECT_EQ(r.rfind("HTTP/1.1 200", 0), 0u) << r;
+  }
+
+  manifest::NodeConfig config_;
+  Metrics metrics_;
+  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<ControlApi> api_;
+  std::unique_ptr<HttpServer> server_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+TEST_F(HttpServerTest, KeepAliveAndOwnServerHeader) {
+  Start();
+  Client c(port_);
+  ASSERT_TRUE(c.connected());
+  std::string first = Get(c, "/healthz");
+  EXPECT_EQ(first.rfind("HTTP/1.1 200", 0), 0u) << first;
+  EXPECT_NE(first.find("Server: volent\r\n"), std::string::npos);
+  EXPECT_EQ(first.find("Beast"), std::string::npos);
+  std::string second = Get(c, "/nope");
+  EXPECT_EQ(second.rfind("HTTP/1.1 404", 0), 0u) << second;
+  EXPECT_NE(second.find("application/problem+json"), std::string::npos);
+}
+
+TEST_F(HttpServerTest, ApplyOverTheWire) {
+  Start();
+  Client c(port_);
+  std::string body = testing::AgentYaml("wire");
+  ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nContent-Length: " +
+                     std::to_string(body.size()) + "\r\n\r\n" + body));
+  std::string r = c.ReadResponse();
+  EXPECT_EQ(r.rfind("HTTP/1.1 201", 0), 0u) << r;
+  EXPECT_NE(r.find("Location: /v1/agents/wire\r\n"), std::string::npos);
+  std::string del = (c.Send("DELETE /v1/agents/wire HTTP/1.1\r\nHost: x\r\n\r\n"), c.ReadResponse());
+  EXPECT_EQ(del.rfind("HTTP/1.1 204", 0), 0u) << del;
+}
+
+TEST_F(HttpServerTest, ABodyJustUnderTheLimitIsRead) {
+  Start();
+  Client c(port_);
+  std::string body = testing::AgentYaml("large");
+  while (body.size() < kMaxBodyBytes - 2000) body += "#" + std::string(998, 'x') + "\n";
+  ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nContent-Length: " +
+                     std::to_string(body.size()) + "\r\n\r\n" + body));
+  std::string r = c.ReadResponse();
+  EXPECT_EQ(r.rfind("HTTP/1.1 201", 0), 0u) << r.substr(0, 300);
+}
+
+TEST_F(HttpServerTest, SlowClientIsClosed) {
+  Start();
+  Client c(port_);
+  ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));  // and never the end
+  EXPECT_TRUE(c.ClosedWithin(3000ms));
+  ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, SlowBodyIsClosed) {
+  Start();
+  Client c(port_);
+  ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+                     "Content-Length: 100\r\n\r\nab"));
+  EXPECT_TRUE(c.ClosedWithin(3000ms));
+  ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, IdleKeepAliveIsClosed) {
+  Start();
+  Client c(port_);
+  EXPECT_EQ(Get(c, "/healthz").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_TRUE(c.ClosedWithin(3000ms));
+}
+
+TEST_F(HttpServerTest, HalfClosedClientGetsItsAnswer) {
+  Start();
+  Client c(port_);
+  ASSERT_TRUE(c.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  c.ShutdownWrite();
+  std::string r = c.ReadAll();
+  EXPECT_EQ(r.rfind("HTTP/1.1 200", 0), 0u) << r;
+  ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, TooManyHeaderBytes) {
+  Start();
+  Client c(port_);
+  std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 400; ++i) request += "X-Filler-" + std::to_string(i) + ": " + std::string(60, 'a') + "\r\n";
+  request += "\r\n";
+  c.Send(request);
+  std::string r = c.ReadAll();
+  EXPECT_TRUE(r.empty() || r.rfind("HTTP/1.1 431", 0) == 0) << r.substr(0, 200);
+  ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, TwoMiBBodyWithContentLength) {
+  Start();
+  Client c(port_);
+  std::string body(2 * 1024 * 1024, 'a');
+  ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nContent-Length: " +
+                     std::to_string(body.size()) + "\r\n\r\n"));
+  c.Send(body);  // may fail part-way: the server has answered and closed
+  std::string r = c.ReadAll();
+  EXPECT_EQ(r.rfind("HTTP/1.1 413", 0), 0u) << r.substr(0, 200);
+  EXPECT_NE(r.find("urn:volent:problem:body-too-large"), std::string::npos);
+  EXPECT_NE(r.find("\"instance\":\"/v1/agents\""), std::string::npos) << r;
+  ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, TwoMiBChunkedBody) {
+  Start();
+  Client c(port_);
+  ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n"));
+  std::string chunk = "10000\r\n" + std::string(0x10000, 'a') + "\r\n";
+  for (int i = 0; i < 32 && c.Send(chunk); ++i) {
+  }
+  c.Send("0\r\n\r\n");
+  std::string r = c.ReadAll();
+  EXPECT_EQ(r.rfind("HTTP/1.1 413", 0), 0u) << r.substr(0, 200);
+  ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, MalformedHttpIs400) {
+  Start();
+  Client c(port_);
+  c.Send("THIS IS NOT HTTP\r\n\r\n");
+  std::string r = c.ReadAll();
+  EXPECT_EQ(r.rfind("HTTP/1.1 400", 0), 0u) << r;
+  EXPECT_NE(r.find("application/problem+json"), std::string::npos);
+  ExpectStillAnswers();
+}
+
+TEST_F(HttpServerTest, AFramingErrorIsAProblemAndCloses) {
+  Start();
+  Client c(port_);
+  std::string yaml = testing::AgentYaml("x");
+  c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n" + yaml);
+  std::string r = c.ReadAll();  // to the end: the server closed
+  EXPECT_EQ(r.rfind("HTTP/1.1 400", 0), 0u) << r;
+  EXPECT_NE(r.find("Connection: close\r\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("application/problem+json"), std::string::npos) << r;
+  EXPECT_NE(r.find("urn:volent:problem:bad-request"), std::string::npos) << r;
+  EXPECT_NE(r.find("only transfer coding this server reads"), std::string::npos) << r;
+  EXPECT_EQ(store_->size(), 0u);
+  ExpectStillAnswers();
+}
+
+// The one smuggling suite, each case hiding a DELETE of an agent applied
+// before; afterwards the agent is still there and the server serves on.
+TEST_F(HttpServerTest, SmugglingSuiteLeavesTheStateIntact) {
+  Start();
+  {
+    Client c(port_);
+    std::string body = testing::AgentYaml("keep");
+    ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+                       "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+    std::string r = c.ReadResponse();
+    ASSERT_EQ(r.rfind("HTTP/1.1 201", 0), 0u) << r;
+  }
+  ampoule::httpd::testing::SmugglingTarget target{
+      "/v1/agents", "DELETE /v1/agents/keep HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+      "GET /v1/agents/keep HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"};
+  auto cases = ampoule::httpd::testing::SmugglingCases(target);
+  int passed = 0;
+  for (const auto& c : cases) {
+    auto reply = ampoule::httpd::testing::SendSmuggling(port_, c.bytes);
+    std::string wrong = ampoule::httpd::testing::JudgeSmuggling(c, reply);
+    EXPECT_EQ(wrong, "") << c.name << ": " << reply.bytes.substr(0, 300);
+    if (wrong.empty()) ++passed;
+    ASSERT_TRUE(store_->Get("keep").has_value()) << "after " << c.name;
+  }
+  EXPECT_EQ(passed, static_cast<int>(cases.size()));
+  EXPECT_EQ(store_->size(), 1u);
+  Client c(port_);
+  std::string r = Get(c, "/v1/agents/keep");
+  EXPECT_EQ(r.rfind("HTTP/1.1 200", 0), 0u) << r;
+}
+
+TEST_F(HttpServerTest, ConnectionsBeyondTheLimitAreClosed) {
+  ServerOptions options;
+  options.max_connections = 2;
+  Start(options);
+  Client a(port_), b(port_);
+  EXPECT_EQ(Get(a, "/healthz").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(Get(b, "/healthz").rfind("HTTP/1.1 200", 0), 0u);
+  Client c(port_);
+  EXPECT_TRUE(c.ClosedWithin(2000ms));
+}
+
+TEST_F(HttpServerTest, StopClosesIdleConnectionsAndReturns) {
+  Start();
+  Client idle(port_);
+  EXPECT_EQ(Get(idle, "/healthz").rfind("HTTP/1.1 200", 0), 0u);
+  auto start = std::chrono::steady_clock::now();
+  server_->Stop();
+  thread_.join();
+  server_.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+}  // namespace
+}  // namespace volent::control

@@ -1,0 +1,227 @@
+// Approvals: tool calls of a run that wait for a person's decision, listed,
+// read, approved and denied (docs/control-api.md, "Runs and approvals").
+// A decision is final: a second one is a 409 that says what the first was.
+#include <variant>
+
+#include "volent/control/api.h"
+#include "volent/control/json_api.h"
+
+namespace volent::control {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxApprovalIdLength = 20;  // digits of the largest uint64
+// In bytes of UTF-8, as the runs count them (so the 422 here is the whole
+// check): 200 and 1,000 characters of ASCII.
+constexpr size_t kMaxByLength = 200;
+constexpr size_t kMaxReasonLength = 1000;
+
+// Approval ids are decimal (agent::ApprovalView::id).
+bool IsValidApprovalId(std::string_view id) {
+  if (id.empty() || id.size() > kMaxApprovalIdLength) return false;
+  for (char c : id) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+constexpr char kApprovalIdRule[] = "an approval id is a decimal number (1 to 20 digits)";
+
+Problem NoApprovals(const Request& request) {
+  return Unavailable("approvals are not available on this node now (its agent loop is not running)",
+                     request.path);
+}
+
+std::string State(const agent::ApprovalView& a) { return a.decision.empty() ? "pending" : a.decision; }
+
+json ApprovalJson(const agent::ApprovalView& a) {
+  auto or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+  return {{"id", a.id},
+          {"agent", a.agent},
+          {"run", a.run},
+          {"step", a.step},
+          {"tool", a.tool},
+          {"arguments", a.arguments},
+          {"requested_at", TimeOrNull(a.requested_ms)},
+          {"state", State(a)},
+          {"decided_by", or_null(a.by)},
+          {"reason", or_null(a.reason)},
+          {"decided_at", TimeOrNull(a.decided_ms)}};
+}
+
+// True when `text` has no control character (C0, DEL, C1): it is written
+// into the journal and shown to people as one line.
+bool IsPrintable(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F) return false;
+    // U+0080..U+009F (C1 controls) are 0xC2 0x80..0x9F in UTF-8.
+    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F) return false;
+  }
+  return true;
+}
+
+struct Decision {
+  std::string by;
+  std::string reason;
+};
+
+// The decision of `body`, or 422 invalid-body with every field error.
+std::variant<Decision, Problem> ReadDecision(const json& body, const std::string& instance) {
+  std::vector<FieldError> errors = UnknownMembers(body, {"by", "reason"});
+  Decision d;
+  auto by = body.find("by");
+  if (by == body.end()) {
+    errors.push_back({"/by", 0, 0, "required: who decides (1 to 200 bytes, no control characters)"});
+  } else {
+    const std::string* text = by->is_string() ? &by->get_ref<const std::string&>() : nullptr;
+    if (!text || text->empty() || text->size() > kMaxByLength || !IsPrintable(*text) ||
+        text->find_first_not_of(' ') == std::string::npos) {
+      errors.push_back({"/by", 0, 0,
+                        "must be a string of 1 to 200 bytes (UTF-8) with no control characters, not only "
+                        "spaces"});
+    } else {
+      d.by = *text;
+    }
+  }
+  if (auto reason = body.find("reason"); reason != body.end()) {
+    const std::string* text = reason->is_string() ? &reason->get_ref<const std::string&>() : nullptr;
+    if (!text || text->size() > kMaxReasonLength || !IsPrintable(*text)) {
+      errors.push_back({"/reason", 0, 0,
+                        "must be a string of at most 1000 bytes (UTF-8) with no control characters"});
+    } else {
+      d.reason = *text;
+    }
+  }
+  if (!errors.empty()) return InvalidBody(std::move(errors), instance);
+  return d;
+}
+
+Response List(const ApiContext& ctx, const Request& request) {
+  if (!ctx.runs) return ProblemResponse(NoApprovals(request));
+  std::string state = QueryParam(request.query, "state").value_or("pending");
+  if (state != "pending" && state != "all") {
+    return ProblemResponse(MakeProblem(400, "state must be pending or all", request.path));
+  }
+  json approvals = json::array();
+  for (const auto& a : ctx.runs->ListApprovals(state == "pending")) approvals.push_back(ApprovalJson(a));
+  return JsonResponse(200, {{"approvals", std::move(approvals)}});
+}
+
+Response Get(const ApiContext& ctx, const Request& request, const PathParams& params) {
+  if (!ctx.runs) return ProblemResponse(NoApprovals(request));
+  const std::string& id = params.find("id")->second;
+  if (!IsValidApprovalId(id)) return ProblemResponse(MakeProblem(400, kApprovalIdRule, request.path));
+  auto approval = ctx.runs->GetApproval(id);
+  if (!approval.ok()) return ProblemResponse(RefusalProblem(approval.refusal, approval.message, request.path));
+  return JsonResponse(200, ApprovalJson(approval.value));
+}
+
+// The 409 for an approval decided before: what was decided, by whom, when.
+Problem AlreadyDecided(const ApiContext& ctx, const std::string& id, const std::string& message,
+                       const Request& request) {
+  auto approval = ctx.runs->GetApproval(id);
+  if (!approval.ok() || approval.value.decision.empty()) return Conflict(message, request.path);
+  const agent::ApprovalView& a = approval.value;
+  std::string detail = "approval " + id + " was already " + a.decision;
+  if (!a.by.empty()) detail += " by " + a.by;
+  if (a.decided_ms != 0) detail += " at " + Rfc3339Millis(a.decided_ms);
+  detail += "; a decision is final";
+  return Conflict(std::move(detail), request.path);
+}
+
+Response Decide(const ApiContext& ctx, const Request& request, const PathParams& params, bool approve) {
+  if (!ctx.runs) return ProblemResponse(NoApprovals(request));
+  const std::string& id = params.find("id")->second;
+  if (!IsValidApprovalId(id)) return ProblemResponse(MakeProblem(400, kApprovalIdRule, request.path));
+  auto parsed = ParseJsonObject(request.body, request.path);
+  if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
+  auto decision = ReadDecision(std::get<json>(parsed), request.path);
+  if (auto* problem = std::get_if<Problem>(&decision)) return ProblemResponse(*problem);
+  const Decision& d = std::get<Decision>(decision);
+  auto decided = ctx.runs->Decide(id, approve, d.by, d.reason);
+  if (decided.refusal == agent::Refusal::kConflict) {
+    return ProblemResponse(AlreadyDecided(ctx, id, decided.message, request));
+  }
+  if (!decided.ok()) return ProblemResponse(RefusalProblem(decided.refusal, decided.message, request.path));
+  return JsonResponse(200, ApprovalJson(decided.value));
+}
+
+json NullableString() { return {{"type", {"string", "null"}}}; }
+
+json ApprovalSchema() {
+  json time = TimeOrNullSchema();
+  return {{"type", "object"},
+          {"required",
+           {"id", "agent", "run", "step", "tool", "arguments", "requested_at", "state", "decided_by", "reason",
+            "decided_at"}},
+          {"properties",
+           {{"id", {{"type", "string"}, {"pattern", "^[0-9]{1,20}$"}}},
+            {"agent", {{"type", "string"}}},
+            {"run", {{"type", "string"}}},
+            {"step", {{"type", "integer"}, {"minimum", 0}}},
+            {"tool", {{"type", "string"}}},
+            {"arguments", {{"description", "The tool call's arguments, as the model gave them"}}},
+            {"requested_at", time},
+            {"state", {{"enum", {"pending", "approved", "denied"}}}},
+            {"decided_by", NullableString()},
+            {"reason", NullableString()},
+            {"decided_at", time}}}};
+}
+
+json DecisionSchema() {
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"required", json::array({"by"})},
+          {"properties",
+           {{"by",
+             {{"type", "string"},
+              {"minLength", 1},
+              {"maxLength", 200},
+              {"description", "Who decides: at most 200 bytes of UTF-8, no control characters"}}},
+            {"reason",
+             {{"type", "string"},
+              {"maxLength", 1000},
+              {"description", "Why, for the record: at most 1000 bytes of UTF-8, no control characters"}}}}}};
+}
+
+ParameterDoc ApprovalId() {
+  return {"id", "path", "The approval's id", {{"type", "string"}, {"pattern", "^[0-9]{1,20}$"}}, true};
+}
+
+Route DecideRoute(const ApiContext* ctx, bool approve) {
+  std::string verb = approve ? "approve" : "deny";
+  return {"POST",
+          "/v1/approvals/{id}/" + verb,
+          verb,
+          approve ? "Approve a pending tool call: the run performs it"
+                  : "Deny a pending tool call: the run reports it denied to the model",
+          {ApprovalId()},
+          {"application/json"},
+          DecisionSchema(),
+          {{200, "Decided: the approval after the decision", "application/json", ApprovalSchema()}},
+          [ctx, approve](const Request& r, const PathParams& p) { return Decide(*ctx, r, p, approve); }};
+}
+
+}  // namespace
+
+void AddApprovalRoutes(const ControlApi& api, RouteTable& table) {
+  const ApiContext* ctx = &api.context();
+  table.Add({"GET", "/v1/approvals", "listApprovals", "List approvals (pending ones unless state=all), oldest first",
+             {{"state", "query", "pending (the default) or all",
+               {{"enum", {"pending", "all"}}, {"default", "pending"}}, false}},
+             {}, {},
+             {{200, "The approvals, oldest first", "application/json",
+               {{"type", "object"},
+                {"required", json::array({"approvals"})},
+                {"properties", {{"approvals", {{"type", "array"}, {"items", ApprovalSchema()}}}}}}}},
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }});
+  table.Add({"GET", "/v1/approvals/{id}", "getApproval", "An approval", {ApprovalId()}, {}, {},
+             {{200, "The approval", "application/json", ApprovalSchema()}},
+             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); }});
+  table.Add(DecideRoute(ctx, true));
+  table.Add(DecideRoute(ctx, false));
+}
+
+}  // namespace volent::control

@@ -1,0 +1,170 @@
+// Runs of agents: start one (idempotent with a given id), get one, list
+// them (docs/control-api.md, "Runs and approvals"). The runs themselves are
+// agent::Runs' business; these routes check requests, call it and write its
+// answers as JSON.
+#include <variant>
+
+#include "volent/control/api.h"
+#include "volent/control/json_api.h"
+#include "volent/node/agent_name.h"
+
+namespace volent::control {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxRunIdLength = 64;
+
+// 1 to 64 of [A-Za-z0-9_-] (agent::Runs::StartRun's contract).
+bool IsValidRunId(std::string_view id) {
+  if (id.empty() || id.size() > kMaxRunIdLength) return false;
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+constexpr char kRunIdRule[] = "a run id is 1 to 64 letters, digits, '_' and '-'";
+
+Problem BadName(const Request& request) {
+  return MakeProblem(400,
+                     "an agent name is 1 to 63 lowercase letters, digits and '-', starting and "
+                     "ending with a letter or digit",
+                     request.path);
+}
+
+Problem NoRuns(const Request& request) {
+  return Unavailable("runs are not available on this node now (its agent loop is not running)", request.path);
+}
+
+json RunJson(const agent::RunView& run) {
+  return {{"agent", run.agent},
+          {"id", run.id},
+          {"status", run.status},
+          {"input", run.input},
+          {"output", run.output},
+          {"error", run.error.empty() ? json(nullptr) : json(run.error)},
+          {"steps_done", run.steps_done},
+          {"started_at", TimeOrNull(run.started_ms)},
+          {"finished_at", TimeOrNull(run.finished_ms)}};
+}
+
+Response Start(const ApiContext& ctx, const Request& request, const PathParams& params) {
+  if (!ctx.runs) return ProblemResponse(NoRuns(request));
+  const std::string& name = params.find("name")->second;
+  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  auto parsed = ParseJsonObject(request.body, request.path);
+  if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
+  const json& body = std::get<json>(parsed);
+  std::vector<FieldError> errors = UnknownMembers(body, {"id", "input"});
+  std::string id;
+  if (auto it = body.find("id"); it != body.end()) {
+    if (!it->is_string() || !IsValidRunId(it->get_ref<const std::string&>())) {
+      errors.push_back({"/id", 0, 0, std::string("must be a string: ") + kRunIdRule});
+    } else {
+      id = it->get<std::string>();
+    }
+  }
+  if (!errors.empty()) return ProblemResponse(InvalidBody(std::move(errors), request.path));
+  auto input_it = body.find("input");
+  const json input = input_it != body.end() ? *input_it : json::object();
+
+  auto started = ctx.runs->StartRun(name, id, input);
+  if (!started.ok()) return ProblemResponse(RefusalProblem(started.refusal, started.message, request.path));
+  const agent::RunView& run = started.value.run;
+  Response r = JsonResponse(started.value.created ? 201 : 200, RunJson(run));
+  r.headers.emplace_back("Location", "/v1/agents/" + run.agent + "/runs/" + run.id);
+  return r;
+}
+
+Response Get(const ApiContext& ctx, const Request& request, const PathParams& params) {
+  if (!ctx.runs) return ProblemResponse(NoRuns(request));
+  const std::string& name = params.find("name")->second;
+  const std::string& id = params.find("id")->second;
+  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
+  auto run = ctx.runs->GetRun(name, id);
+  if (!run.ok()) return ProblemResponse(RefusalProblem(run.refusal, run.message, request.path));
+  return JsonResponse(200, RunJson(run.value));
+}
+
+Response List(const ApiContext& ctx, const Request& request) {
+  if (!ctx.runs) return ProblemResponse(NoRuns(request));
+  auto limit = PageLimit(request.query);
+  if (!limit) return ProblemResponse(BadLimit(request.path));
+  std::string agent = QueryParam(request.query, "agent").value_or("");
+  if (!agent.empty() && !node::IsValidAgentName(agent)) {
+    return ProblemResponse(MakeProblem(400, "agent must be an agent name (or absent, for every agent)", request.path));
+  }
+  json runs = json::array();
+  for (const auto& run : ctx.runs->ListRuns(agent, *limit)) {
+    if (runs.size() == *limit) break;  // the limit holds whatever the runs return
+    runs.push_back(RunJson(run));
+  }
+  return JsonResponse(200, {{"runs", std::move(runs)}});
+}
+
+json RunSchema() {
+  return {{"type", "object"},
+          {"required",
+           {"agent", "id", "status", "input", "output", "error", "steps_done", "started_at", "finished_at"}},
+          {"properties",
+           {{"agent", {{"type", "string"}}},
+            {"id", {{"type", "string"}}},
+            {"status", {{"enum", {"running", "waiting-approval", "finished", "failed"}}}},
+            {"input", {{"description", "The input given when the run was started (any JSON)"}}},
+            {"output", {{"description", "The model's final answer; null until the run is finished"}}},
+            {"error", {{"type", {"string", "null"}}, {"description", "Why the run failed; null unless failed"}}},
+            {"steps_done", {{"type", "integer"}, {"minimum", 0}}},
+            {"started_at", TimeOrNullSchema()},
+            {"finished_at", TimeOrNullSchema()}}}};
+}
+
+json StartSchema() {
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"properties",
+           {{"id",
+             {{"type", "string"},
+              {"pattern", "^[A-Za-z0-9_-]{1,64}$"},
+              {"description", "Makes the start idempotent: a run with this id is returned as it is"}}},
+            {"input", {{"description", "The run's input, any JSON (default {})"}}}}}};
+}
+
+ParameterDoc NameParam() {
+  return {"name", "path", "The agent's name (metadata.name)",
+          {{"type", "string"}, {"pattern", "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"}}, true};
+}
+
+ParameterDoc RunIdParam() {
+  return {"id", "path", "The run's id", {{"type", "string"}, {"pattern", "^[A-Za-z0-9_-]{1,64}$"}}, true};
+}
+
+}  // namespace
+
+void AddRunRoutes(const ControlApi& api, RouteTable& table) {
+  const ApiContext* ctx = &api.context();
+  table.Add({"POST", "/v1/agents/{name}/runs", "startRun",
+             "Start a run of an agent (idempotent when the body names its id)", {NameParam()},
+             {"application/json"}, StartSchema(),
+             {{201, "Started", "application/json", RunSchema()},
+              {200, "A run with this id existed; it is returned as it is", "application/json", RunSchema()}},
+             [ctx](const Request& r, const PathParams& p) { return Start(*ctx, r, p); }});
+  table.Add({"GET", "/v1/agents/{name}/runs/{id}", "getRun", "A run of an agent", {NameParam(), RunIdParam()},
+             {}, {}, {{200, "The run", "application/json", RunSchema()}},
+             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); }});
+  table.Add({"GET", "/v1/runs", "listRuns", "List runs, newest first",
+             {{"agent", "query", "Only the runs of this agent",
+               {{"type", "string"}, {"pattern", "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"}}, false},
+              {"limit", "query", "At most this many runs (1-1000, default 100)",
+               {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}, false}},
+             {}, {},
+             {{200, "The runs, newest first", "application/json",
+               {{"type", "object"},
+                {"required", json::array({"runs"})},
+                {"properties", {{"runs", {{"type", "array"}, {"items", RunSchema()}}}}}}}},
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }});
+}
+
+}  // namespace volent::control

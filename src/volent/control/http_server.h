@@ -1,0 +1,52 @@
+// The HTTP/1.1 server of the control API (Boost.Beast/Asio): accepts
+// connections, reads requests under the node's limits, and answers each with
+// ControlApi::Dispatch. docs/control-api.md.
+//
+// Limits: headers 16 KiB (431, then close), bodies 1 MiB (413, decided from
+// Content-Length before the body is read, and while a chunked body arrives),
+// a whole request within `request_timeout` of connecting or of the previous
+// answer (else the connection is closed), at most `max_connections` at once
+// (beyond, new connections are closed at once). Keep-alive; a client that
+// half-closes after its request still gets its answer.
+//
+// Threading: `threads` threads run the I/O; each connection is a strand.
+// Handlers are fast and in memory, so they run inline on that strand.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "volent/control/api.h"
+#include "core/result.h"
+
+namespace volent::control {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8470;  // 0: any free port
+  std::chrono::milliseconds request_timeout{30000};
+  size_t max_connections = 1024;
+  int threads = 2;
+};
+
+class HttpServer {
+ public:
+  virtual ~HttpServer() = default;
+
+  // Binds and listens (nothing is served until Run). `api` must outlive the
+  // server. Errors say which address failed and what to try.
+  static ampoule::Result<std::unique_ptr<HttpServer>> Bind(const ControlApi& api,
+                                                           const ServerOptions& options);
+
+  virtual int port() const = 0;
+  // From now on SIGINT and SIGTERM stop the server (acted on once Run runs).
+  virtual void CatchSignals() = 0;
+  // Serves until Stop or a caught signal, then lets requests in flight
+  // finish (closing idle connections), and returns.
+  virtual void Run() = 0;
+  // Thread-safe; Run returns soon after.
+  virtual void Stop() = 0;
+};
+
+}  // namespace volent::control

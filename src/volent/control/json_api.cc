@@ -1,0 +1,206 @@
+#include "volent/control/json_api.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+#include "volent/manifest/yaml_reader.h"
+
+namespace volent::control {
+namespace {
+
+// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z in Unix ms: what
+// four year digits can say.
+constexpr int64_t kMinMs = -62167219200000;
+constexpr int64_t kMaxMs = 253402300799999;
+
+// The proleptic Gregorian date of `days` since 1970-01-01 (H. Hinnant's
+// days-to-civil algorithm; exact for every day in range).
+void CivilFromDays(int64_t days, int64_t& year, unsigned& month, unsigned& day) {
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(days - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  day = doy - (153 * mp + 2) / 5 + 1;
+  month = mp < 10 ? mp + 3 : mp - 9;
+  year = static_cast<int64_t>(yoe) + era * 400 + (month <= 2 ? 1 : 0);
+}
+
+// Floor division and its remainder (the remainder is never negative).
+int64_t FloorDiv(int64_t a, int64_t b, int64_t& rem) {
+  int64_t q = a / b;
+  rem = a % b;
+  if (rem < 0) {
+    rem += b;
+    --q;
+  }
+  return q;
+}
+
+// A SAX consumer that builds nothing: well-formedness and depth only.
+struct Shape : nlohmann::json_sax<nlohmann::json> {
+  size_t error_byte = 0;
+  bool too_deep = false;
+  int depth = 0;
+  bool Open() {
+    if (++depth <= kMaxJsonBodyDepth) return true;
+    too_deep = true;
+    return false;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return Open(); }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return --depth, true; }
+  bool start_array(std::size_t) override { return Open(); }
+  bool end_array() override { return --depth, true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
+    error_byte = position;
+    return false;
+  }
+};
+
+}  // namespace
+
+std::string Rfc3339Millis(int64_t unix_ms) {
+  unix_ms = std::clamp(unix_ms, kMinMs, kMaxMs);
+  int64_t ms_of_day = 0;
+  const int64_t days = FloorDiv(unix_ms, 86400000, ms_of_day);
+  int64_t year = 0;
+  unsigned month = 0, day = 0;
+  CivilFromDays(days, year, month, day);
+  const auto seconds_of_day = static_cast<unsigned>(ms_of_day / 1000);
+  char out[32];
+  std::snprintf(out, sizeof out, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ", static_cast<unsigned>(year), month,
+                day, seconds_of_day / 3600, seconds_of_day / 60 % 60, seconds_of_day % 60,
+                static_cast<unsigned>(ms_of_day % 1000));
+  return out;
+}
+
+nlohmann::json TimeOrNull(int64_t unix_ms) {
+  if (unix_ms == 0) return nullptr;
+  return Rfc3339Millis(unix_ms);
+}
+
+nlohmann::json TimeOrNullSchema() {
+  return {{"anyOf", {{{"type", "string"}, {"format", "date-time"}}, {{"type", "null"}}}}};
+}
+
+std::optional<Problem> CheckJsonSyntax(std::string_view body, const std::string& instance) {
+  Shape shape;
+  if (nlohmann::json::sax_parse(body.begin(), body.end(), &shape, nlohmann::json::input_format_t::json, true)) {
+    return std::nullopt;
+  }
+  if (shape.too_deep) {
+    Problem p = MakeProblem(400, "malformed-body", "The body is not well-formed",
+                            "the body is nested deeper than " + std::to_string(kMaxJsonBodyDepth) + " levels",
+                            instance);
+    p.errors.push_back({"", 0, 0, "nested too deep"});
+    return p;
+  }
+  // The byte sax_parse names is one past the offending one.
+  const size_t at = std::min(shape.error_byte > 0 ? shape.error_byte - 1 : 0, body.size());
+  const std::string_view before = body.substr(0, at);
+  const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  const size_t line_start = before.rfind('\n');
+  const int column = static_cast<int>(at - (line_start == std::string_view::npos ? 0 : line_start + 1)) + 1;
+  Problem p = MakeProblem(400, "malformed-body", "The body is not well-formed", "the body is not well-formed JSON",
+                          instance);
+  p.errors.push_back({"", line, column, "not well-formed JSON here"});
+  return p;
+}
+
+std::variant<nlohmann::json, Problem> ParseJsonObject(std::string_view body, const std::string& instance) {
+  // Checked first without building anything, so no tree deeper than the
+  // limit is ever made (nor destroyed, nor written back).
+  if (auto problem = CheckJsonSyntax(body, instance)) return *problem;
+  nlohmann::json parsed = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+  if (parsed.is_discarded()) {
+    // The checks above accepted it; not expected, but answered, not thrown.
+    return MakeProblem(400, "malformed-body", "The body is not well-formed", "the body is not well-formed JSON",
+                       instance);
+  }
+  if (!parsed.is_object()) {
+    return InvalidBody({{"", 0, 0, "must be a JSON object"}}, instance);
+  }
+  return parsed;
+}
+
+std::string PointerTo(std::string_view member) { return "/" + manifest::EscapePointerToken(member); }
+
+std::vector<FieldError> UnknownMembers(const nlohmann::json& object,
+                                       const std::vector<std::string_view>& known) {
+  std::vector<FieldError> out;
+  if (!object.is_object()) return out;
+  std::string names;
+  for (auto k : known) names += (names.empty() ? "" : ", ") + std::string(k);
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      out.push_back({PointerTo(key), 0, 0, "unknown member; the body may have: " + names});
+    }
+  }
+  return out;
+}
+
+Problem InvalidBody(std::vector<FieldError> errors, const std::string& instance) {
+  const size_t n = errors.size();
+  // At most kMaxFieldErrors, the last saying how many more there were.
+  if (n > kMaxFieldErrors) {
+    errors.resize(kMaxFieldErrors - 1);
+    errors.push_back({"", 0, 0, std::to_string(n - errors.size()) + " more problems"});
+  }
+  Problem p = MakeProblem(422, "invalid-body", "The request body is not valid",
+                          "the body has " + std::to_string(n) + (n == 1 ? " problem" : " problems"), instance);
+  p.errors = std::move(errors);
+  return p;
+}
+
+std::optional<size_t> PageLimit(std::string_view query) {
+  auto text = QueryParam(query, "limit");
+  if (!text) return kDefaultPageLimit;
+  size_t value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || end != text->data() + text->size() || value < 1 || value > kMaxPageLimit) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+Problem BadLimit(const std::string& instance) {
+  return MakeProblem(400, "limit must be an integer from 1 to " + std::to_string(kMaxPageLimit), instance);
+}
+
+Problem Conflict(std::string detail, const std::string& instance) {
+  return MakeProblem(409, "conflict", "Conflict with the current state", std::move(detail), instance);
+}
+
+Problem Unavailable(std::string detail, const std::string& instance) {
+  return MakeProblem(503, std::move(detail), instance);
+}
+
+Problem RefusalProblem(agent::Refusal refusal, std::string message, const std::string& instance) {
+  if (message.empty()) message = "the node refused this request";
+  switch (refusal) {
+    case agent::Refusal::kInvalid:
+      return MakeProblem(400, std::move(message), instance);
+    case agent::Refusal::kNotFound:
+      return MakeProblem(404, std::move(message), instance);
+    case agent::Refusal::kConflict:
+      return Conflict(std::move(message), instance);
+    case agent::Refusal::kUnavailable:
+      return Unavailable(std::move(message), instance);
+    case agent::Refusal::kNone:
+      break;
+  }
+  // Not a refusal: a caller's mistake, answered without detail.
+  return MakeProblem(500, "internal", "Internal error", "the node could not answer this request", instance);
+}
+
+}  // namespace volent::control

@@ -1,0 +1,45 @@
+// The control API's requests and answers, independent of HTTP transport:
+// handlers, tests and the fuzz target use these without sockets; the server
+// (http_server.h) converts to and from the wire.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "volent/control/problem.h"
+
+namespace volent::control {
+
+// Named limits of a request (docs/control-api.md).
+inline constexpr size_t kMaxBodyBytes = 1024 * 1024;
+inline constexpr size_t kMaxHeaderBytes = 16 * 1024;
+
+struct Request {
+  std::string method;        // "GET", "POST", ... as sent
+  std::string path;          // the target without its query, not decoded
+  std::string query;         // after '?', "" when none
+  std::string content_type;  // the Content-Type header, "" when none
+  std::string body;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type;  // "" for no body
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra ones (Location, Allow)
+};
+
+// Splits "PATH?QUERY" into a request's path and query.
+void SplitTarget(std::string_view target, Request& request);
+// The value of `key` in a query string (percent-decoded), or nothing.
+std::optional<std::string> QueryParam(std::string_view query, std::string_view key);
+
+Response JsonResponse(int status, const nlohmann::json& body);
+Response ProblemResponse(const Problem& problem);
+
+}  // namespace volent::control

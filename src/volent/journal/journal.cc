@@ -1,0 +1,451 @@
+#include "volent/journal/journal.h"
+
+#include <sodium.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "volent/journal/row.h"
+
+namespace volent::journal {
+namespace {
+
+using ampoule::Error;
+using ampoule::Result;
+using ampoule::Status;
+
+// PRAGMA user_version of a journal made by this code. A file with another
+// non-zero version is refused rather than misread.
+constexpr int kFormatVersion = 1;
+
+constexpr char kSchema[] =
+    "CREATE TABLE entries ("
+    " seq INTEGER PRIMARY KEY,"
+    " kind TEXT NOT NULL,"
+    " agent TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " step INTEGER NOT NULL,"
+    " effect_key TEXT NOT NULL,"
+    " payload TEXT NOT NULL,"
+    " time_ms INTEGER NOT NULL,"
+    " prev_hash TEXT NOT NULL,"
+    " hash TEXT NOT NULL,"
+    " UNIQUE (effect_key, kind))";
+
+// Serves ReadKind. Made at every open that may write, so journals made
+// before it get it too; it is not part of the chain (no entry changes), and
+// a journal without it is read correctly, only more slowly.
+constexpr char kKindIndex[] = "CREATE INDEX IF NOT EXISTS entries_by_kind ON entries (kind, seq)";
+
+// Resets a cached statement when the scope ends, so it holds no read lock.
+class Resetter {
+ public:
+  explicit Resetter(sqlite3_stmt* stmt) : stmt_(stmt) {}
+  ~Resetter() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  Resetter(const Resetter&) = delete;
+  Resetter& operator=(const Resetter&) = delete;
+
+ private:
+  sqlite3_stmt* stmt_;
+};
+
+void BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
+  sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+int64_t SystemClockMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Compact JSON text of `value`, or an error (invalid UTF-8 in a string).
+Result<std::string> CompactJson(const nlohmann::json& value) {
+  try {
+    return value.dump();
+  } catch (const std::exception& e) {
+    return Error{std::string("journal payload is not valid JSON text: ") + e.what()};
+  }
+}
+
+// SQLite takes a short file of any bytes for an empty database and would
+// write a journal over it; a non-empty file must begin as a database does.
+Status CheckHeader(const std::string& path) {
+  static constexpr char kMagic[] = "SQLite format 3";  // with its NUL: 16 bytes
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Ok();  // missing: SQLite creates it or says why not
+  char header[sizeof kMagic] = {};
+  in.read(header, sizeof header);
+  if (in.gcount() == 0) return Status::Ok();  // empty: a new database
+  if (in.gcount() != sizeof header || std::memcmp(header, kMagic, sizeof kMagic) != 0) {
+    return Error{path + ": is not an SQLite database, so not a journal (move it away; do not "
+                 "delete it if it may be a damaged journal)"};
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, OpenOptions options) {
+  std::unique_ptr<Journal> journal(new Journal());
+  AMP_RETURN_IF_ERROR(journal->Init(dir, std::move(options)));
+  return journal;
+}
+
+Journal::~Journal() {
+  sqlite3_finalize(find_);
+  sqlite3_finalize(last_);
+  sqlite3_finalize(insert_);
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Error Journal::DbError(std::string_view what) const {
+  std::string message = path_ + ": " + std::string(what);
+  if (db_) message += ": " + std::string(sqlite3_errmsg(db_));
+  return Error{std::move(message)};
+}
+
+Status Journal::Exec(const char* sql) {
+  char* message = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
+  if (rc == SQLITE_OK) return Status::Ok();
+  std::string text = message ? message : sqlite3_errstr(rc);
+  sqlite3_free(message);
+  return Error{path_ + ": " + text};
+}
+
+Status Journal::Init(const std::string& dir, OpenOptions options) {
+  if (sodium_init() < 0) return Error{"libsodium cannot initialise"};
+  clock_ = options.clock ? std::move(options.clock) : Clock(SystemClockMs);
+  busy_timeout_ms_ = options.busy_timeout_ms;
+  before_commit_ = std::move(options.before_commit);
+  path_ = dir + "/" + kJournalFile;
+  AMP_RETURN_IF_ERROR(CheckHeader(path_));
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (options.create ? SQLITE_OPEN_CREATE : 0);
+  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string reason = options.create ? "check that the data folder exists and is writable"
+                                        : "no journal there, or it is not readable";
+    return Error{"cannot open " + path_ + ": " + sqlite3_errstr(rc) + " (" + reason + ")"};
+  }
+  sqlite3_busy_timeout(db_, options.busy_timeout_ms);
+  sqlite3_extended_result_codes(db_, 1);
+  // Changing the journal mode and reading a new file's first page can
+  // report SQLITE_BUSY without waiting (another process is creating or
+  // recovering the same file), so the set-up is retried until the timeout.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
+  for (unsigned attempt = 0;; ++attempt) {
+    Status ready = Setup(options.create);
+    if (ready.ok()) break;
+    const int code = sqlite3_errcode(db_) & 0xff;  // before ROLLBACK resets it
+    if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");
+    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) {
+      return ready;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 8));
+  }
+  return Prepare();
+}
+
+// REQUIRES: db_ open. On error, sqlite3_errcode(db_) tells whether it was
+// contention.
+Status Journal::Setup(bool create) {
+  // Offline tools (create = false) leave the file's mode as they found it:
+  // the node's journal is in WAL mode already, a copy under audit need not be.
+  if (create) AMP_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
+  AMP_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
+  // The schema is made once, under the write lock, so processes opening a
+  // new journal at the same moment do not race.
+  AMP_RETURN_IF_ERROR(Exec(create ? "BEGIN IMMEDIATE" : "BEGIN"));
+  Status made = [&]() -> Status {
+    auto version = QueryInt("PRAGMA user_version");
+    if (!version) return version.error();
+    if (*version != kFormatVersion) {
+      if (*version != 0) {
+        return Error{path_ + ": journal format version " + std::to_string(*version) +
+                     " is not known to this volent (expected " + std::to_string(kFormatVersion) + ")"};
+      }
+      auto objects = QueryInt("SELECT count(*) FROM sqlite_master");
+      if (!objects) return objects.error();
+      if (*objects != 0 || !create) return Error{path_ + ": is an SQLite database but not a journal"};
+      AMP_RETURN_IF_ERROR(Exec(kSchema));
+      AMP_RETURN_IF_ERROR(Exec("PRAGMA user_version=1"));
+    }
+    // Offline tools (create = false) write nothing, and read without it.
+    if (!create) return Status::Ok();
+    Status indexed = Exec(kKindIndex);
+    const int code = sqlite3_errcode(db_) & 0xff;
+    if (indexed.ok() || code == SQLITE_BUSY || code == SQLITE_LOCKED) return indexed;  // contention: retried
+    return DbError("the journal's table is missing or damaged");
+  }();
+  if (!made.ok()) return made;  // the caller rolls back
+  return Exec("COMMIT");
+}
+
+// The single integer a query returns.
+Result<int64_t> Journal::QueryInt(const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return DbError("cannot read the file's header");
+  }
+  int rc = sqlite3_step(stmt);
+  if (rc != SQLITE_ROW) {
+    Error error = DbError("cannot read the file's header");
+    sqlite3_finalize(stmt);
+    return error;
+  }
+  int64_t value = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  return value;
+}
+
+Status Journal::Prepare() {
+  const std::string columns = kEntryColumns;
+  const std::string find = "SELECT " + columns + " FROM entries WHERE effect_key = ?1 AND kind = ?2";
+  const std::string last = "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1";
+  const char* insert =
+      "INSERT INTO entries (seq, kind, agent, run_id, step, effect_key, payload, time_ms,"
+      " prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+  if (sqlite3_prepare_v2(db_, find.c_str(), -1, &find_, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(db_, last.c_str(), -1, &last_, nullptr) != SQLITE_OK ||
+      sqlite3_prepare_v2(db_, insert, -1, &insert_, nullptr) != SQLITE_OK) {
+    return DbError("the journal's table is missing or damaged");
+  }
+  return Status::Ok();
+}
+
+// BEGIN IMMEDIATE, waiting for other writers. The busy handler waits in
+// most cases; SQLite skips it in a few (another connection recovering the
+// WAL after a crash), so contention is retried here up to the same timeout.
+// REQUIRES: mu_ held.
+Status Journal::BeginImmediate() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  for (unsigned attempt = 0;; ++attempt) {
+    Status begun = Exec("BEGIN IMMEDIATE");
+    if (begun.ok()) return begun;
+    const int code = sqlite3_errcode(db_) & 0xff;
+    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) {
+      return begun;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 8));
+  }
+}
+
+// Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back if it fails.
+// REQUIRES: mu_ held.
+template <class F>
+auto Journal::InWriteTransaction(F&& body) -> decltype(body()) {
+  AMP_RETURN_IF_ERROR(BeginImmediate());
+  auto result = body();
+  if (!result.ok()) {
+    (void)Exec("ROLLBACK");
+    return result;
+  }
+  if (before_commit_) before_commit_();
+  Status committed = Exec("COMMIT");
+  if (!committed.ok()) {
+    (void)Exec("ROLLBACK");
+    return committed.error();
+  }
+  return result;
+}
+
+// REQUIRES: mu_ held.
+Result<std::optional<Entry>> Journal::Find(const std::string& key, EntryKind kind) {
+  Resetter reset(find_);
+  BindText(find_, 1, key);
+  BindText(find_, 2, KindName(kind));
+  int rc = sqlite3_step(find_);
+  if (rc == SQLITE_DONE) return std::optional<Entry>();
+  if (rc != SQLITE_ROW) return DbError("cannot read an entry");
+  auto entry = ReadRow(find_);
+  if (!entry) return Error{path_ + ": a damaged entry for " + key + ": " + entry.message()};
+  return std::optional<Entry>(std::move(*entry));
+}
+
+// Appends the next entry. REQUIRES: mu_ held, inside a write transaction.
+Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string payload, bool own_step) {
+  Entry e;
+  {
+    Resetter reset(last_);
+    int rc = sqlite3_step(last_);
+    if (rc == SQLITE_ROW) {
+      if (sqlite3_column_type(last_, 0) != SQLITE_INTEGER || sqlite3_column_type(last_, 1) != SQLITE_TEXT) {
+        return Error{path_ + ": the last entry is damaged (run volent journal verify)"};
+      }
+      e.seq = static_cast<uint64_t>(sqlite3_column_int64(last_, 0)) + 1;
+      e.prev_hash.assign(reinterpret_cast<const char*>(sqlite3_column_text(last_, 1)),
+                         static_cast<size_t>(sqlite3_column_bytes(last_, 1)));
+    } else if (rc == SQLITE_DONE) {
+      e.seq = 1;
+      e.prev_hash = kGenesisHash;
+    } else {
+      return DbError("cannot read the last entry");
+    }
+  }
+  e.kind = kind;
+  e.agent = key.agent;
+  e.run = key.run;
+  e.step = own_step ? e.seq : key.step;
+  e.key = EffectKey{key.agent, key.run, e.step}.ToString();
+  e.payload = std::move(payload);
+  e.time_ms = clock_();
+  e.hash = EntryHash(e);
+  Resetter reset(insert_);
+  sqlite3_bind_int64(insert_, 1, static_cast<sqlite3_int64>(e.seq));
+  BindText(insert_, 2, KindName(e.kind));
+  BindText(insert_, 3, e.agent);
+  BindText(insert_, 4, e.run);
+  sqlite3_bind_int64(insert_, 5, static_cast<sqlite3_int64>(e.step));
+  BindText(insert_, 6, e.key);
+  BindText(insert_, 7, e.payload);
+  sqlite3_bind_int64(insert_, 8, e.time_ms);
+  BindText(insert_, 9, e.prev_hash);
+  BindText(insert_, 10, e.hash);
+  if (sqlite3_step(insert_) != SQLITE_DONE) return DbError("cannot append an entry");
+  return e;
+}
+
+Result<BeginResult> Journal::BeginEffect(const EffectKey& key, const nlohmann::json& request) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto payload = CompactJson(request);
+  if (!payload) return payload.error();
+  std::lock_guard lock(mu_);
+  const std::string text = key.ToString();
+  // Entries are never removed, so an earlier intent is final: answered from
+  // a read, without the write lock (replays ask this of every done step).
+  auto earlier = ReadState(text);
+  if (!earlier) return earlier.error();
+  if (earlier->intent) {
+    BeginResult out;
+    out.outcome = earlier->completion ? BeginOutcome::kDone : BeginOutcome::kAlreadyIntended;
+    out.intent = std::move(*earlier->intent);
+    out.completion = std::move(earlier->completion);
+    return out;
+  }
+  return InWriteTransaction([&]() -> Result<BeginResult> {
+    // Another writer may have recorded the intent since the read.
+    auto intent = Find(text, EntryKind::kIntent);
+    if (!intent) return intent.error();
+    BeginResult out;
+    if (intent->has_value()) {
+      auto completion = Find(text, EntryKind::kCompletion);
+      if (!completion) return completion.error();
+      out.outcome = completion->has_value() ? BeginOutcome::kDone : BeginOutcome::kAlreadyIntended;
+      out.intent = std::move(**intent);
+      out.completion = std::move(*completion);
+      return out;
+    }
+    auto entry = Insert(EntryKind::kIntent, key, std::move(*payload));
+    if (!entry) return entry.error();
+    out.intent = std::move(*entry);
+    return out;
+  });
+}
+
+Result<CompleteResult> Journal::CompleteEffect(const EffectKey& key, const nlohmann::json& result) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto payload = CompactJson(result);
+  if (!payload) return payload.error();
+  std::lock_guard lock(mu_);
+  return InWriteTransaction([&]() -> Result<CompleteResult> {
+    const std::string text = key.ToString();
+    auto intent = Find(text, EntryKind::kIntent);
+    if (!intent) return intent.error();
+    if (!intent->has_value()) {
+      return Error{"no intent is journaled for " + text + ": call BeginEffect before the effect"};
+    }
+    auto completion = Find(text, EntryKind::kCompletion);
+    if (!completion) return completion.error();
+    CompleteResult out;
+    if (completion->has_value()) {
+      out.already_done = true;
+      out.completion = std::move(**completion);
+      return out;
+    }
+    auto entry = Insert(EntryKind::kCompletion, key, std::move(*payload));
+    if (!entry) return entry.error();
+    out.completion = std::move(*entry);
+    return out;
+  });
+}
+
+Result<AppendResult> Journal::Append(EntryKind kind, const EffectKey& key, const nlohmann::json& payload) {
+  if (kind == EntryKind::kIntent || kind == EntryKind::kCompletion) {
+    return Error{"intents and completions are journaled with BeginEffect and CompleteEffect"};
+  }
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto text = CompactJson(payload);
+  if (!text) return text.error();
+  std::lock_guard lock(mu_);
+  return InWriteTransaction([&]() -> Result<AppendResult> {
+    auto existing = Find(key.ToString(), kind);
+    if (!existing) return existing.error();
+    AppendResult out;
+    if (existing->has_value()) {
+      out.already_recorded = true;
+      out.entry = std::move(**existing);
+      return out;
+    }
+    auto entry = Insert(kind, key, std::move(*text));
+    if (!entry) return entry.error();
+    out.entry = std::move(*entry);
+    return out;
+  });
+}
+
+Result<Entry> Journal::AppendOwnKey(EntryKind kind, std::string_view agent, std::string_view run,
+                                    const nlohmann::json& payload) {
+  if (kind == EntryKind::kIntent || kind == EntryKind::kCompletion) {
+    return Error{"intents and completions are journaled with BeginEffect and CompleteEffect"};
+  }
+  const EffectKey key{std::string(agent), std::string(run), 0};  // the step is the seq, set by Insert
+  AMP_RETURN_IF_ERROR(key.Check());
+  auto text = CompactJson(payload);
+  if (!text) return text.error();
+  std::lock_guard lock(mu_);
+  // The key is new by construction (seq is unique), so there is nothing to
+  // look up; should an entry of this kind have it anyway (Append with a
+  // step that happened to equal this seq), the unique constraint refuses
+  // the insert and this is an error.
+  return InWriteTransaction([&]() -> Result<Entry> { return Insert(kind, key, std::move(*text), true); });
+}
+
+Result<EffectState> Journal::Lookup(const EffectKey& key) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  std::lock_guard lock(mu_);
+  return ReadState(key.ToString());
+}
+
+// REQUIRES: mu_ held.
+Result<EffectState> Journal::ReadState(const std::string& text) {
+  // One read transaction, so the pair is consistent.
+  AMP_RETURN_IF_ERROR(Exec("BEGIN"));
+  auto state = [&]() -> Result<EffectState> {
+    auto intent = Find(text, EntryKind::kIntent);
+    if (!intent) return intent.error();
+    auto completion = Find(text, EntryKind::kCompletion);
+    if (!completion) return completion.error();
+    return EffectState{std::move(*intent), std::move(*completion)};
+  }();
+  (void)Exec("COMMIT");
+  return state;
+}
+
+Result<std::optional<Entry>> Journal::Get(const EffectKey& key, EntryKind kind) {
+  AMP_RETURN_IF_ERROR(key.Check());
+  std::lock_guard lock(mu_);
+  return Find(key.ToString(), kind);
+}
+
+}  // namespace volent::journal

@@ -1,0 +1,241 @@
+// The journal's read side: views, pending effects, the digest and the
+// integrity check (docs/journal.md, "Digest and verify").
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <utility>
+
+#include "volent/journal/journal.h"
+#include "volent/journal/row.h"
+
+namespace volent::journal {
+namespace {
+
+using ampoule::Error;
+using ampoule::Result;
+using ampoule::Status;
+
+// A prepared statement that finalizes itself.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql) { sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() const { return stmt_; }
+  explicit operator bool() const { return stmt_ != nullptr; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// Runs `body` in one read transaction (a consistent snapshot under WAL).
+template <class F>
+auto InReadTransaction(sqlite3* db, const std::string& path, F&& body) -> decltype(body()) {
+  if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return Error{path + ": " + sqlite3_errmsg(db)};
+  }
+  auto result = body();
+  sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+  return result;
+}
+
+void BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
+  sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+// Collects the rows of `stmt` as entries.
+Result<std::vector<Entry>> Collect(sqlite3* db, const std::string& path, sqlite3_stmt* stmt) {
+  std::vector<Entry> out;
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    auto entry = ReadRow(stmt);
+    if (!entry) return Error{path + ": a damaged entry (run volent journal verify): " + entry.message()};
+    out.push_back(std::move(*entry));
+  }
+  if (rc != SQLITE_DONE) return Error{path + ": " + sqlite3_errmsg(db)};
+  return out;
+}
+
+// "sha256:ABC..." or "abc..." as 64 lowercase hex digits, or nullopt.
+std::optional<std::string> NormalizeHead(std::string text) {
+  if (text.rfind("sha256:", 0) == 0) text.erase(0, 7);
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (text.size() != 64 || text.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return std::nullopt;
+  }
+  return text;
+}
+
+// True if `name` is 1..64 letters, digits and '_': a member name that needs
+// no quoting in an SQLite JSON path.
+bool PlainMemberName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// The SQL of ReadKind for `query`; parameters ?1 kind, ?2 after, ?3 limit,
+// ?4 agent, ?5 JSON path, ?6 member value (those used).
+std::string KindSql(const KindQuery& query) {
+  std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries WHERE kind = ?1";
+  if (query.newest_first) {
+    if (query.after != 0) sql += " AND seq < ?2";
+  } else {
+    sql += " AND seq > ?2";
+  }
+  if (!query.agent.empty()) sql += " AND agent = ?4";
+  // CASE evaluates json_extract only on valid JSON (a damaged payload would
+  // otherwise fail the whole query); a number or an object never equals the
+  // text bound to ?6.
+  if (!query.payload_member.empty()) {
+    sql += " AND (CASE WHEN json_valid(payload) THEN json_extract(payload, ?5) END) = ?6";
+  }
+  sql += query.newest_first ? " ORDER BY seq DESC" : " ORDER BY seq";
+  return sql + " LIMIT ?3";
+}
+
+// Checks one entry against what came before it; the problem, or "".
+// `seen` holds "KIND KEY" of every entry before it (neither has a space).
+std::string CheckEntry(const Entry& e, uint64_t position, const std::string& prev_hash,
+                       std::set<std::string>& seen) {
+  if (e.seq != position) {
+    return e.seq > position ? "missing: the next entry is #" + std::to_string(e.seq) +
+                                  " (an entry was removed)"
+                            : "numbered #" + std::to_string(e.seq) + " out of order";
+  }
+  if (EntryHash(e) != e.hash) {
+    return "its recorded hash does not match its contents (a field or the hash was altered)";
+  }
+  if (e.prev_hash != prev_hash) {
+    return "its prev_hash is not the hash of the entry before it (entries were removed, "
+           "reordered or replaced)";
+  }
+  if (e.key != EffectKey{e.agent, e.run, e.step}.ToString()) {
+    return "its key '" + e.key.substr(0, 80) + "' does not match its agent, run and step";
+  }
+  const std::string kind(KindName(e.kind));
+  if (e.kind == EntryKind::kCompletion && !seen.count(std::string(KindName(EntryKind::kIntent)) + " " + e.key)) {
+    return "a completion for " + e.key + " before any intent";
+  }
+  // One entry of a kind per key, as the table's unique constraint keeps it.
+  if (!seen.insert(kind + " " + e.key).second) return "a second " + kind + " for " + e.key;
+  return "";
+}
+
+}  // namespace
+
+Result<std::vector<Entry>> Journal::Read(uint64_t after_seq, size_t limit) {
+  std::lock_guard lock(mu_);
+  Statement stmt(db_, std::string("SELECT ") + kEntryColumns +
+                          " FROM entries WHERE seq > ?1 ORDER BY seq LIMIT ?2");
+  if (!stmt) return DbError("cannot read entries");
+  sqlite3_bind_int64(stmt.get(), 1, static_cast<sqlite3_int64>(std::min<uint64_t>(after_seq, kMaxStep)));
+  sqlite3_bind_int64(stmt.get(), 2, static_cast<sqlite3_int64>(std::min<uint64_t>(limit, kMaxStep)));
+  return Collect(db_, path_, stmt.get());
+}
+
+Result<std::vector<Entry>> Journal::ReadKind(EntryKind kind, uint64_t after_seq, size_t limit) {
+  KindQuery query;
+  query.kind = kind;
+  query.after = after_seq;
+  query.limit = limit;
+  return ReadKind(query);
+}
+
+Result<std::vector<Entry>> Journal::ReadKind(const KindQuery& query) {
+  if (!query.payload_member.empty() && !PlainMemberName(query.payload_member)) {
+    return Error{"a payload member to filter on is 1 to 64 letters, digits and '_'"};
+  }
+  std::lock_guard lock(mu_);
+  Statement stmt(db_, KindSql(query));
+  if (!stmt) return DbError("cannot read entries");
+  sqlite3_stmt* s = stmt.get();
+  BindText(s, 1, KindName(query.kind));
+  sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(std::min<uint64_t>(query.after, kMaxStep)));
+  sqlite3_bind_int64(s, 3, static_cast<sqlite3_int64>(std::min<uint64_t>(query.limit, kMaxStep)));
+  if (!query.agent.empty()) BindText(s, 4, query.agent);
+  if (!query.payload_member.empty()) {
+    BindText(s, 5, "$." + query.payload_member);
+    BindText(s, 6, query.payload_value);
+  }
+  return Collect(db_, path_, s);
+}
+
+Result<std::vector<Entry>> Journal::PendingEffects() {
+  std::lock_guard lock(mu_);
+  Statement stmt(db_, std::string("SELECT ") + kEntryColumns +
+                          " FROM entries AS i WHERE kind = 'intent' AND NOT EXISTS"
+                          " (SELECT 1 FROM entries AS c WHERE c.effect_key = i.effect_key"
+                          " AND c.kind = 'completion') ORDER BY seq");
+  if (!stmt) return DbError("cannot read pending effects");
+  return Collect(db_, path_, stmt.get());
+}
+
+Result<Digest> Journal::GetDigest() {
+  std::lock_guard lock(mu_);
+  return InReadTransaction(db_, path_, [&]() -> Result<Digest> {
+    Digest digest;
+    Statement count(db_, "SELECT count(*) FROM entries");
+    if (!count || sqlite3_step(count.get()) != SQLITE_ROW) return DbError("cannot count entries");
+    digest.entries = static_cast<uint64_t>(sqlite3_column_int64(count.get(), 0));
+    Statement last(db_, "SELECT hash FROM entries ORDER BY seq DESC LIMIT 1");
+    if (!last) return DbError("cannot read the last entry");
+    int rc = sqlite3_step(last.get());
+    if (rc == SQLITE_ROW) {
+      // The type first: reading it as text would convert it.
+      const bool is_text = sqlite3_column_type(last.get(), 0) == SQLITE_TEXT;
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(last.get(), 0));
+      if (!is_text || !text) {
+        return Error{path_ + ": the last entry's hash is damaged (run volent journal verify)"};
+      }
+      digest.head.assign(text, static_cast<size_t>(sqlite3_column_bytes(last.get(), 0)));
+    } else if (rc != SQLITE_DONE) {
+      return DbError("cannot read the last entry");
+    }
+    return digest;
+  });
+}
+
+Result<VerifyReport> Journal::Verify(std::optional<std::string> expected_head) {
+  std::optional<std::string> expected;
+  if (expected_head) {
+    expected = NormalizeHead(*expected_head);
+    if (!expected) return Error{"the expected digest is not sha256: and 64 hex digits"};
+  }
+  std::lock_guard lock(mu_);
+  return InReadTransaction(db_, path_, [&]() -> Result<VerifyReport> {
+    Statement stmt(db_, std::string("SELECT ") + kEntryColumns + " FROM entries ORDER BY seq");
+    if (!stmt) return DbError("cannot read entries");
+    VerifyReport report;
+    std::set<std::string> seen;
+    bool found = expected && *expected == kGenesisHash;
+    auto fail = [&](uint64_t position, std::string problem) {
+      report.ok = false;
+      report.bad_entry = position;
+      report.problem = std::move(problem);
+      return report;
+    };
+    int rc;
+    while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
+      const uint64_t position = report.digest.entries + 1;
+      auto entry = ReadRow(stmt.get());
+      if (!entry) return fail(position, entry.message());
+      std::string problem = CheckEntry(*entry, position, report.digest.head, seen);
+      if (!problem.empty()) return fail(position, std::move(problem));
+      report.digest.entries = position;
+      report.digest.head = entry->hash;
+      if (expected && entry->hash == *expected) found = true;
+    }
+    if (rc != SQLITE_DONE) return DbError("cannot read entries");
+    if (expected && !found) {
+      return fail(report.digest.entries + 1,
+                  "missing: no entry has the expected hash sha256:" + *expected +
+                      " (the journal's tail was removed, or it was rewritten)");
+    }
+    return report;
+  });
+}
+
+}  // namespace volent::journal

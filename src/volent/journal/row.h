@@ -1,0 +1,21 @@
+// Reading one journal row from SQLite, checking each column's type, so a
+// damaged row is an error value rather than a wrong entry. Internal to
+// src/journal.
+#pragma once
+
+#include "volent/journal/entry.h"
+#include "core/result.h"
+
+struct sqlite3_stmt;
+
+namespace volent::journal {
+
+// The columns every query of entries selects, in this order.
+inline constexpr char kEntryColumns[] =
+    "seq, kind, agent, run_id, step, effect_key, payload, time_ms, prev_hash, hash";
+
+// The current row of `stmt` (columns as kEntryColumns) as an Entry, or an
+// error naming the first column of the wrong type or value.
+ampoule::Result<Entry> ReadRow(sqlite3_stmt* stmt);
+
+}  // namespace volent::journal
