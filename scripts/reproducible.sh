@@ -154,7 +154,7 @@ repro_update_pins() {
   tmp="$(mktemp "$REPRO_PINS_FILE.XXXXXX")"
   {
     cat <<'EOF'
-# Pinned SHA-256 of the reproducible build outputs (SPEC A1), checked by
+# Pinned SHA-256 of the reproducible build outputs (docs/kernel.md), checked by
 #   scripts/build-kernel.sh --strict       (kernel, kernel:<entry name>)
 #   scripts/build-host-tools.sh --strict   (host:ampoule, host:ampoule-verify)
 # Valid for the toolchain listed below (Debian package versions); another

@@ -251,14 +251,11 @@ fuzz_phase() {
   if ! command -v wat2wasm >/dev/null; then
     skip "fuzz" "wat2wasm not found for the seed corpus (install wabt: scripts/setup.sh)"; return
   fi
-  local targets t
+  local targets
   mapfile -t targets < <(fuzz_targets)
   if ((${#targets[@]} == 0)); then skip "fuzz" "no fuzz/*_fuzz.cc targets"; return; fi
-  for t in "${targets[@]}"; do
-    if [[ ! -x "$OUT/build-asan/bin/$t" ]]; then
-      skip "fuzz" "build-asan/bin/$t was not built (the asan phase was skipped or failed)"; return
-    fi
-  done
+  # Nothing left to compile after the asan phase: this links what it has not.
+  step "fuzz: build (build-asan/)" asan_build -- "${targets[@]}" || return
   step "fuzz: run (${FUZZ_SECONDS}s)" run_fuzz "${targets[@]}"
 }
 
@@ -269,7 +266,11 @@ echo "ampoule tests: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo
 
 if [[ " $SKIP " == *" build "* ]]; then
   skip "build" "AMPOULE_SKIP"
-elif step "build: compile" configure_and_build "$OUT/build"; then
+# Configured explicitly: build/ is shared with the main job (scripts/demo.sh
+# configures it the same way and builds only what the demo needs), so either
+# command may run first without leaving the other a folder without tests.
+elif step "build: compile" configure_and_build "$OUT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+       -DAMPOULE_TESTS=ON -DAMPOULE_SANITIZE=OFF -DAMPOULE_FUZZ=OFF; then
   if [[ " $SKIP " == *" kernel "* ]]; then
     skip "kernel" "AMPOULE_SKIP (tests that run guests will say they skip)"
   else
@@ -293,14 +294,15 @@ fi
 # -O1 with assertions on: the usual sanitizer trade-off between build time,
 # test speed and useful stack traces.
 fuzz_toolchain
+# asan_build [-- TARGETS...]: configures and builds build-asan/ (every target by default).
 asan_build() {
   local args=(-DAMPOULE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g"
               "-DCMAKE_C_FLAGS_DEBUG=-O1 -g")
   if [[ -n "$FUZZ_MISSING" ]]; then
     echo "note: GCC, no fuzz targets: $FUZZ_MISSING"
-    configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=OFF
+    configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=OFF "$@"
   else
-    CC=clang-14 CXX=clang++-14 configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=ON
+    CC=clang-14 CXX=clang++-14 configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=ON "$@"
   fi
 }
 if [[ " $SKIP " == *" asan "* ]]; then
@@ -330,7 +332,7 @@ fi
 
 fuzz_phase
 
-# The pinned, reproducible kernel and host tools (SPEC A1): rebuilt from this
+# The pinned, reproducible kernel and host tools (docs/kernel.md): rebuilt from this
 # commit in their own folders and compared with kernel/pins.txt. Needs a
 # clean tree (it refuses uncommitted changes, as an auditor's rebuild would).
 if [[ " $SKIP " == *" repro "* ]]; then
