@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The socket audit (SPEC B3, docs/decisions/0020-socket-audit.md): outbound
+# The socket audit (docs/egress.md, docs/decisions/0020-socket-audit.md): outbound
 # network code lives in the egress gate (src/volent/egress) and nowhere else, and the
 # build proves it from the object files rather than trusting the sources.
 #
