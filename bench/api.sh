@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The control API benchmark (SPEC B6): the memory of `volent node` with idle
+# The control API benchmark (docs/operator-guide.md): the memory of `volent node` with idle
 # agents, and the latency of its API at 10,000 agents, beside nginx serving
 # static JSON files of the same sizes, measured in the same run with the same
 # load.

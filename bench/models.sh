@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model-call benchmark (SPEC B4): 1,500 model calls in flight at once
+# The model-call benchmark (docs/models.md): 1,500 model calls in flight at once
 # through the node's egress gate against the mock model, on this machine,
 # beside the same calls made by a plain client (Node's http) in the same run.
 #

@@ -1,5 +1,5 @@
 // Fuzz target for what the egress gate reads from untrusted input before
-// anything is sent (SPEC B3; docs/egress.md): URLs (egress/url.h), address
+// anything is sent (docs/egress.md): URLs (egress/url.h), address
 // classification and CIDR ranges (egress/address_class.h), and allowlist
 // matching (egress/allowlist.h). No socket is opened.
 //

@@ -1,4 +1,4 @@
-// ampoule-engine: the engine a kernel carries (SPEC A1).
+// ampoule-engine: the engine a kernel carries (docs/kernel.md).
 //
 // Started by `ampoule run` inside the jail, with nothing but descriptors
 // (src/ampoule/run/engine_protocol.h): 0 the request, 1 and 2 the guest's stdout

@@ -1,4 +1,4 @@
-// ampoule-verify: checks a receipt, and with --replay re-runs it (SPEC A6).
+// ampoule-verify: checks a receipt, and with --replay re-runs it (docs/cli.md).
 // A thin front end: the logic, the exit codes and the output contract live
 // in src/ampoule/verify (command.h, verdict.h).
 #include <cstdio>

@@ -1,4 +1,4 @@
-// ampoule verify: the same command as the ampoule-verify binary (SPEC A6),
+// ampoule verify: the same command as the ampoule-verify binary (docs/cli.md),
 // reachable from the main tool. The logic lives in src/ampoule/verify/command.h.
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-// `ampoule demo refund` (docs/demo.md, SPEC A8): the story of one refund
+// `ampoule demo refund` (docs/demo.md): the story of one refund
 // through the trust gate, told with real receipts.
 #include <algorithm>
 #include <ctime>

@@ -1,4 +1,4 @@
-// The trust gate's rule (SPEC A7): from what was found out about an action,
+// The trust gate's rule (docs/gate.md): from what was found out about an action,
 // one decision with its reasons. A pure function, so every rule and their
 // order can be tested exhaustively; gathering the facts (verifying the
 // receipt, replaying it, reading the decision log) happens elsewhere.

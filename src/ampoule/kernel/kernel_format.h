@@ -1,5 +1,5 @@
 // The kernel file format, version 1: one file bundling everything that decides
-// a run's result (SPEC A1). Its SHA-256 is the kernel digest.
+// a run's result (docs/kernel.md). Its SHA-256 is the kernel digest.
 //
 // Layout (all integers little-endian):
 //

@@ -2,7 +2,7 @@
 //
 // DSSE lets signers use either the standard or the URL-safe alphabet, with or
 // without padding, and requires verifiers to accept all of them. We always
-// write the standard alphabet with padding (what SPEC A5 asks of receipts).
+// write the standard alphabet with padding (docs/receipt-spec.md, "Base64").
 //
 // Decoding is strict otherwise: no whitespace, no mixing of the two
 // alphabets, padding only at the end and only as much as the length needs,

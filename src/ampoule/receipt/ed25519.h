@@ -3,7 +3,7 @@
 // "Strict" verification here means: accept exactly what libsodium's
 // crypto_sign_verify_detached accepts. That rejects non-canonical S (S >= L),
 // small-order R, non-canonical and small-order public keys, and signatures
-// of any length but 64 bytes (see ../shared/conformance/ed25519/README.md
+// of any length but 64 bytes (see docs/receipt-spec.md section 3, "Keys",
 // and docs/decisions/0008-receipts.md).
 //
 // On top of that, a public key is checked when it is *loaded*: a key that

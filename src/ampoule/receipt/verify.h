@@ -45,7 +45,7 @@ struct VerifiedReceipt {
 
 // The whole check for a receipt file's text: parse the envelope, verify it
 // (above), require payloadType kInTotoPayloadType, parse the statement.
-// Any error means the receipt must not be trusted (SPEC A6 "FAILED"); the
+// Any error means the receipt must not be trusted (docs/cli.md "FAILED"); the
 // message says which step failed.
 Result<VerifiedReceipt> VerifyReceipt(std::string_view envelope_json,
                                       std::span<const PublicKey> trusted);

@@ -1,7 +1,7 @@
 // The whole ampoule-verify command, shared by the `ampoule-verify` binary
 // and `ampoule verify`: parse, gather facts, replay if asked, decide, print.
 //
-// Output contract (SPEC A6): explanations go to `err`, one line each,
+// Output contract (docs/cli.md): explanations go to `err`, one line each,
 // prefixed with the command name; exactly one result line goes to `out`,
 // last; the return value is the exit code that line belongs to (verdict.h).
 // `--help` alone prints the usage to `out` and returns 0 with no result line.

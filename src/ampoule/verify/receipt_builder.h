@@ -1,4 +1,4 @@
-// Making a receipt from a run record: the signing side of SPEC A5.
+// Making a receipt from a run record: the signing side of docs/receipt-spec.md.
 //
 // A receipt is a DSSE envelope (docs/receipt-spec.md section 1) around an
 // in-toto Statement v1 whose subjects are the run's two output streams,

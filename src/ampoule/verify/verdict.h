@@ -1,4 +1,4 @@
-// The verdict of ampoule-verify: SPEC A6's table as one pure function.
+// The verdict of ampoule-verify: the table of docs/cli.md as one pure function.
 //
 // Checking a receipt gathers facts (what went wrong, what the signed run
 // says); Decide turns them into the exit code and the one final result line
@@ -14,7 +14,7 @@
 //   5     INCOMPLETE        (never)               no --kernel: kernel not pinned
 //   6     TOO LARGE: <file> TOO LARGE: <file>     a file over 64 MiB
 //
-// When several apply the most serious wins: 2 > 6 > 1 > 3 > 4 > 5 > 0 (SPEC
+// When several apply the most serious wins: 2 > 6 > 1 > 3 > 4 > 5 > 0 (docs/cli.md
 // ranks 2 and 6 together; a usage error is reported first because the
 // command was not understood). VERIFIED and REPLAY OK appear only on exit 0.
 //

@@ -1,4 +1,4 @@
-// SPEC A6 precedence, over every combination of facts, in both modes.
+// The precedence of docs/cli.md, over every combination of facts, in both modes.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -21,7 +21,7 @@ Facts FactsFor(unsigned bits) {
 }
 
 // The reference: the set of rows that apply, then the most serious of them
-// in SPEC order 2 (and 6) > 1 > 3 > 4 > 5 > 0 (2 before 6, see verdict.h).
+// in docs/cli.md's order 2 (and 6) > 1 > 3 > 4 > 5 > 0 (2 before 6, see verdict.h).
 int Expected(Mode mode, const Facts& f) {
   std::set<int> apply;
   if (f.usage) apply.insert(2);

@@ -1,7 +1,7 @@
 // Raises this process's open-file limit to its hard limit: every connection
 // is a descriptor, and the usual soft limit (1,024) is below what a node
 // with 1,500 model calls in flight, or the mock model serving them, holds
-// (SPEC B4). Returns the limit now in force (SIZE_MAX for no limit; 0 when
+// (docs/models.md). Returns the limit now in force (SIZE_MAX for no limit; 0 when
 // it cannot be read). The callers say what is too low for them.
 #pragma once
 

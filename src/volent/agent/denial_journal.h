@@ -1,5 +1,5 @@
-// Journals the egress gate's denials (SPEC B3: "denied, and the denial is
-// journaled"; docs/egress.md): the DenialSink the node gives its gate.
+// Journals the egress gate's denials (docs/egress.md: denied, and the
+// denial journaled): the DenialSink the node gives its gate.
 //
 // Each denial is one journal entry of kind "egress-denied" with the payload
 // {"capability","method","url","reason","hop","origin"}. Its key is the

@@ -1,6 +1,6 @@
 // The agent loop of a node: runs agents, journals every step, pauses for
-// approvals, and resumes after a restart (SPEC B2, B4, B5;
-// docs/agent-runs.md).
+// approvals, and resumes after a restart (docs/agent-runs.md,
+// docs/models.md, docs/journal.md).
 //
 // A run is a deterministic sequence of steps numbered from 1: a model call,
 // then the tool calls it asked for, then a model call with their results,

@@ -89,7 +89,7 @@ bool MakeDirs(const std::string& dir) {
   return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// Model and tool calls in flight each hold a socket (SPEC B4: 1,500 model
+// Model and tool calls in flight each hold a socket (docs/models.md: 1,500 model
 // calls at once): the soft open-file limit, often 1,024, is raised to the
 // hard one. Below this, the node says so.
 constexpr size_t kWantedDescriptors = 4096;

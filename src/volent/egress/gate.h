@@ -1,5 +1,5 @@
 // The egress gate: the one place where the node sends anything outside
-// (SPEC B3, docs/egress.md). Every outbound HTTP request of a tool names the
+// (docs/egress.md). Every outbound HTTP request of a tool names the
 // capability it is made under; the gate allows it only if an entry of the
 // node's allowlist for that capability matches (scheme, host or address
 // range, port, path prefix, method), and only to addresses the entry may

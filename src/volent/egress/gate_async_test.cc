@@ -75,7 +75,7 @@ TEST(GateAsync, TwoHundredInFlightOnOneThread) {
   EXPECT_EQ(targets.size(), kRequests);
 }
 
-// SPEC B4's number: 1,500 requests in flight at once on two threads. Each
+// docs/models.md's target: 1,500 requests in flight at once on two threads. Each
 // needs a descriptor here and one in the server, so the soft limit is raised
 // towards the hard one; the test is skipped where that is not enough.
 TEST(GateAsync, FifteenHundredInFlightOnTwoThreads) {

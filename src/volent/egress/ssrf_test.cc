@@ -1,4 +1,4 @@
-// The SSRF suite (SPEC B3, docs/egress.md "The SSRF suite"): attacks on the
+// The SSRF suite (docs/egress.md, "The SSRF suite"): attacks on the
 // real egress gate, each of which must be denied, say why, be journaled as
 // an "egress-denied" entry, and reach nothing it targeted.
 //

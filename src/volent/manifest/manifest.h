@@ -1,5 +1,5 @@
 // What an operator writes for a Volent node: agent manifests (*.agent.yaml)
-// and the node's own configuration (volent.yaml). SPEC B1; docs/manifests.md.
+// and the node's own configuration (volent.yaml). docs/manifests.md.
 //
 // Both are YAML (JSON is accepted too: it is parsed by the same YAML reader,
 // so positions are known either way) and both are checked against a JSON
