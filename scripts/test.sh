@@ -33,7 +33,7 @@
 #   AMPOULE_JOBS          parallel build and test jobs (default 2)
 #   AMPOULE_SKIP          space-separated phases to skip: build kernel npm asan
 #                         determinism fuzz repro
-#   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-fuzz/ go (default: the repository)
+#   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-o0/ go (default: the repository)
 #   AMPOULE_CCACHE        0 builds without the compiler cache (default: use ccache if installed)
 set -uo pipefail
 

@@ -1,5 +1,5 @@
 // Parsing numbers on command lines: whole numbers, byte counts with binary
-// suffixes, seconds. Shared by the commands in src/cli.
+// suffixes, seconds. Shared by the commands in src/ampoule/cli.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // ampoule demo refund|grader: the runnable demos (docs/demo.md). The front
-// end only: options, then the story in src/demo.
+// end only: options, then the story in src/ampoule/demo.
 #include <cstdio>
 #include <string>
 #include <string_view>

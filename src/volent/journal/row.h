@@ -1,6 +1,6 @@
 // Reading one journal row from SQLite, checking each column's type, so a
 // damaged row is an error value rather than a wrong entry. Internal to
-// src/journal.
+// src/volent/journal.
 #pragma once
 
 #include "volent/journal/entry.h"
