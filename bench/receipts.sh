@@ -5,7 +5,7 @@
 #   bash bench/receipts.sh
 #
 # Builds bench/receipts_bench.cc against the libraries of a build folder and
-# runs it: N receipts of a realistic run record are signed (verify::MakeReceipt)
+# runs it: N receipts of a realistic run record are signed (run::MakeReceipt)
 # and verified with the whole receipt check (verify::ReadSignedRunReceipt,
 # what ampoule-verify does once the file is read), and the same signatures
 # are checked with bare crypto_sign_verify_detached. Rates are per core

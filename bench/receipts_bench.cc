@@ -1,7 +1,7 @@
 // The receipts benchmark (bench/receipts.sh builds and runs this).
 //
 // Signs N receipts of a realistic run record (three inputs, every predicate
-// field set) with verify::MakeReceipt, then measures, in the same process
+// field set) with run::MakeReceipt, then measures, in the same process
 // and on the same libsodium:
 //   sign     receipts made per second (statement + DSSE + Ed25519 sign)
 //   verify   receipts verified per second: verify::ReadSignedRunReceipt,
@@ -29,7 +29,7 @@
 #include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/receipt/pae.h"
-#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/run/receipt_builder.h"
 #include "ampoule/verify/run_receipt.h"
 
 namespace {
@@ -82,7 +82,7 @@ int WriteSample(const std::string& dir) {
   if (!receipt::WriteKeyPair(dir + "/key", key).ok()) return 1;
   FILE* f = fopen((dir + "/receipt.json").c_str(), "w");
   if (!f) return 1;
-  std::string text = verify::MakeReceipt(Record(0), key);
+  std::string text = run::MakeReceipt(Record(0), key);
   bool ok = fwrite(text.data(), 1, text.size(), f) == text.size();
   return fclose(f) == 0 && ok ? 0 : 1;
 }
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   size_t bad = 0;
   for (int run = 0; run < runs; ++run) {
     double t0 = CpuSeconds();
-    for (size_t i = 0; i < n; ++i) receipts[i] = verify::MakeReceipt(records[i], key);
+    for (size_t i = 0; i < n; ++i) receipts[i] = run::MakeReceipt(records[i], key);
     double t1 = CpuSeconds();
     for (size_t i = 0; i < n; ++i) bad += !verify::ReadSignedRunReceipt(receipts[i], trusted).ok();
     double t2 = CpuSeconds();

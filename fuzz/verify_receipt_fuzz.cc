@@ -22,7 +22,7 @@
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/run/run_record.h"
-#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/run/receipt_builder.h"
 #include "ampoule/verify/replay.h"
 #include "ampoule/verify/run_receipt.h"
 
@@ -54,7 +54,7 @@ void CheckReceipt(std::string_view text) {
   CheckRecord(receipt->record);
   // The statement it claims, re-signed, verifies and reads back the same.
   if (receipt->record.stdout_digest.sha256.size() != 64) return;
-  std::string resigned = verify::MakeReceipt(receipt->record, Key());
+  std::string resigned = run::MakeReceipt(receipt->record, Key());
   std::vector<receipt::PublicKey> keys{Key().public_key()};
   Result<verify::RunReceipt> back = verify::ReadSignedRunReceipt(resigned, keys);
   Check(back.ok());

@@ -8,7 +8,7 @@
 
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/key_file.h"
-#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/run/receipt_builder.h"
 
 namespace ampoule::cli {
 
@@ -91,7 +91,7 @@ Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_pat
     AMP_RETURN_IF_ERROR(WriteFileAtomically(record_path, receipt::DumpJson(record, 2) + "\n"));
   }
   if (signer.enabled()) {
-    std::string envelope = verify::MakeReceipt(run.record, signer.key());
+    std::string envelope = run::MakeReceipt(run.record, signer.key());
     AMP_RETURN_IF_ERROR(WriteFileAtomically(receipt_path, envelope));
   }
   if (json) {

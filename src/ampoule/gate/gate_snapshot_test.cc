@@ -26,7 +26,7 @@ class GateSnapshotTest : public ::testing::Test {
     s.stdout_bytes = R"({"amount": 6, "to": "ann"})";
     WriteFile(s.Path("stdout"), s.stdout_bytes);
     s.record = s.MakeRecord();
-    receipt_text = verify::MakeReceipt(s.record, s.key);
+    receipt_text = run::MakeReceipt(s.record, s.key);
     receipt_path = s.WriteReceipt(receipt_text);
     WriteFile(s.Path("policy.json"), R"({"trusted_keys": ["key.pub"], "kernel_sha256": ")" + Sha(s.kernel) +
                                          R"(", "max_data_age_seconds": 86400, "replay_fuel_ceiling": 1000000000,
@@ -141,7 +141,7 @@ TEST_F(GateSnapshotTest, TheReplayIsBoundedByThePolicysFuelCeiling) {
   // A receipt may ask for any fuel limit; the gate's replay never gets more
   // than the policy's ceiling (plus one), whatever the receipt says.
   s.record.limits.fuel = UINT64_MAX;
-  receipt_text = verify::MakeReceipt(s.record, s.key);
+  receipt_text = run::MakeReceipt(s.record, s.key);
   receipt_path = s.WriteReceipt(receipt_text);
   uint64_t fuel_given = 0;
   verify::Runner runner = [&](const run::RunSpec& spec) -> Result<run::ProgramRun> {

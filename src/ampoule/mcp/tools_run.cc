@@ -1,5 +1,5 @@
 // run_python, run_javascript, run_wasm: `ampoule run` as tools. The same
-// library path as the command (run::RunProgram, then verify::MakeReceipt
+// library path as the command (run::RunProgram, then run::MakeReceipt
 // with the server's key), so a tool's receipt verifies and replays exactly
 // like one from `ampoule run`.
 //
@@ -11,7 +11,7 @@
 #include "ampoule/mcp/tools.h"
 #include "ampoule/receipt/base64.h"
 #include "ampoule/run/run_program.h"
-#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/run/receipt_builder.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -153,7 +153,7 @@ ToolResult Run(const ToolContext& ctx, const std::string& runtime, const json& a
   out["record"] = run::RecordToJson(record);
   // The envelope's payload is base64 of the signed bytes, so the object may
   // be re-serialised freely without breaking the signature.
-  out["receipt"] = json::parse(verify::MakeReceipt(record, ctx.key));
+  out["receipt"] = json::parse(run::MakeReceipt(record, ctx.key));
   return ToolResult::Ok(std::move(out));
 }
 

@@ -49,7 +49,7 @@ class Forgery : public ::testing::Test {
     return {receipt_path, "--key", s.Path(key), "--kernel", s.Path("kernel")};
   }
   receipt::Envelope Signed(const run::RunRecord& r) {
-    return receipt::ParseEnvelope(MakeReceipt(r, s.key)).value();
+    return receipt::ParseEnvelope(run::MakeReceipt(r, s.key)).value();
   }
   std::string Write(const receipt::Envelope& e) { return s.WriteReceipt(receipt::SerializeEnvelope(e)); }
   std::string WriteJson(const json& j) { return s.WriteReceipt(j.dump(2)); }
@@ -92,7 +92,7 @@ TEST_F(Forgery, EverySignatureBitFlippedFails) {
 // Every byte of the file: only the unsigned keyid hint (its name and its
 // value) may change without failing, and then the receipt still verifies.
 TEST_F(Forgery, EveryReceiptFileByteFlippedFailsOutsideTheKeyidHint) {
-  std::string text = MakeReceipt(s.record, s.key);
+  std::string text = run::MakeReceipt(s.record, s.key);
   const size_t name = text.find("\"keyid\"") + 1;          // k of keyid
   const size_t value = text.find('"', text.find(':', name) + 1) + 1;  // first hex digit
   const size_t value_end = text.find('"', value);
@@ -107,7 +107,7 @@ TEST_F(Forgery, EveryReceiptFileByteFlippedFailsOutsideTheKeyidHint) {
 }
 
 TEST_F(Forgery, EveryTruncationFails) {
-  std::string text = MakeReceipt(s.record, s.key);
+  std::string text = run::MakeReceipt(s.record, s.key);
   for (size_t n = 0; n + 1 < text.size(); ++n) {  // the last byte is the newline
     Expect(Quick(s.WriteReceipt(text.substr(0, n))), 1, "FAILED", "first " + std::to_string(n) + " bytes");
   }
@@ -118,7 +118,7 @@ TEST_F(Forgery, GarbageEmptyAndHugeFiles) {
   Expect(Quick(s.WriteReceipt("{}")), 1, "FAILED", "empty object");
   Expect(Quick(s.WriteReceipt("null")), 1, "FAILED", "null");
   Expect(Quick(s.WriteReceipt(std::string("\x89PNG\r\n\x1a\n\0\0", 10))), 1, "FAILED", "binary");
-  std::string text = MakeReceipt(s.record, s.key);
+  std::string text = run::MakeReceipt(s.record, s.key);
   Expect(Quick(s.WriteReceipt(text + text)), 1, "FAILED", "two receipts in one file");
   Expect(Quick(s.WriteReceipt(std::string(100, '[') )), 1, "FAILED", "deep nesting");
   // Over 64 MiB: a sparse file, so the test stays small on disk.
@@ -131,7 +131,7 @@ TEST_F(Forgery, GarbageEmptyAndHugeFiles) {
 }
 
 TEST_F(Forgery, ResignedWithAnotherKeyFails) {
-  std::string forged = s.WriteReceipt(MakeReceipt(s.record, s.other));
+  std::string forged = s.WriteReceipt(run::MakeReceipt(s.record, s.other));
   Expect(Quick(forged), 1, "FAILED", "forger's key, our key named");
   Expect(Quick(forged, "other.pub"), 0, "VERIFIED", "the forger's key, if you name it");
   std::string genuine = s.SignedReceipt(s.record);
@@ -169,7 +169,7 @@ TEST_F(Forgery, SignedFieldsChangedWithoutResigningFail) {
   change("time", [](run::RunRecord& r) { r.finished_at = "2026-11-29T19:00:02Z"; });
   for (const auto& [what, r] : changes) {
     receipt::Envelope t = e;
-    t.payload = receipt::SerializeStatement(StatementForRecord(r));
+    t.payload = receipt::SerializeStatement(run::StatementForRecord(r));
     Expect(Quick(Write(t)), 1, "FAILED", what);
   }
 }
@@ -308,7 +308,7 @@ TEST_F(Forgery, MostSeriousProblemWins) {
   std::string huge = s.Path("huge");
   testing::WriteFile(huge, "x");
   ASSERT_EQ(truncate(huge.c_str(), (off_t(64) << 20) + 1), 0);
-  std::string forged = s.WriteReceipt(MakeReceipt(s.record, s.other), "forged.json");
+  std::string forged = s.WriteReceipt(run::MakeReceipt(s.record, s.other), "forged.json");
   // 2 > 6 > 1.
   Expect({forged, "--key", s.Path("key.pub"), "--input", "a.csv=" + huge, "--program",
           s.Path("nope")}, 2, "ERROR", "forged + huge + unreadable");
@@ -318,11 +318,11 @@ TEST_F(Forgery, MostSeriousProblemWins) {
   // 1 > 3 > 4 > 5.
   run::RunRecord r = s.record;
   r.result = {run::kStatusTerminated, 0, run::Stop::kTimeout, 0, true, false, ""};
-  std::string terminated = s.WriteReceipt(MakeReceipt(r, s.key), "t.json");
+  std::string terminated = s.WriteReceipt(run::MakeReceipt(r, s.key), "t.json");
   Expect({terminated, "--key", s.Path("key.pub"), "--program", s.Path("a.csv")}, 1, "FAILED",
          "terminated + wrong program");
   r.result.status = 5;
-  std::string both = s.WriteReceipt(MakeReceipt(r, s.key), "both.json");
+  std::string both = s.WriteReceipt(run::MakeReceipt(r, s.key), "both.json");
   Expect({both, "--key", s.Path("key.pub")}, 3, "NOT REPLAYABLE", "terminated + nonzero status");
 }
 
@@ -353,7 +353,7 @@ TEST_F(Forgery, Base64Spellings) {
     run::RunRecord r = s.record;
     r.program.name = "what?>~??>>~.py";
     r.seed = seed;
-    text = MakeReceipt(r, s.key);
+    text = run::MakeReceipt(r, s.key);
     std::string p = json::parse(text)["payload"];
     if (p.find('+') != std::string::npos && p.find('/') != std::string::npos && p.back() == '=') break;
   }

@@ -21,7 +21,7 @@ using testing::Scene;
 
 TEST(ReceiptBuilder, StatementHoldsTheRecord) {
   Scene s;
-  receipt::Statement st = StatementForRecord(s.record);
+  receipt::Statement st = run::StatementForRecord(s.record);
   ASSERT_EQ(st.subject.size(), 2u);
   EXPECT_EQ(st.subject[0].name, "stdout");
   EXPECT_EQ(st.subject[0].sha256(), testing::Sha(s.stdout_bytes));
@@ -33,13 +33,13 @@ TEST(ReceiptBuilder, StatementHoldsTheRecord) {
 
 TEST(ReceiptBuilder, EnvelopeIsStandardDsse) {
   Scene s;
-  std::string text = MakeReceipt(s.record, s.key);
+  std::string text = run::MakeReceipt(s.record, s.key);
   EXPECT_EQ(text.back(), '\n');
   receipt::Envelope e = receipt::ParseEnvelope(text).value();
   EXPECT_EQ(e.payload_type, receipt::kInTotoPayloadType);
   ASSERT_EQ(e.signatures.size(), 1u);
   EXPECT_EQ(e.signatures[0].keyid, s.key.public_key().KeyId());
-  EXPECT_EQ(e.payload, receipt::SerializeStatement(StatementForRecord(s.record)));
+  EXPECT_EQ(e.payload, receipt::SerializeStatement(run::StatementForRecord(s.record)));
   // Standard padded base64 only.
   nlohmann::json j = nlohmann::json::parse(text);
   std::string payload = j["payload"];
@@ -57,7 +57,7 @@ TEST(ReceiptBuilder, ReadsBackAsTheSameRecord) {
     r.result.terminated = stop == run::Stop::kTimeout;
     if (stop == run::Stop::kTrap) r.result.trap = "integer divide by zero";
     std::vector<receipt::PublicKey> keys{s.key.public_key()};
-    Result<RunReceipt> back = ReadSignedRunReceipt(MakeReceipt(r, s.key), keys);
+    Result<RunReceipt> back = ReadSignedRunReceipt(run::MakeReceipt(r, s.key), keys);
     ASSERT_TRUE(back.ok()) << back.message();
     EXPECT_EQ(run::RecordToJson(back->record), run::RecordToJson(r));
     EXPECT_EQ(back->signer, s.key.public_key());
@@ -68,7 +68,7 @@ TEST(ReceiptBuilder, ReadsBackAsTheSameRecord) {
 
 TEST(ReceiptBuilder, DeterministicBytes) {
   Scene s;
-  EXPECT_EQ(MakeReceipt(s.record, s.key), MakeReceipt(s.record, s.key)) << "Ed25519 is deterministic";
+  EXPECT_EQ(run::MakeReceipt(s.record, s.key), run::MakeReceipt(s.record, s.key)) << "Ed25519 is deterministic";
 }
 
 int RunShell(const std::string& command) {
@@ -93,8 +93,8 @@ TEST(ReceiptBuilder, IndependentVerifierAccepts) {
   EXPECT_EQ(python_verify(s.SignedReceipt(s.record), "other.pub"), 1);
   run::RunRecord r = s.record;
   r.result.terminated = true;
-  receipt::Envelope e = receipt::ParseEnvelope(MakeReceipt(s.record, s.key)).value();
-  e.payload = receipt::SerializeStatement(StatementForRecord(r));
+  receipt::Envelope e = receipt::ParseEnvelope(run::MakeReceipt(s.record, s.key)).value();
+  e.payload = receipt::SerializeStatement(run::StatementForRecord(r));
   EXPECT_EQ(python_verify(s.WriteReceipt(receipt::SerializeEnvelope(e)), "key.pub"), 1);
 }
 

@@ -115,7 +115,7 @@ TEST_F(ReplayTest, EveryDifferenceFails) {
 TEST_F(ReplayTest, TamperedOutputFailsReplayEvenWhenResigned) {
   run::RunRecord forged = s.record;
   forged.stdout_digest = {testing::Sha("1000000\n"), 8, 8, false};
-  std::string receipt = s.WriteReceipt(MakeReceipt(forged, s.other));
+  std::string receipt = s.WriteReceipt(run::MakeReceipt(forged, s.other));
   CommandOutput r = Run(Args(receipt, /*key=*/false));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "REPLAY FAILED: stdout differs\n");
@@ -127,8 +127,8 @@ TEST_F(ReplayTest, TamperedOutputFailsReplayEvenWhenResigned) {
   EXPECT_EQ(r.out.rfind("REPLAY FAILED: ", 0), 0u);
   EXPECT_EQ(runs, 0);
   // Altered after signing, no key: the claim is checked against the run.
-  receipt::Envelope e = receipt::ParseEnvelope(MakeReceipt(s.record, s.key)).value();
-  e.payload = receipt::SerializeStatement(StatementForRecord(forged));
+  receipt::Envelope e = receipt::ParseEnvelope(run::MakeReceipt(s.record, s.key)).value();
+  e.payload = receipt::SerializeStatement(run::StatementForRecord(forged));
   r = Run(Args(s.WriteReceipt(receipt::SerializeEnvelope(e)), false));
   EXPECT_EQ(r.out, "REPLAY FAILED: stdout differs\n");
 }

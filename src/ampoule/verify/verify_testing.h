@@ -19,7 +19,7 @@
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/run/run_record.h"
 #include "ampoule/verify/command.h"
-#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/run/receipt_builder.h"
 
 namespace ampoule::verify::testing {
 
@@ -115,7 +115,7 @@ class Scene {
     WriteFile(Path(name), text);
     return Path(name);
   }
-  std::string SignedReceipt(const run::RunRecord& r) const { return WriteReceipt(MakeReceipt(r, key)); }
+  std::string SignedReceipt(const run::RunRecord& r) const { return WriteReceipt(run::MakeReceipt(r, key)); }
 
   // Arguments for a full verify of `receipt_path` with every file given.
   std::vector<std::string> FullVerify(const std::string& receipt_path) const {

@@ -1,10 +1,12 @@
 // Making a receipt from a run record: the signing side of docs/receipt-spec.md.
+// It lives with the run, not the verifier: `ampoule run` and the MCP run
+// tools sign without linking the verifier, and the verifier never signs.
 //
 // A receipt is a DSSE envelope (docs/receipt-spec.md section 1) around an
 // in-toto Statement v1 whose subjects are the run's two output streams,
 // `stdout` and `stderr`, with the sha256 of their kept bytes, and whose
-// predicate is the run record itself (run::RecordToJson, predicate type
-// run::kRunPredicateType).
+// predicate is the run record itself (RecordToJson, predicate type
+// kRunPredicateType).
 //
 // The statement is serialised once, compactly with sorted keys, and those
 // exact bytes are signed; verifiers read the bytes, never a re-serialisation.
@@ -18,19 +20,19 @@
 #include "ampoule/receipt/statement.h"
 #include "ampoule/run/run_record.h"
 
-namespace ampoule::verify {
+namespace ampoule::run {
 
 // The statement a receipt carries for `record`: subjects `stdout` and
 // `stderr` (in that order) with the record's output digests, predicate type
-// run::kRunPredicateType, predicate run::RecordToJson(record).
+// kRunPredicateType, predicate RecordToJson(record).
 // REQUIRES: the record's output digests are 64 lowercase hex digits (as
 // RunProgram makes them); otherwise the receipt will not verify.
-receipt::Statement StatementForRecord(const run::RunRecord& record);
+receipt::Statement StatementForRecord(const RunRecord& record);
 
 // The receipt file's text for `record`, signed by `key`: the DSSE envelope
 // JSON (two-space indent, trailing newline) with one signature whose keyid
 // is key.public_key().KeyId(). Write it as-is; any change to the signed
 // content makes it fail verification.
-std::string MakeReceipt(const run::RunRecord& record, const receipt::SecretKey& key);
+std::string MakeReceipt(const RunRecord& record, const receipt::SecretKey& key);
 
-}  // namespace ampoule::verify
+}  // namespace ampoule::run

@@ -1,22 +1,22 @@
-#include "ampoule/verify/receipt_builder.h"
+#include "ampoule/run/receipt_builder.h"
 
 #include "ampoule/receipt/envelope.h"
 
-namespace ampoule::verify {
+namespace ampoule::run {
 
-receipt::Statement StatementForRecord(const run::RunRecord& record) {
+receipt::Statement StatementForRecord(const RunRecord& record) {
   receipt::Statement statement;
   statement.subject.push_back({"stdout", {{"sha256", record.stdout_digest.sha256}}});
   statement.subject.push_back({"stderr", {{"sha256", record.stderr_digest.sha256}}});
-  statement.predicate_type = std::string(run::kRunPredicateType);
-  statement.predicate = run::RecordToJson(record);
+  statement.predicate_type = std::string(kRunPredicateType);
+  statement.predicate = RecordToJson(record);
   return statement;
 }
 
-std::string MakeReceipt(const run::RunRecord& record, const receipt::SecretKey& key) {
+std::string MakeReceipt(const RunRecord& record, const receipt::SecretKey& key) {
   std::string payload = receipt::SerializeStatement(StatementForRecord(record));
   return receipt::SerializeEnvelope(
       receipt::SignEnvelope(receipt::kInTotoPayloadType, std::move(payload), key));
 }
 
-}  // namespace ampoule::verify
+}  // namespace ampoule::run
