@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.error
 import urllib.request
 
@@ -540,6 +541,7 @@ def main():
         stopped = str(e)
     except Exception as e:  # an unexpected answer: reported as a failed check, never a traceback alone
         stopped = f"{type(e).__name__}: {e}"
+        traceback.print_exc()
         check("the story ran to its end", False, stopped)
     finally:
         stop_all()
