@@ -407,9 +407,11 @@ def story():
                       quiet_body=True)
         check(f"run {run_id} starts: 201", s == 201, f"HTTP {s} {body}")
     for run_id in probes:
-        check(f"run {run_id} finishes (the model is told the call was denied)",
-              wait_for(f"run {run_id}", lambda r=run_id: run_status("web-reader", r, ("finished", "failed")))
-              and run_status("web-reader", run_id, ("finished",)))
+        wait_for(f"run {run_id}", lambda r=run_id: run_status("web-reader", r, ("finished", "failed")))
+    s, body = api("GET", "/v1/runs?agent=web-reader")
+    ended = {r.get("id"): (r.get("status"), (r.get("output") or {}).get("text")) for r in (body or {}).get("runs", [])}
+    check("both runs finished: the model was told the call was denied and answered",
+          ended == {run_id: ("finished", "done: 1 tool call(s)") for run_id in probes}, str(ended))
     s, body = api("GET", "/v1/egress/denials?agent=web-reader&order=oldest")
     denials = {d.get("run"): d for d in (body or {}).get("denials", [])}
     metadata, local = denials.get("probe-metadata", {}), denials.get("probe-localhost", {})
@@ -427,8 +429,8 @@ def story():
              f"http://127.0.0.1:{mock_port}/api/orders/A-1002"], expect_rc=1, expect_out=r"^deny: ",
             name="orders.internal on another port of 127.0.0.1: deny, exit 1")
     command(["volent", "egress", "test", "--config", "volent.yaml", "--capability", "web",
-             f"{ORDERS_URL}/api/orders/A-1002"], expect_rc=1, expect_out=r"^deny: .*loopback",
-            name="the order service under web (host \"*\"): deny (loopback), exit 1")
+             "http://[::ffff:169.254.169.254]/latest/meta-data/"], expect_rc=1, expect_out=r"^deny: .*cloud-metadata",
+            name="the metadata address written as IPv4-mapped IPv6 under web: deny (cloud-metadata), exit 1")
     stats = orders_stats()
     check("nothing more reached the order service", list(stats.get("keys", {})) == [lookup_key]
           and stats["keys"][lookup_key]["deliveries"] == 1 and stats.get("unkeyed") == 0, str(stats))
@@ -440,7 +442,7 @@ def story():
     s, run = api("GET", refund)
     check("after the restart: still waiting for approval, 3 steps done",
           s == 200 and run.get("status") == "waiting-approval" and run.get("steps_done") == 3, f"HTTP {s} {run}")
-    s, body = api("GET", f"/v1/approvals/{approval}", quiet_body=True)
+    s, body = api("GET", f"/v1/approvals/{approval}")
     check(f"approval {approval} still pending", s == 200 and body.get("state") == "pending", f"HTTP {s} {body}")
     s, body = api("POST", f"/v1/approvals/{approval}/approve",
                   json.dumps({"by": "ops@example.com", "reason": "damage confirmed on the photo"}), "application/json")
