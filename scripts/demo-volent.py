@@ -18,8 +18,8 @@ with its output (`$ command`, its output indented, then the check
      issue_refund, which waits for a person's approval;
   5. SSRF attempts: the web-reader agent's tool asked for the cloud metadata
      address and for `localhost` is denied, listed by GET /v1/egress/denials
-     and journaled; `volent egress test` shows a port and a host entry that
-     cannot reach the order service;
+     and journaled; `volent egress test` denies another port of the order
+     service's range and the metadata address written as IPv4-mapped IPv6;
   6. the node is killed (SIGKILL) while the refund waits for approval, and
      again while the approved refund call is in flight (the order service
      applied it and holds its answer); each time it restarts on the same
