@@ -1,31 +1,75 @@
 #!/usr/bin/env bash
-# The main job: build ampoule and its kernel, then run the refund demo
-# (docs/demo.md): an agent's Python program computes a refund from an order
-# export, sealed, with a signed receipt; the trust gate verifies and replays
-# it and sends it; an output altered after the run is refused, an altered
-# amount held, the same refund submitted twice goes out once; the code is
-# checked against a held-out export. Every step is a real command, printed
-# with its output. Exits 0 only if every step gave the expected decision.
+# The main job (docs/demo.md): build, then tell two stories, every step a real
+# command printed with its output and the check of its outcome:
 #
-# The first run builds the guest runtimes from Debian source packages (a few
-# minutes; cached afterwards, see scripts/build-runtimes.sh).
-set -euo pipefail
+#   1. Ampoule's refund demo (`ampoule demo refund`): an agent's Python
+#      program computes a refund from an order export, sealed, with a signed
+#      receipt; the trust gate verifies and replays it and sends it; an output
+#      altered after the run is refused, an altered amount held, the same
+#      refund submitted twice goes out once; the code is checked against a
+#      held-out export.
+#   2. The Volent story (scripts/demo-volent.py): a node runs agents against
+#      `volent mock-model` and a local order service; a tool call goes through
+#      the egress gate, SSRF attempts are denied and journaled, the node is
+#      killed with SIGKILL mid-run and restarted, every side effect is applied
+#      once, and the journal verifies.
+#
+# build/ is configured as scripts/test.sh configures it (RelWithDebInfo, tests
+# on, ccache when installed), so the demo and the tests share one build folder
+# in either order; only the demo's targets are built here. The first run
+# builds them and the guest runtimes from Debian source packages (a few
+# minutes each; cached afterwards, see scripts/build-runtimes.sh).
+#
+# Both working folders are kept under one ${TMPDIR:-/tmp}/ampoule-demo.XXXXXX
+# folder (refund/ and volent/), printed at the end. A summary ends the demo;
+# exit 0 only if every check of both stories held.
+#
+# Environment: AMPOULE_JOBS (parallel build jobs, default 2), AMPOULE_CCACHE=0
+# (build without the compiler cache).
+set -uo pipefail
 cd "$(dirname "$0")/.."
+readonly ROOT="$PWD"
 
 step() { printf '\n== %s\n' "$*"; }
+die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 
-step "building ampoule, ampoule-verify and the engine (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMPOULE_TESTS=OFF >/dev/null
-ninja -C build -j2 ampoule ampoule-verify ampoule-engine >/dev/null
+# The compiler cache, exactly as scripts/test.sh sets it up.
+CACHE_ARGS=()
+if [[ "${AMPOULE_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
+  export CCACHE_DIR="${CCACHE_DIR:-${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/ccache}"
+  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-6G}"
+  CACHE_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+
+step "building ampoule, ampoule-verify, the engine and volent (build/, configured as scripts/test.sh does)"
+mkdir -p build
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPOULE_TESTS=ON "${CACHE_ARGS[@]}" \
+  >build/configure.log 2>&1 || { cat build/configure.log; die "configuring build/ failed"; }
+ninja -C build -j"${AMPOULE_JOBS:-2}" ampoule ampoule-verify ampoule-engine volent || die "the build failed"
 
 step "building the guest runtimes (python.wasm, js.wasm; cached) and packing the kernel"
-runtimes="$(bash scripts/build-runtimes.sh | tail -n 1)"
+runtimes="$(bash scripts/build-runtimes.sh | tail -n 1)" || die "building the guest runtimes failed"
 mkdir -p build/share/ampoule
 build/bin/ampoule kernel pack -o build/share/ampoule/ampoule.kernel \
-  --engine build/bin/ampoule-engine --runtimes "$runtimes" --snapshots | tail -n 1
+  --engine build/bin/ampoule-engine --runtimes "$runtimes" --snapshots | tail -n 1 ||
+  die "packing the kernel failed"
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+work="$(mktemp -d "${TMPDIR:-/tmp}/ampoule-demo.XXXXXX")"
+results=()
+story() {
+  local name="$1" start=$SECONDS status=ok; shift
+  step "$name"
+  "$@" || status=FAILED
+  results+=("$(printf '%-22s %-7s %4ds' "$name" "$status" $((SECONDS - start)))")
+  [[ $status == ok ]]
+}
 
-step "ampoule demo refund"
-build/bin/ampoule demo refund --dir "$work/refund" --kernel build/share/ampoule/ampoule.kernel
+failed=0
+story "ampoule demo refund" build/bin/ampoule demo refund --dir "$work/refund" \
+  --kernel build/share/ampoule/ampoule.kernel || failed=1
+story "the Volent story" python3 scripts/demo-volent.py --volent build/bin/volent --dir "$work/volent" || failed=1
+
+step "demo summary"
+printf '  %s\n' "${results[@]}"
+echo "working folders kept: $work/refund $work/volent"
+exit "$failed"
