@@ -84,16 +84,14 @@ class Server:
         return self.proc.poll() is None
 
     def stop(self, sig=signal.SIGTERM, timeout=30):
-        """Sends `sig` and waits; the exit status, or None if it had to be killed."""
-        status = None
+        """Sends `sig` (if still running), waits up to `timeout` s, then
+        SIGKILL; the exit status (negative: the signal that ended it)."""
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
-                status = self.proc.wait(timeout)
+                self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        else:
-            status = self.proc.returncode
         cleanup.forget(self.proc)
-        return status
+        return self.proc.returncode

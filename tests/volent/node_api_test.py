@@ -163,7 +163,7 @@ def start_node(config=CONFIG, data=DATA, max_file_bytes=None):
 
 
 def stop_node(sig=signal.SIGTERM, timeout=30):
-    """Sends `sig` and waits; the exit status, or None if it did not stop."""
+    """Sends `sig` and waits; the exit status (-9 if it had to be killed)."""
     global NODE
     status = NODE.stop(sig, timeout)
     NODE = None
