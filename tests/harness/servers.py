@@ -11,6 +11,7 @@ import subprocess
 import time
 
 from . import cleanup
+from .checks import fail
 
 VOLENT_NODE = re.compile(r"^volent node: listening on http://(?P<host>[^:/\s]+):(?P<port>\d+)$", re.M)
 VOLENT_MOCK_MODEL = re.compile(r"^volent mock-model: listening on http://(?P<host>[^:/\s]+):(?P<port>\d+)$", re.M)
@@ -95,3 +96,12 @@ class Server:
                 self.proc.wait()
         cleanup.forget(self.proc)
         return self.proc.returncode
+
+
+def start_server(*args, **kwargs):
+    """A Server (same arguments), or the test ends with `FAIL: ...` when it
+    does not listen: nothing after it could be checked."""
+    try:
+        return Server(*args, **kwargs)
+    except NotListening as e:
+        fail(str(e))

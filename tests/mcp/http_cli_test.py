@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness.checks import Checks, fail, skip  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body as jbody, raw_exchange, request as http_request  # noqa: E402
-from harness.servers import AMPOULE_MCP, NotListening, Server  # noqa: E402
+from harness.servers import AMPOULE_MCP, start_server  # noqa: E402
 
 parser = argparse.ArgumentParser(description="`ampoule mcp --http` over real sockets.")
 parser.add_argument("--ampoule", required=True, metavar="BIN")
@@ -47,12 +47,9 @@ WORK = work_folder("ampoule-mcp-http-")
 KEY = os.path.join(WORK, "key")
 if subprocess.run([AMPOULE, "keygen", "-o", KEY], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
     fail("ampoule keygen")
-try:
-    SERVER = Server([AMPOULE, "mcp", "--key", KEY, "--kernel", KERNEL, "--http", "127.0.0.1:0",
-                     "--allow-origin", "https://app.example.com"], os.path.join(WORK, "stderr"), AMPOULE_MCP,
-                    stdout_too=False)
-except NotListening as e:
-    fail(f"the server did not report 'listening on http://127.0.0.1:PORT/mcp': {e}")
+SERVER = start_server([AMPOULE, "mcp", "--key", KEY, "--kernel", KERNEL, "--http", "127.0.0.1:0",
+                       "--allow-origin", "https://app.example.com"], os.path.join(WORK, "stderr"), AMPOULE_MCP,
+                      stdout_too=False)
 HOST, PORT = SERVER.host, SERVER.port
 ACCEPT = "application/json, text/event-stream"
 check = Checks(numbered=False)

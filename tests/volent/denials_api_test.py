@@ -22,10 +22,10 @@ Prints `ok N: ...`/`FAIL N: ...` per check; exit 1 on any failure;
 import argparse, json, os, re, signal, subprocess, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness.checks import Checks, fail, skip  # noqa: E402
+from harness.checks import Checks, skip  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body, request as http_request  # noqa: E402
-from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, NotListening, Server  # noqa: E402
+from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
 
 parser = argparse.ArgumentParser(description="Egress denials through the control API of `volent node`.")
 parser.add_argument("--volent", required=True, metavar="BIN")
@@ -47,10 +47,7 @@ def start(args, name, listening):
     """Starts `volent ARGS` and waits for its listening line; the Server."""
     global STARTED
     STARTED += 1
-    try:
-        return Server([VOLENT] + args, os.path.join(WORK, f"{name}.{STARTED}.stderr"), listening)
-    except NotListening as e:
-        fail(str(e))
+    return start_server([VOLENT] + args, os.path.join(WORK, f"{name}.{STARTED}.stderr"), listening)
 
 
 def request(port, method, path, body=None, ctype=None):

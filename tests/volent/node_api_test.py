@@ -53,7 +53,7 @@ must be valid for the configuration and have at least one tool with a
 capability; the script renames it (metadata.name) to make more agents.
 
 Prints `ok N: ...`/`FAIL N: ...` per check and a summary; exit 1 on any
-failure; `skipped: REASON` (exit 0) without python3 or the binary.
+failure; `skipped: REASON` (exit 0) without the binary.
 """
 import argparse, http.client, json, os, random, re, resource, signal, socket, subprocess, sys, threading, time
 
@@ -61,7 +61,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness.checks import Checks, fail, skip  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body as jbody, raw_exchange, raw_status, request as http_request  # noqa: E402
-from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, NotListening, Server  # noqa: E402
+from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser(description="`volent node` from the outside: the control API over real sockets.")
@@ -106,15 +106,12 @@ resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
 # here listens on a free port, and the configurations and the agent template
 # are used with that port put in, and the mock's key file in model_keys.
 MOCK_KEY = "sk-node-api-mock"
-try:
-    MOCK = Server([VOLENT, "mock-model", "--listen", "127.0.0.1:0", "--api-key", MOCK_KEY],
-                  os.path.join(WORK, "mock-model.stderr"), VOLENT_MOCK_MODEL)
-except NotListening as e:
-    fail(str(e))
-MOCK_PORT = MOCK.port
+MOCK_PORT = start_server([VOLENT, "mock-model", "--listen", "127.0.0.1:0", "--api-key", MOCK_KEY],
+                         os.path.join(WORK, "mock-model.stderr"), VOLENT_MOCK_MODEL).port
 MOCK_KEY_FILE = os.path.join(WORK, "model-mock.key")
 with open(os.open(MOCK_KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as _f:
     _f.write(MOCK_KEY + "\n")
+
 
 def with_mock(text):
     """`text` (a configuration or a manifest) with the mock's port."""
@@ -152,12 +149,8 @@ def start_node(config=CONFIG, data=DATA, max_file_bytes=None):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
 
-    try:
-        NODE = Server([VOLENT, "node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", data],
-                      os.path.join(WORK, f"stderr.{RUN}"), VOLENT_NODE,
-                      limits=limit_files if max_file_bytes else None)
-    except NotListening as e:
-        fail(str(e))
+    NODE = start_server([VOLENT, "node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", data],
+                        os.path.join(WORK, f"stderr.{RUN}"), VOLENT_NODE, limits=limit_files if max_file_bytes else None)
     HOST, PORT = NODE.host, NODE.port
     return len(VOLENT_NODE.findall(NODE.stderr()))
 
