@@ -1,9 +1,10 @@
 """Shared code of the Python script tests (docs/testing-runs.md).
 
-A test imports what it needs from here:
+A test (tests/<area>/<name>_test.py) puts tests/ on sys.path and imports
+what it needs from here:
 
     checks       Checks (ok/FAIL lines and the closing summary), skip(), fail()
-    servers      Server: a command that prints "listening on", started and stopped
+    servers      Server, start_server(): a command that prints "listening on", started and stopped
     http_client  request(), raw_exchange(), json_body()
     cleanup      work_folder(), and the exit-time stopping of every child process
 
