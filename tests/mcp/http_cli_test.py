@@ -23,25 +23,19 @@ SIGTERM and stderr checks come after the summary line, outside its count.
 import argparse, http.client, json, os, re, socket, subprocess, sys, threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness.checks import Checks, fail, skip  # noqa: E402
+from harness.binaries import kernel_or_skip, skip_unless_runs  # noqa: E402
+from harness.checks import Checks, fail  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body as jbody, raw_exchange, request as http_request  # noqa: E402
 from harness.servers import AMPOULE_MCP, start_server  # noqa: E402
 
 parser = argparse.ArgumentParser(description="`ampoule mcp --http` over real sockets.")
 parser.add_argument("--ampoule", required=True, metavar="BIN")
-parser.add_argument("--kernel", metavar="K", default=os.environ.get("AMPOULE_KERNEL", ""))
+parser.add_argument("--kernel", metavar="K", help="default: $AMPOULE_KERNEL, else `ampoule kernel path`")
 args = parser.parse_args()
-AMPOULE, KERNEL = args.ampoule, args.kernel
-if not os.access(AMPOULE, os.X_OK):
-    skip(f"ampoule binary '{AMPOULE}' not found")
-if subprocess.run([AMPOULE, "mcp", "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
-    skip("this ampoule has no mcp command")
-if not KERNEL:
-    KERNEL = subprocess.run([AMPOULE, "kernel", "path"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True).stdout.strip()
-if not os.path.isfile(KERNEL):
-    skip("no kernel file; build one with scripts/build-kernel.sh or set AMPOULE_KERNEL")
+AMPOULE = args.ampoule
+skip_unless_runs(AMPOULE, "mcp")
+KERNEL = kernel_or_skip(AMPOULE, args.kernel)
 
 WORK = work_folder("ampoule-mcp-http-")
 KEY = os.path.join(WORK, "key")

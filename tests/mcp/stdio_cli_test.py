@@ -14,21 +14,17 @@ on any failure; `skipped: REASON` (exit 0) without a kernel.
 import argparse, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness.checks import Checks, fail, skip  # noqa: E402
+from harness.binaries import kernel_or_skip, skip_unless_runs  # noqa: E402
+from harness.checks import Checks, fail  # noqa: E402
 from harness.cleanup import die_with_parent, kill_at_exit, work_folder  # noqa: E402
 
 parser = argparse.ArgumentParser(description="`ampoule mcp` over real stdin and stdout.")
 parser.add_argument("--ampoule", required=True, metavar="BIN")
-parser.add_argument("--kernel", metavar="K", default=os.environ.get("AMPOULE_KERNEL", ""))
+parser.add_argument("--kernel", metavar="K", help="default: $AMPOULE_KERNEL, else `ampoule kernel path`")
 args = parser.parse_args()
-AMPOULE, KERNEL = args.ampoule, args.kernel
-if not os.access(AMPOULE, os.X_OK):
-    skip(f"ampoule binary {AMPOULE} not found")
-if not KERNEL:
-    KERNEL = subprocess.run([AMPOULE, "kernel", "path"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True).stdout.strip()
-if not KERNEL or not os.path.isfile(KERNEL):
-    skip("no kernel found by 'ampoule kernel path'; build one with scripts/build-kernel.sh or set AMPOULE_KERNEL")
+AMPOULE = args.ampoule
+skip_unless_runs(AMPOULE)
+KERNEL = kernel_or_skip(AMPOULE, args.kernel)
 
 WORK = work_folder("ampoule-mcp-test-")
 KEY = os.path.join(WORK, "agent.key")

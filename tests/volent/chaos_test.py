@@ -60,7 +60,7 @@ import argparse, atexit, http.client, json, os, re, shutil, signal, sqlite3, sub
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness.checks import skip  # noqa: E402
+from harness.binaries import skip_unless_runs  # noqa: E402
 from harness.cleanup import die_with_parent, kill_at_exit, work_folder  # noqa: E402
 from harness.http_client import request  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, Server, how_ended  # noqa: E402
@@ -99,10 +99,7 @@ if not 1 <= args.steps <= 64:
 if args.timeout < 5:
     usage_error("--timeout must be a whole number of seconds, at least 5")
 AGENTS, STEPS, TIMEOUT, KEEP, IGNORE_KEY = args.agents, args.steps, args.timeout, args.keep, args.ignore_key
-if not os.access(VOLENT, os.X_OK):
-    skip(f"volent binary '{VOLENT}' not found (ninja -C build volent, or --build DIR)")
-if subprocess.run([VOLENT, "node", "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-    skip("this volent has no node command")
+skip_unless_runs(VOLENT, "node", hint="ninja -C build volent, or --build DIR")
 
 sys.stdout.reconfigure(line_buffering=True)
 T0 = time.monotonic()

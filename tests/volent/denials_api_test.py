@@ -19,10 +19,11 @@ end, and checks that:
 Prints `ok N: ...`/`FAIL N: ...` per check; exit 1 on any failure;
 `skipped: REASON` (exit 0) without the binary or its commands.
 """
-import argparse, json, os, re, signal, subprocess, sys, time
+import argparse, json, os, re, signal, sys, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness.checks import Checks, skip  # noqa: E402
+from harness.binaries import skip_unless_runs  # noqa: E402
+from harness.checks import Checks  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body, request as http_request  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
@@ -30,11 +31,7 @@ from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa
 parser = argparse.ArgumentParser(description="Egress denials through the control API of `volent node`.")
 parser.add_argument("--volent", required=True, metavar="BIN")
 VOLENT = parser.parse_args().volent
-if not os.access(VOLENT, os.X_OK):
-    skip(f"volent binary '{VOLENT}' not found")
-for command in ("node", "mock-model"):
-    if subprocess.run([VOLENT, command, "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
-        skip(f"this volent has no {command} command")
+skip_unless_runs(VOLENT, "node", "mock-model")
 
 WORK = work_folder("volent-denials-")
 METADATA_URL = "http://169.254.169.254/latest/meta-data/"

@@ -55,10 +55,11 @@ capability; the script renames it (metadata.name) to make more agents.
 Prints `ok N: ...`/`FAIL N: ...` per check and a summary; exit 1 on any
 failure; `skipped: REASON` (exit 0) without the binary.
 """
-import argparse, http.client, json, os, random, re, resource, signal, socket, subprocess, sys, threading, time
+import argparse, http.client, json, os, random, re, resource, signal, socket, sys, threading, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness.checks import Checks, fail, skip  # noqa: E402
+from harness.binaries import skip_unless_runs  # noqa: E402
+from harness.checks import Checks, fail  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body as jbody, raw_exchange, raw_status, request as http_request  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
@@ -70,10 +71,7 @@ parser.add_argument("--config", metavar="volent.yaml", help="default: tests/vole
 parser.add_argument("--agent", metavar="A.agent.yaml", help="default: tests/volent/fixtures/agent.yaml")
 args = parser.parse_args()
 VOLENT = args.volent
-if not os.access(VOLENT, os.X_OK):
-    skip(f"volent binary '{VOLENT}' not found")
-if subprocess.run([VOLENT, "node", "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-    skip("this volent has no node command")
+skip_unless_runs(VOLENT, "node")
 # The rejected-on-restart check needs a configuration without the second
 # capability: only the fixture pair has one.
 CONFIG, CONFIG_WITHOUT = args.config, ""

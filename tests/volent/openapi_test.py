@@ -17,6 +17,7 @@ SIGTERM. Exit 1 when the document is not a valid OpenAPI 3.1 document;
 import argparse, os, shutil, subprocess, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness.binaries import skip_unless_runs  # noqa: E402
 from harness.checks import Checks, fail, skip  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import request  # noqa: E402
@@ -32,10 +33,7 @@ if not shutil.which("node"):
     skip("node not found (Node.js >= 20)")
 if not os.path.isfile(os.path.join(NPM_DIR, "node_modules", ".ampoule-lock")):
     skip("node_modules missing: run scripts/npm-install.sh")
-if not os.access(args.volent, os.X_OK):
-    skip(f"volent binary '{args.volent}' not found")
-if subprocess.run([args.volent, "node", "--help"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
-    skip("this volent has no node command")
+skip_unless_runs(args.volent, "node")
 
 WORK = work_folder("volent-openapi-")
 node = start_server([args.volent, "node", "--config", args.config, "--listen", "127.0.0.1:0",
