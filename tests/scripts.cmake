@@ -95,22 +95,18 @@ add_test(NAME mcp_adapters
 set_tests_properties(mcp_interop mcp_conformance mcp_adapters PROPERTIES
                      TIMEOUT 600 LABELS mcp SKIP_REGULAR_EXPRESSION "^skipped: ")
 
-# `ampoule mcp` over real stdin and stdout (tests/mcp/stdio_cli.sh,
-# docs/mcp.md): the lifecycle, tools/list, run_python and verify_receipt
-# driven by a python3 client. Skips without a kernel.
-add_test(NAME mcp_stdio_cli
-         COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/stdio_cli.sh --ampoule $<TARGET_FILE:ampoule>)
-set_tests_properties(mcp_stdio_cli PROPERTIES TIMEOUT 600 LABELS mcp
-                     SKIP_REGULAR_EXPRESSION "^skipped: ")
+# `ampoule mcp` over real stdin and stdout (tests/mcp/stdio_cli_test.py,
+# docs/mcp.md): the lifecycle, tools/list, run_python and verify_receipt.
+# Skips without a kernel.
+add_python_test(mcp_stdio_cli mcp/stdio_cli_test.py --ampoule $<TARGET_FILE:ampoule>)
+set_tests_properties(mcp_stdio_cli PROPERTIES TIMEOUT 600 LABELS mcp)
 
-# `ampoule mcp --http` over real sockets (tests/mcp/http_cli.sh, docs/mcp.md):
-# the Streamable HTTP rules (sessions, status codes, Origin and Host checks,
-# one server-sent event per tool call, bad clients, SIGTERM) driven by a
-# python3 client. Skips without a kernel.
-add_test(NAME mcp_http_cli
-         COMMAND ${CMAKE_SOURCE_DIR}/tests/mcp/http_cli.sh --ampoule $<TARGET_FILE:ampoule>)
-set_tests_properties(mcp_http_cli PROPERTIES TIMEOUT 600 LABELS mcp
-                     SKIP_REGULAR_EXPRESSION "^skipped: ")
+# `ampoule mcp --http` over real sockets (tests/mcp/http_cli_test.py,
+# docs/mcp.md): the Streamable HTTP rules (sessions, status codes, Origin and
+# Host checks, one server-sent event per tool call, bad clients, SIGTERM).
+# Skips without a kernel.
+add_python_test(mcp_http_cli mcp/http_cli_test.py --ampoule $<TARGET_FILE:ampoule>)
+set_tests_properties(mcp_http_cli PROPERTIES TIMEOUT 600 LABELS mcp)
 
 # The release bundle (scripts/package.sh, docs/building.md): packaged twice to
 # the same bytes, unpacked into an empty folder, checked with its check.sh,

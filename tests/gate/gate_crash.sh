@@ -61,31 +61,7 @@ check_log() {
   ((temps == 0)) || echo "note: $name: $temps temporary file(s) left in the outbox by a killed delivery"
   if log_json --db "$db"; then
     local bad
-    bad="$(python3 - "$WORK/log.jsonl" "$key" "$rows" "$@" <<'PY'
-import json, sys
-log, key, rows = sys.argv[1:4]
-table = [json.loads(l) for l in open(log) if l.strip()]
-by_id = {r["id"]: r for r in table}
-sends = [r for r in table if r["decision"].lower() == "send" and r["idempotency_key"] == key]
-if len(sends) != 1:
-    print(f"{len(sends)} sends for {key} in the log, wanted 1")
-for r in sends:
-    if "pending" in [str(v).lower() for v in r.values()]:  # the column's name is not documented
-        print(f"send #{r['id']} is still pending after a restart")
-if rows and len(table) != int(rows):
-    print(f"{len(table)} rows in the log, wanted {rows}")
-for path in sys.argv[4:]:
-    try:
-        d = json.loads(open(path).read())
-    except ValueError:
-        continue  # died before it printed
-    r = by_id.get(d.get("id"))
-    if r is None:
-        print(f"decision #{d.get('id')} ({d.get('decision')}) was printed but is not in the log")
-    elif r["decision"].lower() != str(d.get("decision")).lower():
-        print(f"decision #{d.get('id')} printed {d.get('decision')} but the log says {r['decision']}")
-PY
-)"
+    bad="$(gate_json crash-log-problems "$WORK/log.jsonl" "$key" "$rows" "$@")"
     [[ -z "$bad" ]] || problems+=("$bad")
   else
     problems+=("gate log failed: $(cat "$WORK/log.err")")
@@ -94,7 +70,7 @@ PY
 }
 
 # decision_of FILE: the decision a --json stdout names, or "none".
-decision_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decision"].lower())' "$1" 2>/dev/null || echo none; }
+decision_of() { gate_json decision-of "$1" 2>/dev/null || echo none; }
 
 # --- Each kill point -----------------------------------------------------------
 for point in after-check in-commit after-commit after-deliver; do

@@ -48,70 +48,16 @@ OUTBOX="$FX/outbox"
 
 # record: appends the last submission's decision to the expected log.
 record() {
-  python3 - "$WORK/expected.jsonl" "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT" "$REASONS" <<'PY'
-import hashlib, json, sys, unicodedata
-path, decision, draft, receipt, reasons = sys.argv[1:6]
-try:
-    digest = hashlib.sha256(open(receipt, "rb").read()).hexdigest()
-except OSError:
-    digest = None
-# The gate records keys in NFC.
-key = unicodedata.normalize("NFC", json.load(open(draft))["idempotency_key"])
-with open(path, "a") as f:
-    f.write(json.dumps({"decision": decision, "key": key, "receipt_sha256": digest,
-                        "reasons": [r for r in reasons.split("\n") if r]}) + "\n")
-PY
+  gate_json record "$WORK/expected.jsonl" "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT" "$REASONS"
 }
 
 # message_name LOG_ID ID KEY: the file name docs/gate.md gives a message.
-message_name() {
-  python3 -c 'import hashlib,sys; log, id, key = sys.argv[1:4]
-print(f"send-{log[:16]}-{id}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json")' "$@"
-}
+message_name() { gate_json message-name "$@"; }
 
 # message_ok FILE: FILE is the outbox message of the last submission, named
 # by the log its outbox's marker names, its decision and its key.
 message_ok() {
-  python3 - "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT" <<'PY'
-import hashlib, json, os, re, sys
-path, draft_path, receipt = sys.argv[1:4]
-m = json.load(open(path))
-d = json.load(open(draft_path))
-problems = []
-want_keys = {"decision_log", "decision_id", "kind", "idempotency_key", "fields", "receipt_sha256", "decided_at"}
-if set(m) != want_keys:
-    problems.append(f"keys {sorted(m)} != {sorted(want_keys)}")
-try:
-    owner = json.load(open(os.path.join(os.path.dirname(path), ".ampoule-outbox")))["decision_log"]
-except (OSError, ValueError, KeyError):
-    owner = None
-    problems.append("the outbox has no marker naming its decision log")
-if m.get("decision_log") != owner:
-    problems.append(f"decision_log {m.get('decision_log')!r} is not the outbox's log {owner!r}")
-if not isinstance(m.get("decision_id"), int):
-    problems.append(f"decision_id {m.get('decision_id')!r} is not a number")
-else:
-    key_digest = hashlib.sha256(d["idempotency_key"].encode()).hexdigest()[:16]
-    want_name = f"send-{str(owner)[:16]}-{m['decision_id']}-{key_digest}.json"
-    if os.path.basename(path) != want_name:
-        problems.append(f"file name {os.path.basename(path)} is not {want_name}")
-if m.get("kind") != d["kind"]:
-    problems.append(f"kind {m.get('kind')!r}")
-if m.get("idempotency_key") != d["idempotency_key"]:
-    problems.append(f"idempotency_key {m.get('idempotency_key')!r}")
-# Each field as checked: its value and the pointer it came from.
-want_fields = {k: {"value": v["value"], "from": v["from"]} for k, v in d["fields"].items()}
-if m.get("fields") != want_fields:
-    problems.append(f"fields {m.get('fields')!r} != {want_fields!r}")
-digest = hashlib.sha256(open(receipt, "rb").read()).hexdigest()
-if m.get("receipt_sha256") != digest:
-    problems.append(f"receipt_sha256 {m.get('receipt_sha256')!r} != sha256 of the receipt file {digest}")
-if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", str(m.get("decided_at"))):
-    problems.append(f"decided_at {m.get('decided_at')!r} is not RFC 3339 UTC")
-for p in problems:
-    print(p)
-sys.exit(1 if problems else 0)
-PY
+  gate_json message-ok "$1" "$SUBMIT_DRAFT" "$SUBMIT_RECEIPT"
 }
 
 # expect NAME CODE WORD [REGEX...]: the last submission exited CODE with last
@@ -136,7 +82,7 @@ expect() {
   fi
   local after; after="$(outbox_files "$OUTBOX")"
   if [[ "$word" == SEND ]]; then
-    local key; key="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["idempotency_key"])' "$SUBMIT_DRAFT")"
+    local key; key="$(gate_json draft-key "$SUBMIT_DRAFT")"
     ((after == OUTBOX_BEFORE + 1)) || problems+=("outbox went from $OUTBOX_BEFORE to $after files, wanted one more")
     local n; n="$(outbox_messages "$OUTBOX" "$key")"
     [[ "$n" == 1 ]] || problems+=("$n outbox messages for key $key, wanted 1")
@@ -167,50 +113,16 @@ expect_error() {
 }
 
 HAVE_CRYPTO=0
-python3 -c 'import cryptography.hazmat.primitives.asymmetric.ed25519' 2>/dev/null && HAVE_CRYPTO=1
+python3 -c 'import cryptography.hazmat.primitives.asymmetric.ed25519' 2>/dev/null && HAVE_CRYPTO=1  # for gate_json forge
 
 # forge SRC DST KEYFILE PYTHON: DST is SRC's statement changed by PYTHON
 # (statements over `st`, the decoded statement), re-signed with KEYFILE.
 # A trusted signer lying, which only replay can catch.
-forge() {
-  python3 - "$@" <<'PY'
-import base64, hashlib, json, sys
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-src, dst, keyfile, code = sys.argv[1:5]
-env = json.load(open(src))
-st = json.loads(base64.b64decode(env["payload"]))
-def set_stdout(data):
-    digest = hashlib.sha256(data).hexdigest()
-    st["predicate"]["stdout"].update(sha256=digest, bytes=len(data), total_bytes=len(data))
-    for s in st["subject"]:
-        if s["name"] == "stdout":
-            s["digest"]["sha256"] = digest
-exec(code)
-seed = next(base64.b64decode(l.split()[1]) for l in open(keyfile) if l.startswith("ed25519-secret "))
-body = json.dumps(st, sort_keys=True, separators=(",", ":")).encode()
-kind = env["payloadType"].encode()
-pae = b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(body), body)
-sig = Ed25519PrivateKey.from_private_bytes(seed).sign(pae)
-env["payload"] = base64.b64encode(body).decode()
-env["signatures"] = [{"keyid": env["signatures"][0]["keyid"], "sig": base64.b64encode(sig).decode()}]
-json.dump(env, open(dst, "w"))
-PY
-}
+forge() { gate_json forge "$@"; }
 
 # --- More evidence ------------------------------------------------------------
 # A byte of the signed payload changed, the signature kept.
-python3 - refund.receipt.json payload-changed.json sig-changed.json <<'PY'
-import base64, json, sys
-env = json.load(open(sys.argv[1]))
-body = base64.b64decode(env["payload"])
-changed = body.replace(b'"seed":0', b'"seed":1', 1)
-assert changed != body
-json.dump(dict(env, payload=base64.b64encode(changed).decode()), open(sys.argv[2], "w"))
-sig = bytearray(base64.b64decode(env["signatures"][0]["sig"]))
-sig[10] ^= 1
-env["signatures"][0]["sig"] = base64.b64encode(bytes(sig)).decode()
-json.dump(env, open(sys.argv[3], "w"))
-PY
+gate_json tamper refund.receipt.json payload-changed.json sig-changed.json
 printf 'not a receipt\n' >garbage.json
 run_signed "$FX" refund.py other.out other.receipt.json --input orders.csv=orders.csv --key other.key
 # Altered after the run: the output, an input, the program.
@@ -238,37 +150,8 @@ expect "send: exit 0, SEND, one outbox message with the draft's fields" 0 SEND
 
 write_draft send-json.json refund:json
 submit send-json.json --json
-if python3 - "$OUT" "$OUTBOX" refund.receipt.json <<'PY'; then ok "send --json: one object with the documented keys"; else fail "send --json" "$(describe)"; fi
-import hashlib, json, os, re, sys
-text, outbox, receipt = sys.argv[1:4]
-try:
-    o = json.loads(text)
-except ValueError:
-    print("stdout is not one JSON object", file=sys.stderr)
-    sys.exit(1)
-problems = []
-for k in ("decision", "reasons", "id", "idempotency_key", "receipt_sha256", "outbox_file"):
-    if k not in o:
-        problems.append(f"no {k}")
-if o.get("decision") not in ("send", "SEND"):
-    problems.append(f"decision {o.get('decision')!r}")
-if not isinstance(o.get("reasons"), list):
-    problems.append("reasons is not a list")
-if o.get("idempotency_key") != "refund:json":
-    problems.append(f"idempotency_key {o.get('idempotency_key')!r}")
-if o.get("receipt_sha256") != hashlib.sha256(open(receipt, "rb").read()).hexdigest():
-    problems.append("receipt_sha256 is not the receipt file's sha256")
-f = o.get("outbox_file") or ""
-key_digest = hashlib.sha256(b"refund:json").hexdigest()[:16]
-if not os.path.isfile(f) or not re.fullmatch(rf"send-[0-9a-f]{{16}}-{o.get('id')}-{key_digest}\.json", os.path.basename(f)):
-    problems.append(f"outbox_file {f!r} is not an existing send-<log>-<id>-<key>.json")
-elif json.load(open(f)).get("decision_id") != o.get("id"):
-    problems.append("the message's decision_id is not the id")
-for p in problems:
-    print(p, file=sys.stderr)
-sys.exit(1 if problems else 0)
-PY
-[[ "$RC" == 0 ]] && REASONS="$(python3 -c 'import json,sys; print("\n".join(json.loads(sys.argv[1])["reasons"]))' "$OUT" 2>/dev/null)"
+if gate_json send-json-ok "$OUT" refund.receipt.json; then ok "send --json: one object with the documented keys"; else fail "send --json" "$(describe)"; fi
+[[ "$RC" == 0 ]] && REASONS="$(gate_json reasons "$OUT" 2>/dev/null)"
 record send
 
 write_draft send-stdin.json refund:stdin fields='{"amount": {"value": "3.00", "from": "/refund"}, "recipient": {"value": "bo", "from": "/customer"}}' \
@@ -304,21 +187,10 @@ expect "hold: amount differs; the reason names the field and both values" 3 HOLD
 
 write_draft hold-json.json refund:hold-json fields='{"amount": {"value": "42.00", "from": "/refund"}}'
 submit hold-json.json --json
-if python3 - "$OUT" refund.receipt.json <<'PY'; then ok "hold --json: decision, reasons, id, key, receipt digest, no outbox_file"; else fail "hold --json" "$(describe)"; fi
-import hashlib, json, sys
-try:
-    o = json.loads(sys.argv[1])
-except ValueError:
-    sys.exit("stdout is not one JSON object")
-ok = (o.get("decision") in ("hold", "HOLD") and isinstance(o.get("id"), int)
-      and o.get("idempotency_key") == "refund:hold-json"
-      and o.get("receipt_sha256") == hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest()
-      and any("amount" in r for r in o.get("reasons", [])) and "outbox_file" not in o)
-sys.exit(0 if ok else 1)
-PY
+if gate_json hold-json-ok "$OUT" refund.receipt.json; then ok "hold --json: decision, reasons, id, key, receipt digest, no outbox_file"; else fail "hold --json" "$(describe)"; fi
 [[ "$RC" == 3 ]] && ok "hold --json: exit 3" || fail "hold --json: exit $RC, wanted 3"
 [[ "$(outbox_files "$OUTBOX")" == "$OUTBOX_BEFORE" ]] || fail "hold --json: the outbox changed"
-REASONS="$(python3 -c 'import json,sys; print("\n".join(json.loads(sys.argv[1])["reasons"]))' "$OUT" 2>/dev/null)"
+REASONS="$(gate_json reasons "$OUT" 2>/dev/null)"
 [[ "$RC" == 3 ]] && record hold
 
 write_draft hold-type.json refund:hold-type fields='{"amount": {"value": 12.5, "from": "/refund"}}'
@@ -383,13 +255,7 @@ write_draft cross.json pin:cross "${records[@]}" fields="$cross"
 submit cross.json
 expect "send: fields from two records, no pinning in the policy" 0 SEND
 if log_json --policy "$POLICY" --idempotency-key pin:cross &&
-   python3 - "$WORK/log.jsonl" <<'PY'; then ok "log: each field's pointer is recorded"; else fail "log: the fields' pointers are not recorded" "$(cat "$WORK/log.jsonl")"; fi
-import json, sys
-row = [json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]
-f = row["fields"]
-sys.exit(0 if f["amount"] == {"value": "99.00", "from": "/orders/1/amount"}
-         and f["recipient"] == {"value": "ana", "from": "/orders/0/customer"} else 1)
-PY
+   gate_json fields-recorded "$WORK/log.jsonl"; then ok "log: each field's pointer is recorded"; else fail "log: the fields' pointers are not recorded" "$(cat "$WORK/log.jsonl")"; fi
 
 write_policy "$FX/pinned.json" \
   kinds='{"refund": {"from": {"amount": "/orders/*/amount", "recipient": "/orders/*/customer"}, "same_record": "/orders/*"}}'
@@ -410,14 +276,7 @@ POLICY="$FX/policy.json"
 
 # One key, precomposed and with a combining accent.
 write_draft key-nfc.json refund:cafe fields='{"amount": {"value": "12.50", "from": "/refund"}}'
-python3 - key-nfc.json key-nfd.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["idempotency_key"] = "refund:caf\u00e9"
-json.dump(d, open(sys.argv[1], "w"))
-d["idempotency_key"] = "refund:cafe\u0301"
-json.dump(d, open(sys.argv[2], "w"))
-PY
+gate_json key-forms key-nfc.json key-nfd.json
 submit key-nfc.json
 expect "send: the key refund:caf\u00e9, precomposed" 0 SEND
 submit key-nfd.json
@@ -619,25 +478,7 @@ fi
 # outbox_file does not hold its message (nothing when all do).
 delivered_in_files() {
   log_json --db "$1" || { echo "gate log --db $1 failed: $(cat "$WORK/log.err")"; return; }
-  python3 - "$WORK/log.jsonl" <<'PY'
-import json, os, sys
-for line in open(sys.argv[1]):
-    if not line.strip():
-        continue
-    r = json.loads(line)
-    if r["decision"].lower() != "send" or r.get("delivery") != "delivered":
-        continue
-    f = r.get("outbox_file") or ""
-    try:
-        m = json.load(open(f))
-        owner = json.load(open(os.path.join(os.path.dirname(f), ".ampoule-outbox")))["decision_log"]
-    except (OSError, ValueError, KeyError):
-        print(f"send #{r['id']} is called delivered to {f!r}, which holds no message in a marked outbox")
-        continue
-    if (m.get("decision_id"), m.get("idempotency_key"), m.get("decision_log")) != (r["id"], r["idempotency_key"], owner):
-        print(f"send #{r['id']} is called delivered to {f}, which is decision #{m.get('decision_id')} "
-              f"({m.get('idempotency_key')}) of log {m.get('decision_log')}")
-PY
+  gate_json delivered-in-files "$WORK/log.jsonl"
 }
 rows_in() { if log_json --db "$1"; then grep -c . "$WORK/log.jsonl"; else echo "?"; fi; }
 
@@ -688,9 +529,7 @@ planted_sha="$(sha256 "$planted")"
 write_draft planted.json refund:planted
 submit planted.json --db "$WORK/log-c.db" --outbox "$PLANTED"
 log_json --db "$WORK/log-c.db"
-state="$(python3 -c 'import json,sys
-rows = {r["id"]: r for r in map(json.loads, filter(str.strip, open(sys.argv[1])))}
-print(rows.get(2, {}).get("decision"), rows.get(2, {}).get("delivery"))' "$WORK/log.jsonl")"
+state="$(gate_json decision-state "$WORK/log.jsonl" 2)"
 if [[ "$RC" == 2 && "$LAST" == "ERROR: send #2 was recorded but not delivered"*"$planted already exists but is not the message"* &&
       "$state" == "send pending" && "$(sha256 "$planted")" == "$planted_sha" ]]; then
   ok "outbox: a file planted under the message's name: not delivered, the error names it, the send stays pending"
@@ -718,36 +557,7 @@ OUTBOX="$FX/outbox"
 
 # --- the log -------------------------------------------------------------------------
 if log_json --policy "$POLICY"; then
-  if python3 - "$WORK/log.jsonl" "$WORK/expected.jsonl" <<'PY'; then ok "log --json: every decision in order, with its reasons and receipt digest"; else fail "log --json: rows differ from the decisions made"; fi
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-want = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
-bad = 0
-if len(rows) != len(want):
-    print(f"  {len(rows)} rows, {len(want)} decisions made"); bad += 1
-ids = [r.get("id") for r in rows]
-if ids != sorted(ids) or len(set(ids)) != len(ids):
-    print(f"  ids not increasing: {ids}"); bad += 1
-for i, (r, w) in enumerate(zip(rows, want)):
-    diffs = []
-    if str(r.get("decision", "")).lower() != w["decision"]:
-        diffs.append(f"decision {r.get('decision')!r} != {w['decision']!r}")
-    if r.get("idempotency_key") != w["key"]:
-        diffs.append(f"key {r.get('idempotency_key')!r} != {w['key']!r}")
-    if w["receipt_sha256"] and r.get("receipt_sha256") != w["receipt_sha256"]:
-        diffs.append(f"receipt_sha256 {r.get('receipt_sha256')!r} != {w['receipt_sha256']!r}")
-    if r.get("reasons") != w["reasons"]:
-        diffs.append(f"reasons {r.get('reasons')!r} != printed {w['reasons']!r}")
-    if diffs:
-        bad += 1
-        print(f"  row {i} (id {r.get('id')}): " + "; ".join(diffs))
-sends = [r for r in rows if str(r.get("decision", "")).lower() == "send"]
-# The column's name is not documented: any column saying "pending".
-pending = [r for r in sends if "pending" in [str(v).lower() for v in r.values()]]
-if pending:
-    print(f"  sends not marked delivered: {[r.get('id') for r in pending]}"); bad += 1
-sys.exit(1 if bad else 0)
-PY
+  if gate_json log-matches "$WORK/log.jsonl" "$WORK/expected.jsonl"; then ok "log --json: every decision in order, with its reasons and receipt digest"; else fail "log --json: rows differ from the decisions made"; fi
 else
   fail "log --json: exit non-zero" "$(cat "$WORK/log.err")"
 fi
@@ -768,7 +578,7 @@ fi
 grep -q '^#999 ' "$WORK/log.txt" &&
   fail "log: the line break in a draft's kind forged a decision line" "$(grep -B1 '^#999 ' "$WORK/log.txt")" ||
   ok "log: a draft's kind cannot forge a decision line"
-want_reasons="$(python3 -c 'import json,sys; print(sum(len(json.loads(l)["reasons"]) for l in open(sys.argv[1]) if l.strip()))' "$WORK/expected.jsonl")"
+want_reasons="$(gate_json reason-count "$WORK/expected.jsonl")"
 indented="$(grep -cE '^[[:space:]]+[^[:space:]]' "$WORK/log.txt")"
 [[ "$indented" == "$want_reasons" ]] && ok "log: every reason listed under its decision" ||
   fail "log: $indented indented lines, $want_reasons reasons were printed"

@@ -1,5 +1,5 @@
 # Shared fixture for the trust gate's whole-command tests (docs/gate.md),
-# sourced by tests/gate/gate_*.sh. Bash only; needs python3 for JSON.
+# sourced by tests/gate/gate_*.sh. The JSON work is in gate_json.py (python3).
 #
 #   gate_start NAME "$@"   parses `--ampoule BIN [--kernel K]`, finds the
 #                          kernel (prints `skipped: REASON` and exits 0 when
@@ -30,6 +30,8 @@ set -uo pipefail
 
 AMPOULE="" KERNEL="${AMPOULE_KERNEL:-}" WORK="" FX="" POLICY="" KERNEL_SHA=""
 RC=0 OUT="" ERR="" LAST="" REASONS=""
+GATE_JSON="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/gate_json.py"  # absolute: the tests change folders
+gate_json() { python3 "$GATE_JSON" "$@"; }
 passed=0 failed=0 SCRIPT_NAME=""
 
 ok() { passed=$((passed + 1)); echo "ok: $1"; }
@@ -116,25 +118,7 @@ EOF
 # replaced (name=JSON) or removed (name=-).
 write_policy() {
   local file="$1"; shift
-  python3 - "$file" "$KERNEL_SHA" "$@" <<'PY' || return 1
-import json, sys
-file, kernel = sys.argv[1:3]
-policy = {
-    "trusted_keys": ["agent.key.pub"],
-    "kernel_sha256": kernel,
-    "max_data_age_seconds": 86400,
-    "replay_fuel_ceiling": 20000000000,
-    "decision_log": "gate.db",
-    "outbox": "outbox",
-}
-for arg in sys.argv[3:]:
-    name, value = arg.split("=", 1)
-    if value == "-":
-        policy.pop(name, None)
-    else:
-        policy[name] = json.loads(value)
-json.dump(policy, open(file, "w"), indent=2)
-PY
+  gate_json policy "$file" "$KERNEL_SHA" "$@"
 }
 
 # write_draft FILE KEY [name=VALUE ...]: an action draft for the fixture's
@@ -149,47 +133,7 @@ PY
 #   evidence.NAME=JSON  the same inside evidence
 write_draft() {
   local file="$1" key="$2"; shift 2
-  python3 - "$file" "$key" "$(now_utc)" "$@" <<'PY' || return 1
-import json, sys
-file, key, now = sys.argv[1:4]
-draft = {
-    "kind": "refund",
-    "idempotency_key": key,
-    "fields": {
-        "amount": {"value": "12.50", "from": "/refund"},
-        "recipient": {"value": "ana", "from": "/customer"},
-    },
-    "data_as_of": now,
-    "evidence": {
-        "receipt": "refund.receipt.json",
-        "program": "refund.py",
-        "inputs": {"orders.csv": "orders.csv"},
-        "output": "refund.out",
-    },
-}
-text_names = {"as_of": ("data_as_of", None), "kind": ("kind", None),
-              "receipt": ("receipt", "evidence"), "program": ("program", "evidence"),
-              "output": ("output", "evidence"), "stdin": ("stdin", "evidence")}
-for arg in sys.argv[4:]:
-    name, value = arg.split("=", 1)
-    where = draft
-    if name in text_names:
-        name, section = text_names[name]
-        if section:
-            where = draft[section]
-        where[name] = value
-        continue
-    if name == "inputs":
-        draft["evidence"]["inputs"] = json.loads(value)
-        continue
-    if name.startswith("evidence."):
-        where, name = draft["evidence"], name[len("evidence."):]
-    if value == "-":
-        where.pop(name, None)
-    else:
-        where[name] = json.loads(value)
-json.dump(draft, open(file, "w"), indent=2)
-PY
+  gate_json draft "$file" "$key" "$(now_utc)" "$@"
 }
 
 # submit DRAFT [ARGS...]: see the header. Also sets SUBMIT_DRAFT and
@@ -204,8 +148,7 @@ submit() {
     [[ "${args[i]}" == --receipt ]] && SUBMIT_RECEIPT="${args[i + 1]:-}"
   done
   if [[ -z "$SUBMIT_RECEIPT" && -f "$draft" ]]; then
-    SUBMIT_RECEIPT="$(python3 -c 'import json,os,sys; d=json.load(open(sys.argv[1]))
-print(os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), d["evidence"]["receipt"]))' "$draft" 2>/dev/null)"
+    SUBMIT_RECEIPT="$(gate_json draft-receipt "$draft" 2>/dev/null)"
   fi
   OUTBOX_BEFORE="$(outbox_files "${OUTBOX:-$FX/outbox}")"
   OUT="$("$AMPOULE" gate submit "$draft" --policy "$POLICY" --kernel "$KERNEL" "$@" 2>"$WORK/submit.err" </dev/null)"
@@ -223,17 +166,7 @@ describe() {
 
 # outbox_messages DIR KEY: how many send-*.json messages in DIR carry KEY.
 outbox_messages() {
-  python3 - "$1" "$2" <<'PY'
-import glob, json, os, sys
-n = 0
-for path in glob.glob(os.path.join(sys.argv[1], "send-*.json")):
-    try:
-        if json.load(open(path)).get("idempotency_key") == sys.argv[2]:
-            n += 1
-    except (ValueError, OSError):
-        pass
-print(n)
-PY
+  gate_json outbox-messages "$1" "$2"
 }
 
 # outbox_files DIR: how many files of any name DIR holds (0 when missing),
@@ -242,11 +175,7 @@ PY
 outbox_files() { if [[ -d "$1" ]]; then find "$1" -mindepth 1 ! -name .ampoule-outbox | wc -l; else echo 0; fi; }
 
 # outbox_owner DIR: the decision log identity DIR's marker names ("" if none).
-outbox_owner() {
-  python3 -c 'import json,sys
-try: print(json.load(open(sys.argv[1]))["decision_log"])
-except (OSError, ValueError, KeyError): print("")' "$1/.ampoule-outbox"
-}
+outbox_owner() { gate_json outbox-owner "$1"; }
 
 # log_json ARGS...: `ampoule gate log ARGS... --json` into $WORK/log.jsonl;
 # returns its exit status.
@@ -257,9 +186,5 @@ log_json() {
 # log_count FILTER: rows of $WORK/log.jsonl matching a Python expression over
 # row `r` (e.g. 'r["decision"] == "send"').
 log_count() {
-  python3 - "$WORK/log.jsonl" "$1" <<'PY'
-import json, sys
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-print(sum(1 for r in rows if eval(sys.argv[2])))
-PY
+  gate_json log-count "$WORK/log.jsonl" "$1"
 }

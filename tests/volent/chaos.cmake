@@ -5,18 +5,12 @@
 #
 # volent_chaos_receiver: the receiver's own rules (dedup by key, counters),
 #   over real sockets, without the node: seconds.
-# volent_chaos: scripts/chaos.sh on this build's binary, 100 agents x 4
+# volent_chaos: tests/volent/chaos_test.py on this build's binary, 100 agents x 4
 #   steps per kill point; bounded by its own budget (540 s) under TIMEOUT.
 # Each prints `skipped: REASON` when something it needs is missing.
-find_program(VOLENT_CHAOS_PYTHON3 python3)
-if(VOLENT_CHAOS_PYTHON3)
-  add_test(NAME volent_chaos_receiver
-           COMMAND ${VOLENT_CHAOS_PYTHON3} ${CMAKE_SOURCE_DIR}/tests/volent/chaos_receiver.py --self-test)
-  set_tests_properties(volent_chaos_receiver PROPERTIES TIMEOUT 60 LABELS "volent;chaos")
-endif()
+add_python_test(volent_chaos_receiver volent/chaos_receiver.py --self-test)
+set_tests_properties(volent_chaos_receiver PROPERTIES TIMEOUT 60 LABELS "volent;chaos")
 if(TARGET volent)
-  add_test(NAME volent_chaos
-           COMMAND ${CMAKE_SOURCE_DIR}/scripts/chaos.sh --volent $<TARGET_FILE:volent>)
-  set_tests_properties(volent_chaos PROPERTIES
-                       TIMEOUT 600 LABELS "volent;chaos" SKIP_REGULAR_EXPRESSION "^skipped: ")
+  add_python_test(volent_chaos volent/chaos_test.py --volent $<TARGET_FILE:volent>)
+  set_tests_properties(volent_chaos PROPERTIES TIMEOUT 600 LABELS "volent;chaos")
 endif()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The side-effect receiver of the chaos test (scripts/chaos.sh, docs/chaos.md).
+"""The side-effect receiver of the chaos test (tests/volent/chaos_test.py, docs/chaos.md).
 
 A local HTTP service standing for a payment provider or any API that honours
 `Idempotency-Key`: it applies each key at most once and counts everything the

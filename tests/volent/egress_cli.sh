@@ -28,32 +28,12 @@ trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EX
 failures=0
 passed=0
 
-# A local server answering 200 to anything, printing its port first; under
-# /redirect/ it answers 302 instead: /redirect/ok to /status on itself,
-# /redirect/metadata to the cloud metadata address, /redirect/loop to itself
-# again, /redirect/closed to the port given as its first argument.
-cat >"$work/server.py" <<'PY'
-import http.server, sys
-targets = {"/redirect/ok": "/status", "/redirect/metadata": "http://169.254.169.254/latest/meta-data/",
-           "/redirect/loop": "/redirect/loop", "/redirect/closed": "http://127.0.0.1:%s/" % sys.argv[1]}
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        if self.path in targets:
-            self.send_response(302); self.send_header("Location", targets[self.path])
-            self.send_header("Content-Length", "0"); self.end_headers(); return
-        self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers(); self.wfile.write(b"ok")
-    do_POST = do_GET
-    def log_message(self, *a): pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-PY
-# A port nothing listens on: bound and released by Python.
-closed="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-python3 "$work/server.py" "$closed" >"$work/port" &
+# A local server answering 200 to anything, and 302 under /redirect/; it
+# prints its port and a port nothing listens on (tests/volent/egress_target.py).
+python3 "$(dirname "$0")/egress_target.py" >"$work/port" &
 server_pid=$!
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
-port="$(head -1 "$work/port")"
+read -r port closed <"$work/port"
 [ -n "$port" ] || { echo "FAIL: the local server did not start"; exit 1; }
 
 cat >"$work/volent.yaml" <<YAML

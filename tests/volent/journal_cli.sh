@@ -34,62 +34,7 @@ fail() {
 }
 
 # The journal writer and editor, from docs/journal.md alone.
-cat >"$work/journal.py" <<'PY'
-import hashlib, json, sqlite3, struct, sys
-
-SCHEMA = """CREATE TABLE entries (
-  seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, agent TEXT NOT NULL, run_id TEXT NOT NULL,
-  step INTEGER NOT NULL, effect_key TEXT NOT NULL, payload TEXT NOT NULL,
-  time_ms INTEGER NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL,
-  UNIQUE (effect_key, kind))"""
-
-def field(s):
-    b = s.encode()
-    return struct.pack('>Q', len(b)) + b
-
-def entry_hash(seq, prev, kind, agent, run, step, key, payload, time_ms):
-    parts = ['volent-journal/v1', str(seq), prev, kind, agent, run, str(step), key, payload, str(time_ms)]
-    return hashlib.sha256(b''.join(field(p) for p in parts)).hexdigest()
-
-def write(path, steps):
-    db = sqlite3.connect(path)
-    db.execute(SCHEMA)
-    db.execute('PRAGMA user_version = 1')
-    prev, seq, t = '0' * 64, 0, 1764470000000
-    def add(kind, agent, run, step, payload):
-        nonlocal prev, seq, t
-        seq += 1
-        t += 17
-        key = f'{agent}/{run}/{step}'
-        text = json.dumps(payload, separators=(',', ':'))
-        h = entry_hash(seq, prev, kind, agent, run, step, key, text, t)
-        db.execute('INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?,?)',
-                   (seq, kind, agent, run, step, key, text, t, prev, h))
-        prev = h
-        print(f'{seq} sha256:{h}')
-    add('run-started', 'refund', 'run-1', 0, {'order': 'A-17'})
-    for step in range(1, steps + 1):
-        add('intent', 'refund', 'run-1', step, {'url': 'https://erp.internal/refund', 'n': step})
-        if step == 2:
-            add('approval-requested', 'refund', 'run-1', step, {'tool': 'refund'})
-            add('approval-decided', 'refund', 'run-1', step, {'by': 'ops@example.org', 'approve': True})
-        if step != steps:  # the last step stays pending
-            add('completion', 'refund', 'run-1', step, {'status': 200, 'body': 'é ✓'})
-    db.commit()
-
-def run_sql(path, sql):
-    db = sqlite3.connect(path)
-    db.executescript(sql)
-    db.commit()
-
-if sys.argv[1] == 'write':
-    write(sys.argv[2], int(sys.argv[3]))
-elif sys.argv[1] == 'sql':
-    run_sql(sys.argv[2], sys.argv[3])
-elif sys.argv[1] == 'example':
-    # The worked example of docs/journal.md.
-    print(entry_hash(1, '0' * 64, 'intent', 'refund', 'run-1', 3, 'refund/run-1/3', '{"amount":42}', 1764470000000))
-PY
+journal_py() { python3 "$(dirname "$0")/journal_from_doc.py" "$@"; }
 
 # run EXPECTED_CODE ARGS...: runs volent journal, keeps stdout and stderr.
 run() {
@@ -112,13 +57,13 @@ expect_prefix() {
 fresh() {
   rm -rf "$work/data"
   mkdir -p "$work/data"
-  python3 "$work/journal.py" write "$work/data/journal.db" 9 >"$work/hashes" || fail "python could not write a journal"
+  journal_py write "$work/data/journal.db" 9 >"$work/hashes" || fail "python could not write a journal"
   entries=$(wc -l <"$work/hashes")
   head=$(tail -n 1 "$work/hashes" | cut -d' ' -f2)
 }
 
 # The document's worked example.
-[ "$(python3 "$work/journal.py" example)" = "e06bbeea882d0cf88a018733232571db916bc8072f1eeb0b8ae212a681dcf1fe" ] \
+[ "$(journal_py example)" = "e06bbeea882d0cf88a018733232571db916bc8072f1eeb0b8ae212a681dcf1fe" ] \
   || fail "the worked example of docs/journal.md does not hash as documented"
 
 # Usage errors and a missing journal: exit 2.
@@ -137,8 +82,7 @@ run 0 --help
 run 0 digest --data-dir "$work/data"
 expect_out "journal: $entries entries, $head"
 run 0 digest --data-dir "$work/data" --json
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d=={"entries":int(sys.argv[2]),"digest":sys.argv[3]}, d' \
-  "$work/out" "$entries" "$head" || fail "digest --json: $(cat "$work/out")"
+journal_py digest-json-is "$work/out" "$entries" "$head" || fail "digest --json: $(cat "$work/out")"
 run 0 verify --data-dir "$work/data"
 expect_out "journal OK: $entries entries, $head"
 run 0 verify --data-dir "$work/data" --expect "$head"
@@ -148,32 +92,32 @@ run 0 verify --data-dir "$work/data" --expect "$(sed -n 5p "$work/hashes" | cut 
 run 0 verify --data-dir "$work/data" --expect "sha256:$(printf '0%.0s' $(seq 64))"
 
 # An altered payload, an altered hash, a removed entry, a reordered pair.
-python3 "$work/journal.py" sql "$work/data/journal.db" \
+journal_py sql "$work/data/journal.db" \
   "UPDATE entries SET payload = '{\"status\":500}' WHERE seq = 7" || fail "python could not edit"
 run 1 verify --data-dir "$work/data"
 expect_out "journal FAILED: entry #7: its recorded hash does not match its contents (a field or the hash was altered)"
 fresh
-python3 "$work/journal.py" sql "$work/data/journal.db" \
+journal_py sql "$work/data/journal.db" \
   "UPDATE entries SET hash = '$(printf 'b%.0s' $(seq 64))' WHERE seq = 4"
 run 1 verify --data-dir "$work/data"
 expect_prefix "journal FAILED: entry #4: "
 fresh
-python3 "$work/journal.py" sql "$work/data/journal.db" "DELETE FROM entries WHERE seq = 5"
+journal_py sql "$work/data/journal.db" "DELETE FROM entries WHERE seq = 5"
 run 1 verify --data-dir "$work/data"
 expect_out "journal FAILED: entry #5: missing: the next entry is #6 (an entry was removed)"
 fresh
-python3 "$work/journal.py" sql "$work/data/journal.db" \
+journal_py sql "$work/data/journal.db" \
   "UPDATE entries SET seq = 100 WHERE seq = 8; UPDATE entries SET seq = 8 WHERE seq = 9; UPDATE entries SET seq = 9 WHERE seq = 100"
 run 1 verify --data-dir "$work/data"
 expect_prefix "journal FAILED: entry #8: "
 fresh
-python3 "$work/journal.py" sql "$work/data/journal.db" "UPDATE entries SET time_ms = 'soon' WHERE seq = 3"
+journal_py sql "$work/data/journal.db" "UPDATE entries SET time_ms = 'soon' WHERE seq = 3"
 run 1 verify --data-dir "$work/data"
 expect_out "journal FAILED: entry #3: column time_ms is not an integer"
 
 # A removed tail: valid alone, caught against the earlier digest.
 fresh
-python3 "$work/journal.py" sql "$work/data/journal.db" "DELETE FROM entries WHERE seq = $entries"
+journal_py sql "$work/data/journal.db" "DELETE FROM entries WHERE seq = $entries"
 run 0 verify --data-dir "$work/data"
 expect_out "journal OK: $((entries - 1)) entries, $(sed -n "$((entries - 1))p" "$work/hashes" | cut -d' ' -f2)"
 run 1 verify --data-dir "$work/data" --expect "$head"
@@ -186,7 +130,7 @@ run 1 verify --data-dir "$work/data"
 expect_prefix "journal FAILED: .*not an SQLite database"
 run 1 digest --data-dir "$work/data"
 rm -f "$work/data/journal.db"
-python3 "$work/journal.py" sql "$work/data/journal.db" "CREATE TABLE t (x)"
+journal_py sql "$work/data/journal.db" "CREATE TABLE t (x)"
 run 1 verify --data-dir "$work/data"
 expect_prefix "journal FAILED: .*not a journal"
 : >"$work/data/journal.db"

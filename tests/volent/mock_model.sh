@@ -269,37 +269,7 @@ note "peak in flight with curl --parallel-max 300: $(jq .peak_in_flight <<<"$BOD
 if command -v python3 >/dev/null; then
   stop; check "SIGTERM: exit 0" $? ""
   start --latency-ms 4000
-  result="$(python3 - "${BASE#http://}" <<'PY'
-import asyncio, json, sys
-host, port = sys.argv[1].rsplit(":", 1)
-N = 1600
-body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
-head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer k\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
-sent = 0
-first_answer_after = None  # how many had been sent when the first answer came
-
-async def one():
-    global sent, first_answer_after
-    r, w = await asyncio.open_connection(host, int(port))
-    w.write(head + body)
-    await w.drain()
-    sent += 1
-    data = await r.read()
-    if first_answer_after is None:
-        first_answer_after = sent
-    w.close()
-    return data.startswith(b"HTTP/1.1 200") and b'"done: 0 tool call(s)"' in data
-
-async def main():
-    results = await asyncio.gather(*(one() for _ in range(N)), return_exceptions=True)
-    ok = sum(1 for x in results if x is True)
-    errors = sorted({type(x).__name__ for x in results if isinstance(x, Exception)})
-    print(json.dumps({"ok": ok, "all_sent_first": first_answer_after == N, "errors": errors}))
-
-asyncio.run(main())
-PY
-)"
+  result="$(python3 "$(dirname "$0")/mock_model_flood.py" "${BASE#http://}")"
   jq -e '.ok == 1600' >/dev/null <<<"$result"; check "1,600 requests at once, held 4 s each on timers: all answered 200" $? "$result"
   get /stats
   if jq -e '.all_sent_first' >/dev/null <<<"$result"; then

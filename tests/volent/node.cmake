@@ -1,15 +1,14 @@
 # `volent node` from the outside (tests/volent/, docs/control-api.md).
 #
 # volent_node_api: every route of the control API over real sockets, bad
-#   clients, restarts and SIGKILL in the middle of applies (python3).
+#   clients, restarts and SIGKILL in the middle of applies
+#   (tests/volent/node_api_test.py).
 # volent_openapi: the served OpenAPI document checked by an independent
-#   OpenAPI 3.1 validator (tests/volent/openapi/, scripts/npm-install.sh).
+#   OpenAPI 3.1 validator (tests/volent/openapi_test.py, tests/volent/openapi/,
+#   scripts/npm-install.sh).
 # Each prints `skipped: REASON` when something it needs is missing.
 if(TARGET volent)
-  add_test(NAME volent_node_api
-           COMMAND ${CMAKE_SOURCE_DIR}/tests/volent/node_api.sh --volent $<TARGET_FILE:volent>)
-  add_test(NAME volent_openapi
-           COMMAND ${CMAKE_SOURCE_DIR}/tests/volent/openapi.sh --volent $<TARGET_FILE:volent>)
-  set_tests_properties(volent_node_api volent_openapi PROPERTIES
-                       TIMEOUT 300 LABELS volent SKIP_REGULAR_EXPRESSION "^skipped: ")
+  add_python_test(volent_node_api volent/node_api_test.py --volent $<TARGET_FILE:volent>)
+  add_python_test(volent_openapi volent/openapi_test.py --volent $<TARGET_FILE:volent>)
+  set_tests_properties(volent_node_api volent_openapi PROPERTIES TIMEOUT 300 LABELS volent)
 endif()

@@ -1,108 +1,61 @@
-#!/usr/bin/env bash
-# Egress denials from the outside (SPEC B3, docs/egress.md): a tool call the
-# gate refuses is journaled and listed by GET /v1/egress/denials.
-#
-#   tests/volent/denials_api.sh --volent BIN
-#
-# Starts `volent mock-model` (the model: its default plan calls each tool
-# once) and `volent node` with an allowlist where the tool's capability has
-# the entry `host: "*"`, which never reaches a link-local address. The
-# agent's one HTTP tool asks for http://169.254.169.254/latest/meta-data/
-# (the cloud metadata address); the script starts a run, waits for it to
-# end, and checks that:
-#   - GET /v1/egress/denials lists the denial under the tool step's key,
-#     with its capability, method, URL, reason, hop 0 and origin, and the
-#     agent and capability filters find it;
-#   - GET /v1/journal holds an egress-denied entry with that key;
-#   - after SIGTERM and a restart on the same data folder it is still listed.
-#
-# Prints `ok N: ...`/`FAIL N: ...` per check; exit 1 on any failure;
-# `skipped: REASON` (exit 0) without python3, the binary or its commands.
-set -uo pipefail
+#!/usr/bin/env python3
+"""Egress denials from the outside (SPEC B3, docs/egress.md): a tool call the
+gate refuses is journaled and listed by GET /v1/egress/denials.
 
-VOLENT=""
-while (($#)); do
-  case "$1" in
-    --volent) VOLENT="${2:-}"; shift 2 || break ;;
-    *) echo "usage: $0 --volent BIN" >&2; exit 2 ;;
-  esac
-done
-[[ -n "$VOLENT" ]] || { echo "usage: $0 --volent BIN" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "skipped: python3 not found"; exit 0; }
-[[ -x "$VOLENT" ]] || { echo "skipped: volent binary '$VOLENT' not found"; exit 0; }
-for command in node mock-model; do
-  "$VOLENT" "$command" --help >/dev/null 2>&1 || { echo "skipped: this volent has no $command command"; exit 0; }
-done
+  tests/volent/denials_api_test.py --volent BIN
 
-WORK="$(mktemp -d /tmp/volent-denials-XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
+Starts `volent mock-model` (the model: its default plan calls each tool
+once) and `volent node` with an allowlist where the tool's capability has
+the entry `host: "*"`, which never reaches a link-local address. The
+agent's one HTTP tool asks for http://169.254.169.254/latest/meta-data/
+(the cloud metadata address); the script starts a run, waits for it to
+end, and checks that:
+  - GET /v1/egress/denials lists the denial under the tool step's key,
+    with its capability, method, URL, reason, hop 0 and origin, and the
+    agent and capability filters find it;
+  - GET /v1/journal holds an egress-denied entry with that key;
+  - after SIGTERM and a restart on the same data folder it is still listed.
 
-python3 - "$VOLENT" "$WORK" <<'PY'
-import atexit, http.client, json, os, re, signal, subprocess, sys, time, urllib.parse
+Prints `ok N: ...`/`FAIL N: ...` per check; exit 1 on any failure;
+`skipped: REASON` (exit 0) without the binary or its commands.
+"""
+import argparse, json, os, re, signal, sys, time
 
-VOLENT, WORK = sys.argv[1:]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness.binaries import skip_unless_runs  # noqa: E402
+from harness.checks import Checks  # noqa: E402
+from harness.cleanup import work_folder  # noqa: E402
+from harness.http_client import json_body, request as http_request  # noqa: E402
+from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
+
+parser = argparse.ArgumentParser(description="Egress denials through the control API of `volent node`.")
+parser.add_argument("--volent", required=True, metavar="BIN")
+VOLENT = parser.parse_args().volent
+skip_unless_runs(VOLENT, "node", "mock-model")
+
+WORK = work_folder("volent-denials-")
 METADATA_URL = "http://169.254.169.254/latest/meta-data/"
 AGENT, RUN = "prober", "probe-1"
-passed = failed = 0
-PROCS = []
+check = Checks(numbered=True)
+STARTED = 0  # servers started, to name their stderr files
 
 
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok {passed + failed}: {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {passed + failed}: {name}" + (f": {detail}" if detail else ""), flush=True)
-    return cond
-
-
-def cleanup():
-    for p in PROCS:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-
-
-atexit.register(cleanup)
-
-
-def start(args, name, pattern):
-    """Starts `volent ARGS`; waits for its listening line on stderr; (proc, host, port)."""
-    err_path = os.path.join(WORK, f"{name}.{len(PROCS)}.stderr")
-    with open(err_path, "wb") as err:
-        proc = subprocess.Popen([VOLENT] + args, stdin=subprocess.DEVNULL, stdout=err, stderr=err)
-    PROCS.append(proc)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        for line in open(err_path, errors="replace").read().splitlines():
-            m = re.match(pattern, line)
-            if m:
-                return proc, m.group(1), int(m.group(2)), err_path
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    print(f"FAIL: volent {name} did not report where it listens")
-    print("".join("  stderr: " + l for l in open(err_path, errors="replace").readlines()[:30]))
-    sys.exit(1)
+def start(args, name, listening):
+    """Starts `volent ARGS` and waits for its listening line; the Server."""
+    global STARTED
+    STARTED += 1
+    return start_server([VOLENT] + args, os.path.join(WORK, f"{name}.{STARTED}.stderr"), listening)
 
 
 def request(port, method, path, body=None, ctype=None):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
-    c.request(method, path, body=body, headers={"Content-Type": ctype} if ctype else {})
-    r = c.getresponse()
-    data = r.read()
-    c.close()
-    try:
-        return r.status, json.loads(data) if data else None
-    except ValueError:
-        return r.status, data
+    """(status, the body parsed as JSON, else its bytes)."""
+    status, _, data = http_request("127.0.0.1", port, method, path, body, {"Content-Type": ctype} if ctype else {})
+    parsed = json_body(data) if data else None
+    return status, parsed if parsed is not None or not data else data
 
 
 # --- the model, the configuration, the node -------------------------------------------------------
-mock, _, MOCK_PORT, _ = start(["mock-model", "--listen", "127.0.0.1:0"], "mock-model",
-                              r"^volent mock-model: listening on http://([^:/\s]+):(\d+)$")
+MOCK_PORT = start(["mock-model", "--listen", "127.0.0.1:0"], "mock-model", VOLENT_MOCK_MODEL).port
 key_file = os.path.join(WORK, "mock.key")
 with open(key_file, "w") as f:
     f.write("mock-key\n")
@@ -126,8 +79,8 @@ model_keys:
 """)
 DATA = os.path.join(WORK, "data")
 NODE_ARGS = ["node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", DATA]
-NODE_LINE = r"^volent node: listening on http://([^:/\s]+):(\d+)$"
-node, _, PORT, NODE_ERR = start(NODE_ARGS, "node", NODE_LINE)
+node = start(NODE_ARGS, "node", VOLENT_NODE)
+PORT = node.port
 
 manifest = f"""apiVersion: volent/v1
 kind: Agent
@@ -177,7 +130,7 @@ def check_listed(when):
           f"HTTP {s} {str(page)[:300]}")
     if not check(f"{when}: the run's tool call is listed, once", len(found) == 1,
                  f"{len(found)} of the run's denials in {str(page)[:600]}; node stderr: "
-                 + open(NODE_ERR, errors='replace').read()[-600:]):
+                 + node.stderr()[-600:]):
         return None
     d = found[0]
     key = f"{AGENT}/{RUN}/{d.get('step')}"
@@ -210,17 +163,12 @@ s, page = request(PORT, "GET", "/v1/egress/denials?order=sideways")
 check("a bad order is 400", s == 400, f"HTTP {s} {page}")
 
 # --- a restart -------------------------------------------------------------------------------------
-node.send_signal(signal.SIGTERM)
-try:
-    status = node.wait(30)
-except subprocess.TimeoutExpired:
-    status = None
+status = node.stop(signal.SIGTERM, 30)
 check("SIGTERM stops the node with status 0", status == 0, f"status {status}")
-node, _, PORT, NODE_ERR = start(NODE_ARGS, "node", NODE_LINE)
+node = start(NODE_ARGS, "node", VOLENT_NODE)
+PORT = node.port
 after = check_listed("after a restart")
 if denial and after:
     check("after a restart: the same entry", after == denial, f"{after} != {denial}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
-PY
+check.finish()
