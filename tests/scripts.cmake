@@ -38,7 +38,7 @@ if(AMPOULE_PYTHON3)
 endif()
 
 # ampoule-verify from the outside (tests/verify/verify_cli.sh): exit codes and
-# result lines of SPEC A6 with real receipts when a kernel is found (else only
+# result lines of docs/cli.md with real receipts when a kernel is found (else only
 # the cases that need none), and the replay round trip over the corpora.
 add_test(NAME verify_cli
          COMMAND ${CMAKE_SOURCE_DIR}/tests/verify/verify_cli.sh --ampoule $<TARGET_FILE:ampoule>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ampoule demo refund` and `ampoule demo grader` from the outside
-# (docs/demo.md, SPEC A8): each demo runs in a temporary folder and its
+# (docs/demo.md): each demo runs in a temporary folder and its
 # printed story and the files it leaves are checked independently of the
 # demo's own summary.
 #

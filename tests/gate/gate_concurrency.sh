@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exactly once under concurrency (docs/gate.md "Exactly once", SPEC A7):
+# Exactly once under concurrency (docs/gate.md "Exactly once"):
 # separate `ampoule gate submit` processes started together, counted where
 # the action lands.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exactly once across crashes (docs/gate.md "Exactly once", SPEC A7): a
+# Exactly once across crashes (docs/gate.md "Exactly once"): a
 # submission killed at any point, then the gate used again.
 #
 #   tests/gate/gate_crash.sh --ampoule BIN [--kernel K] [--rounds R] [--processes N]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The trust gate's rules from the outside (docs/gate.md, SPEC A7): every
+# The trust gate's rules from the outside (docs/gate.md): every
 # decision through `ampoule gate submit` with real receipts from `ampoule run`.
 #
 #   tests/gate/gate_rules.sh --ampoule BIN [--kernel K]

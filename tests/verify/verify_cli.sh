@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ampoule-verify from the outside (SPEC A6): exit codes, the one result line
+# ampoule-verify from the outside (docs/cli.md): exit codes, the one result line
 # on stdout, and replay, with real receipts from `ampoule run`.
 #
 #   tests/verify/verify_cli.sh --ampoule BIN --verify BIN [--kernel K] [--corpus DIR] [--insecure-no-jail]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Egress denials from the outside (SPEC B3, docs/egress.md): a tool call the
+"""Egress denials from the outside (docs/egress.md): a tool call the
 gate refuses is journaled and listed by GET /v1/egress/denials.
 
   tests/volent/denials_api_test.py --volent BIN
