@@ -18,7 +18,7 @@
 #include "ampoule/gate/outbox.h"
 #include "ampoule/gate/submit.h"
 #include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::gate {
 namespace {
@@ -91,7 +91,7 @@ TEST_F(Outbox, AMessageIsNamedByLogDecisionAndKeyAndSaysSo) {
   Result<std::string> file = DeliverToOutbox(*log, send);
   ASSERT_TRUE(file.ok()) << file.message();
   const std::string name = "send-" + log->log_id().substr(0, 16) + "-" + std::to_string(send.id) + "-" +
-                           receipt::Sha256Hex("refund:A-1").substr(0, 16) + ".json";
+                           core::Sha256Hex("refund:A-1").substr(0, 16) + ".json";
   EXPECT_EQ(*file, OutboxDir() + "/" + name);
   EXPECT_EQ(OutboxFileName(log->log_id(), send), name);
   // The marker and the message; no temporary left behind.

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "ampoule/receipt/ed25519.h"
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
+#include "ampoule/receipt/file_read.h"
+#include "core/hex.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -38,7 +38,7 @@ std::optional<json> LoadVectors(const std::string& name) {
   }
 
 std::string Hex(const json& value) {
-  Result<std::string> bytes = HexDecode(value.get<std::string>(), "vector");
+  Result<std::string> bytes = core::HexDecode(value.get<std::string>(), "vector");
   EXPECT_TRUE(bytes.ok()) << bytes.message();
   return bytes.ok() ? *bytes : std::string();
 }

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::verify {
 namespace {
@@ -22,7 +22,7 @@ void CheckGiven(const Options& o, Evidence& ev) {
       ev.notes.push_back("input " + in.name + ": not given; a replay needs every input");
     }
   }
-  if (!o.stdin_path && r.stdin_digest.sha256 != receipt::Sha256Hex("")) {
+  if (!o.stdin_path && r.stdin_digest.sha256 != core::Sha256Hex("")) {
     Note(ev.facts.usage, "the run had stdin: give --stdin FILE");
     ev.notes.push_back("stdin: not given; the run read " + std::to_string(r.stdin_digest.bytes) +
                        " bytes of stdin");
