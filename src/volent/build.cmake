@@ -15,7 +15,7 @@ amp_embed_files(${CMAKE_BINARY_DIR}/generated/schema_files_data.cc ${CMAKE_SOURC
                 agent.schema.json volent.schema.json)
 amp_glob(MANIFEST_SRCS src/volent/manifest/*.cc)
 add_library(volent_manifest STATIC ${MANIFEST_SRCS} ${CMAKE_BINARY_DIR}/generated/schema_files_data.cc)
-target_link_libraries(volent_manifest PUBLIC amp_receipt core yaml-cpp nlohmann_json::nlohmann_json)
+target_link_libraries(volent_manifest PUBLIC core yaml-cpp nlohmann_json::nlohmann_json)
 amp_glob(NODE_SRCS src/volent/node/*.cc)
 add_library(volent_node STATIC ${NODE_SRCS})
 target_link_libraries(volent_node PUBLIC volent_manifest sqlite3 Threads::Threads)

@@ -18,7 +18,7 @@
 #include "ampoule/run/engine_protocol.h"
 #include "ampoule/sandbox/lockdown.h"
 #include "ampoule/wasi/mailbox.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/hex.h"
 
 using namespace ampoule;
@@ -54,7 +54,7 @@ run::EngineResult Failure(std::string message) {
 
 int main() {
   signal(SIGPIPE, SIG_IGN);
-  Result<std::string> request_bytes = receipt::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
+  Result<std::string> request_bytes = core::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
   if (!request_bytes) return Finish(Failure(request_bytes.message()));
   Result<run::EngineRequest> request = run::DecodeRequest(*request_bytes);
   if (!request) return Finish(Failure(request.message()));

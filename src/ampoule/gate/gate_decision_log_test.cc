@@ -13,7 +13,7 @@
 #include "ampoule/gate/action.h"
 #include "ampoule/gate/decision_log.h"
 #include "ampoule/gate/outbox.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/hex.h"
 
 namespace ampoule::gate {
@@ -235,7 +235,7 @@ TEST_F(GateLog, TheOutboxMessageCarriesEachFieldsPointer) {
   ASSERT_TRUE(log.ok()) << log.message();
   Result<std::string> file = DeliverToOutbox(**log, send);
   ASSERT_TRUE(file.ok()) << file.message();
-  nlohmann::json message = nlohmann::json::parse(*receipt::ReadFileCapped(*file));
+  nlohmann::json message = nlohmann::json::parse(*core::ReadFileCapped(*file));
   EXPECT_EQ(message["fields"]["amount"]["from"], "/orders/1/amount");
   EXPECT_EQ(message["fields"]["recipient"]["from"], "/orders/0/customer");
   EXPECT_EQ(message["fields"]["amount"]["value"], "42.00");

@@ -17,7 +17,7 @@
 #include "ampoule/gate/decision_log.h"
 #include "ampoule/gate/outbox.h"
 #include "ampoule/gate/submit.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/sha256.h"
 
 namespace ampoule::gate {
@@ -68,7 +68,7 @@ class Outbox : public ::testing::Test {
     std::sort(names.begin(), names.end());
     return names;
   }
-  static std::string Read(const std::string& path) { return receipt::ReadFileCapped(path).value(); }
+  static std::string Read(const std::string& path) { return core::ReadFileCapped(path).value(); }
   static void Write(const std::string& path, const std::string& bytes) { std::ofstream(path) << bytes; }
 
   // Every send `log` calls delivered is in the outbox, as its own message.

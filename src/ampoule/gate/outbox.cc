@@ -12,7 +12,7 @@
 
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/sodium_init.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/hex.h"
 #include "core/sha256.h"
 
@@ -102,7 +102,7 @@ Result<std::optional<std::string>> ReadExisting(const std::string& path, size_t 
     close(fd);
     return Error{"outbox: " + path + " is not a regular file, so not one ampoule wrote"};
   }
-  Result<std::string> bytes = receipt::ReadFdCapped(fd, path, limit, over_limit);
+  Result<std::string> bytes = core::ReadFdCapped(fd, path, limit, over_limit);
   close(fd);
   if (!bytes.ok() && over_limit && *over_limit) return std::optional<std::string>(std::string());
   if (!bytes.ok()) return bytes.error();

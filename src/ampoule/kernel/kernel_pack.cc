@@ -8,7 +8,7 @@
 #include "ampoule/kernel/kernel_manifest.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/wasm/fuel.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/sha256.h"
 
 namespace ampoule::kernel {
@@ -29,7 +29,7 @@ constexpr RuntimeFile kRuntimeFiles[] = {
 };
 
 Result<std::vector<uint8_t>> ReadBytes(const std::string& path) {
-  auto text = receipt::ReadFileCapped(path, kMaxInputFileBytes);
+  auto text = core::ReadFileCapped(path, kMaxInputFileBytes);
   if (!text.ok()) return text.error();
   return std::vector<uint8_t>(text->begin(), text->end());
 }
@@ -52,7 +52,7 @@ Result<KernelBuild> ReadKernelBuild(const std::string& engine_path, const std::s
   if (!engine.ok()) return Error{"engine: " + engine.message()};
   build.engine = std::move(*engine);
   std::filesystem::path dir(runtimes_dir);
-  auto text = receipt::ReadFileCapped((dir / "manifest.json").string(), size_t(1) << 20);
+  auto text = core::ReadFileCapped((dir / "manifest.json").string(), size_t(1) << 20);
   if (!text.ok()) return Error{"runtimes: " + text.message()};
   auto manifest = receipt::ParseJsonStrict(*text, "runtimes manifest");
   if (!manifest.ok()) return manifest.error();

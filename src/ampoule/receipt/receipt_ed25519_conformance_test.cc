@@ -9,7 +9,7 @@
 
 #include "ampoule/receipt/ed25519.h"
 #include "ampoule/receipt/json_strict.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/hex.h"
 
 namespace ampoule::receipt {
@@ -22,7 +22,7 @@ std::optional<json> LoadVectors(const std::string& name) {
   const char* source = std::getenv("AMPOULE_SOURCE_DIR");
   if (source == nullptr) return std::nullopt;
   std::string path = std::string(source) + "/../shared/conformance/ed25519/" + name;
-  Result<std::string> text = ReadFileCapped(path);
+  Result<std::string> text = core::ReadFileCapped(path);
   if (!text.ok()) return std::nullopt;
   Result<json> doc = ParseJsonStrict(*text, path);
   EXPECT_TRUE(doc.ok()) << doc.message();

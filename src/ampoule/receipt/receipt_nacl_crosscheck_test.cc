@@ -13,7 +13,7 @@
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/receipt/statement.h"
 #include "ampoule/receipt/verify.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/hex.h"
 #include "core/sha256.h"
 
@@ -96,7 +96,7 @@ TEST_F(NaclCrossCheck, TheirEnvelopesVerifyHere) {
   ASSERT_EQ(RunShell(std::string(kPython) + " '" + script_ + "' sign " + seed + " '" + dir_ +
                 "/payload' > '" + dir_ + "/theirs.json'"),
             0);
-  Result<std::string> text = ReadFileCapped(dir_ + "/theirs.json");
+  Result<std::string> text = core::ReadFileCapped(dir_ + "/theirs.json");
   ASSERT_TRUE(text.ok()) << text.message();
   // URL-safe, unpadded base64 from another producer.
   Result<VerifiedReceipt> receipt =

@@ -33,7 +33,7 @@ Status HashFd(int fd, const std::string& path, core::Sha256Hasher* hasher) {
 }  // namespace
 
 Result<std::string> Sha256File(const std::string& path) {
-  Result<int> opened = receipt::OpenRegularFile(path, kernel::kMaxKernelFileBytes, "file");
+  Result<int> opened = core::OpenRegularFile(path, kernel::kMaxKernelFileBytes, "file");
   if (!opened.ok()) return opened.error();
   const int fd = *opened;
   core::Sha256Hasher hasher;
@@ -43,10 +43,10 @@ Result<std::string> Sha256File(const std::string& path) {
   return core::HexEncode(hasher.Finish());
 }
 
-Result<LoadedFile> LoadFile(const std::string& path, bool* too_large, receipt::PathFrom from) {
-  receipt::ReadRules rules;
+Result<LoadedFile> LoadFile(const std::string& path, bool* too_large, core::PathFrom from) {
+  core::ReadRules rules;
   rules.from = from;
-  Result<std::string> bytes = receipt::ReadFileCapped(path, receipt::kMaxFileBytes, too_large, rules);
+  Result<std::string> bytes = core::ReadFileCapped(path, core::kMaxFileBytes, too_large, rules);
   if (!bytes.ok()) return bytes.error();
   std::string sha256 = core::Sha256Hex(*bytes);
   return LoadedFile{std::move(*bytes), std::move(sha256)};
