@@ -34,15 +34,16 @@ log() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 
 lib="$BUILD/libvolent_journal.a"
-if [[ ! -f "$lib" ]]; then
+core="$BUILD/libcore.a"  # the entry hash (SHA-256, hex)
+if [[ ! -f "$lib" || ! -f "$core" ]]; then
   log "building the journal library in $BUILD"
-  ninja -C "$BUILD" volent_journal >&2 || die "build failed in $BUILD"
+  ninja -C "$BUILD" volent_journal core >&2 || die "build failed in $BUILD"
 fi
 
 mkdir -p "$CACHE" "$DIR"
 tool="$CACHE/journal_bench"
 if [[ ! -x "$tool" || "$ROOT/bench/journal_bench.cc" -nt "$tool" || "$lib" -nt "$tool" ]]; then
-  g++ -std=gnu++20 -O2 -I"$ROOT/src" "$ROOT/bench/journal_bench.cc" "$lib" -lsqlite3 -lsodium -pthread \
+  g++ -std=gnu++20 -O2 -I"$ROOT/src" "$ROOT/bench/journal_bench.cc" "$lib" "$core" -lsqlite3 -lsodium -pthread \
     -o "$tool" || die "bench/journal_bench.cc did not build"
 fi
 

@@ -33,11 +33,11 @@ readonly BUILD="${AMPOULE_BUILD:-$ROOT/build}"
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 
-libs=("$BUILD/libamp_verify.a" "$BUILD/libamp_run.a" "$BUILD/libamp_receipt.a")
+libs=("$BUILD/libamp_verify.a" "$BUILD/libamp_run.a" "$BUILD/libamp_receipt.a" "$BUILD/libcore.a")
 for lib in "${libs[@]}"; do
   if [[ ! -f "$lib" ]]; then
     log "building the libraries in $BUILD"
-    ninja -C "$BUILD" amp_verify amp_run amp_receipt ampoule-verify >&2 || die "build failed in $BUILD"
+    ninja -C "$BUILD" amp_verify amp_run amp_receipt core ampoule-verify >&2 || die "build failed in $BUILD"
     break
   fi
 done

@@ -26,11 +26,11 @@
 #include <vector>
 
 #include "ampoule/receipt/envelope.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/receipt/pae.h"
 #include "ampoule/run/receipt_builder.h"
 #include "ampoule/verify/run_receipt.h"
+#include "core/sha256.h"
 
 namespace {
 
@@ -44,19 +44,19 @@ double CpuSeconds() {
 
 run::RunRecord Record(uint64_t i) {
   run::RunRecord r;
-  r.kernel_sha256 = receipt::Sha256Hex("kernel");
+  r.kernel_sha256 = core::Sha256Hex("kernel");
   r.cost_table_version = 1;
   r.runtime = "python";
-  r.program = {"refund.py", receipt::Sha256Hex("program " + std::to_string(i)), 2417};
-  r.inputs = {{"customers.csv", receipt::Sha256Hex("c"), 18234},
-              {"orders.csv", receipt::Sha256Hex("o" + std::to_string(i)), 912345},
-              {"policy.json", receipt::Sha256Hex("p"), 733}};
-  r.stdin_digest = {receipt::Sha256Hex(""), 0};
+  r.program = {"refund.py", core::Sha256Hex("program " + std::to_string(i)), 2417};
+  r.inputs = {{"customers.csv", core::Sha256Hex("c"), 18234},
+              {"orders.csv", core::Sha256Hex("o" + std::to_string(i)), 912345},
+              {"policy.json", core::Sha256Hex("p"), 733}};
+  r.stdin_digest = {core::Sha256Hex(""), 0};
   r.seed = i;
   r.limits = {20'000'000'000, uint64_t(512) << 20, 60, uint64_t(16) << 20};
   r.result = {0, 0, run::Stop::kExit, 183'456'789 + i, false, false, ""};
-  r.stdout_digest = {receipt::Sha256Hex("refund " + std::to_string(i)), 96, 96, false};
-  r.stderr_digest = {receipt::Sha256Hex(""), 0, 0, false};
+  r.stdout_digest = {core::Sha256Hex("refund " + std::to_string(i)), 96, 96, false};
+  r.stderr_digest = {core::Sha256Hex(""), 0, 0, false};
   r.started_at = "2026-11-29T19:00:00Z";
   r.finished_at = "2026-11-29T19:00:01Z";
   return r;

@@ -62,21 +62,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   const std::string_view base_text = newline == std::string_view::npos ? "http://a.example/x/y?q" : input.substr(0, newline);
-  ParsedUrl base = ParseUrl(base_text);
+  ampoule::Result<Url> base = ParseUrl(base_text);
   if (!base.ok()) return 0;
-  LocationTarget target = ResolveLocation(*base.url, location);
-  Check(target.error.empty() == !target.url.empty());
-  if (!target.error.empty()) return 0;
-  for (unsigned char c : target.url) Check(c > 0x20 && c < 0x7f && c != '\\' && c != '#');
+  ampoule::Result<std::string> target = ResolveLocation(*base, location);
+  Check(target.ok() ? !target->empty() : !target.message().empty());
+  if (!target.ok()) return 0;
+  for (unsigned char c : *target) Check(c > 0x20 && c < 0x7f && c != '\\' && c != '#');
 
   const std::string_view ref = location.substr(0, location.find('#'));
   const bool relative = !IsSchemeStart(ref) && ref.substr(0, 2) != "//";
   if (!relative) return 0;
-  ParsedUrl resolved = ParseUrl(target.url);
+  ampoule::Result<Url> resolved = ParseUrl(*target);
   if (!resolved.ok()) return 0;
-  Check(resolved.url->scheme == base.url->scheme);
-  Check(resolved.url->host == base.url->host);
-  Check(resolved.url->port == base.url->port);
-  if (!ref.empty() && ref.front() != '?') Check(!HasDotSegment(resolved.url->Path()));
+  Check(resolved->scheme == base->scheme);
+  Check(resolved->host == base->host);
+  Check(resolved->port == base->port);
+  if (!ref.empty() && ref.front() != '?') Check(!HasDotSegment(resolved->Path()));
   return 0;
 }

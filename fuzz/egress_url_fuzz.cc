@@ -66,10 +66,12 @@ void CheckClassification(const boost::asio::ip::address& address) {
 }
 
 void CheckUrl(std::string_view text) {
-  ParsedUrl parsed = ParseUrl(text);
-  Check(parsed.ok() == parsed.error.empty());
-  if (!parsed.ok()) return;
-  const Url& u = *parsed.url;
+  ampoule::Result<Url> parsed = ParseUrl(text);
+  if (!parsed.ok()) {
+    Check(!parsed.message().empty());
+    return;
+  }
+  const Url& u = *parsed;
   Check(u.scheme == "http" || u.scheme == "https");
   Check(u.port >= 1 && u.port <= 65535);
   Check(!u.host.empty());
@@ -83,9 +85,9 @@ void CheckUrl(std::string_view text) {
   }
   if (u.ip) CheckClassification(*u.ip);
 
-  ParsedUrl again = ParseUrl(u.scheme + "://" + u.Authority() + u.target);
+  ampoule::Result<Url> again = ParseUrl(u.scheme + "://" + u.Authority() + u.target);
   Check(again.ok());
-  Check(SameUrl(*again.url, u));
+  Check(SameUrl(*again, u));
 
   for (std::string_view capability : {"api", "any", "v6", "none"}) {
     for (std::string_view method : {"GET", "POST", "DELETE"}) {
@@ -96,8 +98,8 @@ void CheckUrl(std::string_view text) {
         Check((e->port == 0 ? DefaultPort(e->scheme) : e->port) == u.port);
         Check(u.Path().compare(0, e->path_prefix.size(), e->path_prefix) == 0);
         if (!e->cidr.empty() && u.ip) {
-          ParsedCidr cidr = ParseCidr(e->cidr);
-          Check(cidr.cidr && CidrContains(*cidr.cidr, *u.ip));
+          ampoule::Result<Cidr> cidr = ParseCidr(e->cidr);
+          Check(cidr.ok() && CidrContains(*cidr, *u.ip));
         }
       }
       if (u.ip) {
@@ -110,12 +112,14 @@ void CheckUrl(std::string_view text) {
 }
 
 void CheckCidr(std::string_view text) {
-  ParsedCidr parsed = ParseCidr(text);
-  Check(parsed.cidr.has_value() == parsed.error.empty());
-  if (!parsed.cidr) return;
-  ParsedCidr again = ParseCidr(parsed.cidr->ToString());
-  Check(again.cidr && again.cidr->base == parsed.cidr->base && again.cidr->prefix == parsed.cidr->prefix);
-  Check(CidrContains(*parsed.cidr, parsed.cidr->base));
+  ampoule::Result<Cidr> parsed = ParseCidr(text);
+  if (!parsed.ok()) {
+    Check(!parsed.message().empty());
+    return;
+  }
+  ampoule::Result<Cidr> again = ParseCidr(parsed->ToString());
+  Check(again.ok() && again->base == parsed->base && again->prefix == parsed->prefix);
+  Check(CidrContains(*parsed, parsed->base));
 }
 
 void CheckBytes(const uint8_t* data, size_t size) {

@@ -31,7 +31,7 @@ void Check(bool ok) {
   if (!ok) std::abort();
 }
 
-void CheckParsed(const model::ParsedAnswer& parsed) { Check(parsed.answer.has_value() || !parsed.error.empty()); }
+void CheckParsed(const ampoule::Result<model::Answer>& parsed) { Check(parsed.ok() || !parsed.message().empty()); }
 
 void CheckJson(const std::string& text) { Check(!nlohmann::json::parse(text, nullptr, false).is_discarded()); }
 

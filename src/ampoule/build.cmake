@@ -14,16 +14,16 @@ add_library(amp_wasm STATIC ${WASM_CORE_SRCS} ${WASM_DECODER_SRCS} ${WASM_VALIDA
 # The deterministic WASI host (src/ampoule/wasi).
 amp_glob(WASI_SRCS src/ampoule/wasi/*.cc)
 add_library(amp_wasi STATIC ${WASI_SRCS})
-target_link_libraries(amp_wasi PUBLIC amp_wasm sodium)
+target_link_libraries(amp_wasi PUBLIC amp_wasm core sodium)
 # The core spec test runner (src/ampoule/spectest).
 amp_glob(SPECTEST_SRCS src/ampoule/spectest/*.cc)
 add_library(amp_spectest STATIC ${SPECTEST_SRCS})
-target_link_libraries(amp_spectest PUBLIC amp_wasm nlohmann_json::nlohmann_json)
+target_link_libraries(amp_spectest PUBLIC amp_wasm core nlohmann_json::nlohmann_json)
 # Receipts (src/ampoule/receipt): DSSE envelopes, in-toto statements, Ed25519
 # keys, the safe file reader.
 amp_glob(RECEIPT_SRCS src/ampoule/receipt/*.cc)
 add_library(amp_receipt STATIC ${RECEIPT_SRCS})
-target_link_libraries(amp_receipt PUBLIC nlohmann_json::nlohmann_json sodium)
+target_link_libraries(amp_receipt PUBLIC core nlohmann_json::nlohmann_json sodium)
 # The kernel file (src/ampoule/kernel): format, packing, reading.
 amp_glob(KERNEL_SRCS src/ampoule/kernel/*.cc)
 add_library(amp_kernel STATIC ${KERNEL_SRCS})

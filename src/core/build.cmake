@@ -1,9 +1,13 @@
 # The core (src/core): what both products stand on. Included from the root
 # CMakeLists.txt. Nothing here knows about runs, receipts or agents.
-#   result.h   errors as values (Status, Result<T>)
+#   result.h   errors as values (Status, Result<T>, the error kind)
+#   hex.h, sha256.h   lowercase hex and SHA-256 (libsodium)
+#   file_read.h  the one safe file reader (O_NONBLOCK, regular files, caps)
 #   http/      the HTTP servers' shared pieces: the framing check against
 #              request smuggling (pure code on bytes), header reading,
 #              listening, draining, descriptor limits
 amp_glob(CORE_SRCS src/core/*.cc src/core/http/*.cc)
 add_library(core STATIC ${CORE_SRCS})
 target_link_libraries(core PUBLIC Boost::headers Threads::Threads)
+# SHA-256 is libsodium's; the static engine links it too.
+target_link_libraries(core PUBLIC sodium)

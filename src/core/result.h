@@ -4,6 +4,10 @@
 // value) or a Result<T> (a value or an error). Errors carry a message written
 // for the person who has to act on it; for malformed input it includes the
 // byte offset. Nothing in src/ throws across a module boundary.
+//
+// An Error also carries a kind, for the callers that answer differently by
+// kind (the control API's 400/404/409/503). Code that only reports the
+// message leaves it at kUnknown: `Error{message}` still compiles.
 #pragma once
 
 #include <cassert>
@@ -14,8 +18,19 @@
 
 namespace ampoule {
 
+// What kind of failure an Error is. A kind is added when some caller
+// branches on it, not in advance.
+enum class ErrorKind {
+  kUnknown,          // not classified: the message is all there is
+  kInvalidArgument,  // the caller's input is malformed or out of range
+  kNotFound,         // what the caller named does not exist
+  kConflict,         // the current state forbids it (already decided, rejected)
+  kUnavailable,      // cannot be done now (stopping, storage failing); may work later
+};
+
 struct Error {
   std::string message;
+  ErrorKind kind = ErrorKind::kUnknown;
 };
 
 // A status with no value: ok, or an Error.
@@ -30,6 +45,7 @@ class [[nodiscard]] Status {
   // REQUIRES: !ok()
   const Error& error() const { return *error_; }
   const std::string& message() const { return error_->message; }
+  ErrorKind kind() const { return error_->kind; }
 
  private:
   std::optional<Error> error_;
@@ -56,6 +72,7 @@ class [[nodiscard]] Result {
   // REQUIRES: !ok()
   const Error& error() const { return std::get<1>(v_); }
   const std::string& message() const { return error().message; }
+  ErrorKind kind() const { return error().kind; }
   Status status() const { return ok() ? Status() : Status(error()); }
 
  private:

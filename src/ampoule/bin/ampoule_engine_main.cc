@@ -14,12 +14,12 @@
 #include <string>
 
 #include "ampoule/kernel/kernel.h"
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/run/engine_execute.h"
 #include "ampoule/run/engine_protocol.h"
 #include "ampoule/sandbox/lockdown.h"
 #include "ampoule/wasi/mailbox.h"
+#include "core/file_read.h"
+#include "core/hex.h"
 
 using namespace ampoule;
 
@@ -54,7 +54,7 @@ run::EngineResult Failure(std::string message) {
 
 int main() {
   signal(SIGPIPE, SIG_IGN);
-  Result<std::string> request_bytes = receipt::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
+  Result<std::string> request_bytes = core::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
   if (!request_bytes) return Finish(Failure(request_bytes.message()));
   Result<run::EngineRequest> request = run::DecodeRequest(*request_bytes);
   if (!request) return Finish(Failure(request.message()));
@@ -62,7 +62,7 @@ int main() {
   request_bytes->shrink_to_fit();
   Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(run::kEngineKernelFd, "kernel");
   if (!kernel) return Finish(Failure(kernel.message()));
-  if (receipt::IsLowerHex(request->kernel_sha256, 32)) (*kernel)->AcceptDigest(request->kernel_sha256);
+  if (core::IsLowerHex(request->kernel_sha256, 32)) (*kernel)->AcceptDigest(request->kernel_sha256);
   Status locked = LockDownEngine();
   if (!locked.ok()) return Finish(Failure(locked.message()));
 

@@ -12,6 +12,7 @@
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/kernel/kernel.h"
 #include "ampoule/kernel/kernel_pack.h"
+#include "core/hex.h"
 
 namespace ampoule::cli {
 namespace {
@@ -65,7 +66,7 @@ void PrintInfo(const kernel::Kernel& k, const std::string& path) {
          m.snapshots_note.c_str());
   printf("entries      %zu (sha256, bytes, name)\n", k.entries().size());
   for (const kernel::EntryRecord& e : k.entries()) {
-    printf("entry %s %llu %s\n", kernel::HexOf(e.sha256).c_str(), (unsigned long long)e.size, e.name.c_str());
+    printf("entry %s %llu %s\n", core::HexEncode(e.sha256).c_str(), (unsigned long long)e.size, e.name.c_str());
   }
 }
 

@@ -16,8 +16,8 @@
 #include "ampoule/cli/commands.h"
 #include "ampoule/cli/run_output.h"
 #include "ampoule/kernel/default_path.h"
-#include "ampoule/receipt/file_read.h"
 #include "ampoule/run/run_program.h"
+#include "core/file_read.h"
 
 namespace ampoule::cli {
 namespace {
@@ -143,7 +143,7 @@ Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
 Status LoadFiles(const Options& opts, run::RunSpec& spec) {
   auto read = [](const std::string& path, const char* what) -> Result<std::vector<uint8_t>> {
     bool over = false;
-    Result<std::string> data = receipt::ReadFileCapped(path, receipt::kMaxFileBytes, &over);
+    Result<std::string> data = core::ReadFileCapped(path, core::kMaxFileBytes, &over);
     if (!data) return Error{std::string(what) + ": " + data.message()};
     return std::vector<uint8_t>(data->begin(), data->end());
   };

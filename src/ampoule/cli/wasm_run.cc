@@ -15,9 +15,9 @@
 
 #include "ampoule/cli/arg_parse.h"
 #include "ampoule/cli/commands.h"
-#include "ampoule/receipt/file_read.h"
-#include "core/result.h"
 #include "ampoule/wasi/wasi_run.h"
+#include "core/file_read.h"
+#include "core/result.h"
 
 namespace ampoule::cli {
 namespace {
@@ -81,8 +81,8 @@ struct Options {
 // Reads a whole file through the safe reader (no blocking open, pipes
 // polled, at most `limit` bytes). "-" is stdin.
 Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, const char* what) {
-  Result<std::string> data = path == "-" ? receipt::ReadFdCapped(0, "stdin", limit)
-                                         : receipt::ReadFileCapped(path, limit);
+  Result<std::string> data = path == "-" ? core::ReadFdCapped(0, "stdin", limit)
+                                         : core::ReadFileCapped(path, limit);
   if (!data) return Error{std::string(what) + ": " + data.message()};
   return std::vector<uint8_t>(data->begin(), data->end());
 }

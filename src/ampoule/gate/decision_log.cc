@@ -11,9 +11,9 @@
 
 #include "ampoule/gate/action.h"
 #include "ampoule/gate/crash_point.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/sodium_init.h"
+#include "core/hex.h"
 
 namespace ampoule::gate {
 namespace {
@@ -57,7 +57,7 @@ std::string NewLogId() {
   receipt::EnsureSodium();
   unsigned char bytes[kLogIdBytes];
   randombytes_buf(bytes, sizeof bytes);
-  return receipt::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
+  return core::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
 }
 
 constexpr const char* kColumns =
@@ -176,7 +176,7 @@ Result<std::unique_ptr<DecisionLog>> DecisionLog::Open(const std::string& path) 
   sqlite3_reset(id.get());
   // The outbox trusts this value to tell logs apart (outbox.h): one edited
   // into something else would let two logs pass for one.
-  if (!receipt::IsLowerHex(log->id_, kLogIdBytes)) {
+  if (!core::IsLowerHex(log->id_, kLogIdBytes)) {
     return Error{"decision log " + path + ": its identity (table meta, log_id) is '" + log->id_ +
                  "', not 32 lowercase hex digits; the file was altered outside ampoule"};
   }

@@ -13,8 +13,8 @@
 #include "ampoule/gate/action.h"
 #include "ampoule/gate/decision_log.h"
 #include "ampoule/gate/outbox.h"
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
+#include "core/file_read.h"
+#include "core/hex.h"
 
 namespace ampoule::gate {
 namespace {
@@ -133,7 +133,7 @@ TEST_F(GateLog, EachLogHasItsOwnIdentityForLife) {
   Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_TRUE(log.ok()) << log.message();
   const std::string id = (*log)->log_id();
-  EXPECT_TRUE(receipt::IsLowerHex(id, kLogIdBytes)) << id;
+  EXPECT_TRUE(core::IsLowerHex(id, kLogIdBytes)) << id;
   log->reset();
   EXPECT_EQ(DecisionLog::Open(Db()).value()->log_id(), id);  // kept across opens
   EXPECT_NE(DecisionLog::Open(dir_ + "/other.db").value()->log_id(), id);
@@ -154,7 +154,7 @@ TEST_F(GateLog, ManyProcessesOpeningANewLogAgreeOnItsIdentity) {
   }
   for (std::thread& t : threads) t.join();
   for (const std::string& id : ids) EXPECT_EQ(id, ids[0]);
-  EXPECT_TRUE(receipt::IsLowerHex(ids[0], kLogIdBytes));
+  EXPECT_TRUE(core::IsLowerHex(ids[0], kLogIdBytes));
 }
 
 // Runs `sql` on the log file directly, as someone with the file would.
@@ -178,7 +178,7 @@ TEST_F(GateLog, ALogFromBeforeIdentitiesGetsOneOnOpenAndKeepsItsDecisions) {
 
   Result<std::unique_ptr<DecisionLog>> migrated = DecisionLog::Open(Db());
   ASSERT_TRUE(migrated.ok()) << migrated.message();
-  EXPECT_TRUE(receipt::IsLowerHex((*migrated)->log_id(), kLogIdBytes));
+  EXPECT_TRUE(core::IsLowerHex((*migrated)->log_id(), kLogIdBytes));
   EXPECT_NE((*migrated)->log_id(), before);
   EXPECT_EQ((*migrated)->List()->size(), 1u);
   EXPECT_EQ((*migrated)->PendingSends()->size(), 1u);
@@ -235,7 +235,7 @@ TEST_F(GateLog, TheOutboxMessageCarriesEachFieldsPointer) {
   ASSERT_TRUE(log.ok()) << log.message();
   Result<std::string> file = DeliverToOutbox(**log, send);
   ASSERT_TRUE(file.ok()) << file.message();
-  nlohmann::json message = nlohmann::json::parse(*receipt::ReadFileCapped(*file));
+  nlohmann::json message = nlohmann::json::parse(*core::ReadFileCapped(*file));
   EXPECT_EQ(message["fields"]["amount"]["from"], "/orders/1/amount");
   EXPECT_EQ(message["fields"]["recipient"]["from"], "/orders/0/customer");
   EXPECT_EQ(message["fields"]["amount"]["value"], "42.00");

@@ -17,8 +17,8 @@
 #include "ampoule/gate/decision_log.h"
 #include "ampoule/gate/outbox.h"
 #include "ampoule/gate/submit.h"
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
+#include "core/file_read.h"
+#include "core/sha256.h"
 
 namespace ampoule::gate {
 namespace {
@@ -68,7 +68,7 @@ class Outbox : public ::testing::Test {
     std::sort(names.begin(), names.end());
     return names;
   }
-  static std::string Read(const std::string& path) { return receipt::ReadFileCapped(path).value(); }
+  static std::string Read(const std::string& path) { return core::ReadFileCapped(path).value(); }
   static void Write(const std::string& path, const std::string& bytes) { std::ofstream(path) << bytes; }
 
   // Every send `log` calls delivered is in the outbox, as its own message.
@@ -91,7 +91,7 @@ TEST_F(Outbox, AMessageIsNamedByLogDecisionAndKeyAndSaysSo) {
   Result<std::string> file = DeliverToOutbox(*log, send);
   ASSERT_TRUE(file.ok()) << file.message();
   const std::string name = "send-" + log->log_id().substr(0, 16) + "-" + std::to_string(send.id) + "-" +
-                           receipt::Sha256Hex("refund:A-1").substr(0, 16) + ".json";
+                           core::Sha256Hex("refund:A-1").substr(0, 16) + ".json";
   EXPECT_EQ(*file, OutboxDir() + "/" + name);
   EXPECT_EQ(OutboxFileName(log->log_id(), send), name);
   // The marker and the message; no temporary left behind.

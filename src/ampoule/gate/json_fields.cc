@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 
 namespace ampoule::gate {
 
@@ -52,8 +52,8 @@ Result<std::string> RequiredPath(const nlohmann::json& object, std::string_view 
   return ResolvePath(*text, base);
 }
 
-Result<Document> ReadDocument(const std::string& path, std::string_view what, const receipt::ReadRules& rules) {
-  Result<std::string> text = receipt::ReadFileCapped(path, size_t{1} << 20, nullptr, rules);
+Result<Document> ReadDocument(const std::string& path, std::string_view what, const core::ReadRules& rules) {
+  Result<std::string> text = core::ReadFileCapped(path, size_t{1} << 20, nullptr, rules);
   if (!text.ok()) return Error{"cannot read the " + std::string(what) + ": " + text.message()};
   std::filesystem::path folder = std::filesystem::path(path).parent_path();
   return Document{std::move(*text), folder.empty() ? std::filesystem::path(".") : folder};

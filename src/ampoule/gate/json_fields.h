@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/result.h"
 
 namespace ampoule::gate {
@@ -47,6 +47,6 @@ struct Document {
   std::filesystem::path folder;
 };
 Result<Document> ReadDocument(const std::string& path, std::string_view what,
-                              const receipt::ReadRules& rules = {});
+                              const core::ReadRules& rules = {});
 
 }  // namespace ampoule::gate

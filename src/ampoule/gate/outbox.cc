@@ -10,10 +10,11 @@
 #include <filesystem>
 #include <optional>
 
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/sodium_init.h"
+#include "core/file_read.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::gate {
 namespace {
@@ -57,7 +58,7 @@ std::string TempSuffix() {
   unsigned char bytes[4];
   randombytes_buf(bytes, sizeof bytes);
   return "." + std::to_string(getpid()) + "." +
-         receipt::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes)) + ".tmp";
+         core::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes)) + ".tmp";
 }
 
 // Creates dir/name holding `bytes`, never replacing a file already there:
@@ -101,7 +102,7 @@ Result<std::optional<std::string>> ReadExisting(const std::string& path, size_t 
     close(fd);
     return Error{"outbox: " + path + " is not a regular file, so not one ampoule wrote"};
   }
-  Result<std::string> bytes = receipt::ReadFdCapped(fd, path, limit, over_limit);
+  Result<std::string> bytes = core::ReadFdCapped(fd, path, limit, over_limit);
   close(fd);
   if (!bytes.ok() && over_limit && *over_limit) return std::optional<std::string>(std::string());
   if (!bytes.ok()) return bytes.error();
@@ -134,7 +135,7 @@ Status CheckMarker(const std::string& dir, const std::string& marker_path, const
       marker->contains("decision_log")) {
     id = &(*marker)["decision_log"];
   }
-  if (id == nullptr || !id->is_string() || !receipt::IsLowerHex(id->get<std::string>(), kLogIdBytes)) {
+  if (id == nullptr || !id->is_string() || !core::IsLowerHex(id->get<std::string>(), kLogIdBytes)) {
     return Error{"outbox " + dir + ": its marker " + marker_path +
                  " does not name a decision log (not written by ampoule, or altered), so the gate cannot tell "
                  "whose messages the outbox holds. Give this decision log another outbox (--outbox or the "
@@ -210,7 +211,7 @@ Status PrepareOutbox(const std::string& dir, const DecisionLog& log) {
 
 std::string OutboxFileName(const std::string& log_id, const DecisionRow& send) {
   return "send-" + log_id.substr(0, kNameDigits) + "-" + std::to_string(send.id) + "-" +
-         receipt::Sha256Hex(send.idempotency_key).substr(0, kNameDigits) + ".json";
+         core::Sha256Hex(send.idempotency_key).substr(0, kNameDigits) + ".json";
 }
 
 std::string OutboxMessage(const std::string& log_id, const DecisionRow& send) {

@@ -112,7 +112,7 @@ Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::pa
 
 Result<Policy> LoadPolicy(const std::string& path) {
   // Whoever can write the policy decides what the gate lets out.
-  receipt::ReadRules rules;
+  core::ReadRules rules;
   rules.refuse_writable_by_others = true;
   Result<Document> doc = ReadDocument(path, "policy", rules);
   if (!doc.ok()) return doc.status();

@@ -46,7 +46,7 @@ verify::Options CheckOptions(const ActionDraft& draft, const Policy& policy, con
   o.outputs = {draft.evidence.output};
   for (const auto& [name, path] : draft.evidence.inputs) o.inputs.push_back({name, path});
   o.stdin_path = draft.evidence.stdin_path;
-  o.paths_from = receipt::PathFrom::kUntrusted;
+  o.paths_from = core::PathFrom::kUntrusted;
   o.max_replay_fuel = policy.replay_fuel_ceiling == UINT64_MAX ? UINT64_MAX : policy.replay_fuel_ceiling + 1;
   return o;
 }

@@ -11,6 +11,8 @@
 #include <cstring>
 
 #include "ampoule/kernel/entry_names.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -86,7 +88,7 @@ Result<std::unique_ptr<Kernel>> Kernel::Finish(std::unique_ptr<Kernel> k) {
     if (r.name == kManifestEntry) continue;
     auto it = m.entries.find(r.name);
     if (it == m.entries.end()) return fail("entry '" + r.name + "' is not in the manifest");
-    if (it->second.sha256 != HexOf(r.sha256) || it->second.bytes != r.size) {
+    if (it->second.sha256 != core::HexEncode(r.sha256) || it->second.bytes != r.size) {
       return fail("manifest and table disagree about entry '" + r.name + "'");
     }
   }
@@ -98,7 +100,7 @@ Result<std::unique_ptr<Kernel>> Kernel::Finish(std::unique_ptr<Kernel> k) {
 }
 
 const std::string& Kernel::digest() const {
-  std::call_once(digest_once_, [this] { digest_ = Sha256Hex(bytes_); });
+  std::call_once(digest_once_, [this] { digest_ = core::Sha256Hex(bytes_); });
   return digest_;
 }
 
@@ -125,11 +127,11 @@ Result<std::span<const uint8_t>> Kernel::EntryAt(size_t index) const {
   auto data = bytes_.subspan(r.offset, r.size);
   uint8_t state = checked_[index].load(std::memory_order_acquire);
   if (state == 0) {
-    state = Sha256(data) == r.sha256 ? 1 : 2;
+    state = core::Sha256(data) == r.sha256 ? 1 : 2;
     checked_[index].store(state, std::memory_order_release);
   }
   if (state != 1) {
-    return Error{"kernel entry '" + r.name + "' does not match its SHA-256 " + HexOf(r.sha256) +
+    return Error{"kernel entry '" + r.name + "' does not match its SHA-256 " + core::HexEncode(r.sha256) +
                  " (the kernel file is damaged)"};
   }
   return data;

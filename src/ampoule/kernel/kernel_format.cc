@@ -1,10 +1,10 @@
 // Packing and parsing the kernel file layout (see kernel_format.h).
 #include "ampoule/kernel/kernel_format.h"
 
-#include <sodium.h>
-
 #include <algorithm>
 #include <cstring>
+
+#include "core/sha256.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -132,7 +132,7 @@ Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries) {
     std::memcpy(r, sorted[i]->name.data(), sorted[i]->name.size());
     PutU64(r + kKernelNameField, offsets[i]);
     PutU64(r + kKernelNameField + 8, sorted[i]->data.size());
-    auto digest = Sha256(sorted[i]->data);
+    auto digest = core::Sha256(sorted[i]->data);
     std::memcpy(r + kKernelNameField + 16, digest.data(), 32);
     if (!sorted[i]->data.empty()) std::memcpy(&out[offsets[i]], sorted[i]->data.data(), sorted[i]->data.size());
   }
@@ -194,24 +194,5 @@ Result<std::vector<EntryRecord>> ParseKernelLayout(std::span<const uint8_t> file
   }
   return records;
 }
-
-std::array<uint8_t, 32> Sha256(std::span<const uint8_t> data) {
-  std::array<uint8_t, 32> out{};
-  crypto_hash_sha256(out.data(), data.data(), data.size());
-  return out;
-}
-
-std::string HexOf(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
-  return out;
-}
-
-std::string Sha256Hex(std::span<const uint8_t> data) { return HexOf(Sha256(data)); }
 
 }  // namespace ampoule::kernel

@@ -87,9 +87,4 @@ Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries);
 // error naming what is wrong and where. Does not check the entries' SHA-256.
 Result<std::vector<EntryRecord>> ParseKernelLayout(std::span<const uint8_t> file);
 
-// The SHA-256 of `data`, raw and as lowercase hex.
-std::array<uint8_t, 32> Sha256(std::span<const uint8_t> data);
-std::string Sha256Hex(std::span<const uint8_t> data);
-std::string HexOf(std::span<const uint8_t> bytes);
-
 }  // namespace ampoule::kernel

@@ -1,6 +1,8 @@
 // The kernel file layout: packing is deterministic and canonical, and every
 // malformation of a hostile file is a clean error.
 #include "ampoule/kernel/kernel_format.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 #include <gtest/gtest.h>
 
@@ -50,7 +52,7 @@ TEST_F(KernelFormatTest, EntriesAreSortedAlignedAndRoundTrip) {
   EXPECT_EQ((*parsed)[2].offset, 16384u);  // 8192 + 5000 rounded up
   EXPECT_EQ((*parsed)[2].size, 0u);
   EXPECT_EQ(file_.size(), 16384u);  // ends where the last entry ends
-  EXPECT_EQ(Sha256Hex(std::span(file_).subspan(8192, 5000)), HexOf((*parsed)[1].sha256));
+  EXPECT_EQ(core::Sha256Hex(std::span(file_).subspan(8192, 5000)), core::HexEncode((*parsed)[1].sha256));
   EXPECT_EQ(std::memcmp(file_.data(), "AMPKERNL", 8), 0);
 }
 
@@ -61,7 +63,7 @@ TEST_F(KernelFormatTest, PackingIsDeterministicWhateverTheInputOrder) {
 TEST(KernelFormat, KnownEmptyKernelBytes) {
   auto file = PackOk({});
   ASSERT_EQ(file.size(), kKernelHeaderBytes);
-  EXPECT_EQ(Sha256Hex(file), Sha256Hex(file));
+  EXPECT_EQ(core::Sha256Hex(file), core::Sha256Hex(file));
   EXPECT_TRUE(ParseKernelLayout(file).ok());
 }
 
@@ -159,7 +161,7 @@ TEST_F(KernelFormatTest, NonZeroPaddingIsRefused) {
 
 TEST(KernelFormat, Sha256OfKnownInput) {
   std::vector<uint8_t> abc = Bytes("abc");
-  EXPECT_EQ(Sha256Hex(abc), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(core::Sha256Hex(abc), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 }  // namespace

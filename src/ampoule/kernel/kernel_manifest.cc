@@ -1,8 +1,8 @@
 // The kernel manifest: JSON in and out (see kernel_manifest.h).
 #include "ampoule/kernel/kernel_manifest.h"
 
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
+#include "core/hex.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -27,7 +27,7 @@ Result<EntryDigest> ReadDigest(const json& value, std::string_view field) {
   if (!value.is_object()) return FieldError(field, "must be an object with sha256 and bytes");
   auto sha = value.find("sha256");
   auto bytes = value.find("bytes");
-  if (sha == value.end() || !sha->is_string() || !receipt::IsLowerHex(sha->get<std::string>(), 32)) {
+  if (sha == value.end() || !sha->is_string() || !core::IsLowerHex(sha->get<std::string>(), 32)) {
     return FieldError(std::string(field) + ".sha256", "must be 64 lowercase hex digits");
   }
   if (bytes == value.end() || !bytes->is_number_unsigned()) {

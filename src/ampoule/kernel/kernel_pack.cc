@@ -6,9 +6,10 @@
 #include "ampoule/kernel/entry_names.h"
 #include "ampoule/kernel/kernel_format.h"
 #include "ampoule/kernel/kernel_manifest.h"
-#include "ampoule/receipt/file_read.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/wasm/fuel.h"
+#include "core/file_read.h"
+#include "core/sha256.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -28,7 +29,7 @@ constexpr RuntimeFile kRuntimeFiles[] = {
 };
 
 Result<std::vector<uint8_t>> ReadBytes(const std::string& path) {
-  auto text = receipt::ReadFileCapped(path, kMaxInputFileBytes);
+  auto text = core::ReadFileCapped(path, kMaxInputFileBytes);
   if (!text.ok()) return text.error();
   return std::vector<uint8_t>(text->begin(), text->end());
 }
@@ -51,7 +52,7 @@ Result<KernelBuild> ReadKernelBuild(const std::string& engine_path, const std::s
   if (!engine.ok()) return Error{"engine: " + engine.message()};
   build.engine = std::move(*engine);
   std::filesystem::path dir(runtimes_dir);
-  auto text = receipt::ReadFileCapped((dir / "manifest.json").string(), size_t(1) << 20);
+  auto text = core::ReadFileCapped((dir / "manifest.json").string(), size_t(1) << 20);
   if (!text.ok()) return Error{"runtimes: " + text.message()};
   auto manifest = receipt::ParseJsonStrict(*text, "runtimes manifest");
   if (!manifest.ok()) return manifest.error();
@@ -63,7 +64,7 @@ Result<KernelBuild> ReadKernelBuild(const std::string& engine_path, const std::s
     if (!bytes.ok()) return Error{"runtimes: " + bytes.message()};
     auto recorded = RecordedSha256(build.runtimes_manifest, f.path);
     if (!recorded.ok()) return recorded.error();
-    if (Sha256Hex(*bytes) != *recorded) {
+    if (core::Sha256Hex(*bytes) != *recorded) {
       return Error{path + " does not have the SHA-256 its manifest records (" + *recorded +
                    "); the runtimes folder mixes two builds: rebuild it"};
     }
@@ -76,7 +77,7 @@ Result<std::vector<uint8_t>> AssembleKernel(const KernelBuild& build) {
   KernelManifest m;
   m.format_version = kKernelFormatVersion;
   m.cost_table_version = wasm::kFuelCostTableVersion;
-  m.engine = {Sha256Hex(build.engine), build.engine.size()};
+  m.engine = {core::Sha256Hex(build.engine), build.engine.size()};
   m.engine_build = build.engine_build;
   AMP_RETURN_IF_ERROR(ReadRuntimesManifest(build.runtimes_manifest, &m));
   m.snapshots = build.snapshots;
@@ -84,7 +85,7 @@ Result<std::vector<uint8_t>> AssembleKernel(const KernelBuild& build) {
   std::vector<PackEntry> entries;
   entries.push_back({std::string(kEngineEntry), build.engine});
   for (const auto& [name, bytes] : build.runtime_entries) entries.push_back({name, bytes});
-  for (const PackEntry& e : entries) m.entries[e.name] = {Sha256Hex(e.data), e.data.size()};
+  for (const PackEntry& e : entries) m.entries[e.name] = {core::Sha256Hex(e.data), e.data.size()};
   std::string manifest = SerializeManifest(m);
   entries.push_back({std::string(kManifestEntry),
                      {reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size()}});

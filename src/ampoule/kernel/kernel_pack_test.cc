@@ -1,5 +1,6 @@
 // Reading a runtimes folder for packing: files must match their manifest.
 #include "ampoule/kernel/kernel_pack.h"
+#include "core/sha256.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -23,7 +24,7 @@ void Write(const fs::path& path, const std::string& text) {
 }
 
 std::string Sha(const std::string& text) {
-  return Sha256Hex({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  return core::Sha256Hex({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
 }
 
 class KernelPackTest : public ::testing::Test {

@@ -1,6 +1,7 @@
 // Opening kernels: from bytes, a path and a descriptor; lazy entry checks;
 // the manifest agreeing with the table; clean errors for damaged files.
 #include "ampoule/kernel/kernel.h"
+#include "core/sha256.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -54,12 +55,12 @@ TEST(Kernel, OpensFromBytesWithManifestAndDigest) {
   auto bytes = SmallKernel();
   auto k = Kernel::FromBytes(bytes);
   ASSERT_TRUE(k.ok()) << k.message();
-  EXPECT_EQ((*k)->digest(), Sha256Hex(bytes));
+  EXPECT_EQ((*k)->digest(), core::Sha256Hex(bytes));
   EXPECT_EQ((*k)->size(), bytes.size());
   const KernelManifest& m = (*k)->manifest();
   EXPECT_EQ(m.format_version, kKernelFormatVersion);
   EXPECT_EQ(m.cost_table_version, wasm::kFuelCostTableVersion);
-  EXPECT_EQ(m.engine.sha256, Sha256Hex(SmallBuild().engine));
+  EXPECT_EQ(m.engine.sha256, core::Sha256Hex(SmallBuild().engine));
   EXPECT_EQ(m.engine_build.at("compiler"), "g++ 12");
   EXPECT_EQ(m.runtimes_key, "0123456789abcdef");
   EXPECT_EQ(m.RuntimeSources().at("python3.11"), "3.11.2-6+deb12u8");
@@ -81,7 +82,7 @@ TEST(Kernel, OpensFromAPathAndFromADescriptorItDoesNotOwn) {
   std::string path = TempFile(bytes);
   auto by_path = Kernel::Open(path);
   ASSERT_TRUE(by_path.ok()) << by_path.message();
-  EXPECT_EQ((*by_path)->digest(), Sha256Hex(bytes));
+  EXPECT_EQ((*by_path)->digest(), core::Sha256Hex(bytes));
   int fd = open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   auto by_fd = Kernel::OpenFd(fd, "fd 3");
@@ -91,7 +92,7 @@ TEST(Kernel, OpensFromAPathAndFromADescriptorItDoesNotOwn) {
   auto zip = (*by_fd)->Entry(kPythonStdlibEntry);
   ASSERT_TRUE(zip.ok());
   EXPECT_EQ(zip->size(), 10000u);
-  EXPECT_EQ((*by_fd)->digest(), Sha256Hex(bytes));
+  EXPECT_EQ((*by_fd)->digest(), core::Sha256Hex(bytes));
 }
 
 TEST(Kernel, OpenErrorsNameTheFile) {
@@ -146,7 +147,7 @@ std::vector<uint8_t> WithManifest(const std::string& manifest, std::vector<PackE
 TEST(Kernel, ManifestMustAgreeWithTheTable) {
   KernelBuild build = SmallBuild();
   std::vector<uint8_t> engine = build.engine, other = Bytes("other");
-  std::string sha = Sha256Hex(engine);
+  std::string sha = core::Sha256Hex(engine);
   auto manifest = [&](const std::string& entries, const std::string& engine_sha, int version = 1) {
     return "{\"kind\":\"ampoule-kernel\",\"format_version\":" + std::to_string(version) +
            ",\"cost_table_version\":1,\"engine\":{\"sha256\":\"" + engine_sha + "\",\"bytes\":" +

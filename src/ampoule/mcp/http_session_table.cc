@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/hex.h"
+
 namespace ampoule::mcp {
 
 std::string HttpSessionTable::NewId() {
@@ -23,14 +25,7 @@ std::string HttpSessionTable::NewId() {
     }
     got += static_cast<size_t>(n);
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  id.reserve(32);
-  for (uint8_t b : bytes) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 15]);
-  }
-  return id;
+  return core::HexEncode(std::span<const uint8_t>(bytes));
 }
 
 bool HttpSessionTable::Add(const std::shared_ptr<HttpSession>& session) {

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/sodium_init.h"
+#include "core/sha256.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -65,7 +65,7 @@ Result<PublicKey> PublicKey::FromBytes(std::string_view raw) {
   return key;
 }
 
-std::string PublicKey::KeyId() const { return Sha256Hex(raw()); }
+std::string PublicKey::KeyId() const { return core::Sha256Hex(raw()); }
 
 SecretKey::SecretKey(const std::array<unsigned char, 64>& secret, PublicKey public_key)
     : secret_(secret), public_key_(public_key) {}

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "ampoule/receipt/base64.h"
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -178,9 +178,9 @@ Result<PublicKey> ReadPublicKeyFile(const std::string& path) {
 
 Result<std::vector<PublicKey>> ReadTrustedKeysFile(const std::string& path) {
   // Whoever can write a trusted-keys file decides which signatures pass.
-  ReadRules rules;
+  core::ReadRules rules;
   rules.refuse_writable_by_others = true;
-  Result<std::string> text = ReadFileCapped(path, kMaxKeyFileBytes, nullptr, rules);
+  Result<std::string> text = core::ReadFileCapped(path, kMaxKeyFileBytes, nullptr, rules);
   if (!text.ok()) return text.error();
   Result<std::vector<PublicKey>> keys = ParsePublicKeys(*text, path);
   if (keys.ok() && keys->empty()) return Error{path + ": no public key found"};
@@ -203,7 +203,7 @@ Result<SecretKey> ReadSecretKeyFile(const std::string& path) {
     text = Error{path + ": secret key is accessible by group or others (mode " + mode +
                  "); run 'chmod 600 " + path + "' if it has not leaked, else make a new key"};
   } else if (S_ISREG(st.st_mode)) {
-    text = ReadFdCapped(fd, path, kMaxKeyFileBytes);
+    text = core::ReadFdCapped(fd, path, kMaxKeyFileBytes);
   }
   close(fd);
   if (!text.ok()) return text.error();

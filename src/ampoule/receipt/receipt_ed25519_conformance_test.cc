@@ -8,9 +8,9 @@
 #include <string>
 
 #include "ampoule/receipt/ed25519.h"
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
+#include "core/file_read.h"
+#include "core/hex.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -22,7 +22,7 @@ std::optional<json> LoadVectors(const std::string& name) {
   const char* source = std::getenv("AMPOULE_SOURCE_DIR");
   if (source == nullptr) return std::nullopt;
   std::string path = std::string(source) + "/../shared/conformance/ed25519/" + name;
-  Result<std::string> text = ReadFileCapped(path);
+  Result<std::string> text = core::ReadFileCapped(path);
   if (!text.ok()) return std::nullopt;
   Result<json> doc = ParseJsonStrict(*text, path);
   EXPECT_TRUE(doc.ok()) << doc.message();
@@ -38,7 +38,7 @@ std::optional<json> LoadVectors(const std::string& name) {
   }
 
 std::string Hex(const json& value) {
-  Result<std::string> bytes = HexDecode(value.get<std::string>(), "vector");
+  Result<std::string> bytes = core::HexDecode(value.get<std::string>(), "vector");
   EXPECT_TRUE(bytes.ok()) << bytes.message();
   return bytes.ok() ? *bytes : std::string();
 }

@@ -4,13 +4,14 @@
 #include <string>
 
 #include "ampoule/receipt/ed25519.h"
-#include "ampoule/receipt/hex.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::receipt {
 namespace {
 
 std::string Bytes(std::string_view hex) {
-  Result<std::string> out = HexDecode(hex, "test");
+  Result<std::string> out = core::HexDecode(hex, "test");
   EXPECT_TRUE(out.ok()) << out.message();
   return out.ok() ? *out : std::string();
 }
@@ -38,9 +39,9 @@ TEST(Ed25519, Rfc8032SignAndVerify) {
   for (const Rfc8032Case& c : kRfc8032) {
     Result<SecretKey> key = SecretKey::FromSeed(Bytes(c.seed));
     ASSERT_TRUE(key.ok()) << key.message();
-    EXPECT_EQ(HexEncode(key->public_key().raw()), c.public_key);
+    EXPECT_EQ(core::HexEncode(key->public_key().raw()), c.public_key);
     std::string signature = key->Sign(Bytes(c.message));
-    EXPECT_EQ(HexEncode(signature), c.signature);
+    EXPECT_EQ(core::HexEncode(signature), c.signature);
     EXPECT_TRUE(Verify(key->public_key(), Bytes(c.message), signature));
     EXPECT_FALSE(Verify(key->public_key(), Bytes(c.message) + "x", signature));
   }
@@ -67,8 +68,8 @@ TEST(Ed25519, SignatureOfWrongLengthNeverVerifies) {
 TEST(Ed25519, KeyIdIsHexSha256OfRawKey) {
   Result<SecretKey> key = SecretKey::FromSeed(Bytes(kRfc8032[0].seed));
   ASSERT_TRUE(key.ok());
-  EXPECT_EQ(key->public_key().KeyId(), Sha256Hex(Bytes(kRfc8032[0].public_key)));
-  EXPECT_TRUE(IsLowerHex(key->public_key().KeyId(), 32));
+  EXPECT_EQ(key->public_key().KeyId(), core::Sha256Hex(Bytes(kRfc8032[0].public_key)));
+  EXPECT_TRUE(core::IsLowerHex(key->public_key().KeyId(), 32));
 }
 
 TEST(Ed25519, MovedFromKeyIsWiped) {

@@ -5,8 +5,9 @@
 
 #include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -74,25 +75,25 @@ TEST(Base64, ErrorNamesTheField) {
 }
 
 TEST(Hex, EncodesLowercaseAndDecodesBothCases) {
-  EXPECT_EQ(HexEncode(std::string_view("\x00\xab\xff", 3)), "00abff");
-  Result<std::string> bytes = HexDecode("00ABff", "test");
+  EXPECT_EQ(core::HexEncode(std::string_view("\x00\xab\xff", 3)), "00abff");
+  Result<std::string> bytes = core::HexDecode("00ABff", "test");
   ASSERT_TRUE(bytes.ok());
   EXPECT_EQ(*bytes, std::string("\x00\xab\xff", 3));
-  EXPECT_FALSE(HexDecode("abc", "test").ok());
-  EXPECT_FALSE(HexDecode("zz", "test").ok());
-  EXPECT_FALSE(HexDecode("ab cd", "test").ok());
+  EXPECT_FALSE(core::HexDecode("abc", "test").ok());
+  EXPECT_FALSE(core::HexDecode("zz", "test").ok());
+  EXPECT_FALSE(core::HexDecode("ab cd", "test").ok());
 }
 
 TEST(Hex, IsLowerHexChecksLengthAndCase) {
-  EXPECT_TRUE(IsLowerHex(std::string(64, 'a'), 32));
-  EXPECT_FALSE(IsLowerHex(std::string(64, 'A'), 32));
-  EXPECT_FALSE(IsLowerHex(std::string(63, 'a'), 32));
-  EXPECT_FALSE(IsLowerHex(std::string(64, 'g'), 32));
+  EXPECT_TRUE(core::IsLowerHex(std::string(64, 'a'), 32));
+  EXPECT_FALSE(core::IsLowerHex(std::string(64, 'A'), 32));
+  EXPECT_FALSE(core::IsLowerHex(std::string(63, 'a'), 32));
+  EXPECT_FALSE(core::IsLowerHex(std::string(64, 'g'), 32));
 }
 
 TEST(Hex, Sha256OfKnownInputs) {
-  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(core::Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(core::Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 // Strict JSON for signed documents: one reading of every byte, whatever

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "ampoule/receipt/base64.h"
-#include "ampoule/receipt/file_read.h"
 #include "ampoule/receipt/key_file.h"
+#include "core/file_read.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -54,7 +54,7 @@ TEST_F(KeyFileTest, KeyPairRoundTrips) {
 TEST_F(KeyFileTest, PublicKeyFileIsDocumentedText) {
   SecretKey key = SecretKey::Generate();
   ASSERT_TRUE(WritePublicKeyFile(Path("k.pub"), key.public_key()).ok());
-  Result<std::string> text = ReadFileCapped(Path("k.pub"));
+  Result<std::string> text = core::ReadFileCapped(Path("k.pub"));
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "# ampoule Ed25519 public key, keyid " + key.public_key().KeyId() +
                        "\ned25519 " + Base64Encode(key.public_key().raw()) + "\n");
@@ -65,7 +65,7 @@ TEST_F(KeyFileTest, RefusesToOverwrite) {
   Status status = WriteKeyPair(Path("k"), SecretKey::Generate());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("refusing to overwrite"), std::string::npos);
-  EXPECT_EQ(*ReadFileCapped(Path("k")), "precious\n");
+  EXPECT_EQ(*core::ReadFileCapped(Path("k")), "precious\n");
   EXPECT_NE(access(Path("k.pub").c_str(), F_OK), 0);  // nothing half-written
 
   WriteText(Path("j.pub"), "precious\n", 0644);
@@ -167,13 +167,13 @@ TEST_F(KeyFileTest, PublicKeyFileMustHoldExactlyOneKey) {
 TEST_F(KeyFileTest, ReadFileCappedReportsTheCapApart) {
   WriteText(Path("f"), std::string(100, 'x'), 0644);
   bool over = false;
-  EXPECT_TRUE(ReadFileCapped(Path("f"), 100, &over).ok());
+  EXPECT_TRUE(core::ReadFileCapped(Path("f"), 100, &over).ok());
   EXPECT_FALSE(over);
-  EXPECT_FALSE(ReadFileCapped(Path("f"), 99, &over).ok());
+  EXPECT_FALSE(core::ReadFileCapped(Path("f"), 99, &over).ok());
   EXPECT_TRUE(over);
-  EXPECT_FALSE(ReadFileCapped(Path("missing"), 99, &over).ok());
+  EXPECT_FALSE(core::ReadFileCapped(Path("missing"), 99, &over).ok());
   EXPECT_FALSE(over);
-  EXPECT_FALSE(ReadFileCapped("/dev/zero", 1000, &over).ok());  // endless: stops at the cap
+  EXPECT_FALSE(core::ReadFileCapped("/dev/zero", 1000, &over).ok());  // endless: stops at the cap
   EXPECT_TRUE(over);
 }
 

@@ -10,11 +10,12 @@
 #include <string>
 
 #include "ampoule/receipt/envelope.h"
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/receipt/statement.h"
 #include "ampoule/receipt/verify.h"
+#include "core/file_read.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -59,7 +60,7 @@ class NaclCrossCheck : public ::testing::Test {
 
 std::string Payload(const std::string& name) {
   Statement statement;
-  statement.subject.push_back({name, {{"sha256", Sha256Hex(name)}}});
+  statement.subject.push_back({name, {{"sha256", core::Sha256Hex(name)}}});
   statement.predicate_type = "https://example.com/run/v2";
   statement.predicate = {{"note", "caf\xc3\xa9 \xe2\x82\xac"}, {"fuel", 123456789}};
   return SerializeStatement(statement);
@@ -91,11 +92,11 @@ TEST_F(NaclCrossCheck, TamperedEnvelopesFailThere) {
 TEST_F(NaclCrossCheck, TheirEnvelopesVerifyHere) {
   std::string payload = Payload("stdout");
   std::ofstream(dir_ + "/payload") << payload;
-  std::string seed = HexEncode(key_.seed());
+  std::string seed = core::HexEncode(key_.seed());
   ASSERT_EQ(RunShell(std::string(kPython) + " '" + script_ + "' sign " + seed + " '" + dir_ +
                 "/payload' > '" + dir_ + "/theirs.json'"),
             0);
-  Result<std::string> text = ReadFileCapped(dir_ + "/theirs.json");
+  Result<std::string> text = core::ReadFileCapped(dir_ + "/theirs.json");
   ASSERT_TRUE(text.ok()) << text.message();
   // URL-safe, unpadded base64 from another producer.
   Result<VerifiedReceipt> receipt =

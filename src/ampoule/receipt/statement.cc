@@ -1,7 +1,7 @@
 #include "ampoule/receipt/statement.h"
 
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
+#include "core/hex.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -20,7 +20,7 @@ Result<std::map<std::string, std::string>> ParseDigestSet(const json& digest,
   }
   auto sha256 = out.find("sha256");
   if (sha256 == out.end()) return Error{where + ": has no sha256 digest"};
-  if (!IsLowerHex(sha256->second, 32)) {
+  if (!core::IsLowerHex(sha256->second, 32)) {
     return Error{where + ": sha256 digest must be 64 lowercase hex digits"};
   }
   return out;

@@ -1,5 +1,7 @@
 #include "ampoule/run/kernel_digest_cache.h"
 
+#include "core/hex.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +12,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "ampoule/receipt/hex.h"
 
 namespace ampoule::run {
 namespace {
@@ -42,7 +43,7 @@ std::string CachedKernelDigest(int fd, kernel::Kernel& kernel) {
   std::ifstream in(path);
   std::string cached_identity, digest;
   if (std::getline(in, cached_identity) && std::getline(in, digest) && cached_identity == identity &&
-      receipt::IsLowerHex(digest, 32)) {
+      core::IsLowerHex(digest, 32)) {
     kernel.AcceptDigest(digest);
     return digest;
   }

@@ -11,14 +11,14 @@
 #include <ctime>
 #include <set>
 
+#include "ampoule/kernel/entry_names.h"
 #include "ampoule/kernel/kernel.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/run/engine_protocol.h"
 #include "ampoule/run/kernel_digest_cache.h"
-#include "ampoule/kernel/entry_names.h"
 #include "ampoule/sandbox/jail.h"
 #include "ampoule/sandbox/unique_fd.h"
 #include "ampoule/wasi/mailbox.h"
+#include "core/sha256.h"
 
 namespace ampoule::run {
 namespace {
@@ -73,7 +73,7 @@ std::string Rfc3339Now() {
 }
 
 std::string Sha256Of(std::span<const uint8_t> bytes) {
-  return receipt::Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return core::Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 Status CheckSpec(const RunSpec& spec) {
@@ -184,7 +184,7 @@ Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clo
 
 OutputDigest DigestOutput(const std::string& kept, uint64_t total) {
   OutputDigest d;
-  d.sha256 = receipt::Sha256Hex(kept);
+  d.sha256 = core::Sha256Hex(kept);
   d.bytes = kept.size();
   d.total_bytes = std::max<uint64_t>(total, kept.size());
   d.truncated = d.total_bytes > d.bytes;

@@ -3,12 +3,13 @@
 // or $AMPOULE_KERNEL) and a machine that can make a jail; without either the
 // tests skip and say why.
 #include "ampoule/run/run_program.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "ampoule/kernel/default_path.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/sandbox/jail.h"
 
 namespace ampoule::run {
@@ -56,12 +57,12 @@ TEST_F(RunProgramTest, PythonRunRecordsWhatRan) {
   EXPECT_EQ(r.result.status, 0);
   EXPECT_EQ(r.result.stop, Stop::kExit);
   EXPECT_GT(r.result.fuel_used, 0u);
-  EXPECT_EQ(r.stdout_digest.sha256, receipt::Sha256Hex("HI\n"));
-  EXPECT_EQ(r.program.sha256, receipt::Sha256Hex(std::string(spec.program.begin(), spec.program.end())));
+  EXPECT_EQ(r.stdout_digest.sha256, core::Sha256Hex("HI\n"));
+  EXPECT_EQ(r.program.sha256, core::Sha256Hex(std::string(spec.program.begin(), spec.program.end())));
   ASSERT_EQ(r.inputs.size(), 1u);
-  EXPECT_EQ(r.inputs[0].sha256, receipt::Sha256Hex("hi"));
-  EXPECT_EQ(r.stdin_digest.sha256, receipt::Sha256Hex("si"));
-  EXPECT_TRUE(receipt::IsLowerHex(r.kernel_sha256, 32));
+  EXPECT_EQ(r.inputs[0].sha256, core::Sha256Hex("hi"));
+  EXPECT_EQ(r.stdin_digest.sha256, core::Sha256Hex("si"));
+  EXPECT_TRUE(core::IsLowerHex(r.kernel_sha256, 32));
 }
 
 TEST_F(RunProgramTest, SameSpecSameRecordAndSeedChangesRandomOnly) {

@@ -1,6 +1,7 @@
 #include "ampoule/run/run_record.h"
 
-#include "ampoule/receipt/hex.h"
+#include "core/hex.h"
+
 
 namespace ampoule::run {
 namespace {
@@ -46,7 +47,7 @@ class Reader {
   Result<std::string> Sha256(std::string_view key) const {
     auto s = String(key);
     if (!s.ok()) return s;
-    if (!receipt::IsLowerHex(*s, 32)) return Wrong(key, "64 lowercase hex digits");
+    if (!core::IsLowerHex(*s, 32)) return Wrong(key, "64 lowercase hex digits");
     return s;
   }
   Result<uint64_t> Unsigned(std::string_view key) const {

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 #include "ampoule/wasm/decoder.h"
+#include "core/file_read.h"
 
 namespace ampoule::spectest {
 namespace {
@@ -58,16 +57,12 @@ std::string OutcomeMessage(const wasm::Outcome& outcome) {
 LoadResult CompileFile(const std::filesystem::path& path,
                        std::shared_ptr<const wasm::CompiledModule>* compiled) {
   LoadResult r;
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) {
-    r.message = "cannot open " + path.string();
+  Result<std::string> read = core::ReadFileCapped(path.string());
+  if (!read.ok()) {
+    r.message = read.message();
     return r;
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    r.message = "cannot read " + path.string();
-    return r;
-  }
+  std::vector<uint8_t> bytes(read->begin(), read->end());
   auto result = wasm::CompileModule(bytes);
   if (!result) {
     r.stage = FailedForSimd(bytes, result.message()) ? LoadResult::Stage::kSimd

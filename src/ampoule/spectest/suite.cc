@@ -1,14 +1,13 @@
 #include "ampoule/spectest/suite.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "ampoule/spectest/command_reader.h"
 #include "ampoule/spectest/isolate.h"
 #include "ampoule/spectest/runner.h"
 #include "ampoule/spectest/wast_convert.h"
+#include "core/file_read.h"
 
 namespace ampoule::spectest {
 namespace fs = std::filesystem;
@@ -50,14 +49,6 @@ FileReport Broken(const std::string& name, const std::string& why) {
   return r;
 }
 
-Result<std::string> ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) return Error{"cannot open " + path.string()};
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error{"cannot read " + path.string()};
-  return text;
-}
-
 struct Converter {
   fs::path tool;
   std::string cache_dir;
@@ -77,7 +68,7 @@ FileReport RunScript(const fs::path& script, const Converter& converter, const S
     if (!converted) return Broken(name, converted.message());
     json = *converted;
   }
-  Result<std::string> text = ReadText(json);
+  Result<std::string> text = core::ReadFileCapped(json.string());
   if (!text) return Broken(name, text.message());
   Result<CommandFile> file = ReadCommandFile(*text);
   if (!file) return Broken(name, json.filename().string() + ": " + file.message());

@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
+
+#include "core/file_read.h"
 
 extern char** environ;
 
@@ -21,14 +21,6 @@ namespace {
 // Bumped when the layout of a cache entry changes, so old entries are not reused.
 constexpr const char* kCacheFormat = "wast2json-1";
 constexpr size_t kMaxLogBytes = 2000;  // of wast2json's error output, in messages
-
-Result<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) return Error{"cannot open " + path.string() + ": " + strerror(errno)};
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Error{"cannot read " + path.string()};
-  return data;
-}
 
 // Runs wast2json with its output (both streams) going to `log`; returns
 // the exit status, or an error if it could not be started.
@@ -91,7 +83,7 @@ Result<fs::path> ConvertWast(const fs::path& wast2json, const fs::path& wast, co
   Result<int> status = Spawn(wast2json, {wast.string(), "-o", json.string()}, log);
   if (!status) return status.error();
   if (*status != 0) {
-    Result<std::string> output = ReadFile(log);
+    Result<std::string> output = core::ReadFileCapped(log.string());
     std::string text = output ? output->substr(0, kMaxLogBytes) : std::string();
     while (!text.empty() && text.back() == '\n') text.pop_back();
     return Error{"wast2json failed on " + wast.string() + " (exit status " + std::to_string(*status) +
@@ -101,7 +93,7 @@ Result<fs::path> ConvertWast(const fs::path& wast2json, const fs::path& wast, co
 }
 
 Result<fs::path> ConvertWastCached(const fs::path& wast2json, const fs::path& wast, const fs::path& cache_dir) {
-  Result<std::string> content = ReadFile(wast);
+  Result<std::string> content = core::ReadFileCapped(wast.string());
   if (!content) return content.error();
   std::string keyed = std::string(kCacheFormat) + '\n' + *content;
   std::string key = wast.stem().string() + "-" +

@@ -1,5 +1,5 @@
 // SHA-256 of files the verifier is given, read through the one safe reader
-// (receipt/file_read.h).
+// (core/file_read.h).
 //
 // A kernel file can be large and is only ever hashed, so it is streamed; it
 // must be a regular file (the engine maps it), so a FIFO or /dev/zero is
@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/result.h"
 
 namespace ampoule::verify {
@@ -22,16 +22,16 @@ namespace ampoule::verify {
 // opened or read, or is not a regular file.
 Result<std::string> Sha256File(const std::string& path);
 
-// A file read whole under receipt::kMaxFileBytes, with its digest.
+// A file read whole under core::kMaxFileBytes, with its digest.
 struct LoadedFile {
   std::string bytes;
   std::string sha256;  // lowercase hex
 };
 
-// Reads `path`, named by `from` (receipt/file_read.h: a path from an
+// Reads `path`, named by `from` (core/file_read.h: a path from an
 // untrusted document must be a regular file). On error, `*too_large` tells
 // whether the cause was the 64 MiB cap (exit 6) rather than I/O (exit 2).
 Result<LoadedFile> LoadFile(const std::string& path, bool* too_large,
-                            receipt::PathFrom from = receipt::PathFrom::kUser);
+                            core::PathFrom from = core::PathFrom::kUser);
 
 }  // namespace ampoule::verify

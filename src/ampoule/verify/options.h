@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 #include "core/result.h"
 
 namespace ampoule::verify {
@@ -59,8 +59,8 @@ struct Options {
   uint64_t max_replay_memory = kDefaultMaxReplayMemory;
   double max_replay_timeout = kDefaultMaxReplayTimeout;
   // Who named the evidence paths: the trust gate reads paths an agent's
-  // draft names, which must then be regular files (receipt/file_read.h).
-  receipt::PathFrom paths_from = receipt::PathFrom::kUser;
+  // draft names, which must then be regular files (core/file_read.h).
+  core::PathFrom paths_from = core::PathFrom::kUser;
 };
 
 // Parses the arguments after the command name. Errors describe the first

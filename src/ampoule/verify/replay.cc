@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "ampoule/receipt/file_read.h"
-#include "ampoule/receipt/hex.h"
+#include "core/file_read.h"
+#include "core/sha256.h"
 
 namespace ampoule::verify {
 namespace {
@@ -22,7 +22,7 @@ void CheckGiven(const Options& o, Evidence& ev) {
       ev.notes.push_back("input " + in.name + ": not given; a replay needs every input");
     }
   }
-  if (!o.stdin_path && r.stdin_digest.sha256 != receipt::Sha256Hex("")) {
+  if (!o.stdin_path && r.stdin_digest.sha256 != core::Sha256Hex("")) {
     Note(ev.facts.usage, "the run had stdin: give --stdin FILE");
     ev.notes.push_back("stdin: not given; the run read " + std::to_string(r.stdin_digest.bytes) +
                        " bytes of stdin");
@@ -71,10 +71,10 @@ std::optional<std::string> OverCeiling(const Options& o, const run::RunRecord& r
               Count(o.max_replay_memory) + " (raise it with --max-memory BYTES)";
     return "memory cap over the verifier's ceiling of " + Count(o.max_replay_memory);
   }
-  if (limits.output_cap_bytes > receipt::kMaxFileBytes) {
+  if (limits.output_cap_bytes > core::kMaxFileBytes) {
     *detail = "the receipt's output cap is " + Count(limits.output_cap_bytes) + " bytes; a replay keeps at most " +
-              Count(receipt::kMaxFileBytes) + " bytes of each output";
-    return "output cap over the verifier's ceiling of " + Count(receipt::kMaxFileBytes);
+              Count(core::kMaxFileBytes) + " bytes of each output";
+    return "output cap over the verifier's ceiling of " + Count(core::kMaxFileBytes);
   }
   return std::nullopt;
 }

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "ampoule/receipt/ed25519.h"
-#include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/run/run_record.h"
 #include "ampoule/verify/command.h"
 #include "ampoule/run/receipt_builder.h"
+#include "core/sha256.h"
 
 namespace ampoule::verify::testing {
 
@@ -66,7 +66,7 @@ inline void WriteFile(const std::string& path, const std::string& bytes) {
   ASSERT_TRUE(f.good()) << path;
 }
 
-inline std::string Sha(const std::string& bytes) { return receipt::Sha256Hex(bytes); }
+inline std::string Sha(const std::string& bytes) { return core::Sha256Hex(bytes); }
 
 // A scratch folder holding a kernel, a program, two inputs, the run's
 // stdout, a signing key and its public key, and the record of that run.

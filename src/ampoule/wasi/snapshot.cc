@@ -1,23 +1,13 @@
 #include "ampoule/wasi/snapshot.h"
 
-#include <sodium.h>
-
 #include <algorithm>
 
 #include "ampoule/wasi/snapshot_state.h"
+#include "core/hex.h"
+#include "core/sha256.h"
 
 namespace ampoule::wasi {
 namespace {
-
-std::string Hex(std::span<const uint8_t> bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
 
 std::string Excerpt(std::string_view text) {
   constexpr size_t kMax = 400;
@@ -139,11 +129,7 @@ Result<wasm::FunctionInstance*> FindMain(RunSession& session) {
 
 }  // namespace
 
-Sha256Digest ModuleSha256(const wasm::CompiledModule& module) {
-  Sha256Digest d;
-  crypto_hash_sha256(d.data(), module.module.bytes.data(), module.module.bytes.size());
-  return d;
-}
+Sha256Digest ModuleSha256(const wasm::CompiledModule& module) { return core::Sha256(module.module.bytes); }
 
 Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
                                           const RunRequest& init_request) {
@@ -191,8 +177,8 @@ Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> mo
   Result<SnapshotImage> image = ParseSnapshot(snapshot);
   if (!image) return image.error();
   if (image->module_sha256 != module_sha256) {
-    return Error{"the snapshot was made for another module (sha256 " + Hex(image->module_sha256) +
-                 "), not this one (sha256 " + Hex(module_sha256) + ")"};
+    return Error{"the snapshot was made for another module (sha256 " + core::HexEncode(image->module_sha256) +
+                 "), not this one (sha256 " + core::HexEncode(module_sha256) + ")"};
   }
   AMP_RETURN_IF_ERROR(CheckNoStartFunction(*module));
   AMP_RETURN_IF_ERROR(CheckRequestMatches(*image, request));

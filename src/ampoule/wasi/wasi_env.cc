@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "ampoule/wasi/abi.h"
+#include "core/sha256.h"
 
 namespace ampoule::wasi {
 namespace {
@@ -32,7 +33,7 @@ DeterministicEnvironment::DeterministicEnvironment(const DeterministicEnvironmen
   uint8_t input[kRandomDomain.size() + 8];
   memcpy(input, kRandomDomain.data(), kRandomDomain.size());
   for (int i = 0; i < 8; ++i) input[kRandomDomain.size() + i] = uint8_t(options.seed >> (8 * i));
-  crypto_hash_sha256(key_.data(), input, sizeof(input));
+  key_ = core::Sha256(std::span<const uint8_t>(input));
 }
 
 Errno DeterministicEnvironment::Now(uint32_t clock_id, uint64_t fuel_used, uint64_t* out_ns) {

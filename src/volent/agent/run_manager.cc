@@ -54,13 +54,7 @@ std::string StringField(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-template <class T>
-Answer<T> Refuse(Refusal refusal, std::string message) {
-  Answer<T> answer;
-  answer.refusal = refusal;
-  answer.message = std::move(message);
-  return answer;
-}
+ampoule::Error Refuse(ampoule::ErrorKind kind, std::string message) { return {std::move(message), kind}; }
 
 void ApplyDecision(ApprovalView& approval, const journal::Entry& entry) {
   nlohmann::json payload = Payload(entry);
@@ -450,30 +444,30 @@ void RunManager::WaitIdle() {
   idle_cv_.wait(lock, [&] { return busy_ == 0 && in_flight_keys_.empty() && (stopping_ || queue_.empty()); });
 }
 
-Answer<StartedRun> RunManager::StartRun(std::string_view agent, std::string_view run_id,
-                                        const nlohmann::json& input) {
+ampoule::Result<StartedRun> RunManager::StartRun(std::string_view agent, std::string_view run_id,
+                                                 const nlohmann::json& input) {
   if (!node::IsValidAgentName(agent)) {
-    return Refuse<StartedRun>(Refusal::kInvalid, "\"" + std::string(agent) + "\" is not a valid agent name");
+    return Refuse(ampoule::ErrorKind::kInvalidArgument, "\"" + std::string(agent) + "\" is not a valid agent name");
   }
   const std::string id = run_id.empty() ? NewRunId() : std::string(run_id);
   if (!IsValidRunId(id)) {
-    return Refuse<StartedRun>(Refusal::kInvalid, "a run id is 1 to 64 letters, digits, \"_\" and \"-\"");
+    return Refuse(ampoule::ErrorKind::kInvalidArgument, "a run id is 1 to 64 letters, digits, \"_\" and \"-\"");
   }
   const std::string run_key = RunKey(agent, id);
   {
     std::lock_guard lock(mu_);
-    if (stopping_) return Refuse<StartedRun>(Refusal::kUnavailable, "the node is stopping");
+    if (stopping_) return Refuse(ampoule::ErrorKind::kUnavailable, "the node is stopping");
     auto existing = runs_.find(run_key);
-    if (existing != runs_.end()) return {Refusal::kNone, "", StartedRun{false, existing->second.view}};
+    if (existing != runs_.end()) return StartedRun{false, existing->second.view};
   }
   auto record = store_.Get(agent);
   if (!record) {
-    return Refuse<StartedRun>(Refusal::kNotFound, "no agent named \"" + std::string(agent) + "\"");
+    return Refuse(ampoule::ErrorKind::kNotFound, "no agent named \"" + std::string(agent) + "\"");
   }
   if (record->summary.status == node::AgentStatus::kRejected) {
-    return Refuse<StartedRun>(Refusal::kConflict,
-                              "the agent \"" + std::string(agent) +
-                                  "\" does not pass this node's configuration; apply a manifest that does");
+    return Refuse(ampoule::ErrorKind::kConflict,
+                  "the agent \"" + std::string(agent) +
+                      "\" does not pass this node's configuration; apply a manifest that does");
   }
   nlohmann::json manifest = nlohmann::json::parse(record->manifest_json, nullptr, /*allow_exceptions=*/false);
   // The run keeps the manifest it started with: replays after a restart use
@@ -484,11 +478,11 @@ Answer<StartedRun> RunManager::StartRun(std::string_view agent, std::string_view
                             {"generation", record->summary.generation}};
   auto started = journal_.Append(EntryKind::kRunStarted, EffectKey{std::string(agent), id, 0}, payload);
   if (!started) {
-    return Refuse<StartedRun>(Refusal::kUnavailable, "the journal cannot record the run: " + started.message());
+    return Refuse(ampoule::ErrorKind::kUnavailable, "the journal cannot record the run: " + started.message());
   }
   std::lock_guard lock(mu_);
   auto existing = runs_.find(run_key);
-  if (existing != runs_.end()) return {Refusal::kNone, "", StartedRun{false, existing->second.view}};
+  if (existing != runs_.end()) return StartedRun{false, existing->second.view};
   Run run;
   run.view.agent = std::string(agent);
   run.view.id = id;
@@ -500,21 +494,21 @@ Answer<StartedRun> RunManager::StartRun(std::string_view agent, std::string_view
     // Started by another process sharing the journal: it advances it.
     run.view.input = Payload(started->entry).value("input", nlohmann::json::object());
     runs_[run_key] = run;
-    return {Refusal::kNone, "", StartedRun{false, run.view}};
+    return StartedRun{false, run.view};
   }
   runs_[run_key] = run;
   if (!stopping_) Schedule(run_key);
-  return {Refusal::kNone, "", StartedRun{true, run.view}};
+  return StartedRun{true, run.view};
 }
 
-Answer<RunView> RunManager::GetRun(std::string_view agent, std::string_view run_id) {
+ampoule::Result<RunView> RunManager::GetRun(std::string_view agent, std::string_view run_id) {
   std::lock_guard lock(mu_);
   auto it = runs_.find(RunKey(agent, run_id));
   if (it == runs_.end()) {
-    return Refuse<RunView>(Refusal::kNotFound, "no run \"" + std::string(run_id) + "\" of agent \"" +
-                                                   std::string(agent) + "\"");
+    return Refuse(ampoule::ErrorKind::kNotFound,
+                  "no run \"" + std::string(run_id) + "\" of agent \"" + std::string(agent) + "\"");
   }
-  return {Refusal::kNone, "", it->second.view};
+  return it->second.view;
 }
 
 std::vector<RunView> RunManager::ListRuns(std::string_view agent, size_t limit) {
@@ -542,7 +536,7 @@ std::vector<ApprovalView> RunManager::ListApprovals(bool pending_only) {
   return out;
 }
 
-Answer<ApprovalView> RunManager::GetApproval(std::string_view id) {
+ampoule::Result<ApprovalView> RunManager::GetApproval(std::string_view id) {
   uint64_t seq = 0;
   bool numeric = !id.empty() && id.size() <= 19 && std::all_of(id.begin(), id.end(), [](char c) {
     return c >= '0' && c <= '9';
@@ -551,34 +545,35 @@ Answer<ApprovalView> RunManager::GetApproval(std::string_view id) {
   std::lock_guard lock(mu_);
   auto it = numeric ? approvals_.find(seq) : approvals_.end();
   if (it == approvals_.end()) {
-    return Refuse<ApprovalView>(Refusal::kNotFound, "no approval \"" + std::string(id) + "\"");
+    return Refuse(ampoule::ErrorKind::kNotFound, "no approval \"" + std::string(id) + "\"");
   }
-  return {Refusal::kNone, "", it->second};
+  return it->second;
 }
 
-Answer<ApprovalView> RunManager::Decide(std::string_view id, bool approve, std::string_view by,
-                                        std::string_view reason) {
+ampoule::Result<ApprovalView> RunManager::Decide(std::string_view id, bool approve, std::string_view by,
+                                                 std::string_view reason) {
   if (by.empty() || by.size() > kMaxDeciderLength || !IsPrintable(by)) {
-    return Refuse<ApprovalView>(Refusal::kInvalid, "\"by\" must name who decides: 1 to 200 printable characters");
+    return Refuse(ampoule::ErrorKind::kInvalidArgument,
+                  "\"by\" must name who decides: 1 to 200 printable characters");
   }
   if (reason.size() > kMaxReasonLength || !IsPrintable(reason)) {
-    return Refuse<ApprovalView>(Refusal::kInvalid, "\"reason\" must be at most 1000 printable characters");
+    return Refuse(ampoule::ErrorKind::kInvalidArgument, "\"reason\" must be at most 1000 printable characters");
   }
-  Answer<ApprovalView> current = GetApproval(id);
+  ampoule::Result<ApprovalView> current = GetApproval(id);
   if (!current.ok()) return current;
   auto already = [](const ApprovalView& a) {
-    return Refuse<ApprovalView>(Refusal::kConflict,
-                                "approval " + a.id + " was already " + a.decision + " by \"" + a.by + "\"");
+    return Refuse(ampoule::ErrorKind::kConflict,
+                  "approval " + a.id + " was already " + a.decision + " by \"" + a.by + "\"");
   };
-  if (!current.value.decision.empty()) return already(current.value);
-  const ApprovalView& approval = current.value;
+  if (!current.value().decision.empty()) return already(current.value());
+  const ApprovalView& approval = current.value();
   nlohmann::json payload = {{"decision", approve ? "approved" : "denied"},
                             {"by", std::string(by)},
                             {"reason", std::string(reason)}};
   auto decided = journal_.Append(EntryKind::kApprovalDecided,
                                  EffectKey{approval.agent, approval.run, approval.step}, payload);
   if (!decided) {
-    return Refuse<ApprovalView>(Refusal::kUnavailable, "the journal cannot record the decision: " + decided.message());
+    return Refuse(ampoule::ErrorKind::kUnavailable, "the journal cannot record the decision: " + decided.message());
   }
   std::lock_guard lock(mu_);
   ApprovalView& view = approvals_[std::stoull(approval.id)];
@@ -586,7 +581,7 @@ Answer<ApprovalView> RunManager::Decide(std::string_view id, bool approve, std::
   if (decided->already_recorded) return already(view);
   const std::string run_key = RunKey(view.agent, view.run);
   if (runs_.count(run_key) && !stopping_) Schedule(run_key);
-  return {Refusal::kNone, "", view};
+  return view;
 }
 
 }  // namespace volent::agent

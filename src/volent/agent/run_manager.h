@@ -77,13 +77,14 @@ class RunManager final : public Runs {
   // shutdown.
   void WaitIdle();
 
-  Answer<StartedRun> StartRun(std::string_view agent, std::string_view run_id, const nlohmann::json& input) override;
-  Answer<RunView> GetRun(std::string_view agent, std::string_view run_id) override;
+  ampoule::Result<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
+                                       const nlohmann::json& input) override;
+  ampoule::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) override;
   std::vector<RunView> ListRuns(std::string_view agent, size_t limit) override;
   std::vector<ApprovalView> ListApprovals(bool pending_only) override;
-  Answer<ApprovalView> GetApproval(std::string_view id) override;
-  Answer<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
-                              std::string_view reason) override;
+  ampoule::Result<ApprovalView> GetApproval(std::string_view id) override;
+  ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+                                       std::string_view reason) override;
 
  private:
   struct Run {

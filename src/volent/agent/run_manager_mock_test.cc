@@ -94,9 +94,9 @@ class RunManagerMockTest : public ::testing::Test {
     const std::string name = manifest["metadata"]["name"];
     EXPECT_TRUE(store_->Apply(name, manifest.dump()).ok());
     auto started = manager_->StartRun(name, "r1", {{"ticket", 7}});
-    EXPECT_TRUE(started.ok()) << started.message;
+    EXPECT_TRUE(started.ok()) << started.message();
     manager_->WaitIdle();
-    return manager_->GetRun(name, "r1").value;
+    return manager_->GetRun(name, "r1").value();
   }
 
   std::string dir_;

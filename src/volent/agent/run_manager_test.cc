@@ -201,8 +201,8 @@ class RunManagerTest : public ::testing::Test {
   }
   RunView Run(const std::string& agent, const std::string& id) {
     auto run = manager_->GetRun(agent, id);
-    EXPECT_TRUE(run.ok()) << run.message;
-    return run.value;
+    EXPECT_TRUE(run.ok()) << run.message();
+    return run.value();
   }
 
   std::string dir_;
@@ -217,8 +217,8 @@ TEST_F(RunManagerTest, RunsEachToolOnceWithItsKeyAndFinishes) {
   Apply(Manifest("alpha", 2));
   StartManager();
   auto started = manager_->StartRun("alpha", "r1", {{"order", "A-1"}});
-  ASSERT_TRUE(started.ok()) << started.message;
-  EXPECT_TRUE(started.value.created);
+  ASSERT_TRUE(started.ok()) << started.message();
+  EXPECT_TRUE(started->created);
   manager_->WaitIdle();
 
   RunView run = Run("alpha", "r1");
@@ -261,33 +261,33 @@ TEST_F(RunManagerTest, RunsEachToolOnceWithItsKeyAndFinishes) {
 TEST_F(RunManagerTest, StartingARunTwiceWithOneIdStartsItOnce) {
   Apply(Manifest("alpha", 1));
   StartManager();
-  ASSERT_TRUE(manager_->StartRun("alpha", "same", {}).value.created);
+  ASSERT_TRUE(manager_->StartRun("alpha", "same", {})->created);
   manager_->WaitIdle();
   auto again = manager_->StartRun("alpha", "same", {{"other", 1}});
   ASSERT_TRUE(again.ok());
-  EXPECT_FALSE(again.value.created);
-  EXPECT_EQ(again.value.run.input, json::object());
+  EXPECT_FALSE(again->created);
+  EXPECT_EQ(again->run.input, json::object());
   manager_->WaitIdle();
   EXPECT_EQ(tools_.count(), 1u);
   // And after a restart too.
   Restart();
   auto after = manager_->StartRun("alpha", "same", {});
-  EXPECT_FALSE(after.value.created);
+  EXPECT_FALSE(after->created);
   manager_->WaitIdle();
   EXPECT_EQ(tools_.count(), 1u);
 }
 
 TEST_F(RunManagerTest, RefusesBadNamesUnknownAgentsAndPicksIds) {
   StartManager();
-  EXPECT_EQ(manager_->StartRun("Not_Valid", "r", {}).refusal, Refusal::kInvalid);
-  EXPECT_EQ(manager_->StartRun("ghost", "r", {}).refusal, Refusal::kNotFound);
+  EXPECT_EQ(manager_->StartRun("Not_Valid", "r", {}).kind(), ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->StartRun("ghost", "r", {}).kind(), ampoule::ErrorKind::kNotFound);
   Apply(Manifest("alpha", 0));
-  EXPECT_EQ(manager_->StartRun("alpha", "bad id", {}).refusal, Refusal::kInvalid);
-  EXPECT_EQ(manager_->StartRun("alpha", std::string(65, 'r'), {}).refusal, Refusal::kInvalid);
+  EXPECT_EQ(manager_->StartRun("alpha", "bad id", {}).kind(), ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->StartRun("alpha", std::string(65, 'r'), {}).kind(), ampoule::ErrorKind::kInvalidArgument);
   auto picked = manager_->StartRun("alpha", "", {});
   ASSERT_TRUE(picked.ok());
-  EXPECT_EQ(picked.value.run.id.rfind("run-", 0), 0u);
-  EXPECT_EQ(manager_->GetRun("alpha", "nope").refusal, Refusal::kNotFound);
+  EXPECT_EQ(picked->run.id.rfind("run-", 0), 0u);
+  EXPECT_EQ(manager_->GetRun("alpha", "nope").kind(), ampoule::ErrorKind::kNotFound);
 }
 
 TEST_F(RunManagerTest, AfterARestartAnIntentIsReissuedWithItsRecordedRequestAndKey) {
@@ -376,10 +376,10 @@ TEST_F(RunManagerTest, ARunWaitsForApprovalThenPerformsTheApprovedCall) {
   EXPECT_EQ(pending[0].arguments["amount"], 5);
 
   auto decided = manager_->Decide(pending[0].id, true, "alice@example.com", "checked the order");
-  ASSERT_TRUE(decided.ok()) << decided.message;
-  EXPECT_EQ(decided.value.decision, "approved");
-  EXPECT_EQ(decided.value.by, "alice@example.com");
-  EXPECT_GT(decided.value.decided_ms, 0);
+  ASSERT_TRUE(decided.ok()) << decided.message();
+  EXPECT_EQ(decided->decision, "approved");
+  EXPECT_EQ(decided->by, "alice@example.com");
+  EXPECT_GT(decided->decided_ms, 0);
   manager_->WaitIdle();
   EXPECT_EQ(Run("pay", "r1").status, "finished");
   ASSERT_EQ(tools_.count(), 2u);
@@ -395,8 +395,8 @@ TEST_F(RunManagerTest, ARunWaitsForApprovalThenPerformsTheApprovedCall) {
   EXPECT_GT((*entry)->time_ms, 0);
 
   auto twice = manager_->Decide(pending[0].id, false, "bob", "");
-  EXPECT_EQ(twice.refusal, Refusal::kConflict);
-  EXPECT_NE(twice.message.find("alice@example.com"), std::string::npos);
+  EXPECT_EQ(twice.kind(), ampoule::ErrorKind::kConflict);
+  EXPECT_NE(twice.message().find("alice@example.com"), std::string::npos);
 }
 
 TEST_F(RunManagerTest, ADeniedCallIsNotPerformedAndTheModelIsTold) {
@@ -444,11 +444,11 @@ TEST_F(RunManagerTest, APendingApprovalSurvivesARestart) {
 
 TEST_F(RunManagerTest, DecisionsNeedAKnownIdAndADecider) {
   StartManager();
-  EXPECT_EQ(manager_->Decide("12345", true, "alice", "").refusal, Refusal::kNotFound);
-  EXPECT_EQ(manager_->Decide("x", true, "alice", "").refusal, Refusal::kNotFound);
-  EXPECT_EQ(manager_->Decide("1", true, "", "").refusal, Refusal::kInvalid);
-  EXPECT_EQ(manager_->Decide("1", true, "a\nb", "").refusal, Refusal::kInvalid);
-  EXPECT_EQ(manager_->Decide("1", true, std::string(201, 'a'), "").refusal, Refusal::kInvalid);
+  EXPECT_EQ(manager_->Decide("12345", true, "alice", "").kind(), ampoule::ErrorKind::kNotFound);
+  EXPECT_EQ(manager_->Decide("x", true, "alice", "").kind(), ampoule::ErrorKind::kNotFound);
+  EXPECT_EQ(manager_->Decide("1", true, "", "").kind(), ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->Decide("1", true, "a\nb", "").kind(), ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->Decide("1", true, std::string(201, 'a'), "").kind(), ampoule::ErrorKind::kInvalidArgument);
 }
 
 TEST_F(RunManagerTest, ListsRunsNewestFirstPerAgent) {

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/result.h"
+
 namespace volent::agent {
 
 // "running", "waiting-approval", "finished" (the model gave its answer) or
@@ -48,28 +50,17 @@ struct ApprovalView {
   int64_t decided_ms = 0;
 };
 
-// Why a call was refused; the control API maps each to an HTTP status.
-enum class Refusal {
-  kNone,
-  kInvalid,      // a malformed argument (400): `message` says which
-  kNotFound,     // no such agent, run or approval (404)
-  kConflict,     // the state forbids it: approval already decided, agent rejected, ... (409)
-  kUnavailable,  // the node cannot do it now: journal error, stopping (503)
-};
-
-template <class T>
-struct Answer {
-  Refusal refusal = Refusal::kNone;
-  std::string message;  // when refused: for a person, no internals
-  T value{};
-  bool ok() const { return refusal == Refusal::kNone; }
-};
-
 struct StartedRun {
   bool created = false;  // false: a run with this id existed; it is returned as it is
   RunView run;
 };
 
+// A refused call is an error whose message is for a person (no internals)
+// and whose kind the control API maps to an HTTP status:
+//   kInvalidArgument  a malformed argument (400): the message says which
+//   kNotFound         no such agent, run or approval (404)
+//   kConflict         the state forbids it: approval already decided, agent rejected, ... (409)
+//   kUnavailable      the node cannot do it now: journal error, stopping (503)
 class Runs {
  public:
   virtual ~Runs() = default;
@@ -78,20 +69,20 @@ class Runs {
   // new id; a given id (1 to 64 of [A-Za-z0-9_-]) makes the call
   // idempotent: the same id again returns the existing run (created false).
   // The run is journaled before this returns.
-  virtual Answer<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
-                                      const nlohmann::json& input) = 0;
-  virtual Answer<RunView> GetRun(std::string_view agent, std::string_view run_id) = 0;
+  virtual ampoule::Result<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
+                                               const nlohmann::json& input) = 0;
+  virtual ampoule::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) = 0;
   // Newest first; `agent` "" for every agent; at most `limit`.
   virtual std::vector<RunView> ListRuns(std::string_view agent, size_t limit) = 0;
 
   // Pending approvals only, or all, oldest first.
   virtual std::vector<ApprovalView> ListApprovals(bool pending_only) = 0;
-  virtual Answer<ApprovalView> GetApproval(std::string_view id) = 0;
+  virtual ampoule::Result<ApprovalView> GetApproval(std::string_view id) = 0;
   // Records the decision (journaled with who and when) and lets the run go
   // on: an approved call is performed, a denied one is reported to the
   // model as denied. `by` is required (1 to 200 printable characters).
-  virtual Answer<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
-                                      std::string_view reason) = 0;
+  virtual ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+                                               std::string_view reason) = 0;
 };
 
 }  // namespace volent::agent

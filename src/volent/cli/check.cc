@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
+#include "core/file_read.h"
+#include "volent/cli/commands.h"
 #include "volent/manifest/manifest.h"
 #include "volent/manifest/yaml_reader.h"
-#include "ampoule/receipt/file_read.h"
-#include "volent/cli/commands.h"
 
 namespace volent::cli {
 namespace {
@@ -56,13 +56,13 @@ bool Report(const std::string& path, const manifest::Problems& problems, Tally& 
 // The file's bytes, or nullopt after counting it: unreadable (why, on
 // stderr), or invalid when it is over the size cap (said as its one
 // problem, in the words the manifest reader uses for an overlong text).
-// Files are read through the one capped reader (receipt/file_read.h) with
+// Files are read through the one capped reader (core/file_read.h) with
 // the manifest reader's cap, kMaxDocumentBytes (1 MiB), so a larger file
 // is refused without being read, and what that reader refuses (it decides
 // about FIFOs and devices) is refused here too.
 std::optional<std::string> ReadFile(const std::string& path, Tally& tally) {
   bool too_large = false;
-  ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
+  ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
   if (text.ok()) return std::move(*text);
   if (too_large) {
     Report(path, {{path, 1, 1, "", "the document is larger than " + std::to_string(manifest::kMaxDocumentBytes) + " bytes"}},

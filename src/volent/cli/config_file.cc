@@ -3,17 +3,17 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/file_read.h"
 #include "volent/manifest/yaml_reader.h"
-#include "ampoule/receipt/file_read.h"
 
 namespace volent::cli {
 
 std::optional<manifest::NodeConfig> LoadConfigFile(const std::string& path, const char* command) {
-  // Through the one capped reader (receipt/file_read.h) with the manifest
+  // Through the one capped reader (core/file_read.h) with the manifest
   // reader's cap (1 MiB): a larger file is refused unread, and what that
   // reader refuses (it decides about FIFOs and devices) is refused here.
   bool too_large = false;
-  ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
+  ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
   if (!text.ok()) {
     if (too_large) {
       std::fprintf(stderr, "%s:1:1: the document is larger than %zu bytes\n", path.c_str(), manifest::kMaxDocumentBytes);

@@ -12,13 +12,13 @@
 #include <optional>
 #include <string>
 
+#include "core/file_read.h"
 #include "core/http/descriptor_limit.h"
+#include "volent/cli/commands.h"
 #include "volent/manifest/address.h"
 #include "volent/mockmodel/plan.h"
 #include "volent/mockmodel/server.h"
 #include "volent/mockmodel/service.h"
-#include "ampoule/receipt/file_read.h"
-#include "volent/cli/commands.h"
 
 namespace volent::cli {
 namespace {
@@ -112,9 +112,9 @@ int MockModelCommand(const Args& args) {
   service_options.latency = std::chrono::milliseconds(options.latency_ms);
   service_options.jitter = std::chrono::milliseconds(options.jitter_ms);
   if (!options.script.empty()) {
-    // Through the one capped reader (receipt/file_read.h), as every file a
+    // Through the one capped reader (core/file_read.h), as every file a
     // volent command is named: a FIFO or device is what that reader says.
-    ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(options.script, kMaxScriptBytes);
+    ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(options.script, kMaxScriptBytes);
     if (!text.ok()) {
       std::fprintf(stderr, "volent mock-model: cannot read the script: %s\n", text.message().c_str());
       return 2;

@@ -114,16 +114,16 @@ Response Get(const ApiContext& ctx, const Request& request, const PathParams& pa
   const std::string& id = params.find("id")->second;
   if (!IsValidApprovalId(id)) return ProblemResponse(MakeProblem(400, kApprovalIdRule, request.path));
   auto approval = ctx.runs->GetApproval(id);
-  if (!approval.ok()) return ProblemResponse(RefusalProblem(approval.refusal, approval.message, request.path));
-  return JsonResponse(200, ApprovalJson(approval.value));
+  if (!approval.ok()) return ProblemResponse(RefusalProblem(approval.error(), request.path));
+  return JsonResponse(200, ApprovalJson(*approval));
 }
 
 // The 409 for an approval decided before: what was decided, by whom, when.
 Problem AlreadyDecided(const ApiContext& ctx, const std::string& id, const std::string& message,
                        const Request& request) {
   auto approval = ctx.runs->GetApproval(id);
-  if (!approval.ok() || approval.value.decision.empty()) return Conflict(message, request.path);
-  const agent::ApprovalView& a = approval.value;
+  if (!approval.ok() || approval->decision.empty()) return Conflict(message, request.path);
+  const agent::ApprovalView& a = *approval;
   std::string detail = "approval " + id + " was already " + a.decision;
   if (!a.by.empty()) detail += " by " + a.by;
   if (a.decided_ms != 0) detail += " at " + Rfc3339Millis(a.decided_ms);
@@ -141,11 +141,11 @@ Response Decide(const ApiContext& ctx, const Request& request, const PathParams&
   if (auto* problem = std::get_if<Problem>(&decision)) return ProblemResponse(*problem);
   const Decision& d = std::get<Decision>(decision);
   auto decided = ctx.runs->Decide(id, approve, d.by, d.reason);
-  if (decided.refusal == agent::Refusal::kConflict) {
-    return ProblemResponse(AlreadyDecided(ctx, id, decided.message, request));
+  if (!decided.ok() && decided.kind() == ampoule::ErrorKind::kConflict) {
+    return ProblemResponse(AlreadyDecided(ctx, id, decided.message(), request));
   }
-  if (!decided.ok()) return ProblemResponse(RefusalProblem(decided.refusal, decided.message, request.path));
-  return JsonResponse(200, ApprovalJson(decided.value));
+  if (!decided.ok()) return ProblemResponse(RefusalProblem(decided.error(), request.path));
+  return JsonResponse(200, ApprovalJson(*decided));
 }
 
 json NullableString() { return {{"type", {"string", "null"}}}; }

@@ -71,9 +71,9 @@ Response Start(const ApiContext& ctx, const Request& request, const PathParams& 
   const json input = input_it != body.end() ? *input_it : json::object();
 
   auto started = ctx.runs->StartRun(name, id, input);
-  if (!started.ok()) return ProblemResponse(RefusalProblem(started.refusal, started.message, request.path));
-  const agent::RunView& run = started.value.run;
-  Response r = JsonResponse(started.value.created ? 201 : 200, RunJson(run));
+  if (!started.ok()) return ProblemResponse(RefusalProblem(started.error(), request.path));
+  const agent::RunView& run = started->run;
+  Response r = JsonResponse(started->created ? 201 : 200, RunJson(run));
   r.headers.emplace_back("Location", "/v1/agents/" + run.agent + "/runs/" + run.id);
   return r;
 }
@@ -85,8 +85,8 @@ Response Get(const ApiContext& ctx, const Request& request, const PathParams& pa
   if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
   if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
   auto run = ctx.runs->GetRun(name, id);
-  if (!run.ok()) return ProblemResponse(RefusalProblem(run.refusal, run.message, request.path));
-  return JsonResponse(200, RunJson(run.value));
+  if (!run.ok()) return ProblemResponse(RefusalProblem(run.error(), request.path));
+  return JsonResponse(200, RunJson(*run));
 }
 
 Response List(const ApiContext& ctx, const Request& request) {

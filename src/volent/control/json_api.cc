@@ -185,21 +185,21 @@ Problem Unavailable(std::string detail, const std::string& instance) {
   return MakeProblem(503, std::move(detail), instance);
 }
 
-Problem RefusalProblem(agent::Refusal refusal, std::string message, const std::string& instance) {
-  if (message.empty()) message = "the node refused this request";
-  switch (refusal) {
-    case agent::Refusal::kInvalid:
+Problem RefusalProblem(const ampoule::Error& refusal, const std::string& instance) {
+  std::string message = refusal.message.empty() ? "the node refused this request" : refusal.message;
+  switch (refusal.kind) {
+    case ampoule::ErrorKind::kInvalidArgument:
       return MakeProblem(400, std::move(message), instance);
-    case agent::Refusal::kNotFound:
+    case ampoule::ErrorKind::kNotFound:
       return MakeProblem(404, std::move(message), instance);
-    case agent::Refusal::kConflict:
+    case ampoule::ErrorKind::kConflict:
       return Conflict(std::move(message), instance);
-    case agent::Refusal::kUnavailable:
+    case ampoule::ErrorKind::kUnavailable:
       return Unavailable(std::move(message), instance);
-    case agent::Refusal::kNone:
+    case ampoule::ErrorKind::kUnknown:
       break;
   }
-  // Not a refusal: a caller's mistake, answered without detail.
+  // Not a refusal the API names: a caller's mistake, answered without detail.
   return MakeProblem(500, "internal", "Internal error", "the node could not answer this request", instance);
 }
 

@@ -68,8 +68,9 @@ Problem BadLimit(const std::string& instance);
 Problem Conflict(std::string detail, const std::string& instance);
 // 503 unavailable: `what` is not available on this node now.
 Problem Unavailable(std::string detail, const std::string& instance);
-// The problem for a refused call: kInvalid 400, kNotFound 404, kConflict
-// 409, kUnavailable 503; the refusal's message is the detail.
-Problem RefusalProblem(agent::Refusal refusal, std::string message, const std::string& instance);
+// The problem for a refused call (agent::Runs), by the error's kind:
+// kInvalidArgument 400, kNotFound 404, kConflict 409, kUnavailable 503; the
+// error's message is the detail. Any other kind is a 500 without detail.
+Problem RefusalProblem(const ampoule::Error& refusal, const std::string& instance);
 
 }  // namespace volent::control

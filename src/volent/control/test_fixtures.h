@@ -57,20 +57,18 @@ constexpr int64_t kT0 = 1796004067123;  // 2026-11-30T02:01:07.123Z
 // object with "invalid" is refused as invalid.
 class FakeRuns : public agent::Runs {
  public:
-  agent::Answer<agent::StartedRun> StartRun(std::string_view agent, std::string_view run_id,
-                                            const nlohmann::json& input) override {
+  ampoule::Result<agent::StartedRun> StartRun(std::string_view agent, std::string_view run_id,
+                                              const nlohmann::json& input) override {
     std::lock_guard lock(mu_);
-    agent::Answer<agent::StartedRun> a;
-    if (agent == "missing") return Refuse(a, agent::Refusal::kNotFound, "no agent named missing");
-    if (agent == "rejected") return Refuse(a, agent::Refusal::kConflict, "the agent rejected is rejected");
-    if (agent == "down") return Refuse(a, agent::Refusal::kUnavailable, "the node is stopping");
-    if (input.is_object() && input.contains("invalid")) return Refuse(a, agent::Refusal::kInvalid, "bad input");
+    if (agent == "missing") return Refuse(ampoule::ErrorKind::kNotFound, "no agent named missing");
+    if (agent == "rejected") return Refuse(ampoule::ErrorKind::kConflict, "the agent rejected is rejected");
+    if (agent == "down") return Refuse(ampoule::ErrorKind::kUnavailable, "the node is stopping");
+    if (input.is_object() && input.contains("invalid")) {
+      return Refuse(ampoule::ErrorKind::kInvalidArgument, "bad input");
+    }
     std::string id = run_id.empty() ? "r" + std::to_string(++counter_) : std::string(run_id);
     for (const auto& run : runs_) {
-      if (run.agent == agent && run.id == id) {
-        a.value = {false, run};
-        return a;
-      }
+      if (run.agent == agent && run.id == id) return agent::StartedRun{false, run};
     }
     agent::RunView run;
     run.agent = std::string(agent);
@@ -79,19 +77,14 @@ class FakeRuns : public agent::Runs {
     run.input = input;
     run.started_ms = kT0 + static_cast<int64_t>(runs_.size());
     runs_.push_back(run);
-    a.value = {true, run};
-    return a;
+    return agent::StartedRun{true, run};
   }
-  agent::Answer<agent::RunView> GetRun(std::string_view agent, std::string_view run_id) override {
+  ampoule::Result<agent::RunView> GetRun(std::string_view agent, std::string_view run_id) override {
     std::lock_guard lock(mu_);
-    agent::Answer<agent::RunView> a;
     for (const auto& run : runs_) {
-      if (run.agent == agent && run.id == run_id) {
-        a.value = run;
-        return a;
-      }
+      if (run.agent == agent && run.id == run_id) return run;
     }
-    return Refuse(a, agent::Refusal::kNotFound, "no run " + std::string(run_id) + " of " + std::string(agent));
+    return Refuse(ampoule::ErrorKind::kNotFound, "no run " + std::string(run_id) + " of " + std::string(agent));
   }
   std::vector<agent::RunView> ListRuns(std::string_view agent, size_t limit) override {
     std::lock_guard lock(mu_);
@@ -109,27 +102,23 @@ class FakeRuns : public agent::Runs {
     }
     return out;
   }
-  agent::Answer<agent::ApprovalView> GetApproval(std::string_view id) override {
+  ampoule::Result<agent::ApprovalView> GetApproval(std::string_view id) override {
     std::lock_guard lock(mu_);
-    agent::Answer<agent::ApprovalView> a;
     auto it = approvals_.find(ParseId(id));
-    if (it == approvals_.end()) return Refuse(a, agent::Refusal::kNotFound, "no approval " + std::string(id));
-    a.value = it->second;
-    return a;
+    if (it == approvals_.end()) return Refuse(ampoule::ErrorKind::kNotFound, "no approval " + std::string(id));
+    return it->second;
   }
-  agent::Answer<agent::ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
-                                            std::string_view reason) override {
+  ampoule::Result<agent::ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+                                              std::string_view reason) override {
     std::lock_guard lock(mu_);
-    agent::Answer<agent::ApprovalView> a;
     auto it = approvals_.find(ParseId(id));
-    if (it == approvals_.end()) return Refuse(a, agent::Refusal::kNotFound, "no approval " + std::string(id));
-    if (!it->second.decision.empty()) return Refuse(a, agent::Refusal::kConflict, "already decided");
+    if (it == approvals_.end()) return Refuse(ampoule::ErrorKind::kNotFound, "no approval " + std::string(id));
+    if (!it->second.decision.empty()) return Refuse(ampoule::ErrorKind::kConflict, "already decided");
     it->second.decision = approve ? "approved" : "denied";
     it->second.by = std::string(by);
     it->second.reason = std::string(reason);
     it->second.decided_ms = kT0 + 60000;
-    a.value = it->second;
-    return a;
+    return it->second;
   }
 
   // Test setup.
@@ -153,12 +142,7 @@ class FakeRuns : public agent::Runs {
   }
 
  private:
-  template <class T>
-  static agent::Answer<T> Refuse(agent::Answer<T>& a, agent::Refusal refusal, std::string message) {
-    a.refusal = refusal;
-    a.message = std::move(message);
-    return a;
-  }
+  static ampoule::Error Refuse(ampoule::ErrorKind kind, std::string message) { return {std::move(message), kind}; }
 
   static uint64_t ParseId(std::string_view id) {
     uint64_t n = 0;

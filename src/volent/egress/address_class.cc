@@ -139,12 +139,13 @@ Classification ClassifyAddress(const boost::asio::ip::address& address) {
 
 std::string Cidr::ToString() const { return base.to_string() + "/" + std::to_string(prefix); }
 
-ParsedCidr ParseCidr(std::string_view text) {
-  ParsedCidr out;
+ampoule::Result<Cidr> ParseCidr(std::string_view text) {
+  auto invalid = [&](std::string_view why) {
+    return ampoule::Error{"\"" + std::string(text) + "\" " + std::string(why), ampoule::ErrorKind::kInvalidArgument};
+  };
   const size_t slash = text.find('/');
   if (slash == std::string_view::npos) {
-    out.error = "\"" + std::string(text) + "\" must be ADDRESS/PREFIX, e.g. 10.20.0.0/16";
-    return out;
+    return invalid("must be ADDRESS/PREFIX, e.g. 10.20.0.0/16");
   }
   std::string_view address = text.substr(0, slash), prefix_text = text.substr(slash + 1);
   Cidr cidr;
@@ -152,16 +153,14 @@ ParsedCidr ParseCidr(std::string_view text) {
   if (address.find(':') != std::string_view::npos) {
     std::optional<boost::asio::ip::address_v6> v6 = ParseIpv6(address);
     if (!v6) {
-      out.error = "\"" + std::string(text) + "\" has an IPv6 address that does not parse";
-      return out;
+      return invalid("has an IPv6 address that does not parse");
     }
     cidr.base = *v6;
     bits = 128;
   } else {
     std::optional<boost::asio::ip::address_v4> v4 = ParseCanonicalIpv4(address);
     if (!v4) {
-      out.error = "\"" + std::string(text) + "\" has an IPv4 address that is not a canonical dotted quad";
-      return out;
+      return invalid("has an IPv4 address that is not a canonical dotted quad");
     }
     cidr.base = *v4;
     bits = 32;
@@ -173,8 +172,7 @@ ParsedCidr ParseCidr(std::string_view text) {
     else prefix = prefix * 10 + static_cast<unsigned>(c - '0');
   }
   if (!ok || prefix > bits) {
-    out.error = "\"" + std::string(text) + "\" has a prefix length that is not 0 to " + std::to_string(bits);
-    return out;
+    return invalid("has a prefix length that is not 0 to " + std::to_string(bits));
   }
   cidr.prefix = prefix;
   auto host_bits_set = [&](const auto& bytes) {
@@ -186,11 +184,9 @@ ParsedCidr ParseCidr(std::string_view text) {
   const bool stray = cidr.base.is_v4() ? host_bits_set(cidr.base.to_v4().to_bytes())
                                        : host_bits_set(cidr.base.to_v6().to_bytes());
   if (stray) {
-    out.error = "\"" + std::string(text) + "\" has address bits set beyond the prefix length";
-    return out;
+    return invalid("has address bits set beyond the prefix length");
   }
-  out.cidr = cidr;
-  return out;
+  return cidr;
 }
 
 bool CidrContains(const Cidr& cidr, const boost::asio::ip::address& address) {

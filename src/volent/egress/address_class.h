@@ -28,6 +28,8 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include "core/result.h"
+
 namespace volent::egress {
 
 enum class AddressClass {
@@ -76,14 +78,10 @@ struct Cidr {
   unsigned prefix = 0;
   std::string ToString() const;   // "10.0.0.0/8"
 };
-struct ParsedCidr {
-  std::optional<Cidr> cidr;
-  std::string error;  // when !cidr
-};
 // ADDRESS/PREFIX: a canonical dotted quad with 0..32 or an IPv6 address with
 // 0..128; no bits may be set past the prefix (a typo there would silently
 // widen or move the range).
-ParsedCidr ParseCidr(std::string_view text);
+ampoule::Result<Cidr> ParseCidr(std::string_view text);  // errors: kInvalidArgument
 
 // True when `address` is inside `cidr`. An IPv4-mapped IPv6 address is
 // compared as the IPv4 address it reaches; otherwise the families must agree.

@@ -47,10 +47,10 @@ std::string Listed(const Entries& entries, Field field) {
 int EntryPort(const AllowEntry& e) { return e.port != 0 ? e.port : DefaultPort(e.scheme); }
 
 bool CidrMayMatch(const AllowEntry& e, const Url& url) {
-  ParsedCidr cidr = ParseCidr(e.cidr);
-  if (!cidr.cidr) return false;           // the configuration loader refuses these already
+  ampoule::Result<Cidr> cidr = ParseCidr(e.cidr);
+  if (!cidr.ok()) return false;           // the configuration loader refuses these already
   if (!url.ip) return true;               // a name: judged once resolved
-  return CidrContains(*cidr.cidr, *url.ip);
+  return CidrContains(*cidr, *url.ip);
 }
 
 }  // namespace
@@ -129,10 +129,10 @@ std::string JudgeAddresses(const AllowEntry& entry, const std::vector<boost::asi
     }
     return "";
   }
-  ParsedCidr cidr = ParseCidr(entry.cidr);
-  if (!cidr.cidr) return "cidr entry " + cidr.error;
+  ampoule::Result<Cidr> cidr = ParseCidr(entry.cidr);
+  if (!cidr.ok()) return "cidr entry " + cidr.message();
   for (const boost::asio::ip::address& a : addresses) {
-    if (!CidrContains(*cidr.cidr, a)) return a.to_string() + " is outside cidr entry " + entry.cidr;
+    if (!CidrContains(*cidr, a)) return a.to_string() + " is outside cidr entry " + entry.cidr;
     const AddressClass c = ClassifyAddress(a).address_class;
     if (c == AddressClass::kUnspecified || c == AddressClass::kMulticast || c == AddressClass::kBroadcast) {
       return a.to_string() + " is " + std::string(AddressClassName(c)) + ", not a destination";

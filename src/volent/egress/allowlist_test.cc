@@ -10,9 +10,9 @@ using manifest::AllowEntry;
 using boost::asio::ip::make_address;
 
 Url U(std::string_view text) {
-  ParsedUrl p = ParseUrl(text);
-  EXPECT_TRUE(p.ok()) << text << ": " << p.error;
-  return p.url.value_or(Url{});
+  ampoule::Result<Url> p = ParseUrl(text);
+  EXPECT_TRUE(p.ok()) << text << ": " << (p.ok() ? "" : p.message());
+  return p.ok() ? *p : Url{};
 }
 
 const std::vector<AllowEntry>& List() {

@@ -168,13 +168,13 @@ class Flight : public std::enable_shared_from_this<Flight> {
  private:
   // The current hop, judged from the top.
   void Hop() {
-    ParsedUrl parsed = ParseUrl(url_text_);
-    if (!parsed.ok()) return Deny(parsed.error);
-    url_ = std::move(parsed.url);
+    ampoule::Result<Url> parsed = ParseUrl(url_text_);
+    if (!parsed.ok()) return Deny(parsed.message());
+    url_ = std::move(*parsed);
     if (!IsToken(method_)) return Deny("method \"" + method_ + "\" is not a token (e.g. GET, POST)");
-    FilteredHeaders filtered = FilterHeaders(headers_);
-    if (!filtered.error.empty()) return Deny(filtered.error);
-    hop_headers_ = std::move(filtered.headers);
+    ampoule::Result<Headers> filtered = FilterHeaders(headers_);
+    if (!filtered.ok()) return Deny(filtered.message());
+    hop_headers_ = std::move(*filtered);
     Candidates candidates = MatchRequest(gate_.allowlist, capability_, *url_, method_);
     if (candidates.entries.empty()) return Deny(candidates.deny_reason);
     if (url_->ip) return OnAddresses(candidates, {*url_->ip});
@@ -237,13 +237,13 @@ class Flight : public std::enable_shared_from_this<Flight> {
       return Deny("HTTP " + std::to_string(status) + " from " + from + " has " + std::to_string(location_count) +
                   " Location headers; a redirect must name one target");
     }
-    LocationTarget target = ResolveLocation(*url_, raw_location);
-    if (!target.error.empty()) {
+    ampoule::Result<std::string> target = ResolveLocation(*url_, raw_location);
+    if (!target.ok()) {
       url_text_ = location;
       result_.redirects.push_back(location);
-      return Deny("HTTP " + std::to_string(status) + " from " + from + ": " + target.error);
+      return Deny("HTTP " + std::to_string(status) + " from " + from + ": " + target.message());
     }
-    url_text_ = std::move(target.url);
+    url_text_ = std::move(*target);
     result_.redirects.push_back(url_text_);
     // 303 asks for a GET of another resource; 301 and 302 after a POST are
     // taken the same way (as every browser does); 307 and 308 repeat the
@@ -253,8 +253,8 @@ class Flight : public std::enable_shared_from_this<Flight> {
       body_.reset();
       std::erase_if(headers_, [](const auto& h) { return IsBodyHeader(h.first); });
     }
-    ParsedUrl next = ParseUrl(url_text_);
-    if (!next.ok() || !SameOrigin(*url_, *next.url)) {
+    ampoule::Result<Url> next = ParseUrl(url_text_);
+    if (!next.ok() || !SameOrigin(*url_, *next)) {
       std::erase_if(headers_, [](const auto& h) { return IsCredentialHeader(h.first); });
     }
     Hop();

@@ -45,29 +45,24 @@ bool IsDroppedHeader(std::string_view name) {
   return StartsLower(name, "proxy-") || StartsLower(name, "x-forwarded-");
 }
 
-FilteredHeaders FilterHeaders(const Headers& headers) {
-  FilteredHeaders out;
+ampoule::Result<Headers> FilterHeaders(const Headers& headers) {
+  auto deny = [](std::string why) { return ampoule::Error{std::move(why), ampoule::ErrorKind::kInvalidArgument}; };
+  Headers out;
   for (const auto& [name, value] : headers) {
     if (HasLineBreakOrNul(name) || HasLineBreakOrNul(value)) {
-      out.headers.clear();
-      out.error = "header \"" + (HasLineBreakOrNul(name) ? std::string("(name with CR, LF or NUL)") : name) +
-                  "\" contains CR, LF or NUL (header injection)";
-      return out;
+      return deny("header \"" + (HasLineBreakOrNul(name) ? std::string("(name with CR, LF or NUL)") : name) +
+                  "\" contains CR, LF or NUL (header injection)");
     }
     if (!IsToken(name)) {
-      out.headers.clear();
-      out.error = "header name \"" + name + "\" is not a token (letters, digits and !#$%&'*+-.^_`|~)";
-      return out;
+      return deny("header name \"" + name + "\" is not a token (letters, digits and !#$%&'*+-.^_`|~)");
     }
     for (unsigned char c : value) {
       if ((c < 0x20 && c != '\t') || c == 0x7f) {
-        out.headers.clear();
-        out.error = "header \"" + name + "\" has a control character in its value";
-        return out;
+        return deny("header \"" + name + "\" has a control character in its value");
       }
     }
     if (IsDroppedHeader(name)) continue;
-    out.headers.emplace_back(name, value);
+    out.emplace_back(name, value);
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "volent/egress/gate.h"
 
 namespace volent::egress {
@@ -22,11 +23,9 @@ namespace volent::egress {
 // An RFC 9110 token (method names, header names).
 bool IsToken(std::string_view text);
 
-struct FilteredHeaders {
-  Headers headers;    // what may be sent, in the caller's order
-  std::string error;  // when not "": why the request is denied
-};
-FilteredHeaders FilterHeaders(const Headers& headers);
+// What may be sent, in the caller's order, or why the request is denied
+// (kInvalidArgument).
+ampoule::Result<Headers> FilterHeaders(const Headers& headers);
 
 // True for the headers FilterHeaders drops (case-insensitive).
 bool IsDroppedHeader(std::string_view name);

@@ -16,11 +16,7 @@ bool IsScheme(std::string_view text) {
   return true;
 }
 
-LocationTarget Fail(std::string error) {
-  LocationTarget out;
-  out.error = std::move(error);
-  return out;
-}
+ampoule::Error Fail(std::string error) { return {std::move(error), ampoule::ErrorKind::kInvalidArgument}; }
 
 // Removes the last segment of `out` and the '/' before it.
 void PopSegment(std::string& out) {
@@ -64,7 +60,7 @@ std::string RemoveDotSegments(std::string_view in) {
   return out;
 }
 
-LocationTarget ResolveLocation(const Url& base, std::string_view location) {
+ampoule::Result<std::string> ResolveLocation(const Url& base, std::string_view location) {
   if (location.empty()) return Fail("the Location is empty");
   if (location.size() > kMaxUrlBytes) {
     return Fail("the Location is longer than " + std::to_string(kMaxUrlBytes) + " bytes");
@@ -82,23 +78,17 @@ LocationTarget ResolveLocation(const Url& base, std::string_view location) {
       return Fail("the Location \"" + std::string(location) +
                   "\" is neither an absolute URL (SCHEME://HOST/...) nor a relative reference");
     }
-    LocationTarget out;
-    out.url = std::string(ref);
-    return out;
+    return std::string(ref);
   }
 
   const std::string origin = base.scheme + "://" + base.Authority();
-  LocationTarget out;
-  if (ref.substr(0, 2) == "//") {
-    out.url = base.scheme + ":" + std::string(ref);
-    return out;
-  }
+  if (ref.substr(0, 2) == "//") return base.scheme + ":" + std::string(ref);
   const size_t query_at = ref.find('?');
   const std::string_view path = ref.substr(0, query_at);
   const std::string_view query = query_at == std::string_view::npos ? std::string_view() : ref.substr(query_at);
   if (path.empty()) {  // "" or "?query": the current path
-    out.url = origin + base.Path() + std::string(query.empty() ? std::string_view(base.target).substr(base.Path().size()) : query);
-    return out;
+    const std::string_view base_query = std::string_view(base.target).substr(base.Path().size());
+    return origin + base.Path() + std::string(query.empty() ? base_query : query);
   }
   std::string merged;
   if (path.front() == '/') {
@@ -107,8 +97,7 @@ LocationTarget ResolveLocation(const Url& base, std::string_view location) {
     const std::string base_path = base.Path();  // starts with '/'
     merged = base_path.substr(0, base_path.rfind('/') + 1) + std::string(path);
   }
-  out.url = origin + RemoveDotSegments(merged) + std::string(query);
-  return out;
+  return origin + RemoveDotSegments(merged) + std::string(query);
 }
 
 }  // namespace volent::egress

@@ -25,16 +25,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "volent/egress/url.h"
 
 namespace volent::egress {
 
-struct LocationTarget {
-  std::string url;    // the absolute URL the Location names, when error is ""
-  std::string error;  // what is wrong with the Location, for a person
-};
-
-LocationTarget ResolveLocation(const Url& base, std::string_view location);
+// The absolute URL the Location names, or what is wrong with the Location,
+// for a person (kInvalidArgument).
+ampoule::Result<std::string> ResolveLocation(const Url& base, std::string_view location);
 
 // RFC 3986 section 5.2.4 on a path ("/a/b/../c" -> "/a/c"); a ".." above
 // the root stays at the root.

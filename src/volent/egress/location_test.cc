@@ -7,14 +7,14 @@ namespace volent::egress {
 namespace {
 
 Url Base(std::string_view text) {
-  ParsedUrl parsed = ParseUrl(text);
-  EXPECT_TRUE(parsed.ok()) << parsed.error;
-  return *parsed.url;
+  ampoule::Result<Url> parsed = ParseUrl(text);
+  EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.message());
+  return parsed.ok() ? *parsed : Url{};
 }
 
 std::string Resolve(std::string_view base, std::string_view location) {
-  LocationTarget target = ResolveLocation(Base(base), location);
-  return target.error.empty() ? target.url : "error: " + target.error;
+  ampoule::Result<std::string> target = ResolveLocation(Base(base), location);
+  return target.ok() ? *target : "error: " + target.message();
 }
 
 TEST(Location, AbsoluteUrlsAreKeptAsWritten) {

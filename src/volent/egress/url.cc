@@ -71,11 +71,7 @@ std::string CheckTarget(std::string_view target) {
   return "";
 }
 
-ParsedUrl Fail(std::string error) {
-  ParsedUrl out;
-  out.error = std::move(error);
-  return out;
-}
+ampoule::Error Fail(std::string error) { return {std::move(error), ampoule::ErrorKind::kInvalidArgument}; }
 
 }  // namespace
 
@@ -95,7 +91,7 @@ std::string Url::Authority() const {
 
 std::string Url::ToString() const { return scheme + "://" + Authority() + target; }
 
-ParsedUrl ParseUrl(std::string_view text) {
+ampoule::Result<Url> ParseUrl(std::string_view text) {
   if (text.empty()) return Fail("URL is empty");
   if (text.size() > kMaxUrlBytes) return Fail("URL is longer than " + std::to_string(kMaxUrlBytes) + " bytes");
   for (unsigned char c : text) {
@@ -191,9 +187,7 @@ ParsedUrl ParseUrl(std::string_view text) {
   }
   std::string problem = CheckTarget(url.target);
   if (!problem.empty()) return Fail("URL " + problem);
-  ParsedUrl out;
-  out.url = std::move(url);
-  return out;
+  return url;
 }
 
 }  // namespace volent::egress

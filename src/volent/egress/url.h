@@ -26,6 +26,8 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include "core/result.h"
+
 namespace volent::egress {
 
 inline constexpr size_t kMaxUrlBytes = 8192;
@@ -46,13 +48,8 @@ struct Url {
   std::string ToString() const;   // scheme://Authority() target: the URL as the gate reads it
 };
 
-struct ParsedUrl {
-  std::optional<Url> url;
-  std::string error;  // when !url: what is wrong, for a person
-  bool ok() const { return url.has_value(); }
-};
-
-ParsedUrl ParseUrl(std::string_view text);
+// The URL, or what is wrong with it, for a person (kInvalidArgument).
+ampoule::Result<Url> ParseUrl(std::string_view text);
 
 int DefaultPort(std::string_view scheme);  // 80, 443, or 0
 

@@ -7,16 +7,17 @@ namespace volent::egress {
 namespace {
 
 Url Ok(std::string_view text) {
-  ParsedUrl parsed = ParseUrl(text);
-  EXPECT_TRUE(parsed.ok()) << text << ": " << parsed.error;
-  return parsed.url.value_or(Url{});
+  ampoule::Result<Url> parsed = ParseUrl(text);
+  EXPECT_TRUE(parsed.ok()) << text << ": " << (parsed.ok() ? "" : parsed.message());
+  return parsed.ok() ? *parsed : Url{};
 }
 
 std::string Refused(std::string_view text) {
-  ParsedUrl parsed = ParseUrl(text);
+  ampoule::Result<Url> parsed = ParseUrl(text);
   EXPECT_FALSE(parsed.ok()) << text << " was accepted";
-  EXPECT_FALSE(parsed.error.empty()) << text;
-  return parsed.error;
+  if (parsed.ok()) return "";
+  EXPECT_FALSE(parsed.message().empty()) << text;
+  return parsed.message();
 }
 
 TEST(Url, PlainHttpsNameWithDefaults) {

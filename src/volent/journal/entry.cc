@@ -1,8 +1,9 @@
 #include "volent/journal/entry.h"
 
-#include <sodium.h>
-
 #include <array>
+
+#include "core/hex.h"
+#include "core/sha256.h"
 
 namespace volent::journal {
 namespace {
@@ -31,12 +32,12 @@ ampoule::Status CheckPart(std::string_view what, std::string_view part) {
 }
 
 // Appends the 8-byte big-endian length of `field`, then its bytes.
-void Field(crypto_hash_sha256_state* state, std::string_view field) {
-  unsigned char length[8];
+void Field(ampoule::core::Sha256Hasher* hasher, std::string_view field) {
+  uint8_t length[8];
   uint64_t n = field.size();
-  for (int i = 7; i >= 0; --i, n >>= 8) length[i] = static_cast<unsigned char>(n & 0xff);
-  crypto_hash_sha256_update(state, length, sizeof length);
-  crypto_hash_sha256_update(state, reinterpret_cast<const unsigned char*>(field.data()), field.size());
+  for (int i = 7; i >= 0; --i, n >>= 8) length[i] = static_cast<uint8_t>(n & 0xff);
+  hasher->Update(std::span<const uint8_t>(length));
+  hasher->Update(field);
 }
 
 }  // namespace
@@ -60,32 +61,18 @@ ampoule::Status EffectKey::Check() const {
 }
 
 std::string EntryHash(const Entry& entry) {
-  crypto_hash_sha256_state state;
-  crypto_hash_sha256_init(&state);
-  Field(&state, kHashDomain);
-  Field(&state, std::to_string(entry.seq));
-  Field(&state, entry.prev_hash);
-  Field(&state, KindName(entry.kind));
-  Field(&state, entry.agent);
-  Field(&state, entry.run);
-  Field(&state, std::to_string(entry.step));
-  Field(&state, entry.key);
-  Field(&state, entry.payload);
-  Field(&state, std::to_string(entry.time_ms));
-  unsigned char digest[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256_final(&state, digest);
-  return Hex(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
-}
-
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 0xf]);
-  }
-  return out;
+  ampoule::core::Sha256Hasher hasher;
+  Field(&hasher, kHashDomain);
+  Field(&hasher, std::to_string(entry.seq));
+  Field(&hasher, entry.prev_hash);
+  Field(&hasher, KindName(entry.kind));
+  Field(&hasher, entry.agent);
+  Field(&hasher, entry.run);
+  Field(&hasher, std::to_string(entry.step));
+  Field(&hasher, entry.key);
+  Field(&hasher, entry.payload);
+  Field(&hasher, std::to_string(entry.time_ms));
+  return ampoule::core::HexEncode(hasher.Finish());
 }
 
 }  // namespace volent::journal

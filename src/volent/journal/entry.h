@@ -75,7 +75,4 @@ struct Entry {
 // The lowercase hex SHA-256 of the entry's encoding (every field but `hash`).
 std::string EntryHash(const Entry& entry);
 
-// Lowercase hex of `bytes`.
-std::string Hex(std::string_view bytes);
-
 }  // namespace volent::journal

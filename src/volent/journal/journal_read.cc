@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "core/hex.h"
 #include "volent/journal/journal.h"
 #include "volent/journal/row.h"
 
@@ -63,9 +64,7 @@ Result<std::vector<Entry>> Collect(sqlite3* db, const std::string& path, sqlite3
 std::optional<std::string> NormalizeHead(std::string text) {
   if (text.rfind("sha256:", 0) == 0) text.erase(0, 7);
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (text.size() != 64 || text.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    return std::nullopt;
-  }
+  if (!ampoule::core::IsLowerHex(text, 32)) return std::nullopt;
   return text;
 }
 

@@ -58,27 +58,29 @@ bool OneOf(std::string_view s, std::initializer_list<std::string_view> words) {
   return false;
 }
 
-ScalarValue Integer(std::string_view text, std::string_view digits, int base, bool negative) {
+ampoule::Error Invalid(std::string message) { return {std::move(message), ampoule::ErrorKind::kInvalidArgument}; }
+
+ampoule::Result<nlohmann::json> Integer(std::string_view text, std::string_view digits, int base, bool negative) {
   uint64_t magnitude = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
   const uint64_t limit = negative ? uint64_t{1} << 63 : UINT64_MAX;
   if (ec != std::errc() || end != digits.data() + digits.size() || magnitude > limit) {
-    return {nullptr, "the integer " + std::string(text) + " is out of range (64 bits)"};
+    return Invalid("the integer " + std::string(text) + " is out of range (64 bits)");
   }
   if (!negative) {
-    if (magnitude <= static_cast<uint64_t>(INT64_MAX)) return {static_cast<int64_t>(magnitude), ""};
-    return {magnitude, ""};
+    if (magnitude <= static_cast<uint64_t>(INT64_MAX)) return nlohmann::json(static_cast<int64_t>(magnitude));
+    return nlohmann::json(magnitude);
   }
-  if (magnitude == uint64_t{1} << 63) return {INT64_MIN, ""};
-  return {-static_cast<int64_t>(magnitude), ""};
+  if (magnitude == uint64_t{1} << 63) return nlohmann::json(INT64_MIN);
+  return nlohmann::json(-static_cast<int64_t>(magnitude));
 }
 
 }  // namespace
 
-ScalarValue ResolvePlainScalar(std::string_view s) {
-  if (OneOf(s, {"", "~", "null", "Null", "NULL"})) return {nullptr, ""};
-  if (OneOf(s, {"true", "True", "TRUE"})) return {true, ""};
-  if (OneOf(s, {"false", "False", "FALSE"})) return {false, ""};
+ampoule::Result<nlohmann::json> ResolvePlainScalar(std::string_view s) {
+  if (OneOf(s, {"", "~", "null", "Null", "NULL"})) return nlohmann::json(nullptr);
+  if (OneOf(s, {"true", "True", "TRUE"})) return nlohmann::json(true);
+  if (OneOf(s, {"false", "False", "FALSE"})) return nlohmann::json(false);
   if (s.size() > 2 && s[0] == '0' && s[1] == 'o' && IsDigits(s.substr(2), 8)) {
     return Integer(s, s.substr(2), 8, false);
   }
@@ -89,17 +91,17 @@ ScalarValue ResolvePlainScalar(std::string_view s) {
   if (IsDigits(s.substr(sign ? 1 : 0), 10)) return Integer(s, s.substr(sign ? 1 : 0), 10, s[0] == '-');
   std::string_view unsigned_part = s.substr(sign ? 1 : 0);
   if (OneOf(unsigned_part, {".inf", ".Inf", ".INF"}) || OneOf(s, {".nan", ".NaN", ".NAN"})) {
-    return {nullptr, "infinity and NaN are not JSON numbers; quote " + std::string(s) + " for a string"};
+    return Invalid("infinity and NaN are not JSON numbers; quote " + std::string(s) + " for a string");
   }
   if (IsCoreFloat(s)) {
     const std::string copy(s);
     errno = 0;
     char* end = nullptr;
     const double d = std::strtod(copy.c_str(), &end);
-    if (errno == ERANGE && std::isinf(d)) return {nullptr, "the number " + copy + " is out of range"};
-    return {d, ""};
+    if (errno == ERANGE && std::isinf(d)) return Invalid("the number " + copy + " is out of range");
+    return nlohmann::json(d);
   }
-  return {std::string(s), ""};
+  return nlohmann::json(std::string(s));
 }
 
 }  // namespace volent::manifest

@@ -9,13 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/result.h"
+
 namespace volent::manifest {
 
-struct ScalarValue {
-  nlohmann::json value;  // null when `error` is set
-  std::string error;     // "" or why the scalar is not a JSON value
-};
-
-ScalarValue ResolvePlainScalar(std::string_view text);
+// The JSON value of a plain (unquoted) scalar, or why it is not one
+// (kInvalidArgument: an integer out of 64 bits, infinity, NaN).
+ampoule::Result<nlohmann::json> ResolvePlainScalar(std::string_view text);
 
 }  // namespace volent::manifest

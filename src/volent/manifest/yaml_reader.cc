@@ -74,9 +74,9 @@ class Builder : public YAML::EventHandler {
     if (ExpectingKey()) return TakeKey(mark, value);
     const Slot slot = Start(mark);
     if (!plain) return Place(json(value), slot);
-    ScalarValue resolved = ResolvePlainScalar(value);
-    if (!resolved.error.empty()) Report(mark, resolved.error);
-    Place(std::move(resolved.value), slot);
+    ampoule::Result<json> resolved = ResolvePlainScalar(value);
+    if (!resolved.ok()) Report(mark, resolved.message());
+    Place(resolved.ok() ? std::move(*resolved) : json(), slot);
   }
 
   void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,

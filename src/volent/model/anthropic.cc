@@ -85,50 +85,42 @@ json AnthropicRequestBody(const std::string& model, const Conversation& conversa
   return body;
 }
 
-ParsedAnswer ParseAnthropicAnswer(std::string_view body) {
-  ParsedAnswer out;
+ampoule::Result<Answer> ParseAnthropicAnswer(std::string_view body) {
   const json v = ParseJson(body);
   if (v.is_discarded() || !v.is_object()) {
-    out.error = "the answer is not a JSON object: " + Quoted(body, 120);
-    return out;
+    return ampoule::Error{"the answer is not a JSON object: " + Quoted(body, 120)};
   }
   if (std::string message = ErrorMessageOf(v); !message.empty()) {
-    out.error = "the answer is an error: " + message;
-    return out;
+    return ampoule::Error{"the answer is an error: " + message};
   }
   auto content = v.find("content");
   if (content == v.end() || !content->is_array()) {
-    out.error = "the answer has no \"content\" array";
-    return out;
+    return ampoule::Error{"the answer has no \"content\" array"};
   }
   Answer answer;
   for (size_t i = 0; i < content->size(); ++i) {
     const json& block = (*content)[i];
     const std::string where = "content block " + std::to_string(i);
     if (!block.is_object() || !block.contains("type") || !block["type"].is_string()) {
-      out.error = "the answer's " + where + " has no \"type\"";
-      return out;
+      return ampoule::Error{"the answer's " + where + " has no \"type\""};
     }
     const std::string type = block["type"].get<std::string>();
     if (type == "text") {
       if (!block.contains("text") || !block["text"].is_string()) {
-        out.error = "the answer's " + where + " (text) has no \"text\" string";
-        return out;
+        return ampoule::Error{"the answer's " + where + " (text) has no \"text\" string"};
       }
       if (!answer.text.empty()) answer.text += "\n";
       answer.text += block["text"].get<std::string>();
     } else if (type == "tool_use") {
       if (!block.contains("id") || !block["id"].is_string() || block["id"].get<std::string>().empty() ||
           !block.contains("name") || !block["name"].is_string()) {
-        out.error = "the answer's " + where + " (tool_use) has no \"id\" or \"name\"";
-        return out;
+        return ampoule::Error{"the answer's " + where + " (tool_use) has no \"id\" or \"name\""};
       }
       ToolCall call{block["id"].get<std::string>(), block["name"].get<std::string>(), json::object()};
       if (block.contains("input")) {
         if (!block["input"].is_object()) {
-          out.error = "the answer's tool call " + Quoted(call.id) + " (" + Excerpt(call.name, 64) +
-                      ") has an \"input\" that is not a JSON object";
-          return out;
+          return ampoule::Error{"the answer's tool call " + Quoted(call.id) + " (" + Excerpt(call.name, 64) +
+                                ") has an \"input\" that is not a JSON object"};
         }
         call.arguments = block["input"];
       }
@@ -147,8 +139,7 @@ ParsedAnswer ParseAnthropicAnswer(std::string_view body) {
     answer.usage.input_tokens = CountAt(*u, "input_tokens");
     answer.usage.output_tokens = CountAt(*u, "output_tokens");
   }
-  out.answer = std::move(answer);
-  return out;
+  return answer;
 }
 
 std::string AnthropicErrorMessage(std::string_view body) { return ErrorMessageOf(ParseJson(body)); }

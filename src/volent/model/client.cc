@@ -234,12 +234,12 @@ CallResult Client::Read(const Prepared& p, egress::SendResult sent) {
         break;
       }
       {
-        ParsedAnswer parsed = p.provider == "anthropic" ? ParseAnthropicAnswer(sent.response.body)
-                                                        : ParseOpenAiAnswer(sent.response.body);
-        if (parsed.answer) {
-          result.answer = std::move(parsed.answer);
+        ampoule::Result<Answer> parsed = p.provider == "anthropic" ? ParseAnthropicAnswer(sent.response.body)
+                                                                   : ParseOpenAiAnswer(sent.response.body);
+        if (parsed.ok()) {
+          result.answer = std::move(*parsed);
         } else {
-          result = Failure(ErrorKind::kMalformed, "the model provider's answer could not be read: " + parsed.error,
+          result = Failure(ErrorKind::kMalformed, "the model provider's answer could not be read: " + parsed.message(),
                            sent.response.status);
         }
       }

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/result.h"
+
 namespace volent::model {
 
 // A tool the model asked for: `arguments` is a JSON value (an object for
@@ -80,13 +82,11 @@ struct Answer {
   Usage usage;
 };
 
-// A response body read into an Answer, or why it could not be: `error` is
-// for a person ("the answer's tool call \"c1\" (lookup) has arguments that
-// are not JSON: ...") and never repeats more than a short piece of the body.
-struct ParsedAnswer {
-  std::optional<Answer> answer;
-  std::string error;  // "" when answer is set
-};
+// A response body read into an Answer, or why it could not be: the parsers
+// (ParseAnthropicAnswer, ParseOpenAiAnswer) return ampoule::Result<Answer>,
+// whose message is for a person ("the answer's tool call \"c1\" (lookup) has
+// arguments that are not JSON: ...") and never repeats more than a short
+// piece of the body.
 
 // The text a tool result is sent as: a JSON string as it is, any other
 // value as its compact JSON (invalid UTF-8 replaced).

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 
 namespace volent::model {
 namespace {
@@ -52,9 +52,9 @@ LoadedKeys LoadModelKeys(const std::vector<manifest::ModelKeyFile>& files) {
     }
     // Read through the safe reader: a file swapped for a FIFO after the
     // stat above is refused rather than waited on.
-    ampoule::receipt::ReadRules regular_only;
-    regular_only.from = ampoule::receipt::PathFrom::kUntrusted;
-    ampoule::Result<std::string> text = ampoule::receipt::ReadFileCapped(f.key_file, kMaxKeyFile, nullptr, regular_only);
+    ampoule::core::ReadRules regular_only;
+    regular_only.from = ampoule::core::PathFrom::kUntrusted;
+    ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(f.key_file, kMaxKeyFile, nullptr, regular_only);
     if (!text.ok()) {
       out.errors.push_back(what + " cannot be read: " + text.message());
       continue;

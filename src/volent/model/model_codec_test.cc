@@ -46,7 +46,7 @@ TEST(AnthropicCodec, MinimalRequestHasNoSystemOrTools) {
 }
 
 TEST(AnthropicCodec, ParsesTextAndSeveralToolCalls) {
-  ParsedAnswer p = ParseAnthropicAnswer(R"({
+  ampoule::Result<Answer> p = ParseAnthropicAnswer(R"({
     "id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
     "content": [
       {"type": "text", "text": "I will look."},
@@ -56,40 +56,40 @@ TEST(AnthropicCodec, ParsesTextAndSeveralToolCalls) {
       {"type": "text", "text": "Done."}],
     "stop_reason": "tool_use", "stop_sequence": null,
     "usage": {"input_tokens": 120, "output_tokens": 33}})");
-  ASSERT_TRUE(p.answer) << p.error;
-  EXPECT_EQ(p.answer->text, "I will look.\nDone.");
-  ASSERT_EQ(p.answer->tool_calls.size(), 2u);
-  EXPECT_EQ(p.answer->tool_calls[0].id, "toolu_1");
-  EXPECT_EQ(p.answer->tool_calls[0].name, "lookup_order");
-  EXPECT_EQ(p.answer->tool_calls[0].arguments, json({{"order_id", "42"}}));
-  EXPECT_EQ(p.answer->tool_calls[1].arguments, json::object());
-  EXPECT_EQ(p.answer->stop, StopReason::kToolUse);
-  EXPECT_EQ(p.answer->stop_detail, "tool_use");
-  EXPECT_EQ(p.answer->usage.input_tokens, 120);
-  EXPECT_EQ(p.answer->usage.output_tokens, 33);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->text, "I will look.\nDone.");
+  ASSERT_EQ(p->tool_calls.size(), 2u);
+  EXPECT_EQ(p->tool_calls[0].id, "toolu_1");
+  EXPECT_EQ(p->tool_calls[0].name, "lookup_order");
+  EXPECT_EQ(p->tool_calls[0].arguments, json({{"order_id", "42"}}));
+  EXPECT_EQ(p->tool_calls[1].arguments, json::object());
+  EXPECT_EQ(p->stop, StopReason::kToolUse);
+  EXPECT_EQ(p->stop_detail, "tool_use");
+  EXPECT_EQ(p->usage.input_tokens, 120);
+  EXPECT_EQ(p->usage.output_tokens, 33);
 }
 
 TEST(AnthropicCodec, StopReasons) {
   auto stop = [](const char* reason) {
-    ParsedAnswer p = ParseAnthropicAnswer(std::string(R"({"content":[],"stop_reason":")") + reason + "\"}");
-    EXPECT_TRUE(p.answer) << p.error;
-    return p.answer ? p.answer->stop : StopReason::kOther;
+    ampoule::Result<Answer> p = ParseAnthropicAnswer(std::string(R"({"content":[],"stop_reason":")") + reason + "\"}");
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.message());
+    return p.ok() ? p->stop : StopReason::kOther;
   };
   EXPECT_EQ(stop("end_turn"), StopReason::kEnd);
   EXPECT_EQ(stop("stop_sequence"), StopReason::kEnd);
   EXPECT_EQ(stop("max_tokens"), StopReason::kMaxTokens);
   EXPECT_EQ(stop("refusal"), StopReason::kOther);
-  ParsedAnswer bare = ParseAnthropicAnswer(R"({"content":[{"type":"text","text":"hi"}]})");
-  ASSERT_TRUE(bare.answer) << bare.error;  // no stop_reason, no usage: other, zero counts
-  EXPECT_EQ(bare.answer->stop, StopReason::kOther);
-  EXPECT_EQ(bare.answer->usage.input_tokens, 0);
+  ampoule::Result<Answer> bare = ParseAnthropicAnswer(R"({"content":[{"type":"text","text":"hi"}]})");
+  ASSERT_TRUE(bare.ok()) << bare.message();  // no stop_reason, no usage: other, zero counts
+  EXPECT_EQ(bare->stop, StopReason::kOther);
+  EXPECT_EQ(bare->usage.input_tokens, 0);
 }
 
 TEST(AnthropicCodec, BrokenAnswersAreErrors) {
   auto error = [](std::string_view body) {
-    ParsedAnswer p = ParseAnthropicAnswer(body);
-    EXPECT_FALSE(p.answer) << body;
-    return p.error;
+    ampoule::Result<Answer> p = ParseAnthropicAnswer(body);
+    EXPECT_FALSE(p.ok()) << body;
+    return p.ok() ? std::string() : p.message();
   };
   EXPECT_NE(error("not json").find("not a JSON object"), std::string::npos);
   EXPECT_NE(error("[1]").find("not a JSON object"), std::string::npos);
@@ -146,7 +146,7 @@ TEST(OpenAiCodec, RequestBodyOfAWholeConversation) {
 }
 
 TEST(OpenAiCodec, ParsesTextAndSeveralToolCalls) {
-  ParsedAnswer p = ParseOpenAiAnswer(R"({
+  ampoule::Result<Answer> p = ParseOpenAiAnswer(R"({
     "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o",
     "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
       "role": "assistant", "content": "Checking.",
@@ -155,26 +155,26 @@ TEST(OpenAiCodec, ParsesTextAndSeveralToolCalls) {
         {"id": "call_b", "type": "function", "function": {"name": "ping", "arguments": ""}},
         {"id": "call_c", "type": "function", "function": {"name": "obj", "arguments": {"x": 1}}}]}}],
     "usage": {"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57}})");
-  ASSERT_TRUE(p.answer) << p.error;
-  EXPECT_EQ(p.answer->text, "Checking.");
-  ASSERT_EQ(p.answer->tool_calls.size(), 3u);
-  EXPECT_EQ(p.answer->tool_calls[0].id, "call_a");
-  EXPECT_EQ(p.answer->tool_calls[0].name, "lookup_order");
-  EXPECT_EQ(p.answer->tool_calls[0].arguments, json({{"order_id", "42"}}));
-  EXPECT_EQ(p.answer->tool_calls[1].arguments, json::object());
-  EXPECT_EQ(p.answer->tool_calls[2].arguments, json({{"x", 1}}));
-  EXPECT_EQ(p.answer->stop, StopReason::kToolUse);
-  EXPECT_EQ(p.answer->usage.input_tokens, 50);
-  EXPECT_EQ(p.answer->usage.output_tokens, 7);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->text, "Checking.");
+  ASSERT_EQ(p->tool_calls.size(), 3u);
+  EXPECT_EQ(p->tool_calls[0].id, "call_a");
+  EXPECT_EQ(p->tool_calls[0].name, "lookup_order");
+  EXPECT_EQ(p->tool_calls[0].arguments, json({{"order_id", "42"}}));
+  EXPECT_EQ(p->tool_calls[1].arguments, json::object());
+  EXPECT_EQ(p->tool_calls[2].arguments, json({{"x", 1}}));
+  EXPECT_EQ(p->stop, StopReason::kToolUse);
+  EXPECT_EQ(p->usage.input_tokens, 50);
+  EXPECT_EQ(p->usage.output_tokens, 7);
 }
 
 TEST(OpenAiCodec, StopReasons) {
   auto stop = [](const char* reason, bool with_call = false) {
     std::string calls = with_call ? R"(,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}])" : "";
-    ParsedAnswer p = ParseOpenAiAnswer(std::string(R"({"choices":[{"message":{"content":null)") + calls +
+    ampoule::Result<Answer> p = ParseOpenAiAnswer(std::string(R"({"choices":[{"message":{"content":null)") + calls +
                                        R"(},"finish_reason":")" + reason + "\"}]}");
-    EXPECT_TRUE(p.answer) << p.error;
-    return p.answer ? p.answer->stop : StopReason::kOther;
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.message());
+    return p.ok() ? p->stop : StopReason::kOther;
   };
   EXPECT_EQ(stop("stop"), StopReason::kEnd);
   EXPECT_EQ(stop("stop", true), StopReason::kToolUse);  // some compatible servers
@@ -183,23 +183,23 @@ TEST(OpenAiCodec, StopReasons) {
 }
 
 TEST(OpenAiCodec, MalformedArgumentsNameTheCall) {
-  ParsedAnswer p = ParseOpenAiAnswer(R"({"choices":[{"finish_reason":"tool_calls","message":{"tool_calls":[
+  ampoule::Result<Answer> p = ParseOpenAiAnswer(R"({"choices":[{"finish_reason":"tool_calls","message":{"tool_calls":[
       {"id":"call_ok","type":"function","function":{"name":"a","arguments":"{}"}},
       {"id":"call_bad","type":"function","function":{"name":"lookup_order","arguments":"{\"order_id\": 4"}}]}}]})");
-  ASSERT_FALSE(p.answer);
-  EXPECT_NE(p.error.find("tool call \"call_bad\" (lookup_order)"), std::string::npos) << p.error;
-  EXPECT_NE(p.error.find("not valid JSON"), std::string::npos) << p.error;
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("tool call \"call_bad\" (lookup_order)"), std::string::npos) << p.message();
+  EXPECT_NE(p.message().find("not valid JSON"), std::string::npos) << p.message();
   p = ParseOpenAiAnswer(R"({"choices":[{"message":{"tool_calls":[
       {"id":"c9","type":"function","function":{"name":"f","arguments":"[1,2]"}}]}}]})");
-  ASSERT_FALSE(p.answer);
-  EXPECT_NE(p.error.find("tool call \"c9\" (f) has arguments that are not a JSON object"), std::string::npos) << p.error;
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("tool call \"c9\" (f) has arguments that are not a JSON object"), std::string::npos) << p.message();
 }
 
 TEST(OpenAiCodec, BrokenAnswersAreErrors) {
   auto error = [](std::string_view body) {
-    ParsedAnswer p = ParseOpenAiAnswer(body);
-    EXPECT_FALSE(p.answer) << body;
-    return p.error;
+    ampoule::Result<Answer> p = ParseOpenAiAnswer(body);
+    EXPECT_FALSE(p.ok()) << body;
+    return p.ok() ? std::string() : p.message();
   };
   EXPECT_NE(error("").find("not a JSON object"), std::string::npos);
   EXPECT_NE(error(R"({"choices":[]})").find("no \"choices\""), std::string::npos);
@@ -226,15 +226,15 @@ TEST(OpenAiCodec, ErrorBodies) {
 
 TEST(Codecs, DeepNestingIsRefusedNotACrash) {
   const std::string deep = std::string(1 << 20, '[') + std::string(1 << 20, ']');
-  EXPECT_FALSE(ParseAnthropicAnswer(deep).answer);
-  EXPECT_FALSE(ParseOpenAiAnswer(deep).answer);
+  EXPECT_FALSE(ParseAnthropicAnswer(deep).ok());
+  EXPECT_FALSE(ParseOpenAiAnswer(deep).ok());
   std::string args = R"({"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"f",)"
                      R"("arguments":")" + std::string(100000, '[') + R"("}}]}}]})";
-  ParsedAnswer p = ParseOpenAiAnswer(args);
-  ASSERT_FALSE(p.answer);
-  EXPECT_NE(p.error.find("not valid JSON"), std::string::npos) << p.error.substr(0, 200);
+  ampoule::Result<Answer> p = ParseOpenAiAnswer(args);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("not valid JSON"), std::string::npos) << p.message().substr(0, 200);
   // Strings may hold brackets: only structure counts.
-  EXPECT_TRUE(ParseAnthropicAnswer(R"({"content":[{"type":"text","text":")" + std::string(1000, '[') + R"("}]})").answer);
+  EXPECT_TRUE(ParseAnthropicAnswer(R"({"content":[{"type":"text","text":")" + std::string(1000, '[') + R"("}]})").ok());
 }
 
 TEST(Conversation, AnswerRoundTripsThroughItsJournalForm) {

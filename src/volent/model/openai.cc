@@ -118,46 +118,38 @@ json OpenAiRequestBody(const std::string& model, const Conversation& conversatio
   return body;
 }
 
-ParsedAnswer ParseOpenAiAnswer(std::string_view body) {
-  ParsedAnswer out;
+ampoule::Result<Answer> ParseOpenAiAnswer(std::string_view body) {
   const json v = ParseJson(body);
   if (v.is_discarded() || !v.is_object()) {
-    out.error = "the answer is not a JSON object: " + Quoted(body, 120);
-    return out;
+    return ampoule::Error{"the answer is not a JSON object: " + Quoted(body, 120)};
   }
   if (std::string message = ErrorMessageOf(v); !message.empty()) {
-    out.error = "the answer is an error: " + message;
-    return out;
+    return ampoule::Error{"the answer is an error: " + message};
   }
   auto choices = v.find("choices");
   if (choices == v.end() || !choices->is_array() || choices->empty()) {
-    out.error = "the answer has no \"choices\"";
-    return out;
+    return ampoule::Error{"the answer has no \"choices\""};
   }
   const json& choice = (*choices)[0];
   if (!choice.is_object() || !choice.contains("message") || !choice["message"].is_object()) {
-    out.error = "the answer's first choice has no \"message\" object";
-    return out;
+    return ampoule::Error{"the answer's first choice has no \"message\" object"};
   }
   const json& message = choice["message"];
   Answer answer;
   if (auto content = message.find("content"); content != message.end() && !content->is_null()) {
     if (!content->is_string()) {
-      out.error = "the answer's message \"content\" is neither text nor null";
-      return out;
+      return ampoule::Error{"the answer's message \"content\" is neither text nor null"};
     }
     answer.text = content->get<std::string>();
   }
   if (auto calls = message.find("tool_calls"); calls != message.end() && !calls->is_null()) {
     if (!calls->is_array()) {
-      out.error = "the answer's \"tool_calls\" is not an array";
-      return out;
+      return ampoule::Error{"the answer's \"tool_calls\" is not an array"};
     }
     for (size_t i = 0; i < calls->size(); ++i) {
       ToolCall call;
       if (std::string why = ReadToolCall((*calls)[i], i, call); !why.empty()) {
-        out.error = why;
-        return out;
+        return ampoule::Error{why};
       }
       answer.tool_calls.push_back(std::move(call));
     }
@@ -172,8 +164,7 @@ ParsedAnswer ParseOpenAiAnswer(std::string_view body) {
     answer.usage.input_tokens = CountAt(*u, "prompt_tokens");
     answer.usage.output_tokens = CountAt(*u, "completion_tokens");
   }
-  out.answer = std::move(answer);
-  return out;
+  return answer;
 }
 
 std::string OpenAiErrorMessage(std::string_view body) { return ErrorMessageOf(ParseJson(body)); }

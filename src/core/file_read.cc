@@ -1,4 +1,4 @@
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace ampoule::receipt {
+namespace ampoule::core {
 namespace {
 
 Error IoError(const std::string& path, const char* action) {
@@ -130,4 +130,4 @@ Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char*
   return Error{problem};
 }
 
-}  // namespace ampoule::receipt
+}  // namespace ampoule::core

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <thread>
 
-#include "ampoule/receipt/file_read.h"
+#include "core/file_read.h"
 
-namespace ampoule::receipt {
+namespace ampoule::core {
 namespace {
 
 class FileReadTest : public ::testing::Test {
@@ -129,4 +129,4 @@ TEST_F(FileReadTest, OpenRegularFileRefusesFifosAndDevicesAtOnce) {
 }
 
 }  // namespace
-}  // namespace ampoule::receipt
+}  // namespace ampoule::core

@@ -23,7 +23,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::receipt {
+namespace ampoule::core {
 
 // The cap on any receipt, program, input or output file: 64 MiB.
 inline constexpr size_t kMaxFileBytes = size_t{64} << 20;
@@ -67,4 +67,4 @@ Result<std::string> ReadFdCapped(int fd, const std::string& path, size_t limit =
 // Returns the descriptor, which the caller closes.
 Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char* what);
 
-}  // namespace ampoule::receipt
+}  // namespace ampoule::core
