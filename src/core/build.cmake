@@ -1,9 +1,12 @@
 # The core (src/core): what both products stand on. Included from the root
 # CMakeLists.txt. Nothing here knows about runs, receipts or agents.
 #   result.h   errors as values (Status, Result<T>)
+#   sqlite.h   SQLite opened for durability, statements, transactions
 #   http/      the HTTP servers' shared pieces: the framing check against
 #              request smuggling (pure code on bytes), header reading,
 #              listening, draining, descriptor limits
 amp_glob(CORE_SRCS src/core/*.cc src/core/http/*.cc)
 add_library(core STATIC ${CORE_SRCS})
 target_link_libraries(core PUBLIC Boost::headers Threads::Threads)
+# sqlite.h: the SQLite files of the gate, the journal and the agent store.
+target_link_libraries(core PUBLIC sqlite3)
