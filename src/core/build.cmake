@@ -2,6 +2,7 @@
 # CMakeLists.txt. Nothing here knows about runs, receipts or agents.
 #   result.h   errors as values (Status, Result<T>)
 #   sqlite.h   SQLite opened for durability, statements, transactions
+#   json.h     bounded parsing of JSON from outside, writing that never throws
 #   http/      the HTTP servers' shared pieces: the framing check against
 #              request smuggling (pure code on bytes), header reading,
 #              listening, draining, descriptor limits
@@ -10,3 +11,5 @@ add_library(core STATIC ${CORE_SRCS})
 target_link_libraries(core PUBLIC Boost::headers Threads::Threads)
 # sqlite.h: the SQLite files of the gate, the journal and the agent store.
 target_link_libraries(core PUBLIC sqlite3)
+# json.h: nlohmann::json.
+target_link_libraries(core PUBLIC nlohmann_json::nlohmann_json)

@@ -34,6 +34,8 @@ foreach(part IN ITEMS model mockmodel)
 endforeach()
 # The mock model's server reads requests under the framing check (core).
 target_link_libraries(volent_mockmodel PUBLIC core)
+# The model codecs parse answers with core/json.h.
+target_link_libraries(volent_model PUBLIC core)
 amp_glob(AGENT_SRCS src/volent/agent/*.cc)
 add_library(volent_agent STATIC ${AGENT_SRCS})
 target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_node volent_manifest volent_model

@@ -11,6 +11,7 @@
 #include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/sodium_init.h"
+#include "core/json.h"
 
 namespace ampoule::gate {
 namespace {
@@ -153,9 +154,9 @@ Result<DecisionRow> DecisionLog::Record(const Submission& submission,
   insert.BindText(2, row.idempotency_key);
   insert.BindText(3, row.kind);
   insert.BindText(4, row.decision);
-  insert.BindText(5, receipt::DumpJson(ReasonsJson(row.reasons)));
+  insert.BindText(5, DumpJson(ReasonsJson(row.reasons)));
   insert.BindText(6, row.receipt_sha256);
-  insert.BindText(7, receipt::DumpJson(row.fields));
+  insert.BindText(7, DumpJson(row.fields));
   insert.BindTextOrNull(8, row.outbox);
   insert.BindTextOrNull(9, row.delivery);
   if (insert.Step() != SQLITE_DONE) return db_.Failure("recording the decision");
