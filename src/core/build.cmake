@@ -3,6 +3,7 @@
 #   result.h   errors as values (Status, Result<T>)
 #   sqlite.h   SQLite opened for durability, statements, transactions
 #   json.h     bounded parsing of JSON from outside, writing that never throws
+#   crash_point.h  test-only kill points armed by an environment variable
 #   http/      the HTTP servers' shared pieces: the framing check against
 #              request smuggling (pure code on bytes), header reading,
 #              listening, draining, descriptor limits

@@ -7,10 +7,10 @@
 #include <sodium.h>
 
 #include "ampoule/gate/action.h"
-#include "ampoule/gate/crash_point.h"
 #include "ampoule/receipt/hex.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/sodium_init.h"
+#include "core/crash_point.h"
 #include "core/json.h"
 
 namespace ampoule::gate {
@@ -64,7 +64,7 @@ constexpr const char* kColumns =
 
 // The hook SQLite calls as a transaction commits, before it is durable.
 int CommitHook(void*) {
-  CrashPoint("in-commit");
+  CrashPoint(kGateCrashEnv, "in-commit");
   return 0;
 }
 
