@@ -39,6 +39,7 @@
 #include "ampoule/gate/names.h"
 #include "ampoule/gate/policy.h"
 #include "ampoule/receipt/json_strict.h"
+#include "core/json.h"
 
 namespace {
 
@@ -107,10 +108,10 @@ void CheckDraft(std::string_view text) {
   for (const auto& [name, path] : draft->evidence.inputs) Check(UnderBase(path));
   Check(draft->data_as_of >= 0);
 
-  const std::string again_text = receipt::DumpJson(DraftToJson(*draft));
+  const std::string again_text = ampoule::DumpJson(DraftToJson(*draft));
   Result<gate::ActionDraft> again = gate::ParseActionDraft(again_text, kBase);
   Check(again.ok());
-  Check(receipt::DumpJson(DraftToJson(*again)) == again_text);
+  Check(ampoule::DumpJson(DraftToJson(*again)) == again_text);
   Check(again->data_as_of == draft->data_as_of);
 }
 
@@ -137,10 +138,10 @@ void CheckPolicy(std::string_view text) {
   for (const std::string& k : policy->trusted_keys) Check(UnderBase(k));
   Check(UnderBase(policy->decision_log) && UnderBase(policy->outbox));
 
-  const std::string again_text = receipt::DumpJson(PolicyToJson(*policy));
+  const std::string again_text = ampoule::DumpJson(PolicyToJson(*policy));
   Result<gate::Policy> again = gate::ParsePolicy(again_text, kBase);
   Check(again.ok());
-  Check(receipt::DumpJson(PolicyToJson(*again)) == again_text);
+  Check(ampoule::DumpJson(PolicyToJson(*again)) == again_text);
 }
 
 void CheckTimestamp(std::string_view text) {

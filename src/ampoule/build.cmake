@@ -44,7 +44,7 @@ target_link_libraries(amp_verify PUBLIC amp_run amp_receipt)
 amp_glob(GATE_SRCS src/ampoule/gate/*.cc)
 add_library(amp_gate STATIC ${GATE_SRCS})
 # utf8proc: Unicode normalisation of idempotency keys and kinds (docs/decisions/0024-unicode-keys.md).
-target_link_libraries(amp_gate PUBLIC amp_verify sqlite3 utf8proc)
+target_link_libraries(amp_gate PUBLIC amp_verify core utf8proc)
 # The MCP server (src/ampoule/mcp, docs/mcp.md): the protocol, the tools, the
 # stdio and Streamable HTTP transports. Tool calls run on threads.
 amp_glob(MCP_SRCS src/ampoule/mcp/*.cc)

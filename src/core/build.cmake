@@ -3,6 +3,9 @@
 #   result.h   errors as values (Status, Result<T>, the error kind)
 #   hex.h, sha256.h   lowercase hex and SHA-256 (libsodium)
 #   file_read.h  the one safe file reader (O_NONBLOCK, regular files, caps)
+#   sqlite.h   SQLite opened for durability, statements, transactions
+#   json.h     bounded parsing of JSON from outside, writing that never throws
+#   crash_point.h  test-only kill points armed by an environment variable
 #   http/      the HTTP servers' shared pieces: the framing check against
 #              request smuggling (pure code on bytes), header reading,
 #              listening, draining, descriptor limits
@@ -11,3 +14,7 @@ add_library(core STATIC ${CORE_SRCS})
 target_link_libraries(core PUBLIC Boost::headers Threads::Threads)
 # SHA-256 is libsodium's; the static engine links it too.
 target_link_libraries(core PUBLIC sodium)
+# sqlite.h: the SQLite files of the gate, the journal and the agent store.
+target_link_libraries(core PUBLIC sqlite3)
+# json.h: nlohmann::json.
+target_link_libraries(core PUBLIC nlohmann_json::nlohmann_json)

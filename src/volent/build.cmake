@@ -18,10 +18,10 @@ add_library(volent_manifest STATIC ${MANIFEST_SRCS} ${CMAKE_BINARY_DIR}/generate
 target_link_libraries(volent_manifest PUBLIC core yaml-cpp nlohmann_json::nlohmann_json)
 amp_glob(NODE_SRCS src/volent/node/*.cc)
 add_library(volent_node STATIC ${NODE_SRCS})
-target_link_libraries(volent_node PUBLIC volent_manifest sqlite3 Threads::Threads)
+target_link_libraries(volent_node PUBLIC volent_manifest core Threads::Threads)
 amp_glob(JOURNAL_SRCS src/volent/journal/*.cc)
 add_library(volent_journal STATIC ${JOURNAL_SRCS})
-target_link_libraries(volent_journal PUBLIC core sqlite3 sodium nlohmann_json::nlohmann_json Threads::Threads)
+target_link_libraries(volent_journal PUBLIC core sodium nlohmann_json::nlohmann_json Threads::Threads)
 amp_glob(EGRESS_SRCS src/volent/egress/*.cc)
 add_library(volent_egress STATIC ${EGRESS_SRCS})
 target_link_libraries(volent_egress PUBLIC volent_manifest Boost::headers OpenSSL::SSL OpenSSL::Crypto
@@ -34,6 +34,8 @@ foreach(part IN ITEMS model mockmodel)
 endforeach()
 # The mock model's server reads requests under the framing check (core).
 target_link_libraries(volent_mockmodel PUBLIC core)
+# The model codecs parse answers with core/json.h.
+target_link_libraries(volent_model PUBLIC core)
 amp_glob(AGENT_SRCS src/volent/agent/*.cc)
 add_library(volent_agent STATIC ${AGENT_SRCS})
 target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_node volent_manifest volent_model

@@ -12,6 +12,7 @@
 #include "ampoule/gate/policy.h"
 #include "ampoule/gate/submit.h"
 #include "ampoule/receipt/json_strict.h"
+#include "core/json.h"
 
 namespace ampoule::cli {
 namespace {
@@ -73,7 +74,7 @@ std::string OneLine(std::string text) {
 
 int Fail(const char* command, const std::string& message, bool json) {
   if (json) {
-    printf("%s\n", receipt::DumpJson({{"error", message}}).c_str());
+    printf("%s\n", DumpJson({{"error", message}}).c_str());
   } else {
     fprintf(stderr, "ampoule gate %s: %s\n", command, OneLine(message).c_str());
     printf("ERROR: %s\n", OneLine(message).c_str());
@@ -160,7 +161,7 @@ int GateSubmitCommand(Args args) {
                 json);
   }
   if (json) {
-    printf("%s\n", receipt::DumpJson(RowJson(row)).c_str());
+    printf("%s\n", DumpJson(RowJson(row)).c_str());
   } else {
     for (const std::string& reason : row.reasons) printf("reason: %s\n", OneLine(reason).c_str());
     printf("decision #%lld: %s %s\n", static_cast<long long>(row.id), row.decision.c_str(),
@@ -219,7 +220,7 @@ int GateLogCommand(Args args) {
   if (!rows.ok()) return Fail("log", rows.message(), json);
   for (const gate::DecisionRow& row : *rows) {
     if (json) {
-      printf("%s\n", receipt::DumpJson(RowJson(row)).c_str());
+      printf("%s\n", DumpJson(RowJson(row)).c_str());
       continue;
     }
     printf("#%lld %s %-8s %s %s receipt:%.12s%s\n", static_cast<long long>(row.id), row.decided_at.c_str(),

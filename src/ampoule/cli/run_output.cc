@@ -9,6 +9,7 @@
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/run/receipt_builder.h"
+#include "core/json.h"
 
 namespace ampoule::cli {
 
@@ -88,7 +89,7 @@ Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_pat
                        const ReceiptSigner& signer, const std::string& receipt_path) {
   nlohmann::json record = run::RecordToJson(run.record);
   if (!record_path.empty()) {
-    AMP_RETURN_IF_ERROR(WriteFileAtomically(record_path, receipt::DumpJson(record, 2) + "\n"));
+    AMP_RETURN_IF_ERROR(WriteFileAtomically(record_path, DumpJson(record, 2) + "\n"));
   }
   if (signer.enabled()) {
     std::string envelope = run::MakeReceipt(run.record, signer.key());
@@ -98,7 +99,7 @@ Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_pat
     nlohmann::json out = {{"record", std::move(record)},
                           {"stdout", run.stdout_data},
                           {"stderr", run.stderr_data}};
-    std::string text = receipt::DumpJson(out) + "\n";
+    std::string text = DumpJson(out) + "\n";
     fwrite(text.data(), 1, text.size(), stdout);
     fflush(stdout);
   }

@@ -1,19 +1,17 @@
 #include "ampoule/gate/decision_log.h"
 
-#include <sqlite3.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <ctime>
-#include <thread>
 
 #include <sodium.h>
 
 #include "ampoule/gate/action.h"
-#include "ampoule/gate/crash_point.h"
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/sodium_init.h"
+#include "core/crash_point.h"
 #include "core/hex.h"
+#include "core/json.h"
 
 namespace ampoule::gate {
 namespace {
@@ -64,54 +62,11 @@ constexpr const char* kColumns =
     "id, decided_at, idempotency_key, kind, decision, reasons, receipt_sha256, fields, "
     "outbox, delivery, outbox_file";
 
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  bool ok() const { return rc_ == SQLITE_OK; }
-  sqlite3_stmt* get() { return stmt_; }
-  void Bind(int i, const std::string& text) {
-    sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-  }
-  void BindNullable(int i, const std::string& text) {
-    if (text.empty()) sqlite3_bind_null(stmt_, i); else Bind(i, text);
-  }
-  std::string Text(int column) {
-    const unsigned char* t = sqlite3_column_text(stmt_, column);
-    return t ? std::string(reinterpret_cast<const char*>(t), sqlite3_column_bytes(stmt_, column)) : "";
-  }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
-};
-
-Error SqlError(sqlite3* db, const std::string& path, const std::string& doing) {
-  return Error{"decision log " + path + ": " + doing + ": " + sqlite3_errmsg(db)};
-}
-
 // The hook SQLite calls as a transaction commits, before it is durable.
 int CommitHook(void*) {
-  CrashPoint("in-commit");
+  CrashPoint(kGateCrashEnv, "in-commit");
   return 0;
 }
-
-// Rolls back an open transaction unless Commit() was called.
-class Transaction {
- public:
-  explicit Transaction(sqlite3* db) : db_(db) {}
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  int Commit() {
-    done_ = true;
-    return sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
-  }
-
- private:
-  sqlite3* db_;
-  bool done_ = false;
-};
 
 nlohmann::json ReasonsJson(const std::vector<std::string>& reasons) {
   nlohmann::json array = nlohmann::json::array();
@@ -122,39 +77,20 @@ nlohmann::json ReasonsJson(const std::vector<std::string>& reasons) {
 }  // namespace
 
 Result<std::unique_ptr<DecisionLog>> DecisionLog::Open(const std::string& path) {
-  sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  if (rc != SQLITE_OK) {
-    Error e{"cannot open the decision log " + path + ": " +
-            (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) + " (does its folder exist?)"};
-    sqlite3_close(db);
-    return e;
-  }
-  std::unique_ptr<DecisionLog> log(new DecisionLog(db, path));
-  sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  // Switching a new file to WAL needs a moment alone with it; when many
-  // processes open a fresh log at once, some are told "busy" without the
-  // busy handler being consulted, so retry for as long as it would wait.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
-  for (;;) {
-    Statement mode(db, "PRAGMA journal_mode = WAL");
-    rc = mode.ok() ? sqlite3_step(mode.get()) : SQLITE_ERROR;
-    if (rc == SQLITE_ROW) {
-      if (mode.Text(0) != "wal") return Error{"decision log " + path + ": cannot use write-ahead logging (journal mode " + mode.Text(0) + ")"};
-      break;
-    }
-    if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || std::chrono::steady_clock::now() > give_up) {
-      return SqlError(db, path, "setting write-ahead logging");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (Status s = log->Exec("PRAGMA synchronous = FULL"); !s.ok()) return s.error();
-  if (Status s = log->Exec("BEGIN IMMEDIATE"); !s.ok()) return s.error();
-  Transaction txn(db);
-  Statement version(db, "PRAGMA user_version");
-  if (!version.ok() || sqlite3_step(version.get()) != SQLITE_ROW) return SqlError(db, path, "reading the schema version");
-  const int found = sqlite3_column_int(version.get(), 0);
-  sqlite3_reset(version.get());
+  sqlite::OpenOptions options;
+  options.busy_timeout_ms = kBusyTimeoutMs;
+  options.name = "decision log " + path;
+  options.open_hint = "does its folder exist?";
+  Result<sqlite::Database> db = sqlite::Database::Open(path, options);
+  if (!db) return db.error();
+  std::unique_ptr<DecisionLog> log(new DecisionLog(std::move(*db), path));
+  sqlite::Database& d = log->db_;
+  Result<sqlite::Transaction> txn = d.Begin(sqlite::Database::Lock::kImmediate);
+  if (!txn) return txn.error();
+  sqlite::Statement version = d.Prepare("PRAGMA user_version");
+  if (!version || version.Step() != SQLITE_ROW) return d.Failure("reading the schema version");
+  const int found = static_cast<int>(version.Int64(0));
+  version.Reset();
   if (found > kSchemaVersion) {
     return Error{"decision log " + path + " has schema version " + std::to_string(found) +
                  ", newer than this ampoule understands (" + std::to_string(kSchemaVersion) + ")"};
@@ -163,49 +99,39 @@ Result<std::unique_ptr<DecisionLog>> DecisionLog::Open(const std::string& path) 
     // A new log, or one from version 1: the statements only add what is
     // missing. Inside BEGIN IMMEDIATE, so of many processes opening a new
     // file at once exactly one gives it its identity.
-    if (Status s = log->Exec(kSchema); !s.ok()) return s.error();
-    Statement id(db, "INSERT OR IGNORE INTO meta (name, value) VALUES ('log_id', ?1)");
-    if (!id.ok()) return SqlError(db, path, "giving the log its identity");
-    id.Bind(1, NewLogId());
-    if (sqlite3_step(id.get()) != SQLITE_DONE) return SqlError(db, path, "giving the log its identity");
-    if (Status s = log->Exec("PRAGMA user_version = 2"); !s.ok()) return s.error();
+    if (Status s = d.Exec(kSchema); !s.ok()) return s.error();
+    sqlite::Statement id = d.Prepare("INSERT OR IGNORE INTO meta (name, value) VALUES ('log_id', ?1)");
+    if (!id) return d.Failure("giving the log its identity");
+    id.BindText(1, NewLogId());
+    if (id.Step() != SQLITE_DONE) return d.Failure("giving the log its identity");
+    if (Status s = d.Exec("PRAGMA user_version = 2"); !s.ok()) return s.error();
   }
-  Statement id(db, "SELECT value FROM meta WHERE name = 'log_id'");
-  if (!id.ok() || sqlite3_step(id.get()) != SQLITE_ROW) return SqlError(db, path, "reading the log's identity");
+  sqlite::Statement id = d.Prepare("SELECT value FROM meta WHERE name = 'log_id'");
+  if (!id || id.Step() != SQLITE_ROW) return d.Failure("reading the log's identity");
   log->id_ = id.Text(0);
-  sqlite3_reset(id.get());
+  id.Reset();
   // The outbox trusts this value to tell logs apart (outbox.h): one edited
   // into something else would let two logs pass for one.
   if (!core::IsLowerHex(log->id_, kLogIdBytes)) {
     return Error{"decision log " + path + ": its identity (table meta, log_id) is '" + log->id_ +
                  "', not 32 lowercase hex digits; the file was altered outside ampoule"};
   }
-  if (txn.Commit() != SQLITE_OK) return SqlError(db, path, "creating the tables");
+  if (Status s = txn->Commit(); !s.ok()) return s.error();
   return log;
 }
 
-DecisionLog::~DecisionLog() { sqlite3_close(db_); }
-
-Status DecisionLog::Exec(const char* sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    Error e{"decision log " + path_ + ": " + (message ? message : sqlite3_errmsg(db_))};
-    sqlite3_free(message);
-    return e;
-  }
-  return Status::Ok();
-}
+DecisionLog::~DecisionLog() = default;
 
 Result<DecisionRow> DecisionLog::Record(const Submission& submission,
                                         const std::function<GateVerdict(bool already_sent)>& decide) {
-  if (Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s.error();
-  Transaction txn(db_);
-  Statement sent(db_, "SELECT 1 FROM decisions WHERE idempotency_key = ?1 AND decision = 'send'");
-  if (!sent.ok()) return SqlError(db_, path_, "reading earlier sends");
-  sent.Bind(1, submission.idempotency_key);
-  const int step = sqlite3_step(sent.get());
-  if (step != SQLITE_ROW && step != SQLITE_DONE) return SqlError(db_, path_, "reading earlier sends");
-  sqlite3_reset(sent.get());
+  Result<sqlite::Transaction> txn = db_.Begin(sqlite::Database::Lock::kImmediate);
+  if (!txn) return txn.error();
+  sqlite::Statement sent = db_.Prepare("SELECT 1 FROM decisions WHERE idempotency_key = ?1 AND decision = 'send'");
+  if (!sent) return db_.Failure("reading earlier sends");
+  sent.BindText(1, submission.idempotency_key);
+  const int step = sent.Step();
+  if (step != SQLITE_ROW && step != SQLITE_DONE) return db_.Failure("reading earlier sends");
+  sent.Reset();
 
   const GateVerdict verdict = decide(step == SQLITE_ROW);
   DecisionRow row;
@@ -220,37 +146,36 @@ Result<DecisionRow> DecisionLog::Record(const Submission& submission,
     row.outbox = submission.outbox;
     row.delivery = "pending";
   }
-  Statement insert(db_,
-                   "INSERT INTO decisions (decided_at, idempotency_key, kind, decision, reasons, "
-                   "receipt_sha256, fields, outbox, delivery) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
-  if (!insert.ok()) return SqlError(db_, path_, "recording the decision");
-  insert.Bind(1, row.decided_at);
-  insert.Bind(2, row.idempotency_key);
-  insert.Bind(3, row.kind);
-  insert.Bind(4, row.decision);
-  insert.Bind(5, receipt::DumpJson(ReasonsJson(row.reasons)));
-  insert.Bind(6, row.receipt_sha256);
-  insert.Bind(7, receipt::DumpJson(row.fields));
-  insert.BindNullable(8, row.outbox);
-  insert.BindNullable(9, row.delivery);
-  if (sqlite3_step(insert.get()) != SQLITE_DONE) return SqlError(db_, path_, "recording the decision");
-  row.id = sqlite3_last_insert_rowid(db_);
+  sqlite::Statement insert = db_.Prepare(
+      "INSERT INTO decisions (decided_at, idempotency_key, kind, decision, reasons, "
+      "receipt_sha256, fields, outbox, delivery) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  if (!insert) return db_.Failure("recording the decision");
+  insert.BindText(1, row.decided_at);
+  insert.BindText(2, row.idempotency_key);
+  insert.BindText(3, row.kind);
+  insert.BindText(4, row.decision);
+  insert.BindText(5, DumpJson(ReasonsJson(row.reasons)));
+  insert.BindText(6, row.receipt_sha256);
+  insert.BindText(7, DumpJson(row.fields));
+  insert.BindTextOrNull(8, row.outbox);
+  insert.BindTextOrNull(9, row.delivery);
+  if (insert.Step() != SQLITE_DONE) return db_.Failure("recording the decision");
+  row.id = sqlite3_last_insert_rowid(db_.get());
 
-  sqlite3_commit_hook(db_, CommitHook, nullptr);
-  const int committed = txn.Commit();
-  sqlite3_commit_hook(db_, nullptr, nullptr);
-  if (committed != SQLITE_OK) return SqlError(db_, path_, "committing the decision");
+  sqlite3_commit_hook(db_.get(), CommitHook, nullptr);
+  Status committed = txn->Commit();
+  sqlite3_commit_hook(db_.get(), nullptr, nullptr);
+  if (!committed.ok()) return committed.error();
   return row;
 }
 
 Status DecisionLog::MarkDelivered(int64_t id, const std::string& outbox_file) {
-  Statement update(db_,
-                   "UPDATE decisions SET delivery = 'delivered', outbox_file = ?2 "
-                   "WHERE id = ?1 AND decision = 'send'");
-  if (!update.ok()) return SqlError(db_, path_, "marking a send delivered");
-  sqlite3_bind_int64(update.get(), 1, id);
-  update.Bind(2, outbox_file);
-  if (sqlite3_step(update.get()) != SQLITE_DONE) return SqlError(db_, path_, "marking a send delivered");
+  sqlite::Statement update = db_.Prepare(
+      "UPDATE decisions SET delivery = 'delivered', outbox_file = ?2 WHERE id = ?1 AND decision = 'send'");
+  if (!update) return db_.Failure("marking a send delivered");
+  update.BindInt64(1, id);
+  update.BindText(2, outbox_file);
+  if (update.Step() != SQLITE_DONE) return db_.Failure("marking a send delivered");
   return Status::Ok();
 }
 
@@ -265,14 +190,14 @@ Result<std::vector<DecisionRow>> DecisionLog::List(const std::optional<std::stri
 Result<std::vector<DecisionRow>> DecisionLog::Query(const char* where,
                                                     const std::optional<std::string>& key) {
   const std::string sql = std::string("SELECT ") + kColumns + " FROM decisions " + where + " ORDER BY id";
-  Statement select(db_, sql.c_str());
-  if (!select.ok()) return SqlError(db_, path_, "reading decisions");
-  if (key) select.Bind(1, *key);
+  sqlite::Statement select = db_.Prepare(sql);
+  if (!select) return db_.Failure("reading decisions");
+  if (key) select.BindText(1, *key);
   std::vector<DecisionRow> rows;
   int rc;
-  while ((rc = sqlite3_step(select.get())) == SQLITE_ROW) {
+  while ((rc = select.Step()) == SQLITE_ROW) {
     DecisionRow row;
-    row.id = sqlite3_column_int64(select.get(), 0);
+    row.id = select.Int64(0);
     row.decided_at = select.Text(1);
     row.idempotency_key = select.Text(2);
     row.kind = select.Text(3);
@@ -293,7 +218,7 @@ Result<std::vector<DecisionRow>> DecisionLog::Query(const char* where,
     row.outbox_file = select.Text(10);
     rows.push_back(std::move(row));
   }
-  if (rc != SQLITE_DONE) return SqlError(db_, path_, "reading decisions");
+  if (rc != SQLITE_DONE) return db_.Failure("reading decisions");
   return rows;
 }
 

@@ -29,8 +29,7 @@
 
 #include "ampoule/gate/decision.h"
 #include "core/result.h"
-
-struct sqlite3;
+#include "core/sqlite.h"
 
 namespace ampoule::gate {
 
@@ -86,11 +85,10 @@ class DecisionLog {
   const std::string& log_id() const { return id_; }
 
  private:
-  DecisionLog(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
-  Status Exec(const char* sql);
+  DecisionLog(sqlite::Database db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
   Result<std::vector<DecisionRow>> Query(const char* sql, const std::optional<std::string>& key);
 
-  sqlite3* db_;
+  sqlite::Database db_;
   std::string path_;
   std::string id_;
 };

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ampoule/receipt/json_strict.h"
+#include "core/json.h"
 
 namespace ampoule::gate {
 namespace {
@@ -212,7 +213,7 @@ Result<nlohmann::json> ExactValue(const nlohmann::json& value, const std::vector
     if (at >= numbers.size()) return Error{std::string(where) + ": internal error: a number out of place"};
     const std::string& text = numbers[at];
     nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_discarded() || !parsed.is_number() || !SameNumber(text, receipt::DumpJson(parsed))) {
+    if (parsed.is_discarded() || !parsed.is_number() || !SameNumber(text, DumpJson(parsed))) {
       return Error{std::string(where) + " holds the number " + text.substr(0, 64) +
                    (text.size() > 64 ? "..." : "") +
                    ", which cannot be carried exactly (more than 64-bit integers or doubles hold): "
@@ -246,7 +247,7 @@ bool ExactEqual(const nlohmann::json& draft, const nlohmann::json& signed_value,
   if (draft.is_number()) {
     if (!signed_value.is_number_unsigned()) return false;
     const uint64_t at = signed_value.get<uint64_t>();
-    return at < numbers.size() && SameNumber(receipt::DumpJson(draft), numbers[at]);
+    return at < numbers.size() && SameNumber(DumpJson(draft), numbers[at]);
   }
   if (draft.is_array()) {
     if (!signed_value.is_array() || signed_value.size() != draft.size()) return false;
@@ -271,7 +272,7 @@ bool ExactEqual(const nlohmann::json& draft, const nlohmann::json& signed_value,
 
 std::string DumpExact(const nlohmann::json& value, const std::vector<std::string>& numbers) {
   // Every number in the tree is a position; dumped, each is a run of digits.
-  return RewriteNumbers(receipt::DumpJson(value), [&](std::string_view run) -> std::optional<std::string> {
+  return RewriteNumbers(DumpJson(value), [&](std::string_view run) -> std::optional<std::string> {
     if (run.empty() || run.size() > 19 || !std::all_of(run.begin(), run.end(), IsDigit)) return std::nullopt;
     uint64_t at = 0;
     for (char c : run) at = at * 10 + static_cast<uint64_t>(c - '0');

@@ -4,6 +4,7 @@
 
 #include "ampoule/gate/exact_json.h"
 #include "ampoule/receipt/json_strict.h"
+#include "core/json.h"
 
 namespace ampoule::gate {
 namespace {
@@ -68,7 +69,7 @@ std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedFie
   // 10000000000000001 and 1e400 is read rather than refused.
   Result<ExactDocument> doc = ParseExact(output, "the signed output");
   for (const auto& [name, field] : fields) {
-    const std::string draft = receipt::DumpJson(field.value);
+    const std::string draft = DumpJson(field.value);
     if (!doc.ok()) {
       out.push_back({name, draft, "nothing: the signed output is not one JSON document"});
       continue;

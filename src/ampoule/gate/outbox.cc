@@ -14,6 +14,7 @@
 #include "ampoule/receipt/sodium_init.h"
 #include "core/file_read.h"
 #include "core/hex.h"
+#include "core/json.h"
 #include "core/sha256.h"
 
 namespace ampoule::gate {
@@ -123,7 +124,7 @@ std::string MarkerText(const DecisionLog& log) {
       {"decision_log", log.log_id()},
       {"decision_log_path", LogPath(log)},
   };
-  return receipt::DumpJson(marker, 2) + "\n";
+  return DumpJson(marker, 2) + "\n";
 }
 
 // Checks that the marker `text`, read from `marker_path` in `dir`, names `log`.
@@ -224,7 +225,7 @@ std::string OutboxMessage(const std::string& log_id, const DecisionRow& send) {
       {"receipt_sha256", send.receipt_sha256},
       {"decided_at", send.decided_at},
   };
-  return receipt::DumpJson(message, 2) + "\n";
+  return DumpJson(message, 2) + "\n";
 }
 
 Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& send) {

@@ -6,13 +6,13 @@
 #include <filesystem>
 
 #include "ampoule/gate/action.h"
-#include "ampoule/gate/crash_point.h"
 #include "ampoule/gate/field_check.h"
 #include "ampoule/gate/outbox.h"
 #include "ampoule/gate/policy.h"
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/verify/command.h"
 #include "ampoule/verify/evidence.h"
+#include "core/crash_point.h"
 
 namespace ampoule::gate {
 namespace {
@@ -107,7 +107,7 @@ nlohmann::json FieldValues(const ActionDraft& draft) {
 Result<std::string> Deliver(DecisionLog& log, const DecisionRow& send) {
   Result<std::string> file = DeliverToOutbox(log, send);
   if (!file.ok()) return file;
-  CrashPoint("after-deliver");
+  CrashPoint(kGateCrashEnv, "after-deliver");
   if (Status s = log.MarkDelivered(send.id, *file); !s.ok()) return s.error();
   return file;
 }
@@ -173,7 +173,7 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
   const std::string outbox = fs::absolute(request.outbox_path.value_or(policy->outbox)).lexically_normal().string();
   if (Status s = PrepareOutbox(outbox, **log); !s.ok()) return s.error();
 
-  CrashPoint("after-check");
+  CrashPoint(kGateCrashEnv, "after-check");
   Submission submission;
   submission.idempotency_key = draft->idempotency_key;
   submission.kind = draft->kind;
@@ -188,7 +188,7 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
     return verdict;
   });
   if (!row.ok()) return row.status();
-  CrashPoint("after-commit");
+  CrashPoint(kGateCrashEnv, "after-commit");
   outcome.row = std::move(*row);
   outcome.decision = verdict.decision;
   if (outcome.decision == Decision::kSend) {

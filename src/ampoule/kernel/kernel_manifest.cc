@@ -3,6 +3,7 @@
 
 #include "ampoule/receipt/json_strict.h"
 #include "core/hex.h"
+#include "core/json.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -81,7 +82,7 @@ std::string SerializeManifest(const KernelManifest& m) {
       {"snapshots", {{"included", m.snapshots}, {"note", m.snapshots_note}}},
       {"entries", entries},
   };
-  return receipt::DumpJson(root, 2) + "\n";
+  return DumpJson(root, 2) + "\n";
 }
 
 Result<KernelManifest> ParseManifest(std::string_view text) {

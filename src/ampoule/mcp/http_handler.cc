@@ -1,4 +1,5 @@
 #include "ampoule/mcp/http_handler.h"
+#include "core/json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -126,7 +127,7 @@ HttpResponse JsonResponse(http::status status, const json& body, unsigned versio
   res.set(http::field::cache_control, "no-store");
   AddCors(res.base(), cors_origin);
   res.keep_alive(keep_alive);
-  res.body() = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  res.body() = ampoule::DumpJson(body);
   res.prepare_payload();
   return res;
 }
@@ -280,17 +281,9 @@ HttpRouted Route(const HttpRequest& req, Server& server, HttpSessionTable& sessi
                  "unsupported media type: send the message as Content-Type: application/json",
                  cors_origin);
   }
-  if (NestsTooDeep(req.body())) {
-    return error(http::status::bad_request, kParseError,
-                 "parse error: the message nests arrays or objects more than " +
-                     std::to_string(kMaxJsonDepth) + " deep",
-                 cors_origin);
-  }
-  json message = json::parse(req.body(), nullptr, /*allow_exceptions=*/false);
-  if (message.is_discarded()) {
-    return error(http::status::bad_request, kParseError, "parse error: the body is not valid JSON",
-                 cors_origin);
-  }
+  Result<json> parsed = ParseMessage(req.body());
+  if (!parsed) return error(http::status::bad_request, kParseError, "parse error: " + parsed.message(), cors_origin);
+  json& message = *parsed;
   if (message.is_array()) {
     return error(http::status::bad_request, kInvalidRequest,
                  "invalid request: send one JSON-RPC message per POST; batches are not supported",
@@ -371,7 +364,7 @@ http::response<http::empty_body> StreamHeader(const HttpDispatch& dispatch) {
 std::string SseEvent(const json& message) {
   // dump() escapes line breaks inside strings, so the message is one line
   // and one data field suffices.
-  return "event: message\ndata: " + message.dump(-1, ' ', false, json::error_handler_t::replace) +
+  return "event: message\ndata: " + ampoule::DumpJson(message) +
          "\n\n";
 }
 

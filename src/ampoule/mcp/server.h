@@ -32,14 +32,11 @@ namespace ampoule::mcp {
 // for a revision it does not know.
 inline const std::vector<std::string> kProtocolVersions = {"2025-11-25", "2025-06-18", "2025-03-26"};
 
-// A message nested deeper than this is refused before parsing (-32700):
-// the parser and code walking a parsed message recurse, and no MCP message
-// needs more. Every transport applies the same limit.
-inline constexpr int kMaxJsonDepth = 128;
-
-// Whether `text` nests arrays or objects deeper than kMaxJsonDepth (strings
-// skipped, escapes honoured). Stops scanning once it knows.
-bool NestsTooDeep(std::string_view text);
+// A message is parsed with ParseMessage (core/json.h's limits): one nested
+// deeper than kMaxJsonDepth is refused before it is built (-32700). Every
+// transport applies the same limit; each bounds the size itself (stdio
+// max_line_bytes, HTTP max_body_bytes), before the text reaches a session.
+Result<nlohmann::json> ParseMessage(std::string_view text);
 
 struct ServerOptions {
   std::string kernel_path;      // empty: the installed kernel

@@ -10,32 +10,17 @@
 //    arguments that do not satisfy the tool's inputSchema are a tool
 //    execution error (isError: true) so the model can correct them
 //    (2025-11-25, SEP-1303).
+#include <limits>
 #include <mutex>
 
 #include "ampoule/mcp/json_schema.h"
 #include "ampoule/mcp/server_impl.h"
+#include "core/json.h"
 
 namespace ampoule::mcp {
 
-bool NestsTooDeep(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
+Result<nlohmann::json> ParseMessage(std::string_view text) {
+  return ParseJsonBounded(text, "the message", {std::numeric_limits<size_t>::max()});
 }
 
 namespace {
@@ -49,16 +34,9 @@ class SessionImpl : public Session {
   explicit SessionImpl(std::shared_ptr<const ToolServer> server) : server_(std::move(server)) {}
 
   std::optional<json> HandleText(std::string_view text) override {
-    if (NestsTooDeep(text)) {
-      return ErrorResponse(nullptr, kParseError,
-                           "Parse error: the message nests arrays or objects more than " +
-                               std::to_string(kMaxJsonDepth) + " deep");
-    }
-    json message = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (message.is_discarded()) {
-      return ErrorResponse(nullptr, kParseError, "Parse error: the message is not valid JSON (UTF-8 text)");
-    }
-    return Handle(message);
+    ampoule::Result<json> message = ParseMessage(text);
+    if (!message) return ErrorResponse(nullptr, kParseError, "Parse error: " + message.message());
+    return Handle(*message);
   }
 
   std::optional<json> Handle(const json& message) override {

@@ -1,11 +1,12 @@
 #include "ampoule/mcp/tool.h"
+#include "core/json.h"
 
 namespace ampoule::mcp {
 
 using nlohmann::json;
 
 std::string SerializeMessage(const json& message) {
-  return message.dump(-1, ' ', false, json::error_handler_t::replace);
+  return ampoule::DumpJson(message);
 }
 
 json ToolResultToJson(const ToolResult& result) {

@@ -10,6 +10,7 @@
 #include "ampoule/mcp/temp_dir.h"
 #include "ampoule/mcp/tools.h"
 #include "ampoule/receipt/base64.h"
+#include "core/json.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -75,7 +76,7 @@ ToolResult Submit(const ToolContext& ctx, const json& a) {
   const json& receipt = a["receipt"];
   Status s = write("receipt.json", receipt.is_string()
                                        ? receipt.get<std::string>()
-                                       : receipt.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+                                       : ampoule::DumpJson(receipt, 2) + "\n");
   if (!s.ok()) return ToolResult::Fail(s.message());
   std::string program;
   if (auto c = a.find("code"); c != a.end()) {
@@ -101,7 +102,7 @@ ToolResult Submit(const ToolContext& ctx, const json& a) {
   if (!input_paths.empty()) evidence["inputs"] = input_paths;
   json draft = a["draft"];
   draft["evidence"] = evidence;
-  if (s = write("draft.json", draft.dump(2, ' ', false, json::error_handler_t::replace) + "\n"); !s.ok()) {
+  if (s = write("draft.json", ampoule::DumpJson(draft, 2) + "\n"); !s.ok()) {
     return ToolResult::Fail(s.message());
   }
 

@@ -12,6 +12,7 @@
 #include "ampoule/receipt/base64.h"
 #include "ampoule/run/run_program.h"
 #include "ampoule/run/receipt_builder.h"
+#include "core/json.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -121,7 +122,7 @@ json OutputStream(json& out, const char* name, const std::string& bytes) {
     // JSON text must be Unicode: give the bytes exactly in base64, and a
     // readable rendering with the bad bytes replaced.
     out[std::string(name) + "_base64"] = receipt::Base64Encode(bytes);
-    out[name] = json::parse(json(bytes).dump(-1, ' ', false, json::error_handler_t::replace));
+    out[name] = json::parse(ampoule::DumpJson(json(bytes)));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include "ampoule/mcp/tools.h"
 #include "ampoule/receipt/base64.h"
 #include "ampoule/verify/command.h"
+#include "core/json.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -70,7 +71,7 @@ ToolResult Verify(const ToolContext& ctx, const json& a) {
   const json& receipt = a["receipt"];
   std::string receipt_text = receipt.is_string()
                                  ? receipt.get<std::string>()
-                                 : receipt.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+                                 : ampoule::DumpJson(receipt, 2) + "\n";
   Result<std::string> path = d.Write("receipt.json", receipt_text);
   if (!path) return ToolResult::Fail(path.message());
   options.receipt = *path;

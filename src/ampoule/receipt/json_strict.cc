@@ -89,8 +89,4 @@ Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view w
   return value;
 }
 
-std::string DumpJson(const nlohmann::json& value, int indent) {
-  return value.dump(indent, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
-}
-
 }  // namespace ampoule::receipt

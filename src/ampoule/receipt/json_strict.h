@@ -12,12 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "core/json.h"
 #include "core/result.h"
 
 namespace ampoule::receipt {
-
-// Deepest nesting of arrays and objects accepted in any receipt document.
-inline constexpr int kMaxJsonDepth = 64;
 
 // How numbers are taken.
 enum class JsonNumbers {
@@ -31,13 +29,9 @@ enum class JsonNumbers {
 // Returns the value, or an error naming `what` for malformed JSON, a
 // byte-order mark (RFC 8259 forbids one in JSON that is exchanged, and
 // readers disagree on skipping it), duplicate object keys, nesting deeper
-// than kMaxJsonDepth, or (kExact) a number out of range, wherever it stands,
-// including fields the reader later ignores. Never throws.
+// than kMaxJsonDepth (core/json.h), or (kExact) a number out of range,
+// wherever it stands, including fields the reader later ignores. Never throws.
 Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view what,
                                        JsonNumbers numbers = JsonNumbers::kAsParsed);
-
-// Serialises `value` compactly. Invalid UTF-8 in strings (which no parsed
-// value can hold) is replaced with U+FFFD rather than thrown. Never throws.
-std::string DumpJson(const nlohmann::json& value, int indent = -1);
 
 }  // namespace ampoule::receipt

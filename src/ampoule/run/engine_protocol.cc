@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ampoule/receipt/json_strict.h"
+#include "core/json.h"
 
 namespace ampoule::run {
 namespace {
@@ -123,7 +124,7 @@ std::string EncodeResult(const EngineResult& r) {
             {"stdout_total_bytes", r.stdout_total_bytes},
             {"stderr_total_bytes", r.stderr_total_bytes},
             {"error", r.error}};
-  return receipt::DumpJson(j);
+  return DumpJson(j);
 }
 
 Result<EngineResult> DecodeResult(std::string_view bytes) {

@@ -1,4 +1,5 @@
 #include "volent/agent/denial_journal.h"
+#include "core/json.h"
 
 #include <charconv>
 #include <cstdio>
@@ -42,7 +43,7 @@ nlohmann::json Payload(const egress::Denial& denial) {
 // Invalid UTF-8 cannot be journaled as JSON text; such bytes (a URL or a
 // reason quoting what was refused) are replaced rather than the denial lost.
 nlohmann::json Printable(const nlohmann::json& payload) {
-  return nlohmann::json::parse(payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return nlohmann::json::parse(ampoule::DumpJson(payload));
 }
 
 // At most 200 bytes of `text` for a log line, control bytes as '?'.

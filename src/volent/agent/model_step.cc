@@ -1,4 +1,5 @@
 #include "volent/agent/model_step.h"
+#include "core/json.h"
 
 #include <chrono>
 #include <memory>
@@ -58,7 +59,7 @@ model::Conversation FirstConversation(const AgentSpec& agent, const nlohmann::js
   model::Conversation conversation;
   conversation.system = agent.instructions;
   conversation.messages.push_back(
-      model::Message::User(input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+      model::Message::User(ampoule::DumpJson(input)));
   for (const ToolDef& tool : agent.tools) {
     conversation.tools.push_back({tool.name, tool.description, tool.input_schema});
   }

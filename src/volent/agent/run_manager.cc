@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "volent/agent/crash_point.h"
+#include "core/crash_point.h"
 #include "volent/node/agent_name.h"
 
 namespace volent::agent {
@@ -361,7 +361,7 @@ Result<RunManager::StepOutcome> RunManager::Step(const std::string& run_key, con
   // Crash points count tool effects only (model calls are steps too, but the
   // chaos test's receiver sees tool effects).
   auto crash_point = [tool](std::string_view point) {
-    if (tool) CrashPoint(point);
+    if (tool) ampoule::CrashPoint(ampoule::kNodeCrashEnv, point);
   };
   EffectKey key{run.view.agent, run.view.id, step};
   const std::string key_text = key.ToString();
@@ -369,7 +369,7 @@ Result<RunManager::StepOutcome> RunManager::Step(const std::string& run_key, con
   auto begun = journal_.BeginEffect(key, request);
   if (!begun) return begun.error();
   if (begun->outcome == journal::BeginOutcome::kDone) {
-    if (run.resumed) CrashPoint("replay");
+    if (run.resumed) ampoule::CrashPoint(ampoule::kNodeCrashEnv, "replay");
     return StepOutcome{false, Payload(*begun->completion)};
   }
   nlohmann::json recorded = request;
@@ -380,7 +380,7 @@ Result<RunManager::StepOutcome> RunManager::Step(const std::string& run_key, con
       std::lock_guard lock(mu_);
       if (in_flight_keys_.count(key_text)) return StepOutcome{true, nullptr};
     }
-    if (run.resumed) CrashPoint("replay");
+    if (run.resumed) ampoule::CrashPoint(ampoule::kNodeCrashEnv, "replay");
     recorded = Payload(begun->intent);  // the request recorded first stands
   }
   crash_point("after-intent");
@@ -403,7 +403,7 @@ Result<RunManager::StepOutcome> RunManager::Step(const std::string& run_key, con
 // run reads it like any completion. The cost is one journal write (an
 // fsync) on that thread, which journal writes serialize anyway.
 void RunManager::EffectDone(const std::string& run_key, const EffectKey& key, bool tool, nlohmann::json result) {
-  if (tool) CrashPoint("after-effect");
+  if (tool) ampoule::CrashPoint(ampoule::kNodeCrashEnv, "after-effect");
   auto completed = journal_.CompleteEffect(key, result);
   std::lock_guard lock(mu_);
   in_flight_keys_.erase(key.ToString());

@@ -1,4 +1,5 @@
 #include "volent/agent/tool_call.h"
+#include "core/json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -41,7 +42,7 @@ nlohmann::json BodyValue(const std::string& body, bool& truncated) {
   // invalid UTF-8 replaced (the journal holds valid JSON text only).
   size_t n = std::min(body.size(), kMaxJournaledBody);
   while (n > 0 && n < body.size() && (static_cast<unsigned char>(body[n]) & 0xC0) == 0x80) --n;
-  std::string text = nlohmann::json(body.substr(0, n)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = ampoule::DumpJson(nlohmann::json(body.substr(0, n)));
   return nlohmann::json::parse(text);
 }
 

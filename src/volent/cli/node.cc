@@ -11,7 +11,6 @@
 #include <cstring>
 #include <string>
 
-#include "volent/agent/crash_point.h"
 #include "volent/agent/delays.h"
 #include "volent/agent/denial_journal.h"
 #include "volent/agent/model_step.h"
@@ -21,6 +20,7 @@
 #include "volent/control/http_server.h"
 #include "volent/control/metrics.h"
 #include "volent/egress/gate.h"
+#include "core/crash_point.h"
 #include "core/http/descriptor_limit.h"
 #include "volent/journal/journal.h"
 #include "volent/manifest/address.h"
@@ -161,7 +161,7 @@ int NodeCommand(const Args& args) {
   }
 
   journal::OpenOptions journal_options;
-  journal_options.before_commit = [] { agent::CrashPoint("mid-commit"); };
+  journal_options.before_commit = [] { ampoule::CrashPoint(ampoule::kNodeCrashEnv, "mid-commit"); };
   auto journal = journal::Journal::Open(data_dir, std::move(journal_options));
   if (!journal.ok()) {
     std::fprintf(stderr, "volent node: %s\n", journal.message().c_str());

@@ -8,6 +8,7 @@
 #include "volent/control/api.h"
 #include "volent/control/manifest_body.h"
 #include "volent/node/agent_name.h"
+#include "core/json.h"
 
 namespace volent::control {
 namespace {
@@ -66,7 +67,7 @@ Response Apply(const ApiContext& ctx, const Request& request) {
   auto parsed = ParseManifestBody(request.content_type, request.body, ctx.config, request.path);
   if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
   auto& agent = std::get<manifest::Agent>(parsed);
-  std::string manifest_json = agent.document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string manifest_json = ampoule::DumpJson(agent.document);
   auto outcome = ctx.store->Apply(agent.name, manifest_json);
   if (!outcome.ok()) {
     std::fprintf(stderr, "volent node: apply %s: %s\n", agent.name.c_str(), outcome.message().c_str());

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "core/json.h"
 #include "volent/manifest/yaml_reader.h"
 
 namespace volent::control {
@@ -39,34 +40,6 @@ int64_t FloorDiv(int64_t a, int64_t b, int64_t& rem) {
   return q;
 }
 
-// A SAX consumer that builds nothing: well-formedness and depth only.
-struct Shape : nlohmann::json_sax<nlohmann::json> {
-  size_t error_byte = 0;
-  bool too_deep = false;
-  int depth = 0;
-  bool Open() {
-    if (++depth <= kMaxJsonBodyDepth) return true;
-    too_deep = true;
-    return false;
-  }
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return Open(); }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return --depth, true; }
-  bool start_array(std::size_t) override { return Open(); }
-  bool end_array() override { return --depth, true; }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
-    error_byte = position;
-    return false;
-  }
-};
-
 }  // namespace
 
 std::string Rfc3339Millis(int64_t unix_ms) {
@@ -94,19 +67,21 @@ nlohmann::json TimeOrNullSchema() {
 }
 
 std::optional<Problem> CheckJsonSyntax(std::string_view body, const std::string& instance) {
-  Shape shape;
-  if (nlohmann::json::sax_parse(body.begin(), body.end(), &shape, nlohmann::json::input_format_t::json, true)) {
-    return std::nullopt;
+  // The body's size was bounded as it was read (kMaxBodyBytes).
+  const std::optional<ampoule::JsonProblem> problem = ampoule::CheckJson(body, {kMaxBodyBytes});
+  if (!problem) return std::nullopt;
+  if (problem->kind == ampoule::JsonProblem::Kind::kTooLarge) {  // not expected: refused as it was read
+    return MakeProblem(400, "malformed-body", "The body is not well-formed",
+                       "the body is larger than " + std::to_string(kMaxBodyBytes) + " bytes", instance);
   }
-  if (shape.too_deep) {
+  if (problem->kind == ampoule::JsonProblem::Kind::kTooDeep) {
     Problem p = MakeProblem(400, "malformed-body", "The body is not well-formed",
-                            "the body is nested deeper than " + std::to_string(kMaxJsonBodyDepth) + " levels",
+                            "the body is nested deeper than " + std::to_string(ampoule::kMaxJsonDepth) + " levels",
                             instance);
     p.errors.push_back({"", 0, 0, "nested too deep"});
     return p;
   }
-  // The byte sax_parse names is one past the offending one.
-  const size_t at = std::min(shape.error_byte > 0 ? shape.error_byte - 1 : 0, body.size());
+  const size_t at = problem->offset;
   const std::string_view before = body.substr(0, at);
   const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
   const size_t line_start = before.rfind('\n');
@@ -121,16 +96,16 @@ std::variant<nlohmann::json, Problem> ParseJsonObject(std::string_view body, con
   // Checked first without building anything, so no tree deeper than the
   // limit is ever made (nor destroyed, nor written back).
   if (auto problem = CheckJsonSyntax(body, instance)) return *problem;
-  nlohmann::json parsed = nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
-  if (parsed.is_discarded()) {
+  auto read = ampoule::ParseJsonBounded(body, "the body", {kMaxBodyBytes});
+  if (!read) {
     // The checks above accepted it; not expected, but answered, not thrown.
     return MakeProblem(400, "malformed-body", "The body is not well-formed", "the body is not well-formed JSON",
                        instance);
   }
-  if (!parsed.is_object()) {
+  if (!read->is_object()) {
     return InvalidBody({{"", 0, 0, "must be a JSON object"}}, instance);
   }
-  return parsed;
+  return std::move(*read);
 }
 
 std::string PointerTo(std::string_view member) { return "/" + manifest::EscapePointerToken(member); }

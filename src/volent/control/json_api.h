@@ -20,10 +20,6 @@
 
 namespace volent::control {
 
-// A JSON body nested deeper than this is refused before it is built: the
-// answers are written recursively, and no field of the API needs more.
-inline constexpr int kMaxJsonBodyDepth = 64;
-
 // Page limits of the list routes: `limit` is 1 to kMaxPageLimit.
 inline constexpr size_t kDefaultPageLimit = 100;
 inline constexpr size_t kMaxPageLimit = 1000;
@@ -37,13 +33,13 @@ nlohmann::json TimeOrNull(int64_t unix_ms);
 // "format" to null too.)
 nlohmann::json TimeOrNullSchema();
 
-// Empty when `body` is well-formed JSON nested at most kMaxJsonBodyDepth
-// deep, checked without building it; else the 400 malformed-body problem
+// Empty when `body` is well-formed JSON nested at most kMaxJsonDepth
+// (core/json.h) deep, checked without building it; else the 400 malformed-body problem
 // (with the line and column of the fault).
 std::optional<Problem> CheckJsonSyntax(std::string_view body, const std::string& instance);
 
 // The body as a JSON object, or the problem: 400 malformed-body (not JSON,
-// or nested deeper than kMaxJsonBodyDepth; `errors` has the position) or
+// or nested deeper than kMaxJsonDepth; `errors` has the position) or
 // 422 invalid-body (JSON, but not an object).
 std::variant<nlohmann::json, Problem> ParseJsonObject(std::string_view body, const std::string& instance);
 

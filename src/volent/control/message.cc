@@ -1,4 +1,5 @@
 #include "volent/control/message.h"
+#include "core/json.h"
 
 #include <optional>
 #include <string_view>
@@ -57,7 +58,7 @@ Response JsonResponse(int status, const nlohmann::json& body) {
   r.status = status;
   r.content_type = "application/json";
   // Replace invalid UTF-8 rather than fail: a body must always be produced.
-  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  r.body = ampoule::DumpJson(body);
   return r;
 }
 

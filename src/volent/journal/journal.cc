@@ -1,7 +1,6 @@
 #include "volent/journal/journal.h"
 
 #include <sodium.h>
-#include <sqlite3.h>
 
 #include <chrono>
 #include <cstring>
@@ -42,25 +41,6 @@ constexpr char kSchema[] =
 // a journal without it is read correctly, only more slowly.
 constexpr char kKindIndex[] = "CREATE INDEX IF NOT EXISTS entries_by_kind ON entries (kind, seq)";
 
-// Resets a cached statement when the scope ends, so it holds no read lock.
-class Resetter {
- public:
-  explicit Resetter(sqlite3_stmt* stmt) : stmt_(stmt) {}
-  ~Resetter() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  Resetter(const Resetter&) = delete;
-  Resetter& operator=(const Resetter&) = delete;
-
- private:
-  sqlite3_stmt* stmt_;
-};
-
-void BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
-  sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-}
-
 int64_t SystemClockMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
@@ -99,72 +79,51 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, OpenOptio
   return journal;
 }
 
-Journal::~Journal() {
-  sqlite3_finalize(find_);
-  sqlite3_finalize(last_);
-  sqlite3_finalize(insert_);
-  if (db_) sqlite3_close_v2(db_);
-}
-
-Error Journal::DbError(std::string_view what) const {
-  std::string message = path_ + ": " + std::string(what);
-  if (db_) message += ": " + std::string(sqlite3_errmsg(db_));
-  return Error{std::move(message)};
-}
-
-Status Journal::Exec(const char* sql) {
-  char* message = nullptr;
-  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
-  if (rc == SQLITE_OK) return Status::Ok();
-  std::string text = message ? message : sqlite3_errstr(rc);
-  sqlite3_free(message);
-  return Error{path_ + ": " + text};
-}
+Journal::~Journal() = default;
 
 Status Journal::Init(const std::string& dir, OpenOptions options) {
   if (sodium_init() < 0) return Error{"libsodium cannot initialise"};
   clock_ = options.clock ? std::move(options.clock) : Clock(SystemClockMs);
-  busy_timeout_ms_ = options.busy_timeout_ms;
   before_commit_ = std::move(options.before_commit);
   path_ = dir + "/" + kJournalFile;
   AMP_RETURN_IF_ERROR(CheckHeader(path_));
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (options.create ? SQLITE_OPEN_CREATE : 0);
-  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string reason = options.create ? "check that the data folder exists and is writable"
-                                        : "no journal there, or it is not readable";
-    return Error{"cannot open " + path_ + ": " + sqlite3_errstr(rc) + " (" + reason + ")"};
-  }
-  sqlite3_busy_timeout(db_, options.busy_timeout_ms);
-  sqlite3_extended_result_codes(db_, 1);
-  // Changing the journal mode and reading a new file's first page can
-  // report SQLITE_BUSY without waiting (another process is creating or
-  // recovering the same file), so the set-up is retried until the timeout.
+  ampoule::sqlite::OpenOptions open;
+  open.create = options.create;
+  // Offline tools (create = false) leave the file's mode as they found it:
+  // the node's journal is in WAL mode already, a copy under audit need not be.
+  open.wal = options.create;
+  open.busy_timeout_ms = options.busy_timeout_ms;
+  open.open_hint = options.create ? "check that the data folder exists and is writable"
+                                  : "no journal there, or it is not readable";
+  auto db = ampoule::sqlite::Database::Open(path_, open);
+  if (!db) return db.error();
+  db_ = std::move(*db);
+  // Reading a new file's first page can report SQLITE_BUSY without waiting
+  // (another process is creating or recovering the same file), so the set-up
+  // is retried until the timeout.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
   for (unsigned attempt = 0;; ++attempt) {
-    Status ready = Setup(options.create);
+    bool contention = false;
+    Status ready = Setup(options.create, contention);
     if (ready.ok()) break;
-    const int code = sqlite3_errcode(db_) & 0xff;  // before ROLLBACK resets it
-    if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");
-    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) {
-      return ready;
-    }
+    if (!contention || std::chrono::steady_clock::now() > deadline) return ready;
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 8));
   }
   return Prepare();
 }
 
-// REQUIRES: db_ open. On error, sqlite3_errcode(db_) tells whether it was
-// contention.
-Status Journal::Setup(bool create) {
-  // Offline tools (create = false) leave the file's mode as they found it:
-  // the node's journal is in WAL mode already, a copy under audit need not be.
-  if (create) AMP_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
-  AMP_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
+// REQUIRES: db_ open. On error, `contention` tells whether another
+// connection's lock was the cause (read before the rollback resets it).
+Status Journal::Setup(bool create, bool& contention) {
   // The schema is made once, under the write lock, so processes opening a
   // new journal at the same moment do not race.
-  AMP_RETURN_IF_ERROR(Exec(create ? "BEGIN IMMEDIATE" : "BEGIN"));
+  using Lock = ampoule::sqlite::Database::Lock;
+  auto txn = db_.Begin(create ? Lock::kImmediate : Lock::kDeferred);
+  if (!txn) {
+    contention = db_.Busy();
+    return txn.error();
+  }
   Status made = [&]() -> Status {
     auto version = QueryInt("PRAGMA user_version");
     if (!version) return version.error();
@@ -176,36 +135,27 @@ Status Journal::Setup(bool create) {
       auto objects = QueryInt("SELECT count(*) FROM sqlite_master");
       if (!objects) return objects.error();
       if (*objects != 0 || !create) return Error{path_ + ": is an SQLite database but not a journal"};
-      AMP_RETURN_IF_ERROR(Exec(kSchema));
-      AMP_RETURN_IF_ERROR(Exec("PRAGMA user_version=1"));
+      AMP_RETURN_IF_ERROR(db_.Exec(kSchema));
+      AMP_RETURN_IF_ERROR(db_.Exec("PRAGMA user_version=1"));
     }
     // Offline tools (create = false) write nothing, and read without it.
     if (!create) return Status::Ok();
-    Status indexed = Exec(kKindIndex);
-    const int code = sqlite3_errcode(db_) & 0xff;
-    if (indexed.ok() || code == SQLITE_BUSY || code == SQLITE_LOCKED) return indexed;  // contention: retried
-    return DbError("the journal's table is missing or damaged");
+    Status indexed = db_.Exec(kKindIndex);
+    if (indexed.ok() || db_.Busy()) return indexed;  // contention: retried
+    return db_.Failure("the journal's table is missing or damaged");
   }();
-  if (!made.ok()) return made;  // the caller rolls back
-  return Exec("COMMIT");
+  if (!made.ok()) {
+    contention = db_.Busy();
+    return made;  // txn rolls back
+  }
+  return txn->Commit();
 }
 
 // The single integer a query returns.
 Result<int64_t> Journal::QueryInt(const char* sql) {
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
-    sqlite3_finalize(stmt);
-    return DbError("cannot read the file's header");
-  }
-  int rc = sqlite3_step(stmt);
-  if (rc != SQLITE_ROW) {
-    Error error = DbError("cannot read the file's header");
-    sqlite3_finalize(stmt);
-    return error;
-  }
-  int64_t value = sqlite3_column_int64(stmt, 0);
-  sqlite3_finalize(stmt);
-  return value;
+  ampoule::sqlite::Statement stmt = db_.Prepare(sql);
+  if (!stmt || stmt.Step() != SQLITE_ROW) return db_.Failure("cannot read the file's header");
+  return stmt.Int64(0);
 }
 
 Status Journal::Prepare() {
@@ -215,60 +165,35 @@ Status Journal::Prepare() {
   const char* insert =
       "INSERT INTO entries (seq, kind, agent, run_id, step, effect_key, payload, time_ms,"
       " prev_hash, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
-  if (sqlite3_prepare_v2(db_, find.c_str(), -1, &find_, nullptr) != SQLITE_OK ||
-      sqlite3_prepare_v2(db_, last.c_str(), -1, &last_, nullptr) != SQLITE_OK ||
-      sqlite3_prepare_v2(db_, insert, -1, &insert_, nullptr) != SQLITE_OK) {
-    return DbError("the journal's table is missing or damaged");
-  }
+  find_ = db_.Prepare(find);
+  last_ = db_.Prepare(last);
+  insert_ = db_.Prepare(insert);
+  if (!find_ || !last_ || !insert_) return db_.Failure("the journal's table is missing or damaged");
   return Status::Ok();
-}
-
-// BEGIN IMMEDIATE, waiting for other writers. The busy handler waits in
-// most cases; SQLite skips it in a few (another connection recovering the
-// WAL after a crash), so contention is retried here up to the same timeout.
-// REQUIRES: mu_ held.
-Status Journal::BeginImmediate() {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
-  for (unsigned attempt = 0;; ++attempt) {
-    Status begun = Exec("BEGIN IMMEDIATE");
-    if (begun.ok()) return begun;
-    const int code = sqlite3_errcode(db_) & 0xff;
-    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline) {
-      return begun;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 8));
-  }
 }
 
 // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; rolls back if it fails.
 // REQUIRES: mu_ held.
 template <class F>
 auto Journal::InWriteTransaction(F&& body) -> decltype(body()) {
-  AMP_RETURN_IF_ERROR(BeginImmediate());
+  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kImmediate);
+  if (!txn) return txn.error();
   auto result = body();
-  if (!result.ok()) {
-    (void)Exec("ROLLBACK");
-    return result;
-  }
+  if (!result.ok()) return result;  // txn rolls back
   if (before_commit_) before_commit_();
-  Status committed = Exec("COMMIT");
-  if (!committed.ok()) {
-    (void)Exec("ROLLBACK");
-    return committed.error();
-  }
+  AMP_RETURN_IF_ERROR(txn->Commit());
   return result;
 }
 
 // REQUIRES: mu_ held.
 Result<std::optional<Entry>> Journal::Find(const std::string& key, EntryKind kind) {
-  Resetter reset(find_);
-  BindText(find_, 1, key);
-  BindText(find_, 2, KindName(kind));
-  int rc = sqlite3_step(find_);
+  ampoule::sqlite::ResetOnExit reset(find_);
+  find_.BindText(1, key);
+  find_.BindText(2, KindName(kind));
+  int rc = find_.Step();
   if (rc == SQLITE_DONE) return std::optional<Entry>();
-  if (rc != SQLITE_ROW) return DbError("cannot read an entry");
-  auto entry = ReadRow(find_);
+  if (rc != SQLITE_ROW) return db_.Failure("cannot read an entry");
+  auto entry = ReadRow(find_.get());
   if (!entry) return Error{path_ + ": a damaged entry for " + key + ": " + entry.message()};
   return std::optional<Entry>(std::move(*entry));
 }
@@ -277,20 +202,19 @@ Result<std::optional<Entry>> Journal::Find(const std::string& key, EntryKind kin
 Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string payload, bool own_step) {
   Entry e;
   {
-    Resetter reset(last_);
-    int rc = sqlite3_step(last_);
+    ampoule::sqlite::ResetOnExit reset(last_);
+    int rc = last_.Step();
     if (rc == SQLITE_ROW) {
-      if (sqlite3_column_type(last_, 0) != SQLITE_INTEGER || sqlite3_column_type(last_, 1) != SQLITE_TEXT) {
+      if (last_.Type(0) != SQLITE_INTEGER || last_.Type(1) != SQLITE_TEXT) {
         return Error{path_ + ": the last entry is damaged (run volent journal verify)"};
       }
-      e.seq = static_cast<uint64_t>(sqlite3_column_int64(last_, 0)) + 1;
-      e.prev_hash.assign(reinterpret_cast<const char*>(sqlite3_column_text(last_, 1)),
-                         static_cast<size_t>(sqlite3_column_bytes(last_, 1)));
+      e.seq = static_cast<uint64_t>(last_.Int64(0)) + 1;
+      e.prev_hash = last_.Text(1);
     } else if (rc == SQLITE_DONE) {
       e.seq = 1;
       e.prev_hash = kGenesisHash;
     } else {
-      return DbError("cannot read the last entry");
+      return db_.Failure("cannot read the last entry");
     }
   }
   e.kind = kind;
@@ -301,18 +225,18 @@ Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string 
   e.payload = std::move(payload);
   e.time_ms = clock_();
   e.hash = EntryHash(e);
-  Resetter reset(insert_);
-  sqlite3_bind_int64(insert_, 1, static_cast<sqlite3_int64>(e.seq));
-  BindText(insert_, 2, KindName(e.kind));
-  BindText(insert_, 3, e.agent);
-  BindText(insert_, 4, e.run);
-  sqlite3_bind_int64(insert_, 5, static_cast<sqlite3_int64>(e.step));
-  BindText(insert_, 6, e.key);
-  BindText(insert_, 7, e.payload);
-  sqlite3_bind_int64(insert_, 8, e.time_ms);
-  BindText(insert_, 9, e.prev_hash);
-  BindText(insert_, 10, e.hash);
-  if (sqlite3_step(insert_) != SQLITE_DONE) return DbError("cannot append an entry");
+  ampoule::sqlite::ResetOnExit reset(insert_);
+  insert_.BindInt64(1, static_cast<int64_t>(e.seq));
+  insert_.BindText(2, KindName(e.kind));
+  insert_.BindText(3, e.agent);
+  insert_.BindText(4, e.run);
+  insert_.BindInt64(5, static_cast<int64_t>(e.step));
+  insert_.BindText(6, e.key);
+  insert_.BindText(7, e.payload);
+  insert_.BindInt64(8, e.time_ms);
+  insert_.BindText(9, e.prev_hash);
+  insert_.BindText(10, e.hash);
+  if (insert_.Step() != SQLITE_DONE) return db_.Failure("cannot append an entry");
   return e;
 }
 
@@ -429,17 +353,14 @@ Result<EffectState> Journal::Lookup(const EffectKey& key) {
 
 // REQUIRES: mu_ held.
 Result<EffectState> Journal::ReadState(const std::string& text) {
-  // One read transaction, so the pair is consistent.
-  AMP_RETURN_IF_ERROR(Exec("BEGIN"));
-  auto state = [&]() -> Result<EffectState> {
-    auto intent = Find(text, EntryKind::kIntent);
-    if (!intent) return intent.error();
-    auto completion = Find(text, EntryKind::kCompletion);
-    if (!completion) return completion.error();
-    return EffectState{std::move(*intent), std::move(*completion)};
-  }();
-  (void)Exec("COMMIT");
-  return state;
+  // One read transaction, so the pair is consistent (ended when txn goes).
+  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kDeferred);
+  if (!txn) return txn.error();
+  auto intent = Find(text, EntryKind::kIntent);
+  if (!intent) return intent.error();
+  auto completion = Find(text, EntryKind::kCompletion);
+  if (!completion) return completion.error();
+  return EffectState{std::move(*intent), std::move(*completion)};
 }
 
 Result<std::optional<Entry>> Journal::Get(const EffectKey& key, EntryKind kind) {

@@ -29,13 +29,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/sqlite.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include "volent/journal/entry.h"
 #include "core/result.h"
 
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace volent::journal {
 
@@ -177,12 +177,9 @@ class Journal {
  private:
   Journal() = default;
   ampoule::Status Init(const std::string& dir, OpenOptions options);
-  ampoule::Status Setup(bool create);
-  ampoule::Status BeginImmediate();
+  ampoule::Status Setup(bool create, bool& contention);
   ampoule::Result<int64_t> QueryInt(const char* sql);
-  ampoule::Status Exec(const char* sql);
   ampoule::Status Prepare();
-  ampoule::Error DbError(std::string_view what) const;
   template <class F>
   auto InWriteTransaction(F&& body) -> decltype(body());
   ampoule::Result<std::optional<Entry>> Find(const std::string& key, EntryKind kind);
@@ -194,12 +191,11 @@ class Journal {
   std::string path_;
   Clock clock_;
   std::function<void()> before_commit_;
-  int busy_timeout_ms_ = 0;
   std::mutex mu_;  // guards db_ and the statements: one connection, one caller at a time
-  sqlite3* db_ = nullptr;
-  sqlite3_stmt* find_ = nullptr;    // by (key, kind)
-  sqlite3_stmt* last_ = nullptr;    // the last entry's seq and hash
-  sqlite3_stmt* insert_ = nullptr;
+  ampoule::sqlite::Database db_;
+  ampoule::sqlite::Statement find_;    // by (key, kind)
+  ampoule::sqlite::Statement last_;    // the last entry's seq and hash
+  ampoule::sqlite::Statement insert_;
 };
 
 }  // namespace volent::journal

@@ -1,7 +1,5 @@
 // The journal's read side: views, pending effects, the digest and the
 // integrity check (docs/journal.md, "Digest and verify").
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -18,45 +16,16 @@ using ampoule::Error;
 using ampoule::Result;
 using ampoule::Status;
 
-// A prepared statement that finalizes itself.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql) { sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  sqlite3_stmt* get() const { return stmt_; }
-  explicit operator bool() const { return stmt_ != nullptr; }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-// Runs `body` in one read transaction (a consistent snapshot under WAL).
-template <class F>
-auto InReadTransaction(sqlite3* db, const std::string& path, F&& body) -> decltype(body()) {
-  if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return Error{path + ": " + sqlite3_errmsg(db)};
-  }
-  auto result = body();
-  sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-  return result;
-}
-
-void BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
-  sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-}
-
 // Collects the rows of `stmt` as entries.
-Result<std::vector<Entry>> Collect(sqlite3* db, const std::string& path, sqlite3_stmt* stmt) {
+Result<std::vector<Entry>> Collect(const ampoule::sqlite::Database& db, ampoule::sqlite::Statement& stmt) {
   std::vector<Entry> out;
   int rc;
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    auto entry = ReadRow(stmt);
-    if (!entry) return Error{path + ": a damaged entry (run volent journal verify): " + entry.message()};
+  while ((rc = stmt.Step()) == SQLITE_ROW) {
+    auto entry = ReadRow(stmt.get());
+    if (!entry) return Error{db.name() + ": a damaged entry (run volent journal verify): " + entry.message()};
     out.push_back(std::move(*entry));
   }
-  if (rc != SQLITE_DONE) return Error{path + ": " + sqlite3_errmsg(db)};
+  if (rc != SQLITE_DONE) return db.Failure("cannot read entries");
   return out;
 }
 
@@ -127,12 +96,11 @@ std::string CheckEntry(const Entry& e, uint64_t position, const std::string& pre
 
 Result<std::vector<Entry>> Journal::Read(uint64_t after_seq, size_t limit) {
   std::lock_guard lock(mu_);
-  Statement stmt(db_, std::string("SELECT ") + kEntryColumns +
-                          " FROM entries WHERE seq > ?1 ORDER BY seq LIMIT ?2");
-  if (!stmt) return DbError("cannot read entries");
-  sqlite3_bind_int64(stmt.get(), 1, static_cast<sqlite3_int64>(std::min<uint64_t>(after_seq, kMaxStep)));
-  sqlite3_bind_int64(stmt.get(), 2, static_cast<sqlite3_int64>(std::min<uint64_t>(limit, kMaxStep)));
-  return Collect(db_, path_, stmt.get());
+  auto stmt = db_.Prepare(std::string("SELECT ") + kEntryColumns + " FROM entries WHERE seq > ?1 ORDER BY seq LIMIT ?2");
+  if (!stmt) return db_.Failure("cannot read entries");
+  stmt.BindInt64(1, static_cast<int64_t>(std::min<uint64_t>(after_seq, kMaxStep)));
+  stmt.BindInt64(2, static_cast<int64_t>(std::min<uint64_t>(limit, kMaxStep)));
+  return Collect(db_, stmt);
 }
 
 Result<std::vector<Entry>> Journal::ReadKind(EntryKind kind, uint64_t after_seq, size_t limit) {
@@ -148,53 +116,51 @@ Result<std::vector<Entry>> Journal::ReadKind(const KindQuery& query) {
     return Error{"a payload member to filter on is 1 to 64 letters, digits and '_'"};
   }
   std::lock_guard lock(mu_);
-  Statement stmt(db_, KindSql(query));
-  if (!stmt) return DbError("cannot read entries");
-  sqlite3_stmt* s = stmt.get();
-  BindText(s, 1, KindName(query.kind));
-  sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(std::min<uint64_t>(query.after, kMaxStep)));
-  sqlite3_bind_int64(s, 3, static_cast<sqlite3_int64>(std::min<uint64_t>(query.limit, kMaxStep)));
-  if (!query.agent.empty()) BindText(s, 4, query.agent);
+  auto stmt = db_.Prepare(KindSql(query));
+  if (!stmt) return db_.Failure("cannot read entries");
+  stmt.BindText(1, KindName(query.kind));
+  stmt.BindInt64(2, static_cast<int64_t>(std::min<uint64_t>(query.after, kMaxStep)));
+  stmt.BindInt64(3, static_cast<int64_t>(std::min<uint64_t>(query.limit, kMaxStep)));
+  if (!query.agent.empty()) stmt.BindText(4, query.agent);
   if (!query.payload_member.empty()) {
-    BindText(s, 5, "$." + query.payload_member);
-    BindText(s, 6, query.payload_value);
+    stmt.BindText(5, "$." + query.payload_member);
+    stmt.BindText(6, query.payload_value);
   }
-  return Collect(db_, path_, s);
+  return Collect(db_, stmt);
 }
 
 Result<std::vector<Entry>> Journal::PendingEffects() {
   std::lock_guard lock(mu_);
-  Statement stmt(db_, std::string("SELECT ") + kEntryColumns +
+  auto stmt = db_.Prepare(std::string("SELECT ") + kEntryColumns +
                           " FROM entries AS i WHERE kind = 'intent' AND NOT EXISTS"
                           " (SELECT 1 FROM entries AS c WHERE c.effect_key = i.effect_key"
                           " AND c.kind = 'completion') ORDER BY seq");
-  if (!stmt) return DbError("cannot read pending effects");
-  return Collect(db_, path_, stmt.get());
+  if (!stmt) return db_.Failure("cannot read pending effects");
+  return Collect(db_, stmt);
 }
 
 Result<Digest> Journal::GetDigest() {
   std::lock_guard lock(mu_);
-  return InReadTransaction(db_, path_, [&]() -> Result<Digest> {
-    Digest digest;
-    Statement count(db_, "SELECT count(*) FROM entries");
-    if (!count || sqlite3_step(count.get()) != SQLITE_ROW) return DbError("cannot count entries");
-    digest.entries = static_cast<uint64_t>(sqlite3_column_int64(count.get(), 0));
-    Statement last(db_, "SELECT hash FROM entries ORDER BY seq DESC LIMIT 1");
-    if (!last) return DbError("cannot read the last entry");
-    int rc = sqlite3_step(last.get());
-    if (rc == SQLITE_ROW) {
-      // The type first: reading it as text would convert it.
-      const bool is_text = sqlite3_column_type(last.get(), 0) == SQLITE_TEXT;
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(last.get(), 0));
-      if (!is_text || !text) {
-        return Error{path_ + ": the last entry's hash is damaged (run volent journal verify)"};
-      }
-      digest.head.assign(text, static_cast<size_t>(sqlite3_column_bytes(last.get(), 0)));
-    } else if (rc != SQLITE_DONE) {
-      return DbError("cannot read the last entry");
+  // One read transaction (a consistent snapshot under WAL).
+  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kDeferred);
+  if (!txn) return txn.error();
+  Digest digest;
+  auto count = db_.Prepare("SELECT count(*) FROM entries");
+  if (!count || count.Step() != SQLITE_ROW) return db_.Failure("cannot count entries");
+  digest.entries = static_cast<uint64_t>(count.Int64(0));
+  auto last = db_.Prepare("SELECT hash FROM entries ORDER BY seq DESC LIMIT 1");
+  if (!last) return db_.Failure("cannot read the last entry");
+  int rc = last.Step();
+  if (rc == SQLITE_ROW) {
+    // The type first: reading it as text would convert it.
+    if (last.Type(0) != SQLITE_TEXT) {
+      return Error{path_ + ": the last entry's hash is damaged (run volent journal verify)"};
     }
-    return digest;
-  });
+    digest.head = last.Text(0);
+  } else if (rc != SQLITE_DONE) {
+    return db_.Failure("cannot read the last entry");
+  }
+  return digest;
 }
 
 Result<VerifyReport> Journal::Verify(std::optional<std::string> expected_head) {
@@ -204,37 +170,38 @@ Result<VerifyReport> Journal::Verify(std::optional<std::string> expected_head) {
     if (!expected) return Error{"the expected digest is not sha256: and 64 hex digits"};
   }
   std::lock_guard lock(mu_);
-  return InReadTransaction(db_, path_, [&]() -> Result<VerifyReport> {
-    Statement stmt(db_, std::string("SELECT ") + kEntryColumns + " FROM entries ORDER BY seq");
-    if (!stmt) return DbError("cannot read entries");
-    VerifyReport report;
-    std::set<std::string> seen;
-    bool found = expected && *expected == kGenesisHash;
-    auto fail = [&](uint64_t position, std::string problem) {
-      report.ok = false;
-      report.bad_entry = position;
-      report.problem = std::move(problem);
-      return report;
-    };
-    int rc;
-    while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
-      const uint64_t position = report.digest.entries + 1;
-      auto entry = ReadRow(stmt.get());
-      if (!entry) return fail(position, entry.message());
-      std::string problem = CheckEntry(*entry, position, report.digest.head, seen);
-      if (!problem.empty()) return fail(position, std::move(problem));
-      report.digest.entries = position;
-      report.digest.head = entry->hash;
-      if (expected && entry->hash == *expected) found = true;
-    }
-    if (rc != SQLITE_DONE) return DbError("cannot read entries");
-    if (expected && !found) {
-      return fail(report.digest.entries + 1,
-                  "missing: no entry has the expected hash sha256:" + *expected +
-                      " (the journal's tail was removed, or it was rewritten)");
-    }
+  // One read transaction (a consistent snapshot under WAL).
+  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kDeferred);
+  if (!txn) return txn.error();
+  auto stmt = db_.Prepare(std::string("SELECT ") + kEntryColumns + " FROM entries ORDER BY seq");
+  if (!stmt) return db_.Failure("cannot read entries");
+  VerifyReport report;
+  std::set<std::string> seen;
+  bool found = expected && *expected == kGenesisHash;
+  auto fail = [&](uint64_t position, std::string problem) {
+    report.ok = false;
+    report.bad_entry = position;
+    report.problem = std::move(problem);
     return report;
-  });
+  };
+  int rc;
+  while ((rc = stmt.Step()) == SQLITE_ROW) {
+    const uint64_t position = report.digest.entries + 1;
+    auto entry = ReadRow(stmt.get());
+    if (!entry) return fail(position, entry.message());
+    std::string problem = CheckEntry(*entry, position, report.digest.head, seen);
+    if (!problem.empty()) return fail(position, std::move(problem));
+    report.digest.entries = position;
+    report.digest.head = entry->hash;
+    if (expected && entry->hash == *expected) found = true;
+  }
+  if (rc != SQLITE_DONE) return db_.Failure("cannot read entries");
+  if (expected && !found) {
+    return fail(report.digest.entries + 1,
+                "missing: no entry has the expected hash sha256:" + *expected +
+                    " (the journal's tail was removed, or it was rewritten)");
+  }
+  return report;
 }
 
 }  // namespace volent::journal

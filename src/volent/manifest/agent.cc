@@ -5,13 +5,14 @@
 
 #include "volent/manifest/document.h"
 #include "volent/manifest/manifest.h"
+#include "core/json.h"
 
 namespace volent::manifest {
 namespace {
 
 using nlohmann::json;
 
-std::string Quote(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string Quote(const std::string& s) { return ampoule::DumpJson(json(s)); }
 
 void CheckCapability(CheckedDocument& doc, const json* owner, const std::string& pointer, const NodeConfig& config) {
   const json* capability = Member(owner, "capability");

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "volent/manifest/yaml_reader.h"
+#include "core/json.h"
 
 namespace volent::manifest {
 namespace {
@@ -17,7 +18,7 @@ constexpr int kMaxRefDepth = 32;
 
 std::string Quoted(const std::string& s) {
   std::string cut = s.size() > 60 ? s.substr(0, 57) + "..." : s;
-  return json(cut).dump(-1, ' ', false, json::error_handler_t::replace);
+  return ampoule::DumpJson(json(cut));
 }
 
 // How a found value is shown: strings quoted, numbers as written, else its kind.

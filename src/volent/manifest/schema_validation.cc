@@ -12,6 +12,7 @@
 #include <valijson/validator.hpp>
 
 #include "volent/manifest/yaml_reader.h"
+#include "core/json.h"
 
 namespace volent::manifest {
 namespace {
@@ -64,7 +65,7 @@ std::string QuotedName(const std::string& text) {
   const size_t open = text.find('\'');
   const size_t close = text.rfind('\'');
   const std::string name = open == std::string::npos || close <= open ? text : text.substr(open + 1, close - open - 1);
-  return nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return ampoule::DumpJson(nlohmann::json(name));
 }
 
 // "3 items", "1 item".

@@ -3,7 +3,8 @@
 #include <set>
 #include <vector>
 
-#include "volent/mockmodel/json_text.h"
+#include "core/json.h"
+#include "volent/mockmodel/service.h"
 #include "volent/mockmodel/tool_name.h"
 
 namespace volent::mockmodel {
@@ -196,7 +197,7 @@ std::optional<ApiError> CheckAnthropicHeaders(const std::optional<std::string>& 
 }
 
 ampoule::Result<Conversation> ParseAnthropicRequest(std::string_view text) {
-  auto parsed = ParseJson(text);
+  auto parsed = ampoule::ParseJsonBounded(text, "the body", {kMaxBodyBytes});
   if (!parsed.ok()) return parsed.error();
   const json& body = *parsed;
   if (!body.is_object()) return ampoule::Error{"the body must be a JSON object {model, max_tokens, messages}"};
@@ -275,7 +276,7 @@ std::string RenderAnthropicAnswer(const Answer& answer, const Conversation& conv
   out["stop_reason"] = answer.tool_calls.empty() ? "end_turn" : "tool_use";
   out["stop_sequence"] = nullptr;
   out["usage"] = {{"input_tokens", usage.input_tokens}, {"output_tokens", usage.output_tokens}};
-  return DumpJson(out);
+  return ampoule::DumpJson(out);
 }
 
 std::string RenderAnthropicError(const ApiError& error) {
@@ -290,7 +291,7 @@ std::string RenderAnthropicError(const ApiError& error) {
   json out;
   out["type"] = "error";
   out["error"] = {{"type", type}, {"message", error.message}};
-  return DumpJson(out);
+  return ampoule::DumpJson(out);
 }
 
 }  // namespace volent::mockmodel

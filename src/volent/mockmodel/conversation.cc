@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "volent/mockmodel/json_text.h"
+#include "core/json.h"
 
 namespace volent::mockmodel {
 namespace {
@@ -24,7 +24,7 @@ size_t Tokens(size_t bytes) { return bytes == 0 ? 1 : (bytes + 3) / 4; }
 
 Usage EstimateUsage(const Conversation& conversation, const Answer& answer) {
   size_t out = answer.text.size();
-  for (const auto& call : answer.tool_calls) out += call.name.size() + DumpJson(call.arguments).size();
+  for (const auto& call : answer.tool_calls) out += call.name.size() + ampoule::DumpJson(call.arguments).size();
   return Usage{Tokens(conversation.input_bytes), Tokens(out)};
 }
 

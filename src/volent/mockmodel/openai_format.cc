@@ -3,7 +3,8 @@
 #include <set>
 #include <vector>
 
-#include "volent/mockmodel/json_text.h"
+#include "core/json.h"
+#include "volent/mockmodel/service.h"
 #include "volent/mockmodel/tool_name.h"
 
 namespace volent::mockmodel {
@@ -199,7 +200,7 @@ std::optional<ApiError> CheckOpenAiHeaders(const std::optional<std::string>& aut
 }
 
 ampoule::Result<Conversation> ParseOpenAiRequest(std::string_view text) {
-  auto parsed = ParseJson(text);
+  auto parsed = ampoule::ParseJsonBounded(text, "the body", {kMaxBodyBytes});
   if (!parsed.ok()) return parsed.error();
   const json& body = *parsed;
   if (!body.is_object()) return ampoule::Error{"the body must be a JSON object {model, messages}"};
@@ -258,7 +259,7 @@ std::string RenderOpenAiAnswer(const Answer& answer, const Conversation& convers
       const ToolCall& call = answer.tool_calls[i];
       calls.push_back({{"id", ToolCallId("call_", conversation, i)},
                        {"type", "function"},
-                       {"function", {{"name", call.name}, {"arguments", DumpJson(call.arguments)}}}});
+                       {"function", {{"name", call.name}, {"arguments", ampoule::DumpJson(call.arguments)}}}});
     }
     message["tool_calls"] = std::move(calls);
   }
@@ -277,7 +278,7 @@ std::string RenderOpenAiAnswer(const Answer& answer, const Conversation& convers
   out["usage"] = {{"prompt_tokens", usage.input_tokens},
                   {"completion_tokens", usage.output_tokens},
                   {"total_tokens", usage.input_tokens + usage.output_tokens}};
-  return DumpJson(out);
+  return ampoule::DumpJson(out);
 }
 
 std::string RenderOpenAiError(const ApiError& error) {
@@ -286,7 +287,7 @@ std::string RenderOpenAiError(const ApiError& error) {
   json code = error.code.empty() ? json(nullptr) : json(error.code);
   json out;
   out["error"] = {{"message", error.message}, {"type", "invalid_request_error"}, {"param", nullptr}, {"code", code}};
-  return DumpJson(out);
+  return ampoule::DumpJson(out);
 }
 
 }  // namespace volent::mockmodel

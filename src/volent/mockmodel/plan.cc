@@ -1,6 +1,7 @@
 #include "volent/mockmodel/plan.h"
 
-#include "volent/mockmodel/json_text.h"
+#include "core/json.h"
+#include "volent/mockmodel/service.h"
 
 namespace volent::mockmodel {
 namespace {
@@ -66,14 +67,14 @@ Answer DefaultPlan(const Conversation& conversation) {
   }
   ToolCall call;
   call.name = conversation.tools[conversation.tool_results];
-  auto parsed = ParseJson(conversation.first_user_text, "the first user message");
+  auto parsed = ampoule::ParseJsonBounded(conversation.first_user_text, "the first user message", {kMaxBodyBytes});
   if (parsed.ok() && parsed->is_object()) call.arguments = std::move(*parsed);
   answer.tool_calls.push_back(std::move(call));
   return answer;
 }
 
 ampoule::Result<Script> ParseScript(std::string_view text) {
-  auto parsed = ParseJson(text, "the script");
+  auto parsed = ampoule::ParseJsonBounded(text, "the script", {kMaxBodyBytes});
   if (!parsed.ok()) return parsed.error();
   if (!parsed->is_array()) {
     return ampoule::Error{"the script must be a JSON array of answers, e.g. "

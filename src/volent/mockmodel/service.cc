@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "volent/mockmodel/anthropic_format.h"
-#include "volent/mockmodel/json_text.h"
+#include "core/json.h"
 #include "volent/mockmodel/openai_format.h"
 
 namespace volent::mockmodel {
@@ -35,7 +35,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 std::string_view PathOf(std::string_view target) { return target.substr(0, target.find('?')); }
 
-ServiceResponse Json(int status, const nlohmann::json& body) { return ServiceResponse{status, DumpJson(body), {}}; }
+ServiceResponse Json(int status, const nlohmann::json& body) { return ServiceResponse{status, ampoule::DumpJson(body), {}}; }
 
 // For paths of neither API: a body both kinds of client can read
 // (Anthropic's type/error.type/error.message, OpenAI's error.message/code).

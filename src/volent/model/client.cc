@@ -9,6 +9,7 @@
 #include "volent/model/anthropic.h"
 #include "volent/model/openai.h"
 #include "volent/model/text.h"
+#include "core/json.h"
 
 namespace volent::model {
 namespace {
@@ -16,7 +17,6 @@ namespace {
 using nlohmann::json;
 
 // Model answers are larger than most tool answers (long texts, many calls).
-constexpr size_t kMaxAnswerBytes = 8 * 1024 * 1024;
 
 // Headers that carry a key: never in the journaled form, whatever it says.
 bool IsSecretHeader(std::string_view name) {
@@ -205,7 +205,7 @@ Client::Prepared Client::Prepare(const json& request) const {
       http.headers.emplace_back("Authorization", "Bearer " + *p.key);
     }
   }
-  http.body = body->dump(-1, ' ', false, json::error_handler_t::replace);
+  http.body = ampoule::DumpJson(*body);
   return p;
 }
 

@@ -2,6 +2,7 @@
 #include "volent/model/openai.h"
 
 #include "volent/model/text.h"
+#include "core/json.h"
 
 namespace volent::model {
 namespace {
@@ -87,7 +88,7 @@ json OpenAiRequestBody(const std::string& model, const Conversation& conversatio
                              {"type", "function"},
                              {"function",
                               {{"name", call.name},
-                               {"arguments", call.arguments.dump(-1, ' ', false, json::error_handler_t::replace)}}}});
+                               {"arguments", ampoule::DumpJson(call.arguments)}}}});
           }
           message["tool_calls"] = std::move(calls);
         }

@@ -1,5 +1,7 @@
 #include "volent/model/text.h"
 
+#include "core/json.h"
+
 namespace volent::model {
 namespace {
 
@@ -10,34 +12,10 @@ std::string Cut(std::string_view text, size_t max) {
   return std::string(text.substr(0, n)) + "...";
 }
 
-// Nesting deeper than any answer needs: the value is refused before it is
-// parsed, since printing (dump) and comparing a parsed value recurse once
-// per level and a hostile body of 8 MiB of "[" would exhaust the stack.
-constexpr int kMaxDepth = 128;
-
-bool TooDeep(std::string_view body) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string Quoted(std::string_view text, size_t max) {
-  return nlohmann::json(Cut(text, max)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return ampoule::DumpJson(nlohmann::json(Cut(text, max)));
 }
 
 std::string Excerpt(std::string_view text, size_t max) {
@@ -50,8 +28,8 @@ std::string Excerpt(std::string_view text, size_t max) {
 }
 
 nlohmann::json ParseJson(std::string_view body) {
-  if (TooDeep(body)) return nlohmann::json(nlohmann::json::value_t::discarded);
-  return nlohmann::json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  auto parsed = ampoule::ParseJsonBounded(body, "the answer", {kMaxAnswerBytes});
+  return parsed ? std::move(*parsed) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 }  // namespace volent::model

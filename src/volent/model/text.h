@@ -20,8 +20,11 @@ std::string Quoted(std::string_view text, size_t max = 200);
 // `text` cut like Quoted, without quotes; control characters become spaces.
 std::string Excerpt(std::string_view text, size_t max = 300);
 
+// The most of an answer read (larger ones are cut off by the client).
+inline constexpr size_t kMaxAnswerBytes = 8 * 1024 * 1024;
+
 // Parses `body` as JSON without throwing; a discarded value when it is not,
-// or when it nests deeper than 128 arrays and objects.
+// or is over core/json.h's limits (kMaxJsonDepth, kMaxAnswerBytes).
 nlohmann::json ParseJson(std::string_view body);
 
 }  // namespace volent::model

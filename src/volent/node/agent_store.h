@@ -24,8 +24,7 @@
 #include <vector>
 
 #include "core/result.h"
-
-struct sqlite3;
+#include "core/sqlite.h"
 
 namespace volent::node {
 
@@ -66,7 +65,7 @@ class AgentStore {
   // fuzzing). Errors name the file and what to do.
   static ampoule::Result<std::unique_ptr<AgentStore>> Open(const std::string& dir,
                                                            const Recheck& recheck = nullptr);
-  ~AgentStore();
+  ~AgentStore() = default;
   AgentStore(const AgentStore&) = delete;
   AgentStore& operator=(const AgentStore&) = delete;
 
@@ -91,10 +90,9 @@ class AgentStore {
   };
   AgentStore() = default;
   ampoule::Status Load(const Recheck& recheck);
-  ampoule::Status Exec(const char* sql);
 
   std::mutex write_mu_;  // serializes writers; guards db_ use
-  sqlite3* db_ = nullptr;
+  ampoule::sqlite::Database db_;  // not open for a store in memory only
   mutable std::shared_mutex mu_;  // guards agents_
   std::map<std::string, Entry, std::less<>> agents_;
 };

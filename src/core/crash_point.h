@@ -1,0 +1,24 @@
+// Deliberate crashes at named points, for the tests of crash safety
+// (tests/gate/gate_crash.sh, scripts/chaos.sh, docs/chaos.md): with the
+// environment variable `env` set to POINT or POINT:N, the process kills
+// itself with SIGKILL the Nth time (1-based; POINT alone: the first time) it
+// reaches POINT. Unset (always, outside tests), CrashPoint only returns. It
+// grants nothing: whoever sets a process's environment can kill it anyway.
+//
+// An armed process says so on stderr, and writes "crash point POINT #N
+// reached" just before it dies (scripts/chaos.sh reads that line).
+//
+// Each variable is read once, at its first CrashPoint. Thread-safe.
+#pragma once
+
+#include <string_view>
+
+namespace ampoule {
+
+// The variables the products use; each names its points where it is defined.
+inline constexpr char kGateCrashEnv[] = "AMPOULE_GATE_CRASH_AT";  // ampoule gate submit
+inline constexpr char kNodeCrashEnv[] = "VOLENT_CRASH_AT";        // the volent node's agent loop
+
+void CrashPoint(const char* env, std::string_view point);
+
+}  // namespace ampoule
