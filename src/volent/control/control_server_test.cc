@@ -328,5 +328,30 @@ TEST_F(HttpServerTest, StopClosesIdleConnectionsAndReturns) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
 }
 
+// The stop every server shares (core/http/server.h): the idle connection
+// closes at once, the request in flight (its body still to come) is
+// answered, with Connection: close.
+TEST_F(HttpServerTest, StopAnswersTheRequestInFlightAndClosesIdleConnections) {
+  ServerOptions options;
+  options.request_timeout = 20000ms;  // the request must not time out first
+  Start(options);
+  Client idle(port_);
+  EXPECT_EQ(Get(idle, "/healthz").rfind("HTTP/1.1 200", 0), 0u);
+  // The interim answer says the server has the header.
+  Client busy(port_);
+  ASSERT_TRUE(busy.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Expect: 100-continue\r\nContent-Length: 2\r\n\r\n"));
+  EXPECT_EQ(busy.ReadResponse(), "HTTP/1.1 100 Continue\r\n\r\n");
+  server_->Stop();
+  EXPECT_EQ(idle.ReadAll(), "");
+  ASSERT_TRUE(busy.Send("{}"));
+  std::string r = busy.ReadAll();
+  EXPECT_EQ(r.rfind("HTTP/1.1 4", 0), 0u) << r;  // the manifest is refused, in words
+  EXPECT_NE(r.find("Connection: close\r\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("application/problem+json"), std::string::npos) << r;
+  thread_.join();
+  server_.reset();
+}
+
 }  // namespace
 }  // namespace volent::control
