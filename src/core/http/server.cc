@@ -338,10 +338,11 @@ namespace {
 class ServerImpl : public Server {
  public:
   ServerImpl(Handler& handler, const ServerOptions& options)
-      : ioc_(options.threads), acceptor_(ioc_), retry_(ioc_), grace_timer_(ioc_), state_(std::make_shared<State>()) {
+      : ioc_(options.threads), strand_(net::make_strand(ioc_)), acceptor_(strand_), retry_(strand_),
+        grace_timer_(strand_), state_(std::make_shared<State>()) {
     state_->handler = &handler;
     state_->options = options;
-    state_->on_last_closed = [this] { net::post(ioc_, [this] { grace_timer_.cancel(); }); };
+    state_->on_last_closed = [this] { net::post(strand_, [this] { grace_timer_.cancel(); }); };
   }
 
   Status Listen() {
@@ -376,7 +377,7 @@ class ServerImpl : public Server {
 
   void CatchSignals() override {
     if (signals_) return;
-    signals_.emplace(ioc_, SIGINT, SIGTERM);
+    signals_.emplace(strand_, SIGINT, SIGTERM);
     signals_->async_wait([this](boost::system::error_code ec, int) {
       if (!ec) Stop();
     });
@@ -393,7 +394,7 @@ class ServerImpl : public Server {
   }
 
   void Stop() override {
-    net::post(ioc_, [this] {
+    net::post(strand_, [this] {
       if (state_->stopping.exchange(true)) return;
       state_->handler->Stopping();
       boost::system::error_code ignored;
@@ -441,6 +442,10 @@ class ServerImpl : public Server {
   }
 
   net::io_context ioc_;
+  // The listening side (acceptor, timers, signals, Stop) runs on one strand:
+  // with more than one I/O thread, Stop must not close the acceptor while an
+  // accept completes on another thread.
+  net::strand<net::io_context::executor_type> strand_;
   tcp::acceptor acceptor_;
   net::steady_timer retry_;
   net::steady_timer grace_timer_;
