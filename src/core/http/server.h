@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <boost/beast/http.hpp>
 
@@ -135,6 +136,33 @@ class Server {
   virtual void Run() = 0;
   // Thread-safe; may be called before Run.
   virtual void Stop() = 0;
+};
+
+// A server whose public interface is Interface (port, CatchSignals, Run and
+// Stop, as the control API's and the mock model's are), made of its
+// handler and the skeleton.
+template <class Interface, class HandlerType>
+class HandlerServer : public Interface {
+ public:
+  template <class... Args>
+  explicit HandlerServer(Args&&... handler_args) : handler_(std::forward<Args>(handler_args)...) {}
+
+  Status Bind(const ServerOptions& options) {
+    // Qualified: Interface may have a Server of its own.
+    auto server = ::ampoule::httpd::Server::Bind(handler_, options);
+    if (!server.ok()) return server.status();
+    server_ = std::move(*server);
+    return Status::Ok();
+  }
+
+  int port() const override { return server_->port(); }
+  void CatchSignals() override { server_->CatchSignals(); }
+  void Run() override { server_->Run(); }
+  void Stop() override { server_->Stop(); }
+
+ private:
+  HandlerType handler_;
+  std::unique_ptr<::ampoule::httpd::Server> server_;
 };
 
 }  // namespace ampoule::httpd

@@ -7,79 +7,22 @@
 // http_server_test, mock_server_test).
 #include "core/http/server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <condition_variable>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "core/http/loopback_client.h"
+
 namespace ampoule::httpd {
 namespace {
 
 namespace http = boost::beast::http;
 
-// A blocking loopback client; the receive timeout only keeps a broken
-// server from hanging the test.
-class Client {
- public:
-  explicit Client(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    timeval tv{10, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  }
-  ~Client() { close(fd_); }
-  bool connected() const { return connected_; }
-
-  bool Send(std::string_view data) {
-    while (!data.empty()) {
-      ssize_t n = send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      data.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-  }
-  // Reads until the server closes (or the safety timeout).
-  std::string ReadAll() {
-    std::string out;
-    char buf[4096];
-    for (;;) {
-      ssize_t n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-  }
-  // Reads until `text` has arrived; false if the server closed first.
-  bool ReadUntil(std::string_view text) {
-    char buf[4096];
-    while (seen_.find(text) == std::string::npos) {
-      ssize_t n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return false;
-      seen_.append(buf, static_cast<size_t>(n));
-    }
-    return true;
-  }
-  const std::string& seen() const { return seen_; }
-  void Forget() { seen_.clear(); }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-  std::string seen_;
-};
+using Client = testing::LoopbackClient;
 
 std::string Get(const std::string& path) { return "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"; }
 

@@ -5,9 +5,9 @@
 
 namespace volent::control {
 
-namespace {
-
 namespace httpd = ampoule::httpd;
+
+namespace {
 
 // Handlers are fast and in memory, so each request is answered inline, on
 // its connection's strand.
@@ -38,44 +38,23 @@ class ApiHandler : public httpd::Handler {
   const ControlApi& api_;
 };
 
-class ServerImpl : public HttpServer {
- public:
-  explicit ServerImpl(const ControlApi& api) : handler_(api) {}
-
-  ampoule::Status Bind(const ServerOptions& options) {
-    httpd::ServerOptions skeleton;
-    skeleton.host = options.host;
-    skeleton.port = options.port;
-    skeleton.threads = options.threads;
-    skeleton.max_connections = options.max_connections;
-    skeleton.header_limit = kMaxHeaderBytes;
-    skeleton.body_limit = kMaxBodyBytes;
-    skeleton.read_timeout = options.request_timeout;
-    skeleton.write_timeout = options.request_timeout;
-    skeleton.stop_grace = options.stop_grace;
-    skeleton.drain_bytes = 4 * 1024 * 1024;
-    auto server = httpd::Server::Bind(handler_, skeleton);
-    if (!server.ok()) return server.status();
-    server_ = std::move(*server);
-    return ampoule::Status::Ok();
-  }
-
-  int port() const override { return server_->port(); }
-  void CatchSignals() override { server_->CatchSignals(); }
-  void Run() override { server_->Run(); }
-  void Stop() override { server_->Stop(); }
-
- private:
-  ApiHandler handler_;
-  std::unique_ptr<httpd::Server> server_;
-};
-
 }  // namespace
 
 ampoule::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const ControlApi& api,
                                                               const ServerOptions& options) {
-  auto server = std::make_unique<ServerImpl>(api);
-  AMP_RETURN_IF_ERROR(server->Bind(options));
+  httpd::ServerOptions skeleton;
+  skeleton.host = options.host;
+  skeleton.port = options.port;
+  skeleton.threads = options.threads;
+  skeleton.max_connections = options.max_connections;
+  skeleton.header_limit = kMaxHeaderBytes;
+  skeleton.body_limit = kMaxBodyBytes;
+  skeleton.read_timeout = options.request_timeout;
+  skeleton.write_timeout = options.request_timeout;
+  skeleton.stop_grace = options.stop_grace;
+  skeleton.drain_bytes = 4 * 1024 * 1024;
+  auto server = std::make_unique<httpd::HandlerServer<HttpServer, ApiHandler>>(api);
+  AMP_RETURN_IF_ERROR(server->Bind(skeleton));
   return std::unique_ptr<HttpServer>(std::move(server));
 }
 

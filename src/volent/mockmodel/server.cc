@@ -6,10 +6,10 @@
 
 namespace volent::mockmodel {
 
-namespace {
-
 namespace httpd = ampoule::httpd;
 namespace http = boost::beast::http;
+
+namespace {
 
 constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
@@ -76,43 +76,22 @@ class ServiceHandler : public httpd::Handler {
   Service& service_;
 };
 
-class ServerImpl : public Server {
- public:
-  explicit ServerImpl(Service& service) : handler_(service) {}
-
-  ampoule::Status Bind(const ServerOptions& options) {
-    httpd::ServerOptions skeleton;
-    skeleton.host = options.host;
-    skeleton.port = options.port;
-    skeleton.threads = options.threads;
-    skeleton.max_connections = options.max_connections;
-    skeleton.header_limit = kMaxHeaderBytes;
-    skeleton.body_limit = kMaxBodyBytes;
-    skeleton.read_timeout = options.idle_timeout;
-    skeleton.write_timeout = options.idle_timeout;
-    skeleton.stop_grace = options.stop_grace;
-    skeleton.drain_bytes = 8 * 1024 * 1024;
-    auto server = httpd::Server::Bind(handler_, skeleton);
-    if (!server.ok()) return server.status();
-    server_ = std::move(*server);
-    return ampoule::Status::Ok();
-  }
-
-  int port() const override { return server_->port(); }
-  void CatchSignals() override { server_->CatchSignals(); }
-  void Run() override { server_->Run(); }
-  void Stop() override { server_->Stop(); }
-
- private:
-  ServiceHandler handler_;
-  std::unique_ptr<httpd::Server> server_;
-};
-
 }  // namespace
 
 ampoule::Result<std::unique_ptr<Server>> Server::Bind(Service& service, const ServerOptions& options) {
-  auto server = std::make_unique<ServerImpl>(service);
-  AMP_RETURN_IF_ERROR(server->Bind(options));
+  httpd::ServerOptions skeleton;
+  skeleton.host = options.host;
+  skeleton.port = options.port;
+  skeleton.threads = options.threads;
+  skeleton.max_connections = options.max_connections;
+  skeleton.header_limit = kMaxHeaderBytes;
+  skeleton.body_limit = kMaxBodyBytes;
+  skeleton.read_timeout = options.idle_timeout;
+  skeleton.write_timeout = options.idle_timeout;
+  skeleton.stop_grace = options.stop_grace;
+  skeleton.drain_bytes = 8 * 1024 * 1024;
+  auto server = std::make_unique<httpd::HandlerServer<Server, ServiceHandler>>(service);
+  AMP_RETURN_IF_ERROR(server->Bind(skeleton));
   return std::unique_ptr<Server>(std::move(server));
 }
 
