@@ -61,8 +61,7 @@ set -uo pipefail
 # folder ending in "/"; WHAT is a comma-separated list of outbound, socket.
 readonly ALLOWED='
 src/volent/egress/                 outbound,socket  the egress gate: it resolves, judges and connects (docs/egress.md)
-src/volent/control/http_server.cc  socket           the control API listener: socket, bind, listen, accept; it never connects
-src/volent/mockmodel/server.cc     socket           the mock model server listener (tests, benchmarks); it never connects
+src/core/http/server.cc            socket           the HTTP connection skeleton of the control API and the mock model (docs/decisions/0029-http-server-skeleton.md): socket, bind, listen, accept; it never connects
 '
 
 readonly OUTBOUND='connect getaddrinfo getaddrinfo_a gethostbyname gethostbyname_r gethostbyname2

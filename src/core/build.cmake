@@ -7,8 +7,10 @@
 #   json.h     bounded parsing of JSON from outside, writing that never throws
 #   crash_point.h  test-only kill points armed by an environment variable
 #   http/      the HTTP servers' shared pieces: the framing check against
-#              request smuggling (pure code on bytes), header reading,
-#              listening, draining, descriptor limits
+#              request smuggling (pure code on bytes), header reading, the
+#              connection skeleton (server.cc: the one object here with
+#              socket code, on the socket audit's inbound list), descriptor
+#              limits
 amp_glob(CORE_SRCS src/core/*.cc src/core/http/*.cc)
 add_library(core STATIC ${CORE_SRCS})
 target_link_libraries(core PUBLIC Boost::headers Threads::Threads)

@@ -12,9 +12,11 @@
 # they were sources at various places in src/:
 #   - planted_socket (getaddrinfo, socket, connect) outside the gate: fails,
 #     naming connect and getaddrinfo; inside src/volent/egress: passes; as the
-#     control API's listener: fails (an inbound server may not connect);
-#   - planted_listener (socket, bind, listen) outside the inbound list: fails,
-#     naming socket; as a listed inbound server or in src/volent/egress: passes;
+#     HTTP servers' listener (src/core/http/server.cc): fails (an inbound
+#     server may not connect);
+#   - planted_listener (socket, bind, listen) outside the inbound list (the
+#     control API's own server object included): fails, naming socket; as a
+#     listed inbound server or in src/volent/egress: passes;
 #   - planted_asio (Asio resolver and connect, -O0): fails, naming Asio's
 #     socket_ops::connect and libc's connect and getaddrinfo;
 #   - planted_dlsym: fails everywhere, src/volent/egress included;
@@ -110,9 +112,9 @@ expect "planted connect in a gate folder that is not src/volent/egress" 1 \
 expect "planted connect via .. out of src/volent/egress" 1 --no "references socket," \
   --line "audit-sockets: $s (as src/volent/egress/../agent/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
   -- --as src/volent/egress/../agent/planted_socket.cc "$s"
-expect "planted connect in the control API's listener (inbound may not connect)" 1 \
-  --line "audit-sockets: $s (as src/volent/control/http_server.cc) references connect, getaddrinfo$tail" \
-  -- --as src/volent/control/http_server.cc "$s"
+expect "planted connect in the HTTP servers' listener (inbound may not connect)" 1 \
+  --line "audit-sockets: $s (as src/core/http/server.cc) references connect, getaddrinfo$tail" \
+  -- --as src/core/http/server.cc "$s"
 
 expect "planted socket outside the inbound list" 1 \
   --line "audit-sockets: $l (as src/volent/control/api.cc) references socket$tail" \
@@ -120,8 +122,10 @@ expect "planted socket outside the inbound list" 1 \
 expect "planted socket in src/volent/cli" 1 \
   --line "audit-sockets: $l (as src/volent/cli/main.cc) references socket$tail" \
   -- --as src/volent/cli/main.cc "$l"
-expect "planted socket as the control API's listener" 0 -- --as src/volent/control/http_server.cc "$l"
-expect "planted socket as the mock model server" 0 -- --as src/volent/mockmodel/server.cc "$l"
+expect "planted socket as the HTTP servers' listener" 0 -- --as src/core/http/server.cc "$l"
+expect "planted socket as the control API's server (its sockets are the listener's)" 1 \
+  --line "audit-sockets: $l (as src/volent/control/http_server.cc) references socket$tail" \
+  -- --as src/volent/control/http_server.cc "$l"
 expect "planted socket inside src/volent/egress" 0 -- --as src/volent/egress/planted_listener.cc "$l"
 
 # Which Asio functions stay out of line depends on the compiler; at -O0 the
@@ -161,7 +165,7 @@ expect "the volent objects" 0 -- "$@"
 expect "the volent objects with one planted among them" 1 \
   --line "audit-sockets: $s (as src/volent/journal/planted_socket.cc) references connect, getaddrinfo, socket$tail" \
   --no "$work/planted_listener.o" \
-  -- "$@" --as src/volent/journal/planted_socket.cc "$s" --as src/volent/control/http_server.cc "$l"
+  -- "$@" --as src/volent/journal/planted_socket.cc "$s" --as src/core/http/server.cc "$l"
 if [ -n "$build" ]; then
   expect "the build folder" 0 -- "$build"
   libs=()

@@ -1,27 +1,21 @@
 #include "ampoule/mcp/http_server.h"
 
+#include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <deque>
-#include <optional>
 #include <string>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
 
-#include "core/http/read_header.h"
 #include "ampoule/mcp/http_handler.h"
 #include "ampoule/mcp/http_session_table.h"
+#include "core/http/server.h"
 
 namespace ampoule::mcp {
 
 namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = net::ip::tcp;
+namespace http = boost::beast::http;
 
 namespace {
 
@@ -30,338 +24,121 @@ constexpr size_t kHeaderLimit = 16 * 1024;
 // the rest wait their turn.
 constexpr size_t kWorkers = 32;
 
-// What every connection shares.
-struct Shared {
-  std::shared_ptr<Server> server;
-  HttpSessionTable sessions;
-  HttpHandlerConfig config;
-  size_t max_body_bytes;
-  HttpLimits limits;
-  std::atomic<int> connections{0};
-  net::thread_pool* workers;
-
-  Shared(std::shared_ptr<Server> s, size_t max_sessions) : server(std::move(s)), sessions(max_sessions) {}
-};
-
-std::string Chunk(const std::string& data) {
-  char size[32];
-  std::snprintf(size, sizeof size, "%zx\r\n", data.size());
-  return size + data + "\r\n";
-}
-
-// One client connection: requests one after another (keep-alive), each
-// answered before the next is read.
-class Connection : public std::enable_shared_from_this<Connection> {
+// The endpoint's rules (http_handler.h) on the connection skeleton: answers
+// that need no session call go out at once; calls run on the worker pool,
+// a tools/call answering as an event stream with heartbeats meanwhile.
+class McpHandler : public httpd::Handler {
  public:
-  Connection(tcp::socket socket, std::shared_ptr<Shared> shared)
-      : stream_(std::move(socket)), heartbeat_(stream_.get_executor()), shared_(std::move(shared)) {
-    ++shared_->connections;
-  }
-  ~Connection() { --shared_->connections; }
-
-  void Start() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  McpHandler(std::shared_ptr<Server> server, const HttpOptions& options, const HttpLimits& limits,
+             net::thread_pool& workers)
+      : server_(std::move(server)), sessions_(options.max_sessions), heartbeat_(limits.heartbeat),
+        workers_(workers) {
+    config_.allowed_origins = options.allowed_origins;
   }
 
- private:
-  void ReadHeader() {
-    parser_.emplace();
-    parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(shared_->max_body_bytes);
-    stream_.expires_after(shared_->limits.read);
-    httpd::AsyncReadCheckedHeader(stream_, buffer_, *parser_, kHeaderLimit,
-                                  [self = shared_from_this()](beast::error_code ec, Status framing) {
-                                    if (!framing.ok()) return self->RefuseFraming(framing.message());
-                                    self->OnHeader(ec);
-                                  });
+  // Known once bound.
+  void Bound(int port, bool loopback) {
+    config_.port = port;
+    config_.loopback_only = loopback;
   }
 
-  // Where this request ends is unknown: answer once and close, reading
-  // nothing more from the connection.
-  void RefuseFraming(const std::string& reason) {
-    Write(ErrorResponse(http::status::bad_request, -32000, "bad request: " + reason, 11, false));
-  }
-
-  void OnHeader(beast::error_code ec) {
-    if (ec) return OnReadError(ec);
-    auto& req = parser_->get();
-    auto expect = req.find(http::field::expect);
-    if (expect != req.end() && beast::iequals(expect->value(), "100-continue") &&
-        !parser_->is_done()) {
-      // The client waits for this before sending the body.
-      auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
-      net::async_write(stream_, net::buffer(*cont),
-                       [self = shared_from_this(), cont](beast::error_code ec, size_t) {
-                         if (ec) return self->Close();
-                         self->ReadBody();
-                       });
-      return;
-    }
-    ReadBody();
-  }
-
-  void ReadBody() {
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
-  }
-
-  void OnReadError(beast::error_code ec) {
-    if (ec == http::error::end_of_stream || ec == http::error::partial_message) return Close();
-    if (ec.category() != beast::http::make_error_code(http::error::bad_target).category()) {
-      return Close();  // the socket failed or timed out: nobody to answer
-    }
-    // Malformed HTTP: answer once, then close, since where the next request
-    // would start is unknown.
-    HttpResponse res;
-    if (ec == http::error::body_limit) {
-      res = ErrorResponse(http::status::payload_too_large, -32000,
-                          "payload too large: the message is bigger than this server accepts",
-                          11, false);
-    } else if (ec == http::error::header_limit) {
-      res = ErrorResponse(http::status::request_header_fields_too_large, -32000,
-                          "request header fields too large", 11, false);
-    } else {
-      res = ErrorResponse(http::status::bad_request, -32000, "bad request: malformed HTTP", 11, false);
-    }
-    Write(std::move(res));
-  }
-
-  void OnRead(beast::error_code ec) {
-    if (ec) return OnReadError(ec);
-    HttpRequest req = parser_->release();
-    HttpRouted routed = Route(req, *shared_->server, shared_->sessions, shared_->config);
-    if (routed.response) return Write(std::move(*routed.response));
+  void Handle(HttpRequest req, httpd::Reply reply) override {
+    HttpRouted routed = Route(req, *server_, sessions_, config_);
+    if (routed.response) return reply.Send(std::move(*routed.response));
 
     auto dispatch = std::make_shared<HttpDispatch>(std::move(*routed.dispatch));
     // HTTP/1.0 has no chunked encoding: such a client gets the event stream
     // whole, once the call is done.
     const bool live = dispatch->stream && dispatch->version == 11;
-    stream_.expires_never();  // the call may take a minute; no read is pending
-    if (live) StartStream(*dispatch);
-
-    auto executor = stream_.get_executor();
-    auto shared = shared_;
-    net::post(*shared_->workers, [self = shared_from_this(), dispatch, executor, shared, live] {
-      auto reply = RunDispatch(*dispatch);
-      auto res = std::make_shared<HttpResponse>(Complete(*dispatch, reply, shared->sessions));
-      net::post(executor, [self, res, live] {
-        if (live) {
-          self->FinishStream(res->body());
-        } else {
-          self->Write(std::move(*res));
-        }
-      });
+    if (live) reply.StartStream(StreamHeader(*dispatch), heartbeat_, ": keep-alive\n\n");
+    net::post(workers_, [this, dispatch, reply, live] {
+      auto answer = stopping_ ? Declined(*dispatch) : RunDispatch(*dispatch);
+      HttpResponse res = Complete(*dispatch, answer, sessions_);
+      if (live) return reply.EndStream(res.body());
+      reply.Send(std::move(res));
     });
   }
 
-  // A whole response; then the next request, or the end.
-  void Write(HttpResponse res) {
-    auto message = std::make_shared<HttpResponse>(std::move(res));
-    stream_.expires_after(shared_->limits.write);
-    http::async_write(stream_, *message, [self = shared_from_this(), message](beast::error_code ec, size_t) {
-      if (ec) return self->Close();
-      self->Next(message->keep_alive());
-    });
-  }
-
-  void Next(bool keep_alive) {
-    if (!keep_alive) return Close();
-    ReadHeader();
-  }
-
-  // The event stream of a running tools/call: headers now, a comment every
-  // heartbeat interval, the event when the call is done.
-  void StartStream(const HttpDispatch& dispatch) {
-    stream_header_.emplace(StreamHeader(dispatch));
-    header_serializer_.emplace(*stream_header_);
-    stream_keep_alive_ = stream_header_->keep_alive();
-    stream_done_ = false;
-    failed_ = false;
-    writing_ = true;
-    stream_.expires_after(shared_->limits.write);
-    http::async_write_header(stream_, *header_serializer_,
-                             [self = shared_from_this()](beast::error_code ec, size_t) {
-                               self->writing_ = false;
-                               if (ec) return self->Fail();
-                               self->stream_.expires_never();
-                               self->Pump();
-                             });
-    ArmHeartbeat();
-  }
-
-  void ArmHeartbeat() {
-    heartbeat_.expires_after(shared_->limits.heartbeat);
-    heartbeat_.async_wait([self = shared_from_this()](beast::error_code ec) {
-      if (ec || self->stream_done_ || self->failed_) return;
-      if (!self->writing_ && self->out_.empty()) self->Enqueue(Chunk(": keep-alive\n\n"));
-      self->ArmHeartbeat();
-    });
-  }
-
-  void FinishStream(const std::string& event) {
-    heartbeat_.cancel();
-    if (failed_) return;  // the client left; the answer has nowhere to go
-    stream_done_ = true;
-    out_.push_back(Chunk(event));
-    out_.push_back("0\r\n\r\n");
-    Pump();
-  }
-
-  void Enqueue(std::string bytes) {
-    out_.push_back(std::move(bytes));
-    Pump();
-  }
-
-  void Pump() {
-    if (writing_ || failed_) return;
-    if (out_.empty()) {
-      if (stream_done_) {
-        stream_done_ = false;
-        stream_header_.reset();
-        header_serializer_.reset();
-        Next(stream_keep_alive_);
-      }
-      return;
+  HttpResponse Refuse(const httpd::Refusal& refusal) override {
+    using Kind = httpd::Refusal::Kind;
+    switch (refusal.kind) {
+      case Kind::kBodyTooLarge:
+        return ErrorResponse(http::status::payload_too_large, -32000,
+                             "payload too large: the message is bigger than this server accepts", 11, false);
+      case Kind::kHeaderTooLarge:
+        return ErrorResponse(http::status::request_header_fields_too_large, -32000,
+                             "request header fields too large", 11, false);
+      case Kind::kMalformed:
+        return ErrorResponse(http::status::bad_request, -32000, "bad request: malformed HTTP", 11, false);
+      case Kind::kFraming: break;
     }
-    writing_ = true;
-    stream_.expires_after(shared_->limits.write);
-    net::async_write(stream_, net::buffer(out_.front()),
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       self->writing_ = false;
-                       if (ec) return self->Fail();
-                       self->out_.pop_front();
-                       self->stream_.expires_never();
-                       self->Pump();
-                     });
+    return ErrorResponse(http::status::bad_request, -32000, "bad request: " + refusal.reason, 11, false);
   }
 
-  void Fail() {
-    failed_ = true;
-    out_.clear();
-    heartbeat_.cancel();
-    Close();
+  // Calls still queued never start; each is answered with an error instead.
+  void Stopping() override { stopping_ = true; }
+
+ private:
+  static std::optional<nlohmann::json> Declined(const HttpDispatch& dispatch) {
+    if (!dispatch.is_request) return std::nullopt;
+    return nlohmann::json{
+        {"jsonrpc", "2.0"},
+        {"id", dispatch.message.value("id", nlohmann::json())},
+        {"error", {{"code", -32000}, {"message", "the server is stopping; the call did not run, send it again later"}}}};
   }
 
-  void Close() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.socket().close(ignored);
-  }
 
-  beast::tcp_stream stream_;
-  beast::flat_buffer buffer_;
-  net::steady_timer heartbeat_;
-  std::shared_ptr<Shared> shared_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-
-  std::optional<http::response<http::empty_body>> stream_header_;
-  std::optional<http::response_serializer<http::empty_body>> header_serializer_;
-  std::deque<std::string> out_;
-  bool writing_ = false;
-  bool stream_done_ = false;
-  bool stream_keep_alive_ = true;
-  bool failed_ = false;
+  std::shared_ptr<Server> server_;
+  HttpSessionTable sessions_;
+  HttpHandlerConfig config_;
+  std::chrono::milliseconds heartbeat_;
+  net::thread_pool& workers_;
+  std::atomic<bool> stopping_{false};
 };
 
 class HttpServerImpl : public HttpServer {
  public:
-  HttpServerImpl(std::shared_ptr<Server> server, const HttpOptions& options)
-      : shared_(std::make_shared<Shared>(std::move(server), options.max_sessions)),
-        acceptor_(ioc_),
-        retry_(ioc_),
-        workers_(kWorkers) {
-    shared_->config.allowed_origins = options.allowed_origins;
-    shared_->max_body_bytes = options.max_body_bytes;
-    shared_->workers = &workers_;
-  }
+  HttpServerImpl(std::shared_ptr<Server> server, const HttpOptions& options, const HttpLimits& limits)
+      : handler_(std::move(server), options, limits, workers_) {}
 
-  void set_limits(const HttpLimits& limits) { shared_->limits = limits; }
-
-  Status Listen(const HttpOptions& options) {
-    std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
-    beast::error_code ec;
-    auto address = net::ip::make_address(host, ec);
-    if (ec) {
-      return Error{"--http: '" + options.host +
-                   "' is not an IP address; use 127.0.0.1 (this machine only) or an address of "
-                   "this machine"};
-    }
-    if (options.port < 0 || options.port > 65535) {
-      return Error{"--http: port " + std::to_string(options.port) + " is out of range (0-65535)"};
-    }
-    tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(endpoint, ec);
-    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
-    if (ec) {
-      return Error{"cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " +
-                   ec.message() + " (pick another port, or 0 for any free one)"};
-    }
-    port_ = acceptor_.local_endpoint().port();
-    shared_->config.port = port_;
-    shared_->config.loopback_only = address.is_loopback();
+  Status Bind(const HttpOptions& options, const HttpLimits& limits) {
+    httpd::ServerOptions skeleton;
+    skeleton.host = options.host;
+    skeleton.port = options.port;
+    skeleton.error_prefix = "--http: ";
+    skeleton.threads = 1;  // the calls run on the workers; the network needs one thread
+    skeleton.max_connections = static_cast<size_t>(std::max(limits.max_connections, 0));
+    skeleton.header_limit = kHeaderLimit;
+    skeleton.body_limit = options.max_body_bytes;
+    skeleton.read_timeout = limits.read;
+    skeleton.write_timeout = limits.write;
+    skeleton.stop_grace = limits.stop_grace;
+    auto bound = httpd::Server::Bind(handler_, skeleton);
+    if (!bound.ok()) return bound.status();
+    server_ = std::move(*bound);
+    handler_.Bound(server_->port(), server_->loopback());
     return Status::Ok();
   }
 
-  int port() const override { return port_; }
-
-  void CatchSignals() override {
-    if (signals_) return;
-    // Caught from here on; acted on once Run runs.
-    signals_.emplace(ioc_, SIGINT, SIGTERM);
-    signals_->async_wait([this](beast::error_code ec, int) {
-      if (!ec) Stop();
-    });
-  }
+  int port() const override { return server_->port(); }
+  void CatchSignals() override { server_->CatchSignals(); }
+  void Stop() override { server_->Stop(); }
 
   void Run(bool handle_signals) override {
     if (handle_signals) CatchSignals();
-    Accept();
-    ioc_.run();
+    server_->Run();
     // Calls already running finish (their sandboxes end cleanly); calls
-    // still queued never start. Their answers are dropped with the
-    // connections.
+    // still queued never start.
     workers_.stop();
     workers_.join();
   }
 
-  void Stop() override {
-    net::post(ioc_, [this] {
-      beast::error_code ignored;
-      acceptor_.close(ignored);
-      ioc_.stop();
-    });
-    ioc_.stop();
-  }
-
  private:
-  void Accept() {
-    acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
-      if (!acceptor_.is_open()) return;
-      if (ec) {
-        // Out of descriptors, say: wait a little rather than spin.
-        retry_.expires_after(std::chrono::milliseconds(100));
-        retry_.async_wait([this](beast::error_code) { Accept(); });
-        return;
-      }
-      if (shared_->connections >= shared_->limits.max_connections) {
-        beast::error_code ignored;
-        socket.close(ignored);
-      } else {
-        std::make_shared<Connection>(std::move(socket), shared_)->Start();
-      }
-      Accept();
-    });
-  }
-
-  net::io_context ioc_{1};
-  std::shared_ptr<Shared> shared_;
-  tcp::acceptor acceptor_;
-  net::steady_timer retry_;
-  std::optional<net::signal_set> signals_;
-  net::thread_pool workers_;
-  int port_ = 0;
+  McpHandler handler_;
+  std::unique_ptr<httpd::Server> server_;
+  // Last, so destroyed first: calls still queued hold replies, which must
+  // go while the server (their connections' io_context) is still there.
+  net::thread_pool workers_{kWorkers};
 };
 
 }  // namespace
@@ -369,9 +146,8 @@ class HttpServerImpl : public HttpServer {
 Result<std::unique_ptr<HttpServer>> HttpServer::Bind(std::shared_ptr<Server> server,
                                                      const HttpOptions& options,
                                                      HttpLimits limits) {
-  auto impl = std::make_unique<HttpServerImpl>(std::move(server), options);
-  impl->set_limits(limits);
-  AMP_RETURN_IF_ERROR(impl->Listen(options));
+  auto impl = std::make_unique<HttpServerImpl>(std::move(server), options, limits);
+  AMP_RETURN_IF_ERROR(impl->Bind(options, limits));
   return std::unique_ptr<HttpServer>(std::move(impl));
 }
 

@@ -1,7 +1,8 @@
-// The network side of the HTTP transport (http.h): a listening socket,
-// HTTP/1.1 connections with keep-alive on one I/O thread, and a pool of
-// worker threads that run the sessions' calls. The rules of the endpoint
-// live in http_handler.h.
+// The network side of the HTTP transport (http.h): the project's connection
+// skeleton (core/http/server.h: listening, HTTP/1.1 connections with
+// keep-alive on one I/O thread, the framing check, a graceful stop) and a
+// pool of worker threads that run the sessions' calls. The rules of the
+// endpoint live in http_handler.h.
 //
 // Limits on clients (HttpLimits): a request (headers and body) must arrive
 // within 60 s of the previous response or of connecting; each write must
@@ -27,6 +28,9 @@ struct HttpLimits {
   // More connections are closed on arrival, so idle sockets cannot take the
   // descriptors the sandboxes need.
   int max_connections = 512;
+  // After Stop, how long requests in flight (running calls, their streams)
+  // may take to be answered.
+  std::chrono::milliseconds stop_grace{10000};
 };
 
 class HttpServer {
@@ -37,8 +41,11 @@ class HttpServer {
                                                   HttpLimits limits = {});
   virtual ~HttpServer() = default;
   virtual int port() const = 0;
-  // Serves until Stop (or, with handle_signals, SIGINT/SIGTERM); returns
-  // once the calls already running have finished (queued ones never start).
+  // Serves until Stop (or, with handle_signals, SIGINT/SIGTERM), then
+  // drains: idle connections close at once, requests in flight get
+  // `stop_grace` to be answered (with Connection: close). Returns once the
+  // calls already running have finished; calls still queued never start
+  // (each is answered with a JSON-RPC error saying the server is stopping).
   virtual void Run(bool handle_signals) = 0;
   // Starts catching SIGINT and SIGTERM now (they stop Run); Run(true) does
   // this itself, but a signal sent between Bind and Run would otherwise end the

@@ -369,5 +369,25 @@ TEST_F(ServerTest, BindErrorsSayWhatToChange) {
   EXPECT_NE(wrong.message().find("--http"), std::string::npos);
 }
 
+// The stop every server shares (core/http/server.h): the idle connection
+// closes at once, the running call's stream ends with its answer.
+TEST_F(ServerTest, StopAnswersTheCallInFlightAndClosesIdleConnections) {
+  Start({}, Heartbeat(5));
+  auto idle = Connect();
+  std::string id = Initialize(idle);
+  auto busy = Connect();
+  http::write(busy, Post(R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"wait"}})", id));
+  ASSERT_TRUE(gate_.AwaitRunning(1));
+  server_->Stop();
+  EXPECT_EQ(ReadToEnd(idle), "");
+  gate_.Open();
+  std::string reply = ReadToEnd(busy);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << reply;
+  EXPECT_NE(reply.find("event: message\ndata: {"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("\"id\":8"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("\r\n0\r\n\r\n"), std::string::npos) << reply;
+  thread_.join();
+}
+
 }  // namespace
 }  // namespace ampoule::mcp

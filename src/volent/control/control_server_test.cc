@@ -1,13 +1,7 @@
 // The control API server on real sockets: keep-alive, limits, slow and
 // half-closed clients, oversized requests, request smuggling
-// (httpd/smuggling_suite.h), and that it still answers after.
+// (httpd/smuggling_suite.h), and that it still answers after; and the stop.
 #include "volent/control/http_server.h"
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -15,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "volent/control/test_fixtures.h"
+#include "core/http/loopback_client.h"
 #include "core/http/smuggling_suite.h"
 
 namespace volent::control {
@@ -22,72 +17,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A blocking client socket with a receive timeout.
-class Client {
- public:
-  explicit Client(int port) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    timeval tv{5, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  }
-  ~Client() { close(fd_); }
-  bool connected() const { return connected_; }
-
-  bool Send(std::string_view data) {
-    while (!data.empty()) {
-      ssize_t n = send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      data.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-  }
-  void ShutdownWrite() { shutdown(fd_, SHUT_WR); }
-
-  // Reads until the peer closes (or the timeout); what was read.
-  std::string ReadAll() {
-    std::string out;
-    char buf[8192];
-    while (true) {
-      ssize_t n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-  }
-  // Reads one response whose headers say Content-Length (or none).
-  std::string ReadResponse() {
-    std::string out;
-    char buf[8192];
-    while (true) {
-      size_t end = out.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        size_t length = 0;
-        size_t cl = out.find("Content-Length: ");
-        if (cl != std::string::npos && cl < end) length = std::stoul(out.substr(cl + 16));
-        if (out.size() >= end + 4 + length) return out;
-      }
-      ssize_t n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return out;
-      out.append(buf, static_cast<size_t>(n));
-    }
-  }
-  // True if the peer closed the connection within `wait`.
-  bool ClosedWithin(std::chrono::milliseconds wait) {
-    pollfd p{fd_, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
-    char c;
-    return recv(fd_, &c, 1, MSG_DONTWAIT) <= 0;
-  }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-};
+using Client = ampoule::httpd::testing::LoopbackClient;
 
 class HttpServerTest : public ::testing::Test {
  protected:
@@ -326,6 +256,31 @@ TEST_F(HttpServerTest, StopClosesIdleConnectionsAndReturns) {
   thread_.join();
   server_.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+// The stop every server shares (core/http/server.h): the idle connection
+// closes at once, the request in flight (its body still to come) is
+// answered, with Connection: close.
+TEST_F(HttpServerTest, StopAnswersTheRequestInFlightAndClosesIdleConnections) {
+  ServerOptions options;
+  options.request_timeout = 20000ms;  // the request must not time out first
+  Start(options);
+  Client idle(port_);
+  EXPECT_EQ(Get(idle, "/healthz").rfind("HTTP/1.1 200", 0), 0u);
+  // The interim answer says the server has the header.
+  Client busy(port_);
+  ASSERT_TRUE(busy.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Expect: 100-continue\r\nContent-Length: 2\r\n\r\n"));
+  EXPECT_EQ(busy.ReadResponse(), "HTTP/1.1 100 Continue\r\n\r\n");
+  server_->Stop();
+  EXPECT_EQ(idle.ReadAll(), "");
+  ASSERT_TRUE(busy.Send("{}"));
+  std::string r = busy.ReadAll();
+  EXPECT_EQ(r.rfind("HTTP/1.1 4", 0), 0u) << r;  // the manifest is refused, in words
+  EXPECT_NE(r.find("Connection: close\r\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("application/problem+json"), std::string::npos) << r;
+  thread_.join();
+  server_.reset();
 }
 
 }  // namespace

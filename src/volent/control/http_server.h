@@ -1,13 +1,15 @@
-// The HTTP/1.1 server of the control API (Boost.Beast/Asio): accepts
-// connections, reads requests under the node's limits, and answers each with
-// ControlApi::Dispatch. docs/control-api.md.
+// The HTTP/1.1 server of the control API: the project's connection skeleton
+// (core/http/server.h) answering each request with ControlApi::Dispatch,
+// and its refusals as problems. docs/control-api.md.
 //
 // Limits: headers 16 KiB (431, then close), bodies 1 MiB (413, decided from
 // Content-Length before the body is read, and while a chunked body arrives),
 // a whole request within `request_timeout` of connecting or of the previous
 // answer (else the connection is closed), at most `max_connections` at once
 // (beyond, new connections are closed at once). Keep-alive; a client that
-// half-closes after its request still gets its answer.
+// half-closes after its request still gets its answer. A request that
+// breaks the framing rules (core/http/framing.h) is a 400 problem, then the
+// connection closes.
 //
 // Threading: `threads` threads run the I/O; each connection is a strand.
 // Handlers are fast and in memory, so they run inline on that strand.
@@ -28,6 +30,8 @@ struct ServerOptions {
   std::chrono::milliseconds request_timeout{30000};
   size_t max_connections = 1024;
   int threads = 2;
+  // After Stop, how long requests in flight may take to be answered.
+  std::chrono::milliseconds stop_grace{10000};
 };
 
 class HttpServer {
@@ -42,8 +46,9 @@ class HttpServer {
   virtual int port() const = 0;
   // From now on SIGINT and SIGTERM stop the server (acted on once Run runs).
   virtual void CatchSignals() = 0;
-  // Serves until Stop or a caught signal, then lets requests in flight
-  // finish (closing idle connections), and returns.
+  // Serves until Stop or a caught signal, then drains: idle connections
+  // close at once, requests in flight get `stop_grace` to be answered
+  // (with Connection: close); then Run returns.
   virtual void Run() = 0;
   // Thread-safe; Run returns soon after.
   virtual void Stop() = 0;

@@ -8,6 +8,10 @@
 #include <string>
 #include <thread>
 
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
 #include "core/http/smuggling_suite.h"
 
 namespace volent::mockmodel {
@@ -17,9 +21,12 @@ using json = nlohmann::json;
 
 class MockServerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { StartWith({}); }
+  void StartWith(std::chrono::milliseconds latency) {
+    TearDown();
     ServiceOptions service_options;
     service_options.api_key = "sk-ant-test";
+    service_options.latency = latency;
     service_ = std::make_unique<Service>(std::move(service_options));
     ServerOptions options;
     options.idle_timeout = std::chrono::milliseconds(2000);
@@ -31,6 +38,7 @@ class MockServerTest : public ::testing::Test {
   void TearDown() override {
     if (server_) server_->Stop();
     if (thread_.joinable()) thread_.join();
+    server_.reset();
   }
 
   static std::string ModelCall() {
@@ -80,6 +88,39 @@ TEST_F(MockServerTest, AFramingErrorIsAnsweredInTheApisFormat) {
   json body = json::parse(reply.bytes.substr(reply.bytes.find("\r\n\r\n") + 4));
   EXPECT_EQ(body["error"]["type"], "invalid_request_error");
   EXPECT_EQ(service_->Stats()["requests"], 0);
+}
+
+// The stop every server shares (core/http/server.h): the idle connection
+// closes at once, the answer being held still goes out, then the server
+// closes that connection too.
+TEST_F(MockServerTest, StopAnswersTheHeldCallAndClosesIdleConnections) {
+  StartWith(std::chrono::milliseconds(1000));
+  namespace net = boost::asio;
+  namespace http = boost::beast::http;
+  net::io_context ioc;
+  net::ip::tcp::socket idle(ioc);
+  idle.connect({net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server_->port())});
+  http::request<http::empty_body> health{http::verb::get, "/healthz", 11};
+  health.set(http::field::host, "127.0.0.1");
+  http::write(idle, health);
+  boost::beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(idle, buffer, res);
+  ASSERT_EQ(res.result_int(), 200);
+
+  ampoule::httpd::testing::SmugglingReply held;
+  std::thread call([&] { held = ampoule::httpd::testing::SendSmuggling(server_->port(), ModelCall()); });
+  while (service_->Stats()["requests"] == 0) std::this_thread::yield();  // the call is held
+  server_->Stop();
+  char byte;
+  boost::system::error_code ec;
+  EXPECT_EQ(idle.read_some(net::buffer(&byte, 1), ec), 0u);
+  EXPECT_TRUE(ec == net::error::eof || ec == net::error::connection_reset) << ec.message();
+  call.join();
+  EXPECT_EQ(held.bytes.rfind("HTTP/1.1 200", 0), 0u) << held.bytes;
+  EXPECT_TRUE(held.closed);
+  thread_.join();
+  EXPECT_EQ(service_->Stats()["in_flight"], 0);
 }
 
 }  // namespace

@@ -1,0 +1,466 @@
+#include "core/http/server.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+
+#include "core/http/read_header.h"
+
+namespace ampoule::httpd {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using Duration = std::chrono::steady_clock::duration;
+
+namespace {
+
+std::string Chunk(std::string_view data) {
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+  std::string out = size;
+  out.append(data);
+  out += "\r\n";
+  return out;
+}
+
+}  // namespace
+
+// What the connections share with the server.
+struct State {
+  using Handle = std::list<std::weak_ptr<Connection>>::iterator;
+
+  Handler* handler = nullptr;
+  ServerOptions options;
+  std::atomic<size_t> connections{0};
+  std::atomic<bool> stopping{false};
+  // Set while Run runs: only then may the last connection to close wake
+  // the server (afterwards the io_context may be going away).
+  std::atomic<bool> serving{false};
+  std::function<void()> on_last_closed;
+  std::mutex mu;  // guards live
+  std::list<std::weak_ptr<Connection>> live;
+
+  Handle Register(std::weak_ptr<Connection> connection) {
+    std::lock_guard lock(mu);
+    return live.insert(live.end(), std::move(connection));
+  }
+  void Unregister(Handle handle) {
+    {
+      std::lock_guard lock(mu);
+      live.erase(handle);
+    }
+    if (--connections == 0 && stopping && serving) on_last_closed();
+  }
+};
+
+// One client connection: requests one after another, each answered before
+// the next is read. Everything but the Reply entry points runs on the
+// connection's strand.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket socket, std::shared_ptr<State> state)
+      : stream_(std::move(socket)), hold_(stream_.get_executor()), heartbeat_(stream_.get_executor()),
+        // Bounded: a header never needs more, and a body passes through.
+        buffer_(state->options.header_limit + 8192), state_(std::move(state)) {}
+
+  ~Connection() { state_->Unregister(handle_); }
+
+  void Start() {
+    handle_ = state_->Register(weak_from_this());
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  }
+
+  // An idle connection (no request begun) closes now; a busy one closes
+  // after its answer.
+  void CloseIfIdle() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (!self->busy_ && self->buffer_.size() == 0) self->Close();
+    });
+  }
+
+  void Send(Response response, Duration hold, std::function<void()> sent) {
+    auto message = std::make_shared<Response>(std::move(response));
+    net::dispatch(stream_.get_executor(), [self = shared_from_this(), message, hold, sent = std::move(sent)] {
+      if (hold <= Duration::zero()) return self->Write(message, sent, false);
+      self->hold_.expires_after(hold);
+      self->hold_.async_wait([self, message, sent](beast::error_code) { self->Write(message, sent, false); });
+    });
+  }
+
+  void StartStream(StreamHead head, Duration every, std::string heartbeat) {
+    auto message = std::make_shared<StreamHead>(std::move(head));
+    net::dispatch(stream_.get_executor(),
+                  [self = shared_from_this(), message, every, heartbeat = Chunk(heartbeat)]() mutable {
+                    self->BeginStream(message, every, std::move(heartbeat));
+                  });
+  }
+
+  void EndStream(std::string last) {
+    net::dispatch(stream_.get_executor(),
+                  [self = shared_from_this(), last = std::move(last)] { self->FinishStream(last); });
+  }
+
+ private:
+  void ReadHeader() {
+    if (state_->stopping) return Close();
+    busy_ = false;
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(state_->options.header_limit));
+    parser_->body_limit(state_->options.body_limit);
+    // One deadline for the whole request, header and body.
+    stream_.expires_after(state_->options.read_timeout);
+    AsyncReadCheckedHeader(stream_, buffer_, *parser_, state_->options.header_limit,
+                           [self = shared_from_this()](beast::error_code ec, Status framing) {
+                             // Where this request ends is unknown: nothing after it is read.
+                             if (!framing.ok()) {
+                               return self->Refuse(Refusal::Kind::kFraming, 400, framing.message());
+                             }
+                             self->OnHeader(ec);
+                           });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    if (ec) return OnReadError(ec);
+    busy_ = true;
+    auto length = parser_->content_length();
+    if (length && *length > state_->options.body_limit) return Refuse(Refusal::Kind::kBodyTooLarge, 413, "");
+    auto& req = parser_->get();
+    auto expect = req.find(http::field::expect);
+    if (expect != req.end() && beast::iequals(expect->value(), "100-continue") && !parser_->is_done()) {
+      // The client waits for this before sending the body.
+      auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
+      net::async_write(stream_, net::buffer(*cont), [self = shared_from_this(), cont](beast::error_code ec, size_t) {
+        if (ec) return self->Close();
+        self->ReadBody();
+      });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
+  void OnReadError(beast::error_code ec) {
+    if (ec == http::error::body_limit) return Refuse(Refusal::Kind::kBodyTooLarge, 413, "");
+    if (ec == http::error::header_limit) return Refuse(Refusal::Kind::kHeaderTooLarge, 431, "");
+    if (ec.category() == http::make_error_code(http::error::bad_target).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      return Refuse(Refusal::Kind::kMalformed, 400, "");
+    }
+    Close();  // the client left, timed out, or the socket failed: nobody to answer
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec) return OnReadError(ec);
+    // The handler may take its time (a worker, a timer); no read is pending.
+    stream_.expires_never();
+    state_->handler->Handle(parser_->release(), Reply(shared_from_this()));
+  }
+
+  // Answers, then ends the connection (the rest of the request is unread).
+  void Refuse(Refusal::Kind kind, int status, std::string reason) {
+    busy_ = true;
+    // The start line may have been read even when the headers failed.
+    Refusal refusal{kind, status, std::move(reason), parser_ ? std::string(parser_->get().target()) : ""};
+    auto message = std::make_shared<Response>(state_->handler->Refuse(refusal));
+    message->version(11);
+    Write(message, {}, true);
+  }
+
+  // A whole response; then the next request, a drain, or the end.
+  void Write(std::shared_ptr<Response> message, std::function<void()> sent, bool drain) {
+    if (drain || state_->stopping) message->keep_alive(false);
+    stream_.expires_after(state_->options.write_timeout);
+    http::async_write(stream_, *message,
+                      [self = shared_from_this(), message, sent = std::move(sent), drain](beast::error_code ec, size_t) {
+                        if (sent) sent();
+                        if (ec) return self->Close();
+                        if (drain) return self->Drain();
+                        self->Next(message->keep_alive());
+                      });
+  }
+
+  void Next(bool keep_alive) {
+    if (!keep_alive) return Close();
+    ReadHeader();
+  }
+
+  // The stream's head now, a heartbeat whenever it has been quiet for
+  // `every`, the last chunk when the handler ends it.
+  void BeginStream(std::shared_ptr<StreamHead> head, Duration every, std::string heartbeat) {
+    if (state_->stopping) head->keep_alive(false);
+    head->chunked(true);
+    stream_head_ = std::move(head);
+    head_serializer_.emplace(*stream_head_);
+    stream_keep_alive_ = stream_head_->keep_alive();
+    heartbeat_every_ = every;
+    heartbeat_chunk_ = std::move(heartbeat);
+    stream_done_ = false;
+    failed_ = false;
+    writing_ = true;
+    stream_.expires_after(state_->options.write_timeout);
+    http::async_write_header(stream_, *head_serializer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      if (ec) return self->Fail();
+      self->stream_.expires_never();
+      self->Pump();
+    });
+    ArmHeartbeat();
+  }
+
+  void ArmHeartbeat() {
+    heartbeat_.expires_after(heartbeat_every_);
+    heartbeat_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || self->stream_done_ || self->failed_) return;
+      if (!self->writing_ && self->out_.empty()) {
+        self->out_.push_back(self->heartbeat_chunk_);
+        self->Pump();
+      }
+      self->ArmHeartbeat();
+    });
+  }
+
+  void FinishStream(const std::string& last) {
+    heartbeat_.cancel();
+    if (failed_) return;  // the client left; the answer has nowhere to go
+    stream_done_ = true;
+    out_.push_back(Chunk(last));
+    out_.push_back("0\r\n\r\n");
+    Pump();
+  }
+
+  void Pump() {
+    if (writing_ || failed_) return;
+    if (out_.empty()) {
+      if (stream_done_) {
+        stream_done_ = false;
+        head_serializer_.reset();
+        stream_head_.reset();
+        Next(stream_keep_alive_);
+      }
+      return;
+    }
+    writing_ = true;
+    stream_.expires_after(state_->options.write_timeout);
+    net::async_write(stream_, net::buffer(out_.front()), [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->writing_ = false;
+      if (ec) return self->Fail();
+      self->out_.pop_front();
+      self->stream_.expires_never();
+      self->Pump();
+    });
+  }
+
+  void Fail() {
+    failed_ = true;
+    out_.clear();
+    heartbeat_.cancel();
+    Close();
+  }
+
+  // After a refusal: half-close, read and drop what still comes (up to a
+  // limit, for a time), then close, so the client reads the answer instead
+  // of a reset caused by its unread bytes.
+  void Drain() {
+    boost::system::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(state_->options.drain_time);
+    drained_ = 0;
+    DrainSome();
+  }
+
+  void DrainSome() {
+    scratch_.resize(16 * 1024);
+    stream_.async_read_some(net::buffer(scratch_), [self = shared_from_this()](beast::error_code ec, size_t n) {
+      self->drained_ += n;
+      if (ec || self->drained_ > self->state_->options.drain_bytes) return self->Close();
+      self->DrainSome();
+    });
+  }
+
+  void Close() {
+    boost::system::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  net::steady_timer hold_;
+  net::steady_timer heartbeat_;
+  beast::flat_buffer buffer_;
+  std::shared_ptr<State> state_;
+  State::Handle handle_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool busy_ = false;  // a request has begun and is not answered yet
+
+  // A streamed response.
+  std::shared_ptr<StreamHead> stream_head_;
+  std::optional<http::response_serializer<http::empty_body>> head_serializer_;
+  Duration heartbeat_every_{};
+  std::string heartbeat_chunk_;
+  std::deque<std::string> out_;
+  bool writing_ = false;
+  bool stream_done_ = false;
+  bool stream_keep_alive_ = true;
+  bool failed_ = false;
+
+  // Draining after a refusal.
+  std::vector<char> scratch_;
+  size_t drained_ = 0;
+};
+
+void Reply::Send(Response response, Duration hold, std::function<void()> sent) const {
+  connection_->Send(std::move(response), hold, std::move(sent));
+}
+
+void Reply::StartStream(StreamHead head, Duration every, std::string heartbeat) const {
+  connection_->StartStream(std::move(head), every, std::move(heartbeat));
+}
+
+void Reply::EndStream(std::string last) const { connection_->EndStream(std::move(last)); }
+
+namespace {
+
+class ServerImpl : public Server {
+ public:
+  ServerImpl(Handler& handler, const ServerOptions& options)
+      : ioc_(options.threads), strand_(net::make_strand(ioc_)), acceptor_(strand_), retry_(strand_),
+        grace_timer_(strand_), state_(std::make_shared<State>()) {
+    state_->handler = &handler;
+    state_->options = options;
+    state_->on_last_closed = [this] { net::post(strand_, [this] { grace_timer_.cancel(); }); };
+  }
+
+  Status Listen() {
+    const ServerOptions& options = state_->options;
+    const std::string& prefix = options.error_prefix;
+    std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
+    boost::system::error_code ec;
+    auto address = net::ip::make_address(host, ec);
+    if (ec) {
+      return Error{prefix + "'" + options.host +
+                   "' is not an IP address; use 127.0.0.1 (this machine only) or an address of this machine"};
+    }
+    if (options.port < 0 || options.port > 65535) {
+      return Error{prefix + "port " + std::to_string(options.port) + " is out of range (0-65535)"};
+    }
+    tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) {
+      return Error{"cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message() +
+                   " (pick another port, or 0 for any free one)"};
+    }
+    port_ = acceptor_.local_endpoint().port();
+    loopback_ = address.is_loopback();
+    return Status::Ok();
+  }
+
+  int port() const override { return port_; }
+  bool loopback() const override { return loopback_; }
+
+  void CatchSignals() override {
+    if (signals_) return;
+    signals_.emplace(strand_, SIGINT, SIGTERM);
+    signals_->async_wait([this](boost::system::error_code ec, int) {
+      if (!ec) Stop();
+    });
+  }
+
+  void Run() override {
+    state_->serving = true;
+    Accept();
+    std::vector<std::thread> extra;
+    for (int i = 1; i < state_->options.threads; ++i) extra.emplace_back([this] { ioc_.run(); });
+    ioc_.run();
+    for (auto& t : extra) t.join();
+    state_->serving = false;
+  }
+
+  void Stop() override {
+    net::post(strand_, [this] {
+      if (state_->stopping.exchange(true)) return;
+      state_->handler->Stopping();
+      boost::system::error_code ignored;
+      acceptor_.close(ignored);
+      retry_.cancel();
+      if (signals_) signals_->cancel();
+      std::vector<std::shared_ptr<Connection>> open;
+      {
+        std::lock_guard lock(state_->mu);
+        for (auto& weak : state_->live) {
+          if (auto c = weak.lock()) open.push_back(std::move(c));
+        }
+      }
+      if (open.empty() && state_->connections == 0) return;  // Run returns: nothing is left to do
+      for (auto& c : open) c->CloseIfIdle();
+      // Requests in flight get this long; then Run returns regardless.
+      grace_timer_.expires_after(state_->options.stop_grace);
+      grace_timer_.async_wait([this](boost::system::error_code ec) {
+        if (!ec) ioc_.stop();
+      });
+    });
+  }
+
+ private:
+  void Accept() {
+    acceptor_.async_accept(net::make_strand(ioc_), [this](boost::system::error_code ec, tcp::socket socket) {
+      if (!acceptor_.is_open() || state_->stopping) return;
+      if (ec) {
+        // Out of descriptors, say: wait a little rather than spin.
+        retry_.expires_after(std::chrono::milliseconds(100));
+        retry_.async_wait([this](boost::system::error_code ec) {
+          if (!ec) Accept();
+        });
+        return;
+      }
+      if (state_->connections >= state_->options.max_connections) {
+        boost::system::error_code ignored;
+        socket.close(ignored);
+      } else {
+        ++state_->connections;
+        std::make_shared<Connection>(std::move(socket), state_)->Start();
+      }
+      Accept();
+    });
+  }
+
+  net::io_context ioc_;
+  // The listening side (acceptor, timers, signals, Stop) runs on one strand:
+  // with more than one I/O thread, Stop must not close the acceptor while an
+  // accept completes on another thread.
+  net::strand<net::io_context::executor_type> strand_;
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_;
+  net::steady_timer grace_timer_;
+  std::optional<net::signal_set> signals_;
+  std::shared_ptr<State> state_;
+  int port_ = 0;
+  bool loopback_ = true;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Server>> Server::Bind(Handler& handler, const ServerOptions& options) {
+  auto server = std::make_unique<ServerImpl>(handler, options);
+  AMP_RETURN_IF_ERROR(server->Listen());
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace ampoule::httpd
