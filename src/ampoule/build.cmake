@@ -86,4 +86,4 @@ endif()
 # the rest of Ampoule. A development tool; not installed.
 add_executable(ampoule-wasm-run src/ampoule/cli/wasm_run_main.cc src/ampoule/cli/wasm_run.cc
                                 src/ampoule/cli/arg_parse.cc)
-target_link_libraries(ampoule-wasm-run PRIVATE amp_wasi amp_receipt)
+target_link_libraries(ampoule-wasm-run PRIVATE amp_wasi)
