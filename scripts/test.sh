@@ -11,15 +11,12 @@
 #                   and the Volent node (manifests, `volent check`, the
 #                   control API from outside, its OpenAPI document)
 #   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#                   (-O1, assertions on), built with clang-14 with libFuzzer's
-#                   coverage instrumentation, so that the same build also
-#                   links the fuzz targets (fuzz/*_fuzz.cc); GCC without fuzz
-#                   targets when clang-14 or libFuzzer is missing
+#                   (-O1, assertions on)
 #   3. build-o0/    `ampoule-wasm-run` (the engine and the WASI host) at -O0;
 #                   every WASI guest program must give the same output and
 #                   fuel as on build/ (tests/determinism.sh)
-#   4. fuzz         each fuzz target of build-asan/ run for a bounded time
-#                   from a seed corpus
+#   4. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
+#                   each run for a bounded time from a seed corpus
 #   5. repro        scripts/build-kernel.sh --strict and
 #                   scripts/build-host-tools.sh --strict: rebuild the kernel and
 #                   the host tools from the commit and compare with the pins
@@ -33,7 +30,7 @@
 #   AMPOULE_JOBS          parallel build and test jobs (default 2)
 #   AMPOULE_SKIP          space-separated phases to skip: build kernel npm asan
 #                         determinism fuzz repro
-#   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-o0/ go (default: the repository)
+#   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-o0/, build-fuzz/ go (default: the repository)
 #   AMPOULE_CCACHE        0 builds without the compiler cache (default: use ccache if installed)
 set -uo pipefail
 
@@ -128,12 +125,6 @@ configure_and_build() {
   while (($#)) && [[ "$1" != -- ]]; do args+=("$1"); shift; done
   (($#)) && { shift; targets=("$@"); }
   mkdir -p "$dir"
-  # A folder configured earlier with another compiler is configured afresh
-  # (CMake cannot switch compilers in place).
-  if [[ -n "${CXX:-}" && -f "$dir/CMakeCache.txt" ]] &&
-     ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=$(command -v "$CXX")\$" "$dir/CMakeCache.txt"; then
-    rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
-  fi
   cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" "${args[@]}" >"$dir/configure.log" 2>&1 \
     || { cat "$dir/configure.log"; return 1; }
   ninja -C "$dir" -j"$JOBS" "${targets[@]}"
@@ -209,7 +200,7 @@ make_seeds() {
 }
 
 run_fuzz() {
-  local dir="$OUT/build-asan" targets=("$@")
+  local dir="$OUT/build-fuzz" targets=("$@")
   local per=$((FUZZ_SECONDS / ${#targets[@]}))
   ((per < 5)) && per=5
   mkdir -p "$dir/artifacts"
@@ -218,7 +209,7 @@ run_fuzz() {
     local seeds="$dir/seeds/$t" corpus="$dir/corpus/$t" log="$dir/$t.log"
     make_seeds "$seeds" "$t" || { echo "$t: could not build the seed corpus"; rc=1; continue; }
     mkdir -p "$corpus"
-    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-asan/corpus/$t)"
+    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-fuzz/corpus/$t)"
     if "$dir/bin/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
          -artifact_prefix="$dir/artifacts/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
       grep -E '^(Done|#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | sed "s/^/$t: /"
@@ -232,30 +223,23 @@ run_fuzz() {
   return $rc
 }
 
-# Can this machine build the sanitizer build with clang and libFuzzer? Sets
-# FUZZ_MISSING to the reason when not.
-fuzz_toolchain() {
-  FUZZ_MISSING=""
-  if ! command -v clang++-14 >/dev/null; then
-    FUZZ_MISSING="clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"
-  elif ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
-    FUZZ_MISSING="libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"
-  fi
-}
-
-# Runs the fuzz targets built in build-asan/ (see the asan phase).
 fuzz_phase() {
   if [[ " $SKIP " == *" fuzz "* ]]; then skip "fuzz" "AMPOULE_SKIP"; return; fi
   if ((FUZZ_SECONDS <= 0)); then skip "fuzz" "AMPOULE_FUZZ_SECONDS=0"; return; fi
-  if [[ -n "$FUZZ_MISSING" ]]; then skip "fuzz" "$FUZZ_MISSING"; return; fi
+  if ! command -v clang++-14 >/dev/null; then
+    skip "fuzz" "clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"; return
+  fi
+  if ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
+    skip "fuzz" "libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"; return
+  fi
   if ! command -v wat2wasm >/dev/null; then
     skip "fuzz" "wat2wasm not found for the seed corpus (install wabt: scripts/setup.sh)"; return
   fi
   local targets
   mapfile -t targets < <(fuzz_targets)
   if ((${#targets[@]} == 0)); then skip "fuzz" "no fuzz/*_fuzz.cc targets"; return; fi
-  # Nothing left to compile after the asan phase: this links what it has not.
-  step "fuzz: build (build-asan/)" asan_build -- "${targets[@]}" || return
+  CC=clang-14 CXX=clang++-14 step "fuzz: build" \
+    configure_and_build "$OUT/build-fuzz" -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF -- "${targets[@]}" || return
   step "fuzz: run (${FUZZ_SECONDS}s)" run_fuzz "${targets[@]}"
 }
 
@@ -287,27 +271,12 @@ if [[ -f "$OUT/build/share/ampoule/ampoule.kernel" ]]; then
   export AMPOULE_KERNEL="$OUT/build/share/ampoule/ampoule.kernel"
 fi
 
-# One sanitizer build for the tests and the fuzz targets: with clang-14 and
-# libFuzzer it is configured with AMPOULE_FUZZ (coverage instrumentation
-# besides the sanitizers), so the code is compiled once for both; without
-# them, with GCC and no fuzz targets (the fuzz phase says why it skips).
-# -O1 with assertions on: the usual sanitizer trade-off between build time,
-# test speed and useful stack traces.
-fuzz_toolchain
-# asan_build [-- TARGETS...]: configures and builds build-asan/ (every target by default).
-asan_build() {
-  local args=(-DAMPOULE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g"
-              "-DCMAKE_C_FLAGS_DEBUG=-O1 -g")
-  if [[ -n "$FUZZ_MISSING" ]]; then
-    echo "note: GCC, no fuzz targets: $FUZZ_MISSING"
-    configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=OFF "$@"
-  else
-    CC=clang-14 CXX=clang++-14 configure_and_build "$OUT/build-asan" "${args[@]}" -DAMPOULE_FUZZ=ON "$@"
-  fi
-}
 if [[ " $SKIP " == *" asan "* ]]; then
   skip "asan" "AMPOULE_SKIP"
-elif step "asan: compile (and the fuzz targets)" asan_build; then
+# -O1 with assertions on: the usual sanitizer trade-off between build time,
+# test speed and useful stack traces.
+elif step "asan: compile" configure_and_build "$OUT/build-asan" -DAMPOULE_SANITIZE=ON \
+       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"; then
   # The corpus tests (label corpus) spend their time in the kernel's engine,
   # which is the default build's and not sanitized; the host side they use is
   # covered by run_program_test and verify_cli.

@@ -75,7 +75,7 @@ target_link_libraries(ampoule-verify PRIVATE amp_verify)
 # builds make a dynamic engine for in-process tests only.
 add_executable(ampoule-engine src/ampoule/bin/ampoule_engine_main.cc)
 target_link_libraries(ampoule-engine PRIVATE amp_run)
-if(NOT AMPOULE_SANITIZE)
+if(NOT AMPOULE_SANITIZE AND NOT AMPOULE_FUZZ)
   # Stripped (-s): every run copies the engine out of the kernel, and debug
   # information would make it 15 times larger. Debug the engine's code in the
   # in-process tests instead.
