@@ -289,7 +289,7 @@ fi
 # same output and fuel as the default (-O2) build on every guest program.
 if [[ " $SKIP " == *" determinism "* ]]; then
   skip "determinism" "AMPOULE_SKIP"
-elif [[ ! -x "$OUT/build/bin/ampoule" || ! -d "$OUT/build/wasi-guests" ]]; then
+elif [[ ! -x "$OUT/build/bin/ampoule-wasm-run" || ! -d "$OUT/build/wasi-guests" ]]; then
   skip "determinism" "the default build or its WASI guest programs are missing"
 elif step "determinism: compile -O0" configure_and_build "$OUT/build-o0" -DAMPOULE_TESTS=OFF \
        -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g0" -- ampoule-wasm-run; then
