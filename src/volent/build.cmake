@@ -9,6 +9,8 @@
 #   mockmodel  the mock model server for tests and benchmarks
 #   agent      the agent loop: runs, steps, tool calls, approvals
 #   control    the control API: routes, problem details, OpenAPI, HTTP server
+#   boot       the node assembled: configuration in, control API served
+#              (`volent node`, the tests and the sealed image start it)
 #   cli        the `volent` command
 amp_embed_files(${CMAKE_BINARY_DIR}/generated/schema_files_data.cc ${CMAKE_SOURCE_DIR}/schemas
                 volent/manifest/schema_files.h volent::manifest
@@ -44,10 +46,14 @@ amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
 target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal core Boost::headers
                                             Threads::Threads)
+amp_glob(BOOT_SRCS src/volent/boot/*.cc)
+add_library(volent_boot STATIC ${BOOT_SRCS})
+target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_model volent_egress volent_node
+                                         volent_manifest volent_journal core)
 
 amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)
 add_executable(volent ${VOLENT_CLI_SRCS})
-target_link_libraries(volent PRIVATE volent_control volent_agent volent_model volent_mockmodel volent_egress
+target_link_libraries(volent PRIVATE volent_boot volent_control volent_agent volent_model volent_mockmodel volent_egress
                                      volent_node volent_manifest volent_journal)
 # The socket audit (docs/egress.md, docs/decisions/0020-socket-audit.md): each time
 # `volent` is linked, scripts/audit-sockets.sh reads the symbols of its own

@@ -12,6 +12,7 @@
 #include "ampoule/mcp/http.h"
 #include "ampoule/mcp/server.h"
 #include "ampoule/mcp/stdio.h"
+#include "core/host_port.h"
 
 namespace ampoule::cli {
 namespace {
@@ -80,20 +81,14 @@ Status ParseArgs(Args args, Options& opts) {
 }
 
 Result<mcp::HttpOptions> ParseHttp(const Options& opts) {
+  auto address = core::ParseHostPort(opts.http, core::PortRule::kRequiredOrAny);
+  if (!address) {
+    return Error{"invalid --http '" + opts.http + "': it " + address.message() + " (e.g. 127.0.0.1:8700)",
+                 ErrorKind::kInvalidArgument};
+  }
   mcp::HttpOptions http;
-  size_t colon = opts.http.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    return Error{"invalid --http '" + opts.http + "': expected HOST:PORT, such as 127.0.0.1:8700"};
-  }
-  http.host = opts.http.substr(0, colon);
-  if (http.host.size() >= 2 && http.host.front() == '[' && http.host.back() == ']') {
-    http.host = http.host.substr(1, http.host.size() - 2);
-  }
-  uint64_t port = 0;
-  if (!ParseU64(opts.http.substr(colon + 1), &port) || port > 65535) {
-    return Error{"invalid --http '" + opts.http + "': the port must be 0 to 65535"};
-  }
-  http.port = int(port);
+  http.host = address->host;
+  http.port = address->port;
   http.allowed_origins = opts.origins;
   return http;
 }

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "core/file_read.h"
+#include "core/host_port.h"
 #include "core/http/descriptor_limit.h"
 #include "volent/cli/commands.h"
-#include "volent/manifest/address.h"
 #include "volent/mockmodel/plan.h"
 #include "volent/mockmodel/server.h"
 #include "volent/mockmodel/service.h"
@@ -102,10 +102,8 @@ int MockModelCommand(const Args& args) {
   Options options;
   if (int rc = ParseArgs(args, options)) return rc < 0 ? 0 : rc;
 
-  manifest::HostPort listen = manifest::ParseHostPort(options.listen, /*allow_any_port=*/true);
-  if (!listen.error.empty()) {
-    return UsageError("--listen '" + options.listen + "' is not HOST:PORT (e.g. 127.0.0.1:8480)");
-  }
+  auto listen = ampoule::core::ParseHostPort(options.listen, ampoule::core::PortRule::kRequiredOrAny);
+  if (!listen) return UsageError("--listen '" + options.listen + "' " + listen.message() + " (e.g. 127.0.0.1:8480)");
 
   mockmodel::ServiceOptions service_options;
   service_options.api_key = options.api_key;
@@ -129,8 +127,8 @@ int MockModelCommand(const Args& args) {
   mockmodel::Service service(std::move(service_options));
 
   mockmodel::ServerOptions server_options;
-  server_options.host = listen.host;
-  server_options.port = listen.port;
+  server_options.host = listen->host;
+  server_options.port = listen->port;
   server_options.max_connections = static_cast<size_t>(options.max_connections);
   server_options.stop_grace = std::chrono::milliseconds(options.latency_ms + options.jitter_ms + 5000);
   size_t descriptors = httpd::RaiseDescriptorLimit();
@@ -147,7 +145,7 @@ int MockModelCommand(const Args& args) {
   }
   // Before saying where it listens: a client may signal as soon as it knows.
   (*server)->CatchSignals();
-  std::string host = listen.host.find(':') != std::string::npos ? "[" + listen.host + "]" : listen.host;
+  std::string host = listen->host.find(':') != std::string::npos ? "[" + listen->host + "]" : listen->host;
   std::fprintf(stderr, "volent mock-model: listening on http://%s:%d\n", host.c_str(), (*server)->port());
   std::fflush(stderr);
   (*server)->Run();

@@ -22,6 +22,9 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include "core/host_port.h"
+#include "volent/manifest/address.h"
+
 namespace volent::egress {
 namespace {
 
@@ -53,89 +56,22 @@ struct DnsServer {
   }
 };
 
-// A port as written after the colon: 1..65535, decimal, no leading zero.
-std::optional<int> ParsePort(const std::string& text) {
-  if (text.empty() || text.size() > 5 || text.front() == '0' ||
-      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  const int port = std::stoi(text);  // at most 5 digits: no overflow
-  if (port > 65535) return std::nullopt;
-  return port;
-}
-
-// Reads "IPv4", "IPv4:PORT", "[IPv6]" or "[IPv6]:PORT"; `problem` says why not.
+// Reads a dns_server value that manifest::CheckDnsServer accepts (the one
+// check of that option, shared with `volent check`); `problem` says why not.
 std::optional<DnsServer> ParseDnsServer(const std::string& text, std::string& problem) {
-  const std::string quoted = "dns_server \"" + text + "\"";
-  std::string address_text = text;
-  std::optional<std::string> port_text;
-  DnsServer server;
-  if (!text.empty() && text.front() == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string::npos) {
-      problem = quoted + ": an IPv6 address opened with [ must be closed with ] (\"[::1]:53\")";
-      return std::nullopt;
-    }
-    address_text = text.substr(1, close - 1);
-    if (close + 1 < text.size()) {
-      if (text[close + 1] != ':') {
-        problem = quoted + ": after ] only \":PORT\" may follow (\"[::1]:53\")";
-        return std::nullopt;
-      }
-      port_text = text.substr(close + 2);
-    }
-    if (address_text.find('%') != std::string::npos) {
-      problem = quoted + ": a zone (%...) is not supported; use a global or loopback IPv6 address";
-      return std::nullopt;
-    }
-    boost::system::error_code ec;
-    const ip::address_v6 v6 = ip::make_address_v6(address_text, ec);
-    if (ec) {
-      problem = quoted + ": \"" + address_text + "\" is not an IPv6 address";
-      return std::nullopt;
-    }
-    if (v6.is_v4_mapped()) {
-      problem = quoted + ": write an IPv4-mapped address as plain IPv4 (\"" +
-                ip::make_address_v4(ip::v4_mapped, v6).to_string() + "\")";
-      return std::nullopt;
-    }
-    server.address = v6;
-  } else {
-    const size_t colons = static_cast<size_t>(std::count(text.begin(), text.end(), ':'));
-    if (colons > 1) {
-      problem = quoted + ": write an IPv6 server in brackets, \"[" + text + "]\" or \"[" + text +
-                "]:53\" (without them its last group could be taken for a port)";
-      return std::nullopt;
-    }
-    if (colons == 1) {
-      const size_t colon = text.find(':');
-      address_text = text.substr(0, colon);
-      port_text = text.substr(colon + 1);
-    }
-    boost::system::error_code ec;
-    const ip::address_v4 v4 = ip::make_address_v4(address_text, ec);  // inet_pton: dotted quad only
-    if (ec) {
-      problem = quoted + ": \"" + address_text +
-                "\" is not an IP address; name the DNS server by its address (a name would need a "
-                "resolver to find it): \"192.0.2.53\", \"192.0.2.53:5353\" or \"[2001:db8::53]:53\"";
-      return std::nullopt;
-    }
-    server.address = v4;
-  }
-  if (port_text) {
-    const std::optional<int> port = ParsePort(*port_text);
-    if (!port) {
-      problem = quoted + ": the port must be a number from 1 to 65535 without leading zeros";
-      return std::nullopt;
-    }
-    server.port = *port;
-  }
-  const bool broadcast = server.address.is_v4() && server.address.to_v4() == ip::address_v4::broadcast();
-  if (server.address.is_unspecified() || server.address.is_multicast() || broadcast) {
-    problem = quoted + ": " + server.address.to_string() +
-              " is not a destination (unspecified, multicast or broadcast)";
+  if (std::string why = volent::manifest::CheckDnsServer(text); !why.empty()) {
+    problem = "dns_server \"" + text + "\" " + why;
     return std::nullopt;
   }
+  auto parsed = ampoule::core::ParseHostPort(text, ampoule::core::PortRule::kOptional);
+  boost::system::error_code ec;
+  DnsServer server;
+  server.address = ip::make_address(parsed->host, ec);
+  if (ec) {  // both parsers use inet_pton: not expected
+    problem = "dns_server \"" + text + "\": the address does not parse";
+    return std::nullopt;
+  }
+  if (parsed->has_port) server.port = parsed->port;
   return server;
 }
 

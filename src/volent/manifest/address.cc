@@ -1,10 +1,15 @@
-// Host names, CIDR ranges and HOST:PORT as text (address.h).
+// Host names, CIDR ranges and DNS server addresses as text (address.h).
 #include "volent/manifest/address.h"
 
+#include <arpa/inet.h>
+
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+#include "core/host_port.h"
 
 namespace volent::manifest {
 namespace {
@@ -137,27 +142,32 @@ std::string CheckCidr(std::string_view cidr) {
   return "";
 }
 
-HostPort ParseHostPort(std::string_view text, bool allow_any_port) {
-  HostPort out;
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) {
-    out.error = "must be HOST:PORT";
-    return out;
+std::string CheckDnsServer(std::string_view text) {
+  auto parsed = ampoule::core::ParseHostPort(text, ampoule::core::PortRule::kOptional);
+  if (!parsed) return parsed.message();
+  const std::string& host = parsed->host;
+  if (parsed->ipv6) {
+    std::array<uint8_t, 16> v6{};
+    inet_pton(AF_INET6, host.c_str(), v6.data());  // parsed above
+    const std::array<uint8_t, 12> mapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (std::equal(mapped.begin(), mapped.end(), v6.begin())) {
+      return "is an IPv4-mapped address; write it as plain IPv4";
+    }
+    if (v6 == std::array<uint8_t, 16>{} || v6[0] == 0xff) {
+      return "is not a destination (unspecified or multicast)";
+    }
+    return "";
   }
-  std::string_view host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-    if (!ParseIpv6(host)) out.error = "has an IPv6 address that does not parse";
-  } else if (host.find(':') != std::string_view::npos) {
-    out.error = "must put an IPv6 address in brackets, e.g. [::1]:8470";
+  std::array<uint8_t, 4> v4{};
+  if (inet_pton(AF_INET, host.c_str(), v4.data()) != 1) {
+    return "has \"" + host + "\", which is not an IP address; name the DNS server by its address (a name would need "
+           "a resolver to find it), e.g. 192.0.2.53, 192.0.2.53:5353 or [2001:db8::53]:53";
   }
-  std::optional<unsigned> port = Decimal(text.substr(colon + 1), 65535);
-  if (!port || (*port == 0 && !allow_any_port)) {
-    out.error = allow_any_port ? "has a port that is not 0 to 65535" : "has a port that is not 1 to 65535";
+  const bool broadcast = v4 == std::array<uint8_t, 4>{255, 255, 255, 255};
+  if (v4 == std::array<uint8_t, 4>{} || (v4[0] >= 224 && v4[0] <= 239) || broadcast) {
+    return "is not a destination (unspecified, multicast or broadcast)";
   }
-  out.host = std::string(host);
-  out.port = port ? static_cast<int>(*port) : 0;
-  return out;
+  return "";
 }
 
 }  // namespace volent::manifest

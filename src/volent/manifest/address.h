@@ -1,6 +1,6 @@
 // The address rules of volent.yaml that a schema pattern cannot say:
 // host names label by label, CIDR ranges (IPv4 and IPv6, host bits zero)
-// and HOST:PORT. Text only: no resolver, no socket API.
+// and DNS server addresses (HOST:PORT itself is core/host_port.h). Text only: no resolver, no socket API.
 //
 // Thread-safe: pure functions. Never throws but std::bad_alloc.
 #pragma once
@@ -18,14 +18,13 @@ std::string CheckHostPattern(std::string_view host);
 // set past the prefix; else what is wrong.
 std::string CheckCidr(std::string_view cidr);
 
-struct HostPort {
-  std::string host;  // without IPv6 brackets
-  int port = 0;
-  std::string error;  // "" when parsed
-};
-// HOST:PORT or [V6]:PORT. Port 0 ("any free port") is an error unless
-// `allow_any_port` (a command-line override may ask for it; a configuration
-// names a fixed port).
-HostPort ParseHostPort(std::string_view text, bool allow_any_port = false);
+// "" when `text` is a DNS server egress can use: "IPv4", "IPv4:PORT",
+// "[IPv6]" or "[IPv6]:PORT" (core/host_port.h with an optional port; 53
+// when left out), the address a literal (inet_pton's strict dotted quad: no
+// octal, hex or short forms; a name would need a resolver to find the
+// server), not IPv4-mapped, unspecified, multicast or broadcast. Else a
+// phrase saying what is wrong, to follow the value. The node's configuration
+// check and the egress gate both ask this.
+std::string CheckDnsServer(std::string_view text);
 
 }  // namespace volent::manifest

@@ -5,15 +5,12 @@
 // Relative data_dir and key_file are resolved against
 // base_dir; the key files themselves are read at node start, not here
 // (model/keys.h), so `volent check` works away from the node's secrets.
-#include <arpa/inet.h>
-
-#include <algorithm>
-#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
 
+#include "core/host_port.h"
 #include "volent/manifest/address.h"
 #include "volent/manifest/document.h"
 #include "volent/manifest/manifest.h"
@@ -40,62 +37,10 @@ void CheckAllowlist(CheckedDocument& doc) {
   }
 }
 
-// "" when `text` is "IPv4", "IPv4:PORT", "[IPv6]" or "[IPv6]:PORT" naming a
-// destination; else what is wrong. The same rules as the gate's own check
-// (egress/resolve.h CheckDnsServer, which this library does not link):
-// inet_pton's strict dotted quad, no zone, no IPv4-mapped form, a port of
-// 1..65535 without leading zeros, not unspecified, multicast or broadcast.
-std::string CheckDnsServerText(const std::string& text) {
-  std::string address = text, port;
-  bool has_port = false;
-  if (!text.empty() && text.front() == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string::npos) return "opens an IPv6 address with [ but does not close it";
-    address = text.substr(1, close - 1);
-    if (close + 1 < text.size()) {
-      if (text[close + 1] != ':') return "may have only \":PORT\" after ]";
-      port = text.substr(close + 2);
-      has_port = true;
-    }
-    std::array<uint8_t, 16> v6{};
-    if (address.find('%') != std::string::npos) return "has a zone (%...); use a global or loopback IPv6 address";
-    if (::inet_pton(AF_INET6, address.c_str(), v6.data()) != 1) return "\"" + address + "\" is not an IPv6 address";
-    const std::array<uint8_t, 12> mapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (std::equal(mapped.begin(), mapped.end(), v6.begin())) return "is an IPv4-mapped address; write it as plain IPv4";
-    if (v6 == std::array<uint8_t, 16>{}) return "is unspecified (::), not a destination";
-    if (v6[0] == 0xff) return "is a multicast address, not a destination";
-  } else {
-    const size_t colons = static_cast<size_t>(std::count(text.begin(), text.end(), ':'));
-    if (colons > 1) return "must put an IPv6 address in brackets, e.g. [2001:db8::53]:53";
-    if (colons == 1) {
-      address = text.substr(0, text.find(':'));
-      port = text.substr(text.find(':') + 1);
-      has_port = true;
-    }
-    std::array<uint8_t, 4> v4{};
-    if (::inet_pton(AF_INET, address.c_str(), v4.data()) != 1) {
-      return "\"" + address + "\" is not an IP address (a dotted quad such as 192.0.2.53)";
-    }
-    if (v4 == std::array<uint8_t, 4>{}) return "is unspecified (0.0.0.0), not a destination";
-    if (v4[0] >= 224 && v4[0] <= 239) return "is a multicast address, not a destination";
-    if (v4 == std::array<uint8_t, 4>{255, 255, 255, 255}) return "is the broadcast address, not a destination";
-  }
-  if (has_port) {
-    int value = 0;
-    bool ok = !port.empty() && port.size() <= 5 && port.front() != '0';
-    for (char c : port) {
-      ok = ok && c >= '0' && c <= '9';
-      if (ok) value = value * 10 + (c - '0');
-    }
-    if (!ok || value < 1 || value > 65535) return "has a port that is not 1 to 65535 (without leading zeros)";
-  }
-  return "";
-}
-
 void CheckEgressOptions(CheckedDocument& doc) {
   const json* server = Member(Member(&doc.value, "egress"), "dns_server");
   if (server == nullptr || !server->is_string() || doc.HasProblemAt("/egress/dns_server")) return;
-  std::string why = CheckDnsServerText(server->get<std::string>());
+  std::string why = CheckDnsServer(server->get<std::string>());
   if (!why.empty()) doc.Add("/egress/dns_server", "the DNS server " + why);
 }
 
@@ -125,8 +70,8 @@ void CheckModelKeys(CheckedDocument& doc) {
 
 void CheckRest(CheckedDocument& doc) {
   if (const json* listen = Member(&doc.value, "listen"); listen && listen->is_string()) {
-    HostPort hp = ParseHostPort(listen->get<std::string>());
-    if (!hp.error.empty() && !doc.HasProblemAt("/listen")) doc.Add("/listen", "the address " + hp.error);
+    auto parsed = ampoule::core::ParseHostPort(listen->get<std::string>());
+    if (!parsed && !doc.HasProblemAt("/listen")) doc.Add("/listen", "the address " + parsed.message());
   }
   CheckAllowlist(doc);
   CheckEgressOptions(doc);
@@ -148,9 +93,12 @@ void CheckRest(CheckedDocument& doc) {
 NodeConfig ToConfig(const json& v, std::string_view base_dir) {
   NodeConfig config;
   if (const json* listen = Member(&v, "listen")) {
-    HostPort hp = ParseHostPort(listen->get<std::string>());
-    config.listen_host = hp.host;
-    config.listen_port = hp.port;
+    // Checked (CheckRest): a configuration with a bad address never gets here.
+    auto parsed = ampoule::core::ParseHostPort(listen->get<std::string>());
+    if (parsed) {
+      config.listen_host = parsed->host;
+      config.listen_port = parsed->port;
+    }
   }
   std::filesystem::path data = Member(&v, "data_dir") ? StringAt(&v, "data_dir") : "data";
   if (data.is_relative()) data = std::filesystem::path(base_dir) / data;

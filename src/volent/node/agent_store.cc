@@ -40,11 +40,13 @@ std::string NowRfc3339() {
   return text;
 }
 
-Result<std::unique_ptr<AgentStore>> AgentStore::Open(const std::string& dir, const Recheck& recheck) {
+Result<std::unique_ptr<AgentStore>> AgentStore::Open(const std::string& dir, const Recheck& recheck,
+                                                     int busy_timeout_ms) {
   std::unique_ptr<AgentStore> store(new AgentStore());
   if (dir.empty()) return store;
   ampoule::sqlite::OpenOptions options;
   options.open_hint = "check that the data folder is writable";
+  options.busy_timeout_ms = busy_timeout_ms;
   auto db = ampoule::sqlite::Database::Open(dir + "/agents.db", options);
   if (!db) return db.error();
   store->db_ = std::move(*db);

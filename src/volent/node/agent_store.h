@@ -62,9 +62,11 @@ class AgentStore {
   // Opens (creating if missing) `dir`/agents.db and loads every agent
   // (rows with an invalid name, which Apply never writes, are skipped).
   // `dir` must exist. An empty `dir` keeps everything in memory only (tests,
-  // fuzzing). Errors name the file and what to do.
+  // fuzzing). Errors name the file and what to do. A write waits up to
+  // `busy_timeout_ms` for another connection's lock, then fails.
   static ampoule::Result<std::unique_ptr<AgentStore>> Open(const std::string& dir,
-                                                           const Recheck& recheck = nullptr);
+                                                           const Recheck& recheck = nullptr,
+                                                           int busy_timeout_ms = 30'000);
   ~AgentStore() = default;
   AgentStore(const AgentStore&) = delete;
   AgentStore& operator=(const AgentStore&) = delete;

@@ -21,8 +21,10 @@ class AgentStoreTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  // A short busy timeout: FailedWriteLeavesTheViewUnchanged waits it out
+  // three times on purpose.
   std::unique_ptr<AgentStore> Open(const AgentStore::Recheck& recheck = nullptr) {
-    auto store = AgentStore::Open(dir_, recheck);
+    auto store = AgentStore::Open(dir_, recheck, /*busy_timeout_ms=*/200);
     EXPECT_TRUE(store.ok()) << (store.ok() ? "" : store.message());
     return store.ok() ? std::move(*store) : nullptr;
   }

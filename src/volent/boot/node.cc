@@ -1,0 +1,186 @@
+// Node::Start and the node's lifetime (node.h).
+#include "volent/boot/node.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/crash_point.h"
+#include "core/host_port.h"
+#include "core/http/descriptor_limit.h"
+#include "volent/agent/delays.h"
+#include "volent/agent/denial_journal.h"
+#include "volent/agent/model_step.h"
+#include "volent/agent/run_manager.h"
+#include "volent/agent/tool_call.h"
+#include "volent/control/api.h"
+#include "volent/control/http_server.h"
+#include "volent/control/metrics.h"
+#include "volent/egress/gate.h"
+#include "volent/journal/journal.h"
+#include "volent/model/client.h"
+#include "volent/model/keys.h"
+#include "volent/node/agent_store.h"
+
+namespace volent::boot {
+
+using ampoule::Error;
+using ampoule::ErrorKind;
+using ampoule::Result;
+
+// Declared in the order they are opened, so they are destroyed in the
+// reverse: the server, then the runs (whose Stop waits for the calls in
+// flight) before the delays, the client and the gate they use, and the
+// journal and store last.
+struct Node::Parts {
+  manifest::NodeConfig config;
+  std::unique_ptr<node::AgentStore> store;
+  std::unique_ptr<journal::Journal> journal;
+  std::unique_ptr<egress::Gate> gate;
+  std::unique_ptr<model::Client> models;
+  agent::Delays delays;
+  std::unique_ptr<agent::RunManager> runs;
+  control::Metrics metrics;
+  std::unique_ptr<control::ControlApi> api;
+  std::unique_ptr<control::HttpServer> server;
+  std::string host;  // as listened on, without brackets
+};
+
+namespace {
+
+// Model and tool calls in flight each hold a socket (docs/models.md: 1,500
+// model calls at once): the soft open-file limit, often 1,024, is raised to
+// the hard one. Below this, the node says so.
+constexpr size_t kWantedDescriptors = 4096;
+
+void RaiseDescriptorLimit(const NodeOptions& options) {
+  const size_t limit = httpd::RaiseDescriptorLimit();
+  if (limit != 0 && limit < kWantedDescriptors && options.warn) {
+    options.warn("at most " + std::to_string(limit) +
+                 " open files (RLIMIT_NOFILE); calls in flight each need one: raise the hard limit (ulimit -Hn, "
+                 "LimitNOFILE=) to at least " + std::to_string(kWantedDescriptors));
+  }
+}
+
+// Creates `dir` and its parents as needed.
+bool MakeDirs(const std::string& dir) {
+  for (size_t i = 1; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      std::string part = dir.substr(0, i);
+      if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return false;
+    }
+  }
+  struct stat st {};
+  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Error Failed(std::string message) { return Error{std::move(message), ErrorKind::kUnavailable}; }
+
+}  // namespace
+
+Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const NodeOptions& options) {
+  RaiseDescriptorLimit(options);
+  auto parts = std::make_unique<Parts>();
+  parts->config = std::move(config);
+  const manifest::NodeConfig& cfg = parts->config;
+
+  control::ServerOptions server_options;
+  server_options.host = cfg.listen_host;
+  server_options.port = cfg.listen_port;
+  if (!options.listen.empty()) {
+    auto listen = ampoule::core::ParseHostPort(options.listen, ampoule::core::PortRule::kRequiredOrAny);
+    if (!listen) {
+      return Error{"--listen '" + options.listen + "' " + listen.message() + " (e.g. 127.0.0.1:8470)",
+                   ErrorKind::kInvalidArgument};
+    }
+    server_options.host = listen->host;
+    server_options.port = listen->port;
+  }
+  parts->host = server_options.host;
+
+  // The configuration's data_dir is never empty: LoadNodeConfig defaults it
+  // to "data" beside the configuration file.
+  const std::string data_dir = !options.data_dir.empty() ? options.data_dir : cfg.data_dir;
+  if (!MakeDirs(data_dir)) {
+    return Failed("cannot create the data folder " + data_dir + ": " + std::strerror(errno));
+  }
+
+  auto recheck = [&](std::string_view name, std::string_view manifest_json) {
+    auto again = manifest::LoadAgent(manifest_json, std::string(name), &cfg);
+    if (again.ok()) return true;
+    if (options.warn) {
+      std::string text = "agent " + std::string(name) + " no longer passes this configuration (status rejected):";
+      for (const auto& p : again.problems) text += "\n  " + manifest::FormatProblem(p);
+      options.warn(text);
+    }
+    return false;
+  };
+  auto store = node::AgentStore::Open(data_dir, recheck);
+  if (!store) return store.error();
+  parts->store = std::move(*store);
+
+  // Read now, so a missing or unreadable key stops the node at start rather
+  // than failing its first run.
+  model::LoadedKeys keys = model::LoadModelKeys(cfg.model_keys);
+  for (const auto& warning : keys.warnings) {
+    if (options.warn) options.warn(warning);
+  }
+  if (!keys.ok()) {
+    std::string text;
+    for (const auto& error : keys.errors) text += (text.empty() ? "" : "\n") + error;
+    return Error{text, ErrorKind::kInvalidArgument};
+  }
+
+  journal::OpenOptions journal_options;
+  journal_options.before_commit = [] { ampoule::CrashPoint(ampoule::kNodeCrashEnv, "mid-commit"); };
+  auto journal = journal::Journal::Open(data_dir, std::move(journal_options));
+  if (!journal) return journal.error();
+  parts->journal = std::move(*journal);
+
+  egress::GateOptions gate_options;
+  gate_options.dns_server = cfg.egress_dns_server;
+  gate_options.max_redirects = cfg.egress_max_redirects;
+  gate_options.on_denial = agent::JournalDenials(*parts->journal);
+  parts->gate = std::make_unique<egress::Gate>(cfg.egress, std::move(gate_options));
+  parts->models = std::make_unique<model::Client>(*parts->gate, std::move(keys.keys));
+  auto runs = agent::RunManager::Start(*parts->journal, *parts->store,
+                                       agent::GateToolPerformer(*parts->gate, parts->delays),
+                                       agent::ClientModelPerformer(*parts->models, parts->delays));
+  if (!runs) return Failed("cannot resume the runs in " + parts->journal->path() + ": " + runs.message());
+  parts->runs = std::move(*runs);
+
+  control::ApiContext context;
+  context.store = parts->store.get();
+  context.runs = parts->runs.get();
+  context.journal = parts->journal.get();
+  context.config = &parts->config;
+  context.metrics = &parts->metrics;
+  parts->api = std::make_unique<control::ControlApi>(context);
+  auto server = control::HttpServer::Bind(*parts->api, server_options);
+  if (!server) return server.error();
+  parts->server = std::move(*server);
+  return std::unique_ptr<Node>(new Node(std::move(parts)));
+}
+
+Node::Node(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+Node::~Node() = default;
+
+int Node::port() const { return parts_->server->port(); }
+
+std::string Node::url() const {
+  const std::string& host = parts_->host;
+  return "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port());
+}
+
+void Node::CatchSignals() { parts_->server->CatchSignals(); }
+
+void Node::Run() {
+  parts_->server->Run();
+  parts_->runs->Stop();
+}
+
+void Node::Stop() { parts_->server->Stop(); }
+
+}  // namespace volent::boot

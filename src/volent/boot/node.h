@@ -1,0 +1,63 @@
+// The Volent node as one object: a checked configuration in, the control
+// API bound, the runs resumed. `volent node`, the tests and the sealed
+// image's init all start the node through Node::Start, so they start the
+// same node. docs/architecture.md, docs/operator-guide.md.
+//
+// Start opens, in order: the data folder (created if missing), the agent
+// store (every stored manifest re-checked against this configuration; one
+// that no longer passes is kept but marked rejected), the model providers'
+// keys (a missing or unreadable key stops the start, not the first run), the
+// journal, the egress gate, the runs (every unfinished run resumes), then
+// binds the control API. Nothing is served until Run.
+//
+// Threading: Start, Run and the destructor on one thread; Stop and port()
+// from any thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "volent/manifest/manifest.h"
+
+namespace volent::boot {
+
+struct NodeOptions {
+  // Where the control API listens, overriding the configuration's listen:
+  // HOST:PORT or [V6]:PORT (core/host_port.h); port 0 picks a free port.
+  std::string listen;
+  // The data folder, overriding the configuration's data_dir.
+  std::string data_dir;
+  // Warnings a person should see (a rejected stored agent, a low open-file
+  // limit, a loose key file); the node goes on. Ignored if empty.
+  std::function<void(const std::string&)> warn;
+};
+
+class Node {
+ public:
+  // Errors (what failed and what to do) leave nothing running.
+  static ampoule::Result<std::unique_ptr<Node>> Start(manifest::NodeConfig config, const NodeOptions& options = {});
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // The control API's port (the free one picked for port 0) and its URL.
+  int port() const;
+  std::string url() const;
+  // From now on SIGINT and SIGTERM stop the node (acted on once Run runs).
+  void CatchSignals();
+  // Serves the control API until Stop or a caught signal; then answers the
+  // requests in flight, stops the runs (the calls in flight are answered and
+  // journaled; unfinished runs resume at the next start) and returns.
+  void Run();
+  // Thread-safe; Run returns soon after.
+  void Stop();
+
+ private:
+  struct Parts;
+  explicit Node(std::unique_ptr<Parts> parts);
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace volent::boot

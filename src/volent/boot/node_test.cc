@@ -1,0 +1,120 @@
+// boot::Node in process: the node `volent node` starts, on a free port, with
+// a data folder it creates; an agent applied through its control API is
+// still there after a restart; a bad --listen or an unreadable model key
+// stops the start with a message.
+#include "volent/boot/node.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/http/loopback_client.h"
+
+namespace volent::boot {
+namespace {
+
+using Client = ampoule::httpd::testing::LoopbackClient;
+
+constexpr char kConfig[] =
+    "apiVersion: volent/v1\n"
+    "kind: NodeConfig\n"
+    "listen: 127.0.0.1:8470\n"
+    "egress:\n"
+    "  allow:\n"
+    "    - capability: orders\n"
+    "      scheme: http\n"
+    "      cidr: 127.0.0.1/32\n"
+    "      port: 9\n";
+
+constexpr char kAgent[] =
+    "apiVersion: volent/v1\n"
+    "kind: Agent\n"
+    "metadata:\n"
+    "  name: keep\n"
+    "spec:\n"
+    "  model:\n"
+    "    provider: anthropic\n"
+    "    name: claude-test\n"
+    "    endpoint: http://127.0.0.1:9\n"
+    "    capability: orders\n"
+    "  instructions: answer\n";
+
+class NodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/boot_node_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  manifest::NodeConfig Config(const std::string& text = kConfig) {
+    auto checked = manifest::LoadNodeConfig(text, "volent.yaml", dir_);
+    EXPECT_TRUE(checked.ok()) << (checked.problems.empty() ? "" : manifest::FormatProblem(checked.problems[0]));
+    return checked.value.value_or(manifest::NodeConfig{});
+  }
+
+  NodeOptions Options() {
+    NodeOptions options;
+    options.listen = "127.0.0.1:0";
+    options.data_dir = dir_ + "/nested/data";
+    return options;
+  }
+
+  static std::string Get(int port, const std::string& path) {
+    Client c(port);
+    EXPECT_TRUE(c.Send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+    return c.ReadResponse();
+  }
+
+  std::string dir_;
+};
+
+TEST_F(NodeTest, ServesItsControlApiAndKeepsAgentsAcrossARestart) {
+  {
+    auto node = Node::Start(Config(), Options());
+    ASSERT_TRUE(node.ok()) << node.message();
+    EXPECT_GT((*node)->port(), 0);
+    EXPECT_EQ((*node)->url(), "http://127.0.0.1:" + std::to_string((*node)->port()));
+    std::thread serving([&] { (*node)->Run(); });
+    Client c((*node)->port());
+    const std::string body = kAgent;
+    ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n" + body));
+    const std::string applied = c.ReadResponse();
+    EXPECT_NE(applied.find(" 201 "), std::string::npos) << applied;
+    (*node)->Stop();
+    serving.join();
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/nested/data/agents.db"));
+  auto again = Node::Start(Config(), Options());
+  ASSERT_TRUE(again.ok()) << again.message();
+  std::thread serving([&] { (*again)->Run(); });
+  const std::string agent = Get((*again)->port(), "/v1/agents/keep");
+  EXPECT_NE(agent.find(" 200 "), std::string::npos) << agent;
+  (*again)->Stop();
+  serving.join();
+}
+
+TEST_F(NodeTest, RefusesABadListenAddress) {
+  NodeOptions options = Options();
+  options.listen = "::1:8470";
+  auto node = Node::Start(Config(), options);
+  ASSERT_FALSE(node.ok());
+  EXPECT_NE(node.message().find("--listen '::1:8470' must put an IPv6 address in brackets"), std::string::npos)
+      << node.message();
+}
+
+TEST_F(NodeTest, AMissingModelKeyStopsTheStart) {
+  std::string config = kConfig;
+  config += "model_keys:\n  - capability: orders\n    key_file: missing.key\n";
+  auto node = Node::Start(Config(config), Options());
+  ASSERT_FALSE(node.ok());
+  EXPECT_NE(node.message().find("missing.key"), std::string::npos) << node.message();
+}
+
+}  // namespace
+}  // namespace volent::boot
