@@ -14,8 +14,8 @@
 #      killed with SIGKILL mid-run and restarted, every side effect is applied
 #      once, and the journal verifies.
 #
-# build/ is configured as scripts/test.sh configures it (RelWithDebInfo, tests
-# on, ccache when installed), so the demo and the tests share one build folder
+# build/ is configured as scripts/test.sh configures it (scripts/build-config.sh:
+# the release build, tests on, ccache when installed), so the demo and the tests share one build folder
 # in either order; only the demo's targets are built here. The first run
 # builds them and the guest runtimes from Debian source packages (a few
 # minutes each; cached afterwards, see scripts/build-runtimes.sh).
@@ -33,19 +33,17 @@ readonly ROOT="$PWD"
 step() { printf '\n== %s\n' "$*"; }
 die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 
-# The compiler cache, exactly as scripts/test.sh sets it up.
-CACHE_ARGS=()
-if [[ "${AMPOULE_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
-  export CCACHE_DIR="${CCACHE_DIR:-${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/ccache}"
-  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-6G}"
-  CACHE_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-fi
+# The release configuration and the compiler cache, as scripts/test.sh sets them.
+# shellcheck source=scripts/build-config.sh
+source "$ROOT/scripts/build-config.sh"
+use_compiler_cache "$ROOT"
 
 step "building ampoule, ampoule-verify, the engine and volent (build/, configured as scripts/test.sh does)"
 mkdir -p build
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPOULE_TESTS=ON "${CACHE_ARGS[@]}" \
-  >build/configure.log 2>&1 || { cat build/configure.log; die "configuring build/ failed"; }
-ninja -C build -j"${AMPOULE_JOBS:-2}" ampoule ampoule-verify ampoule-engine volent || die "the build failed"
+( release_env && cmake -S . -B build -G Ninja "${RELEASE_CMAKE_ARGS[@]}" -DAMPOULE_TESTS=ON "${CACHE_ARGS[@]}" \
+    >build/configure.log 2>&1 ) || { cat build/configure.log; die "configuring build/ failed"; }
+( release_env && ninja -C build -j"${AMPOULE_JOBS:-2}" ampoule ampoule-verify ampoule-engine volent ) ||
+  die "the build failed"
 
 step "building the guest runtimes (python.wasm, js.wasm; cached) and packing the kernel"
 runtimes="$(bash scripts/build-runtimes.sh | tail -n 1)" || die "building the guest runtimes failed"

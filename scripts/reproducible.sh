@@ -7,12 +7,17 @@
 #   - a dedicated build folder configured from scratch with fixed options:
 #     Release without debug info (-O2 -DNDEBUG, the optimisation the tests and
 #     benchmarks use), AMPOULE_REPRODUCIBLE=ON (no build id, source and build
-#     folder paths mapped away by -ffile-prefix-map), no tests, no ccache;
+#     folder paths mapped away by -ffile-prefix-map; scripts/build-config.sh),
+#     no tests, no compiler cache (AMPOULE_REPRO_CCACHE=1, set by the test
+#     command, lets it reuse build/'s identical objects; the pins still decide);
 #   - a fixed environment: LC_ALL=C, TZ=UTC, umask 022, SOURCE_DATE_EPOCH =
 #     the commit's time, and no CFLAGS/CXXFLAGS/LDFLAGS from the caller;
 #   - sorted inputs: CMake's globs are sorted, the kernel's entries are sorted
 #     by name, manifests are written with sorted keys.
 # shellcheck shell=bash
+
+# shellcheck source=scripts/build-config.sh
+source "$ROOT/scripts/build-config.sh"
 
 REPRO_MISMATCHES=0
 REPRO_PINS_FILE="$ROOT/kernel/pins.txt"
@@ -43,10 +48,14 @@ repro_step() {
 }
 
 repro_env() {
-  export LC_ALL=C TZ=UTC
-  umask 022
-  unset CFLAGS CXXFLAGS CPPFLAGS LDFLAGS MAKEFLAGS CMAKE_GENERATOR CCACHE_BASEDIR
-  export CCACHE_DISABLE=1
+  release_env
+  if [[ "${AMPOULE_REPRO_CCACHE:-0}" == 1 ]]; then
+    use_compiler_cache "$ROOT"
+  else
+    CACHE_ARGS=()
+    unset CCACHE_BASEDIR
+    export CCACHE_DISABLE=1
+  fi
   if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
     SOURCE_DATE_EPOCH="$(git -C "$ROOT" log -1 --format=%ct)"
   else
@@ -82,10 +91,9 @@ repro_strict_check() {
 }
 
 repro_configure() {
-  cmake -S "$ROOT" -B "$REPRO_BUILD_DIR" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
-    -DAMPOULE_REPRODUCIBLE=ON -DAMPOULE_TESTS=OFF -DAMPOULE_SANITIZE=OFF -DAMPOULE_FUZZ=OFF \
-    -UCMAKE_CXX_COMPILER_LAUNCHER -UCMAKE_C_COMPILER_LAUNCHER
+  local launcher=(-UCMAKE_CXX_COMPILER_LAUNCHER -UCMAKE_C_COMPILER_LAUNCHER)
+  ((${#CACHE_ARGS[@]})) && launcher=("${CACHE_ARGS[@]}")
+  cmake -S "$ROOT" -B "$REPRO_BUILD_DIR" -G Ninja "${RELEASE_CMAKE_ARGS[@]}" -DAMPOULE_TESTS=OFF "${launcher[@]}"
 }
 
 repro_build() { ninja -C "$REPRO_BUILD_DIR" -j"$REPRO_JOBS" "$@"; }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one test command. Run from anywhere; it works in the repository root.
 #
-#   1. build/       default build (RelWithDebInfo); the guest runtimes
+#   1. build/       the release build (scripts/build-config.sh: -O2, no debug
+#                   information, reproducible outputs, exactly as the pinned
+#                   tools are built); the guest runtimes
 #                   (scripts/build-runtimes.sh, cached) packed with its engine
 #                   into build/share/ampoule/ampoule.kernel; then ctest: unit
 #                   tests, the core spec test run, jail tests, guest corpora
@@ -10,16 +12,21 @@
 #                   JavaScript tests after scripts/npm-install.sh, cached),
 #                   and the Volent node (manifests, `volent check`, the
 #                   control API from outside, its OpenAPI document)
-#   2. build-asan/  the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#                   (-O1, assertions on)
+#   2. build-asan/  one clang-14 build under AddressSanitizer +
+#                   UndefinedBehaviorSanitizer (-O1, assertions on) with
+#                   libFuzzer's coverage instrumentation: the same objects give
+#                   the sanitizer tests (ctest) and the libFuzzer targets
+#                   (fuzz/*_fuzz.cc). Without clang: GCC's sanitizers, no fuzzing.
 #   3. build-o0/    `ampoule-wasm-run` (the engine and the WASI host) at -O0;
 #                   every WASI guest program must give the same output and
 #                   fuel as on build/ (tests/determinism.sh)
-#   4. build-fuzz/  libFuzzer targets (fuzz/*_fuzz.cc) built with clang-14,
-#                   each run for a bounded time from a seed corpus
+#   4. fuzz         each libFuzzer target of build-asan/ run for a bounded time
+#                   from a seed corpus
 #   5. repro        scripts/build-kernel.sh --strict and
 #                   scripts/build-host-tools.sh --strict: rebuild the kernel and
-#                   the host tools from the commit and compare with the pins
+#                   the host tools from the commit in build-release/ and compare
+#                   with the pins (through the compiler cache, which holds
+#                   build/'s identical objects; an auditor's rebuild uses none)
 #
 # Every phase runs even if an earlier one failed (except the tests of a build
 # that failed); a summary with the time of each phase comes last. Exits 0 only
@@ -29,8 +36,9 @@
 #   AMPOULE_FUZZ_SECONDS  total fuzzing time, shared by the targets (default 60; 0 skips)
 #   AMPOULE_JOBS          parallel build and test jobs (default 2)
 #   AMPOULE_SKIP          space-separated phases to skip: build kernel npm asan
-#                         determinism fuzz repro
-#   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-o0/, build-fuzz/ go (default: the repository)
+#                         determinism fuzz repro (skipping asan but not fuzz still
+#                         builds build-asan/, which holds the fuzz targets)
+#   AMPOULE_BUILD_ROOT    where build/, build-asan/, build-o0/ go (default: the repository)
 #   AMPOULE_CCACHE        0 builds without the compiler cache (default: use ccache if installed)
 set -uo pipefail
 
@@ -103,20 +111,13 @@ npm_deps() {
   step "npm: JavaScript dependencies" bash "$ROOT/scripts/npm-install.sh"
 }
 
-# The compiler cache: object files keyed by their inputs (ccache), kept under
-# the same cache folder as the guest runtimes, so a run after a small change
-# recompiles only what changed. Paths are taken relative to the checkout and
-# the build folder is not hashed: -ffile-prefix-map keeps both out of the
-# objects, so clones at different paths share entries. The repro phase never
-# uses it (scripts/reproducible.sh builds from nothing, as an auditor would).
+# The compiler cache (scripts/build-config.sh): a run after a small change
+# recompiles only what changed, and the repro phase reuses build/'s objects.
 # AMPOULE_CCACHE=0 turns it off.
-CACHE_ARGS=()
-if [[ "${AMPOULE_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
-  export CCACHE_DIR="${CCACHE_DIR:-${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/ccache}"
-  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-6G}"
-  CACHE_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  ccache --zero-stats >/dev/null
-fi
+# shellcheck source=scripts/build-config.sh
+source "$ROOT/scripts/build-config.sh"
+use_compiler_cache "$ROOT"
+((${#CACHE_ARGS[@]})) && ccache --zero-stats >/dev/null
 
 # configure_and_build DIR [CMAKE_ARGS...] [-- TARGETS...]: every target by default.
 configure_and_build() {
@@ -128,6 +129,12 @@ configure_and_build() {
   cmake -S "$ROOT" -B "$dir" -G Ninja "${CACHE_ARGS[@]}" "${args[@]}" >"$dir/configure.log" 2>&1 \
     || { cat "$dir/configure.log"; return 1; }
   ninja -C "$dir" -j"$JOBS" "${targets[@]}"
+}
+
+# build/: the release configuration, in the release environment (both from
+# scripts/build-config.sh), so the repro phase can reuse its objects.
+build_release() {
+  ( release_env && configure_and_build "$OUT/build" "${RELEASE_CMAKE_ARGS[@]}" -DAMPOULE_TESTS=ON )
 }
 
 # --no-tests=error: a build folder configured without tests (AMPOULE_TESTS=OFF)
@@ -200,7 +207,7 @@ make_seeds() {
 }
 
 run_fuzz() {
-  local dir="$OUT/build-fuzz" targets=("$@")
+  local dir="$OUT/build-asan/fuzz" bin="$OUT/build-asan/bin" targets=("$@")
   local per=$((FUZZ_SECONDS / ${#targets[@]}))
   ((per < 5)) && per=5
   mkdir -p "$dir/artifacts"
@@ -209,37 +216,60 @@ run_fuzz() {
     local seeds="$dir/seeds/$t" corpus="$dir/corpus/$t" log="$dir/$t.log"
     make_seeds "$seeds" "$t" || { echo "$t: could not build the seed corpus"; rc=1; continue; }
     mkdir -p "$corpus"
-    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-fuzz/corpus/$t)"
-    if "$dir/bin/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-asan/fuzz/corpus/$t)"
+    if "$bin/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
          -artifact_prefix="$dir/artifacts/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
       grep -E '^(Done|#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | sed "s/^/$t: /"
     else
       echo "$t: FAILED; last lines of $log:"
       tail -n 60 "$log"
-      echo "$t: reproduce with: $dir/bin/$t $dir/artifacts/$t-<file>"
+      echo "$t: reproduce with: $bin/$t $dir/artifacts/$t-<file>"
       rc=1
     fi
   done
   return $rc
 }
 
+# The sanitizer build is clang's when clang-14 and libFuzzer's runtime are
+# installed (scripts/setup.sh installs both): then it also holds the fuzz
+# targets. Sets SAN_WHY to why not, when it is not.
+SAN_WHY=""
+if ! command -v clang++-14 >/dev/null; then
+  SAN_WHY="clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"
+elif ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
+  SAN_WHY="libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"
+fi
+
+# build-asan/: -O1 with assertions on and line tables for the reports, the
+# usual sanitizer trade-off between build time, test speed and useful stack
+# traces. A folder configured for the other compiler is configured anew.
+build_sanitized() {
+  local dir="$OUT/build-asan" cc cxx args flags
+  if [[ -z "$SAN_WHY" ]]; then
+    cc=clang-14 cxx=clang++-14 flags="-O1 -gline-tables-only" args=(-DAMPOULE_FUZZ=ON)
+  else
+    echo "note: GCC's sanitizers, no fuzz targets: $SAN_WHY"
+    cc=gcc cxx=g++ flags="-O1 -g1" args=(-DAMPOULE_SANITIZE=ON -DAMPOULE_FUZZ=OFF)
+  fi
+  if [[ -f "$dir/CMakeCache.txt" ]] && ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=.*/$cxx\$" "$dir/CMakeCache.txt"; then
+    echo "note: $dir was configured for another compiler; configuring it anew"
+    rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+  fi
+  CC=$cc CXX=$cxx configure_and_build "$dir" "${args[@]}" -DAMPOULE_TESTS=ON -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS_DEBUG=$flags" "-DCMAKE_C_FLAGS_DEBUG=$flags"
+}
+
 fuzz_phase() {
   if [[ " $SKIP " == *" fuzz "* ]]; then skip "fuzz" "AMPOULE_SKIP"; return; fi
   if ((FUZZ_SECONDS <= 0)); then skip "fuzz" "AMPOULE_FUZZ_SECONDS=0"; return; fi
-  if ! command -v clang++-14 >/dev/null; then
-    skip "fuzz" "clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"; return
-  fi
-  if ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
-    skip "fuzz" "libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"; return
-  fi
+  if [[ -n "$SAN_WHY" ]]; then skip "fuzz" "$SAN_WHY"; return; fi
+  if ((!ASAN_BUILT)); then skip "fuzz" "the sanitizer build failed"; return; fi
   if ! command -v wat2wasm >/dev/null; then
     skip "fuzz" "wat2wasm not found for the seed corpus (install wabt: scripts/setup.sh)"; return
   fi
   local targets
   mapfile -t targets < <(fuzz_targets)
   if ((${#targets[@]} == 0)); then skip "fuzz" "no fuzz/*_fuzz.cc targets"; return; fi
-  CC=clang-14 CXX=clang++-14 step "fuzz: build" \
-    configure_and_build "$OUT/build-fuzz" -DAMPOULE_FUZZ=ON -DAMPOULE_TESTS=OFF -- "${targets[@]}" || return
   step "fuzz: run (${FUZZ_SECONDS}s)" run_fuzz "${targets[@]}"
 }
 
@@ -253,8 +283,7 @@ if [[ " $SKIP " == *" build "* ]]; then
 # Configured explicitly: build/ is shared with the main job (scripts/demo.sh
 # configures it the same way and builds only what the demo needs), so either
 # command may run first without leaving the other a folder without tests.
-elif step "build: compile" configure_and_build "$OUT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-       -DAMPOULE_TESTS=ON -DAMPOULE_SANITIZE=OFF -DAMPOULE_FUZZ=OFF; then
+elif step "build: compile" build_release; then
   if [[ " $SKIP " == *" kernel "* ]]; then
     skip "kernel" "AMPOULE_SKIP (tests that run guests will say they skip)"
   else
@@ -271,16 +300,22 @@ if [[ -f "$OUT/build/share/ampoule/ampoule.kernel" ]]; then
   export AMPOULE_KERNEL="$OUT/build/share/ampoule/ampoule.kernel"
 fi
 
-if [[ " $SKIP " == *" asan "* ]]; then
+# build-asan/ serves two phases: its ctest (asan) and its fuzz targets (fuzz).
+ASAN_BUILT=0
+if [[ " $SKIP " == *" asan "* && ( " $SKIP " == *" fuzz "* || -n "$SAN_WHY" || FUZZ_SECONDS -le 0 ) ]]; then
   skip "asan" "AMPOULE_SKIP"
-# -O1 with assertions on: the usual sanitizer trade-off between build time,
-# test speed and useful stack traces.
-elif step "asan: compile" configure_and_build "$OUT/build-asan" -DAMPOULE_SANITIZE=ON \
-       -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g"; then
-  # The corpus tests (label corpus) spend their time in the kernel's engine,
-  # which is the default build's and not sanitized; the host side they use is
-  # covered by run_program_test and verify_cli.
-  step "asan: ctest" run_ctest "$OUT/build-asan" -LE corpus
+elif step "asan: compile" build_sanitized; then
+  ASAN_BUILT=1
+  if [[ " $SKIP " == *" asan "* ]]; then
+    skip "asan: ctest" "AMPOULE_SKIP (built for the fuzz targets)"
+  else
+    # Left out: the corpus tests (label corpus) spend their time in the
+    # kernel's engine, which is the release build's and not sanitized (the
+    # host side they use is covered by run_program_test and verify_cli); the
+    # release bundle's test (label package) checks scripts/package.sh, and
+    # would only pack and unpack the sanitized binaries, several times larger.
+    step "asan: ctest" run_ctest "$OUT/build-asan" -LE "corpus|package"
+  fi
 else
   skip "asan: ctest" "the build failed"
 fi
@@ -309,6 +344,9 @@ if [[ " $SKIP " == *" repro "* ]]; then
 elif [[ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ]]; then
   skip "repro" "the tree has uncommitted changes; --strict rebuilds need a clean checkout"
 else
+  # Through the compiler cache when there is one: build/ compiled the same
+  # objects with the same flags (scripts/build-config.sh).
+  ((${#CACHE_ARGS[@]})) && export AMPOULE_REPRO_CCACHE=1
   step "repro: build-kernel.sh --strict" bash "$ROOT/scripts/build-kernel.sh" --strict \
     --out "$OUT/build-kernel/share/ampoule"
   step "repro: build-host-tools.sh --strict" bash "$ROOT/scripts/build-host-tools.sh" --strict

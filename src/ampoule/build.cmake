@@ -49,7 +49,7 @@ target_link_libraries(amp_gate PUBLIC amp_verify core utf8proc)
 # stdio and Streamable HTTP transports. Tool calls run on threads.
 amp_glob(MCP_SRCS src/ampoule/mcp/*.cc)
 add_library(amp_mcp STATIC ${MCP_SRCS})
-target_link_libraries(amp_mcp PUBLIC amp_gate amp_verify core nlohmann_json::nlohmann_json Boost::headers
+target_link_libraries(amp_mcp PUBLIC amp_gate amp_verify core core_http nlohmann_json::nlohmann_json Boost::headers
                                      Threads::Threads)
 
 # The demos (src/ampoule/demo, docs/demo.md), with the example files they

@@ -6,17 +6,23 @@
 #   sqlite.h   SQLite opened for durability, statements, transactions
 #   json.h     bounded parsing of JSON from outside, writing that never throws
 #   crash_point.h  test-only kill points armed by an environment variable
-#   http/      the HTTP servers' shared pieces: the framing check against
-#              request smuggling (pure code on bytes), header reading, the
-#              connection skeleton (server.cc: the one object here with
-#              socket code, on the socket audit's inbound list), descriptor
-#              limits
-amp_glob(CORE_SRCS src/core/*.cc src/core/http/*.cc)
+#   host_port.h  HOST:PORT and [IPv6]:PORT, one parser for every address option
+#   http/      (library core_http) the HTTP servers' shared pieces: the framing
+#              check against request smuggling (pure code on bytes), header
+#              reading, the connection skeleton (server.cc: the one object
+#              here with socket code, on the socket audit's inbound list),
+#              descriptor limits. A library of its own so that what needs no
+#              server (the engine, the WASI host) compiles no Boost.Beast.
+amp_glob(CORE_SRCS src/core/*.cc)
 add_library(core STATIC ${CORE_SRCS})
-target_link_libraries(core PUBLIC Boost::headers Threads::Threads)
+target_link_libraries(core PUBLIC Threads::Threads)
 # SHA-256 is libsodium's; the static engine links it too.
 target_link_libraries(core PUBLIC sodium)
 # sqlite.h: the SQLite files of the gate, the journal and the agent store.
 target_link_libraries(core PUBLIC sqlite3)
 # json.h: nlohmann::json.
 target_link_libraries(core PUBLIC nlohmann_json::nlohmann_json)
+
+amp_glob(CORE_HTTP_SRCS src/core/http/*.cc)
+add_library(core_http STATIC ${CORE_HTTP_SRCS})
+target_link_libraries(core_http PUBLIC core Boost::headers Threads::Threads)

@@ -34,8 +34,8 @@ foreach(part IN ITEMS model mockmodel)
   target_link_libraries(volent_${part} PUBLIC volent_egress volent_manifest nlohmann_json::nlohmann_json
                                               Boost::headers Threads::Threads)
 endforeach()
-# The mock model's server reads requests under the framing check (core).
-target_link_libraries(volent_mockmodel PUBLIC core)
+# The mock model's server is the core's HTTP skeleton.
+target_link_libraries(volent_mockmodel PUBLIC core_http)
 # The model codecs parse answers with core/json.h.
 target_link_libraries(volent_model PUBLIC core)
 amp_glob(AGENT_SRCS src/volent/agent/*.cc)
@@ -44,12 +44,12 @@ target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_no
                                           nlohmann_json::nlohmann_json Threads::Threads)
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
-target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal core Boost::headers
+target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal core core_http Boost::headers
                                             Threads::Threads)
 amp_glob(BOOT_SRCS src/volent/boot/*.cc)
 add_library(volent_boot STATIC ${BOOT_SRCS})
 target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_model volent_egress volent_node
-                                         volent_manifest volent_journal core)
+                                         volent_manifest volent_journal core core_http)
 
 amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)
 add_executable(volent ${VOLENT_CLI_SRCS})
@@ -68,7 +68,7 @@ get_target_property(volent_audit_queue volent LINK_LIBRARIES)
 set(volent_audit_seen)
 while(volent_audit_queue)
   list(POP_FRONT volent_audit_queue volent_audit_lib)
-  if(NOT volent_audit_lib MATCHES "^(volent_|core$)" OR NOT TARGET ${volent_audit_lib}
+  if(NOT volent_audit_lib MATCHES "^(volent_|core$|core_http$)" OR NOT TARGET ${volent_audit_lib}
      OR volent_audit_lib IN_LIST volent_audit_seen)
     continue()
   endif()
