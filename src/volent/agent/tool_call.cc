@@ -9,9 +9,6 @@
 namespace volent::agent {
 namespace {
 
-// Bodies kept in the journal: longer ones are cut (and marked) so one
-// chatty endpoint cannot bloat the journal.
-constexpr size_t kMaxJournaledBody = 64 * 1024;
 constexpr int kAttempts = 3;
 constexpr int kDefaultTimeoutMs = 10000;
 
@@ -32,19 +29,25 @@ std::string PercentEncode(const std::string& text) {
 
 bool HasBody(const std::string& method) { return method == "POST" || method == "PUT" || method == "PATCH"; }
 
-nlohmann::json BodyValue(const std::string& body, bool& truncated) {
+}  // namespace
+
+nlohmann::json JournaledBody(const std::string& body, bool& truncated) {
   truncated = body.size() > kMaxJournaledBody;
   if (!truncated) {
-    auto parsed = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-    if (!parsed.is_discarded()) return parsed;
+    // The tool's server is outside the node: parsed within the one depth limit.
+    auto parsed = ampoule::ParseJsonBounded(body, "the tool's answer", {.max_bytes = kMaxJournaledBody});
+    if (parsed.ok()) return std::move(*parsed);
   }
-  // Not JSON (or too long): kept as text, cut on a UTF-8 boundary, with
-  // invalid UTF-8 replaced (the journal holds valid JSON text only).
+  // Not JSON (or too long, or nested too deep): kept as text, cut on a UTF-8
+  // boundary so one chatty endpoint cannot bloat the journal, with invalid
+  // UTF-8 replaced (the journal holds valid JSON text only).
   size_t n = std::min(body.size(), kMaxJournaledBody);
   while (n > 0 && n < body.size() && (static_cast<unsigned char>(body[n]) & 0xC0) == 0x80) --n;
   std::string text = ampoule::DumpJson(nlohmann::json(body.substr(0, n)));
   return nlohmann::json::parse(text);
 }
+
+namespace {
 
 egress::HttpRequest HttpFor(const ToolDef& tool, const nlohmann::json& request, const std::string& key) {
   egress::HttpRequest http;
@@ -70,7 +73,7 @@ nlohmann::json ResultOf(const std::string& tool, const egress::SendResult& sent)
   }
   result["status"] = sent.response.status;
   bool truncated = false;
-  result["body"] = BodyValue(sent.response.body, truncated);
+  result["body"] = JournaledBody(sent.response.body, truncated);
   if (truncated) result["body_truncated"] = true;
   return result;
 }

@@ -48,6 +48,14 @@ using ToolPerformer = std::function<void(const ToolDef& tool, const nlohmann::js
 // REQUIRES: `gate` and `delays` outlive every call started.
 ToolPerformer GateToolPerformer(const egress::Gate& gate, Delays& delays);
 
+// What the journal keeps of a tool's HTTP answer body: its JSON value when
+// it is JSON of at most kMaxJournaledBody bytes nested within the one depth
+// limit (core/json.h), else the body as a string, cut at kMaxJournaledBody
+// on a UTF-8 boundary with invalid UTF-8 replaced (`truncated` says if it
+// was cut). The tool's server is outside the node: any bytes are accepted.
+inline constexpr size_t kMaxJournaledBody = 64 * 1024;
+nlohmann::json JournaledBody(const std::string& body, bool& truncated);
+
 // `url_template` with each {name} replaced by the argument `name`
 // (a string or a number), percent-encoded; an unknown name is left empty.
 std::string ExpandUrl(const std::string& url_template, const nlohmann::json& arguments);

@@ -246,6 +246,13 @@ Resolved ServerResolve(const std::string& host, Clock::time_point deadline, cons
   char no_resolv_conf[] = "/dev/null";  // the machine's resolver settings do not apply
   options.resolvconf_path = no_resolv_conf;
   mask |= ARES_OPT_RESOLVCONF;
+  // Declared before the channel, so they outlive it: destroying a channel
+  // with queries pending (a timed-out lookup) calls OnAnswer for each with
+  // ARES_EDESTRUCTION, which writes to its Query.
+  Query a;
+  a.type = kTypeA;
+  Query aaaa;
+  aaaa.type = kTypeAaaa;
   Channel channel;
   if (const int rc = ares_init_options(channel.out(), &options, mask); rc != ARES_SUCCESS) {
     return Fail(std::string("could not start the DNS client: ") + ares_strerror(rc));
@@ -267,10 +274,6 @@ Resolved ServerResolve(const std::string& host, Clock::time_point deadline, cons
     return Fail("could not use DNS server " + shown + ": " + ares_strerror(rc));
   }
 
-  Query a;
-  a.type = kTypeA;
-  Query aaaa;
-  aaaa.type = kTypeAaaa;
   ares_query(channel.get(), host.c_str(), kClassIn, kTypeA, OnAnswer, &a);
   ares_query(channel.get(), host.c_str(), kClassIn, kTypeAaaa, OnAnswer, &aaaa);
 
