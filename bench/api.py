@@ -62,11 +62,13 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+from bench_options import Usage, volent_and_quick  # noqa: E402
 from harness.cleanup import die_with_parent, forget, kill_at_exit, work_folder  # noqa: E402
 from harness.http_client import json_body, request  # noqa: E402
 from harness.servers import VOLENT_NODE, NotListening, Server  # noqa: E402
 
 USAGE = "usage: bash bench/api.sh [--build DIR | --volent BIN] [--quick]"
+USAGE_ERRORS = Usage("api", USAGE)
 SPREAD_LIMIT = 0.10  # (max - min) / median above this: not trustworthy yet
 RSS_BAR_MB = 40
 CONFIG = os.path.join(ROOT, "tests/volent/fixtures/volent.yaml")
@@ -78,10 +80,6 @@ ROUTES = {"get": "/v1/agents/{name}", "list": "/v1/agents"}
 
 # --- options --------------------------------------------------------------------------
 
-def usage_error(text):
-    """A bad option or a missing program: exit status 2."""
-    print(f"api: {text}", file=sys.stderr)
-    sys.exit(2)
 
 
 def die(text):
@@ -91,48 +89,27 @@ def die(text):
     sys.exit(1)
 
 
-def env_int(name, default):
-    value = os.environ.get(name, "") or str(default)
-    try:
-        return int(value)
-    except ValueError:
-        usage_error(f"{name} must be a whole number, not {value!r}")
 
 
 class Options:
     """The command line and the environment, checked."""
 
     def __init__(self, argv):
-        self.volent = os.environ.get("VOLENT", "") or os.path.join(ROOT, "build/bin/volent")
-        self.quick = os.environ.get("API_BENCH_QUICK", "0") == "1"
-        args = list(argv)
-        while args:
-            arg = args.pop(0)
-            if arg in ("--volent", "--build"):
-                if not args:
-                    usage_error(f"{arg} needs a {'path' if arg == '--volent' else 'folder'}")
-                value = args.pop(0)
-                self.volent = value if arg == "--volent" else os.path.join(value, "bin/volent")
-            elif arg == "--quick":
-                self.quick = True
-            else:
-                usage_error(USAGE)
-        if not os.access(self.volent, os.X_OK):
-            usage_error(f"{self.volent} is not built (ninja -C build volent, or --volent BIN)")
+        self.volent, self.quick = volent_and_quick(argv, ROOT, "API_BENCH_QUICK", USAGE_ERRORS)
         if not shutil.which("wrk"):
-            usage_error("wrk is not installed (apt-get install wrk)")
+            USAGE_ERRORS.error("wrk is not installed (apt-get install wrk)")
         self.nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         if not os.access(self.nginx, os.X_OK):
-            usage_error("nginx is not installed (apt-get install nginx-light)")
+            USAGE_ERRORS.error("nginx is not installed (apt-get install nginx-light)")
         if self.quick:
             self.runs, self.seconds, self.agents = 1, 1, 200
         else:
-            self.runs = env_int("API_BENCH_RUNS", 5)
-            self.seconds = env_int("API_BENCH_SECONDS", 5)
-            self.agents = env_int("API_BENCH_AGENTS", 10000)
+            self.runs = USAGE_ERRORS.env_int("API_BENCH_RUNS", 5)
+            self.seconds = USAGE_ERRORS.env_int("API_BENCH_SECONDS", 5)
+            self.agents = USAGE_ERRORS.env_int("API_BENCH_AGENTS", 10000)
             if self.runs < 3:
-                usage_error("API_BENCH_RUNS must be at least 3 (a median and a spread)")
-        self.connections = env_int("API_BENCH_CONNECTIONS", 4)
+                USAGE_ERRORS.error("API_BENCH_RUNS must be at least 3 (a median and a spread)")
+        self.connections = USAGE_ERRORS.env_int("API_BENCH_CONNECTIONS", 4)
 
 
 # --- processes and requests -----------------------------------------------------------

@@ -63,11 +63,13 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
+from bench_options import Usage, volent_and_quick  # noqa: E402
 from harness.cleanup import die_with_parent, work_folder  # noqa: E402
 from harness.http_client import json_body, request  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, NotListening, Server  # noqa: E402
 
 USAGE = "usage: bash bench/models.sh [--build DIR | --volent BIN] [--quick]"
+USAGE_ERRORS = Usage("models", USAGE)
 SPREAD_LIMIT = 0.10  # (max - min) / median above this: not trustworthy yet
 TICK = os.sysconf("SC_CLK_TCK")
 THREADS = 32  # client threads posting runs and asking for their status
@@ -89,45 +91,21 @@ model_keys:
 
 # --- options --------------------------------------------------------------------------
 
-def usage_error(text):
-    print(f"models: {text}", file=sys.stderr)
-    sys.exit(2)
 
 
-def env_int(name, default):
-    value = os.environ.get(name, "") or str(default)
-    try:
-        return int(value)
-    except ValueError:
-        usage_error(f"{name} must be a whole number, not {value!r}")
 
 
 class Options:
     """The command line and the environment, checked."""
 
     def __init__(self, argv):
-        self.volent = os.environ.get("VOLENT", "") or os.path.join(ROOT, "build/bin/volent")
-        self.quick = os.environ.get("MODELS_BENCH_QUICK", "0") == "1"
-        args = list(argv)
-        while args:
-            arg = args.pop(0)
-            if arg in ("--volent", "--build"):
-                if not args:
-                    usage_error(f"{arg} needs a {'path' if arg == '--volent' else 'folder'}")
-                value = args.pop(0)
-                self.volent = value if arg == "--volent" else os.path.join(value, "bin/volent")
-            elif arg == "--quick":
-                self.quick = True
-            else:
-                usage_error(USAGE)
-        if not os.access(self.volent, os.X_OK):
-            usage_error(f"{self.volent} is not built (ninja -C build volent, or --volent BIN)")
+        self.volent, self.quick = volent_and_quick(argv, ROOT, "MODELS_BENCH_QUICK", USAGE_ERRORS)
         if self.quick:
             self.calls, self.latency, self.runs = 100, 1000, 1
         else:
-            self.calls = env_int("MODELS_BENCH_CALLS", 1500)
-            self.latency = env_int("MODELS_BENCH_LATENCY_MS", 5000)
-            self.runs = env_int("MODELS_BENCH_RUNS", 3)
+            self.calls = USAGE_ERRORS.env_int("MODELS_BENCH_CALLS", 1500)
+            self.latency = USAGE_ERRORS.env_int("MODELS_BENCH_LATENCY_MS", 5000)
+            self.runs = USAGE_ERRORS.env_int("MODELS_BENCH_RUNS", 3)
 
 
 # --- processes and requests -----------------------------------------------------------
