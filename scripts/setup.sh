@@ -60,8 +60,10 @@ export DEBIAN_FRONTEND=noninteractive
 
 missing=()
 for p in "${PACKAGES[@]}"; do
-  # dpkg -s succeeds for removed-but-configured packages too; check the status line.
-  if ! dpkg -s "$p" 2>/dev/null | grep -qx 'Status: install ok installed'; then
+  # dpkg -s succeeds for removed-but-configured packages too; check the status.
+  # (No `dpkg -s | grep -q` here: under pipefail, grep leaving at its match can
+  # make dpkg die of SIGPIPE and the package look missing.)
+  if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]]; then
     missing+=("$p")
   fi
 done

@@ -73,11 +73,13 @@ expect() {
   [[ "$RC" == "$code" ]] || problems+=("exit $RC, wanted $code")
   [[ "$LAST" == "$word" ]] || problems+=("last line '$LAST', wanted '$word'")
   if (($#)); then
-    printf '%s\n' "$REASONS" | head -n 1 | grep -qiE -- "$1" || problems+=("first reason does not match /$1/")
+    # Here-strings, not pipes: under pipefail, `printf | grep -q` fails when
+    # grep exits at its match before printf has written everything (SIGPIPE).
+    grep -qiE -- "$1" <<<"${REASONS%%$'\n'*}" || problems+=("first reason does not match /$1/")
     shift
     local re
     for re in "$@"; do
-      printf '%s\n' "$REASONS" | grep -qiE -- "$re" || problems+=("no reason matches /$re/")
+      grep -qiE -- "$re" <<<"$REASONS" || problems+=("no reason matches /$re/")
     done
   fi
   local after; after="$(outbox_files "$OUTBOX")"

@@ -99,7 +99,7 @@ cat key.pub > loose-trusted.txt && chmod 0664 loose-trusted.txt
 both "group-writable trusted keys" 2 "ERROR: .*" garbage.json --trusted-keys loose-trusted.txt
 both "ceiling flag without --replay" 2 "ERROR: .*" garbage.json --key key.pub --max-fuel 10
 
-if "$VERIFY" --help | grep -q "^usage: ampoule-verify"; then passed=$((passed + 1)); echo "ok: --help"; else
+if grep -q "^usage: ampoule-verify" <<<"$("$VERIFY" --help)"; then passed=$((passed + 1)); echo "ok: --help"; else
   failed=$((failed + 1)); echo "FAIL: --help"; fi
 
 if [[ -z "$KERNEL" ]]; then

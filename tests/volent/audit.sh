@@ -80,13 +80,13 @@ expect() {
   fi
   local text before=$failures
   for text in "${lines[@]+"${lines[@]}"}"; do
-    printf '%s\n' "$out" | grep -qxF -- "$text" || fail "$name: no line '$text' in:$(printf '\n%s' "$out" | sed 's/^/    /')"
+    grep -qxF -- "$text" <<<"$out" || fail "$name: no line '$text' in:$(printf '\n%s' "$out" | sed 's/^/    /')"
   done
   for text in "${present[@]+"${present[@]}"}"; do
-    printf '%s\n' "$out" | grep -qF -- "$text" || fail "$name: '$text' not in:$(printf '\n%s' "$out" | sed 's/^/    /')"
+    grep -qF -- "$text" <<<"$out" || fail "$name: '$text' not in:$(printf '\n%s' "$out" | sed 's/^/    /')"
   done
   for text in "${absent[@]+"${absent[@]}"}"; do
-    printf '%s\n' "$out" | grep -qF -- "$text" && fail "$name: '$text' should not be in:$(printf '\n%s' "$out" | sed 's/^/    /')"
+    grep -qF -- "$text" <<<"$out" && fail "$name: '$text' should not be in:$(printf '\n%s' "$out" | sed 's/^/    /')"
   done
   [ "$failures" -eq "$before" ] && echo "ok: $name (exit $status)"
 }
