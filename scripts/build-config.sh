@@ -12,7 +12,13 @@
 # shellcheck disable=SC2034
 readonly RELEASE_CMAKE_ARGS=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG"
                              "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" -DAMPOULE_REPRODUCIBLE=ON
-                             -DAMPOULE_SANITIZE=OFF -DAMPOULE_FUZZ=OFF)
+                             -DAMPOULE_SANITIZE=OFF -DAMPOULE_FUZZ=OFF -DAMPOULE_PCH=OFF)
+
+# build/, the folder the main job and the test command share: the release
+# configuration with the whole-command tests. The unit tests (unit_tests) are
+# compiled and run once, in the sanitizer build (scripts/test.sh).
+# shellcheck disable=SC2034
+readonly BUILD_FOLDER_CMAKE_ARGS=("${RELEASE_CMAKE_ARGS[@]}" -DAMPOULE_TESTS=ON -DAMPOULE_UNIT_TESTS=OFF)
 
 # The environment a release compile runs in. ccache hashes the locale
 # variables, so build/ and the reproducible builds must agree on them.
@@ -34,6 +40,9 @@ use_compiler_cache() {
   [[ "${AMPOULE_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null || return 0
   export CCACHE_DIR="${CCACHE_DIR:-${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/ccache}"
   export CCACHE_BASEDIR="$1" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-6G}"
+  # The unit tests' precompiled header (CMakeLists.txt): without these ccache
+  # compiles every file that uses it anew.
+  export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
   unset CCACHE_DISABLE
   CACHE_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 }

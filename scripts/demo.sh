@@ -40,7 +40,7 @@ use_compiler_cache "$ROOT"
 
 step "building ampoule, ampoule-verify, the engine and volent (build/, configured as scripts/test.sh does)"
 mkdir -p build
-( release_env && cmake -S . -B build -G Ninja "${RELEASE_CMAKE_ARGS[@]}" -DAMPOULE_TESTS=ON "${CACHE_ARGS[@]}" \
+( release_env && cmake -S . -B build -G Ninja "${BUILD_FOLDER_CMAKE_ARGS[@]}" "${CACHE_ARGS[@]}" \
     >build/configure.log 2>&1 ) || { cat build/configure.log; die "configuring build/ failed"; }
 ( release_env && ninja -C build -j"${AMPOULE_JOBS:-2}" ampoule ampoule-verify ampoule-engine volent ) ||
   die "the build failed"

@@ -5,8 +5,8 @@
 #                   information, reproducible outputs, exactly as the pinned
 #                   tools are built); the guest runtimes
 #                   (scripts/build-runtimes.sh, cached) packed with its engine
-#                   into build/share/ampoule/ampoule.kernel; then ctest: unit
-#                   tests, the core spec test run, jail tests, guest corpora
+#                   into build/share/ampoule/ampoule.kernel; then ctest, the
+#                   whole-command tests: the core spec test run, jail tests, guest corpora
 #                   and limits through `ampoule run`, ampoule-verify and replay,
 #                   the trust gate, the demos, `ampoule mcp` (its
 #                   JavaScript tests after scripts/npm-install.sh, cached),
@@ -15,8 +15,11 @@
 #   2. build-asan/  one clang-14 build under AddressSanitizer +
 #                   UndefinedBehaviorSanitizer (-O1, assertions on) with
 #                   libFuzzer's coverage instrumentation: the same objects give
-#                   the sanitizer tests (ctest) and the libFuzzer targets
-#                   (fuzz/*_fuzz.cc). Without clang: GCC's sanitizers, no fuzzing.
+#                   the sanitizer tests (ctest: the unit tests, unit_tests,
+#                   which only this build compiles, and the whole-command
+#                   tests again on sanitized binaries) and the libFuzzer
+#                   targets (fuzz/*_fuzz.cc). Without clang: GCC's sanitizers,
+#                   no fuzzing.
 #   3. build-o0/    `ampoule-wasm-run` (the engine and the WASI host) at -O0;
 #                   every WASI guest program must give the same output and
 #                   fuel as on build/ (tests/determinism.sh)
@@ -52,6 +55,14 @@ mkdir -p "$OUT"
 TIMES_FILE="$(mktemp)"
 readonly TIMES_FILE
 trap 'rm -f "$TIMES_FILE"' EXIT
+
+# pyenv's python3 is a shell script that looks up and starts the interpreter,
+# a quarter of a second a call on a busy machine; the gate and verify tests
+# call python3 hundreds of times. Put the interpreter's own folder first.
+if py_dir="$(python3 -c 'import os, sys; print(os.path.dirname(sys.executable))' 2>/dev/null)" \
+   && [[ -x "$py_dir/python3" && "$(command -v python3)" != "$py_dir/python3" ]]; then
+  export PATH="$py_dir:$PATH"
+fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -134,7 +145,7 @@ configure_and_build() {
 # build/: the release configuration, in the release environment (both from
 # scripts/build-config.sh), so the repro phase can reuse its objects.
 build_release() {
-  ( release_env && configure_and_build "$OUT/build" "${RELEASE_CMAKE_ARGS[@]}" -DAMPOULE_TESTS=ON )
+  ( release_env && configure_and_build "$OUT/build" "${BUILD_FOLDER_CMAKE_ARGS[@]}" )
 }
 
 # --no-tests=error: a build folder configured without tests (AMPOULE_TESTS=OFF)
@@ -305,11 +316,11 @@ fi
 # build-asan/ serves two phases: its ctest (asan) and its fuzz targets (fuzz).
 ASAN_BUILT=0
 if [[ " $SKIP " == *" asan "* && ( " $SKIP " == *" fuzz "* || -n "$SAN_WHY" || FUZZ_SECONDS -le 0 ) ]]; then
-  skip "asan" "AMPOULE_SKIP"
+  skip "asan" "AMPOULE_SKIP (the unit tests, which run only in this build, did not run)"
 elif step "asan: compile" build_sanitized; then
   ASAN_BUILT=1
   if [[ " $SKIP " == *" asan "* ]]; then
-    skip "asan: ctest" "AMPOULE_SKIP (built for the fuzz targets)"
+    skip "asan: ctest" "AMPOULE_SKIP (built for the fuzz targets; the unit tests did not run)"
   else
     # Left out: the corpus tests (label corpus) spend their time in the
     # kernel's engine, which is the release build's and not sanitized (the

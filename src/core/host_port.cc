@@ -75,4 +75,9 @@ Result<HostPort> ParseHostPort(std::string_view text, PortRule rule) {
   return out;
 }
 
+std::string FormatHostPort(std::string_view host, int port) {
+  const bool ipv6 = host.find(':') != std::string_view::npos;
+  return (ipv6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + std::to_string(port);
+}
+
 }  // namespace ampoule::core

@@ -39,4 +39,8 @@ struct HostPort {
 // zeros)"; the caller says which value it was.
 Result<HostPort> ParseHostPort(std::string_view text, PortRule rule = PortRule::kRequired);
 
+// The address as ParseHostPort reads it back: "127.0.0.1:8470", "[::1]:8470"
+// (a host holding a colon is an IPv6 address and is put in brackets).
+std::string FormatHostPort(std::string_view host, int port);
+
 }  // namespace ampoule::core

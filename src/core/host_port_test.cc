@@ -74,5 +74,16 @@ TEST(HostPortTest, RefusesWhatCouldBeReadTwoWays) {
   }
 }
 
+TEST(HostPortTest, FormatsWhatItParses) {
+  EXPECT_EQ(FormatHostPort("127.0.0.1", 8470), "127.0.0.1:8470");
+  EXPECT_EQ(FormatHostPort("example.com", 443), "example.com:443");
+  EXPECT_EQ(FormatHostPort("::1", 53), "[::1]:53");
+  for (const char* text : {"127.0.0.1:8470", "[::1]:53", "[2001:db8::1]:443"}) {
+    Result<HostPort> parsed = ParseHostPort(text);
+    ASSERT_TRUE(parsed.ok()) << text;
+    EXPECT_EQ(FormatHostPort(parsed->host, parsed->port), text);
+  }
+}
+
 }  // namespace
 }  // namespace ampoule::core

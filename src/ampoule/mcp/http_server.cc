@@ -10,6 +10,7 @@
 
 #include "ampoule/mcp/http_handler.h"
 #include "ampoule/mcp/http_session_table.h"
+#include "core/host_port.h"
 #include "core/http/server.h"
 
 namespace ampoule::mcp {
@@ -157,8 +158,8 @@ Status ServeHttp(std::shared_ptr<Server> server, const HttpOptions& options) {
   HttpServer& http_server = **bound;
   // Before saying where it listens: a client may signal as soon as it knows.
   http_server.CatchSignals();
-  std::string host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
-  std::fprintf(stderr, "ampoule mcp: listening on http://%s:%d/mcp\n", host.c_str(), http_server.port());
+  std::fprintf(stderr, "ampoule mcp: listening on http://%s/mcp\n",
+               core::FormatHostPort(options.host, http_server.port()).c_str());
   std::fflush(stderr);
   if (options.on_listening) options.on_listening(http_server.port());
   http_server.Run(/*handle_signals=*/true);

@@ -18,7 +18,7 @@ class LockDownTest : public testing::JailFixture {
     testing::JailFixture::SetUp();
     if (IsSkipped()) return;
     if (access(testing::HelperPath("jail_lockdown_probe").c_str(), X_OK) != 0)
-      GTEST_SKIP() << "no static lock-down probe in this build (sanitizers)";
+      GTEST_SKIP() << "no static lock-down probe (tests/jail/CMakeLists.txt builds it)";
   }
   static testing::ProbeRun Run(const char* lock, const char* action, JailOptions options = {}) {
     return testing::RunProbe("jail_lockdown_probe", {lock, action}, options);

@@ -170,8 +170,7 @@ Node::~Node() = default;
 int Node::port() const { return parts_->server->port(); }
 
 std::string Node::url() const {
-  const std::string& host = parts_->host;
-  return "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port());
+  return "http://" + ampoule::core::FormatHostPort(parts_->host, port());
 }
 
 void Node::CatchSignals() { parts_->server->CatchSignals(); }

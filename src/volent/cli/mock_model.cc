@@ -145,8 +145,8 @@ int MockModelCommand(const Args& args) {
   }
   // Before saying where it listens: a client may signal as soon as it knows.
   (*server)->CatchSignals();
-  std::string host = listen->host.find(':') != std::string::npos ? "[" + listen->host + "]" : listen->host;
-  std::fprintf(stderr, "volent mock-model: listening on http://%s:%d\n", host.c_str(), (*server)->port());
+  std::fprintf(stderr, "volent mock-model: listening on http://%s\n",
+               ampoule::core::FormatHostPort(listen->host, (*server)->port()).c_str());
   std::fflush(stderr);
   (*server)->Run();
   std::fprintf(stderr, "volent mock-model: stopped after %llu model requests\n",

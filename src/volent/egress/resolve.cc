@@ -50,10 +50,7 @@ Resolved Fail(std::string error) {
 struct DnsServer {
   ip::address address;
   int port = 53;
-  std::string Shown() const {
-    return (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string()) + ":" +
-           std::to_string(port);
-  }
+  std::string Shown() const { return ampoule::core::FormatHostPort(address.to_string(), port); }
 };
 
 // Reads a dns_server value that manifest::CheckDnsServer accepts (the one

@@ -4,7 +4,6 @@
 // given to SchemaMessage; none of valijson's phrases may come out.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -291,15 +290,14 @@ TEST(SchemaMessagesTest, EveryValijsonMessageIsTranslated) {
 
 // A list whose items must be unique, far over its maxItems and all equal:
 // valijson listing every error would compare and record every pair (here
-// 5e9); it is refused quickly with a bounded list of problems.
+// 5e9, and as many recorded errors); it is refused with a bounded list of
+// problems. No clock is read: done the quadratic way, the check would not
+// finish within the test run's timeout, nor fit in memory.
 TEST(SchemaMessagesTest, AnOverlongUniqueListIsCheap) {
   std::string text = std::string(kAgentHead) + "spec:\n" + kModel + "  approval:\n    required_for: [";
   for (int i = 0; i < 99000; ++i) text += i ? ", tool:t" : "tool:t";
   text += "]\n";
-  const auto start = std::chrono::steady_clock::now();
   Checked<Agent> agent = LoadAgent(text, "a.agent.yaml");
-  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 20.0);
   EXPECT_FALSE(agent.ok());
   EXPECT_LE(agent.problems.size(), kMaxProblems);
   ExpectProblem(agent.problems, "/spec/approval/required_for: must have at most 64 items; found 99000", "overlong");
