@@ -127,7 +127,7 @@ step() {
 
 # --- Preflight ---------------------------------------------------------------
 readonly TOOL_PACKAGES=(clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc
-                        autoconf python3.11 dpkg-dev make pkg-config)
+                        autoconf python3.11 dpkg-dev make pkg-config patch)
 
 deb_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 
@@ -345,10 +345,25 @@ pack_python() {
     --map-prefix "$CACHE/=" --prefix "$PY_PREFIX" --out "$out/lib/python311.zip"
 }
 
+# Copies the unpacked Debian source $1 to $2 and applies our patches $3/*.patch
+# in name order (each says what it fixes and why); the cached source stays as
+# Debian ships it.
+patched_copy() {
+  local tree="$1" copy="$2" patches="$3" p
+  rm -rf "$copy" && cp -a "$tree" "$copy"
+  for p in "$patches"/*.patch; do
+    [[ -f "$p" ]] || continue
+    patch -d "$copy" -p1 --batch --forward --quiet <"$p" ||
+      die "$(basename "$p") does not apply to $(basename "$tree"); update it for this source version"
+  done
+}
+
 build_quickjs() {
-  local tree="$1" out="$2" work="$BUILD/quickjs"
+  local work="$BUILD/quickjs" out="$2" tree
   rm -rf "$work" && mkdir -p "$work"
   cd "$work"
+  tree="$work/src"
+  patched_copy "$1" "$tree" "$RT/quickjs/patches"
   local version cc f objs=()
   version="$(cat "$tree/VERSION")"
   cc="$(wasi_cc)"

@@ -24,7 +24,9 @@
  *
  * Exit status: 0 when the program and every job it queued (promises, timers)
  * finished; 1 when an exception was not caught or a promise rejection was
- * never handled, with each error and its stack trace written to stderr;
+ * never handled, with each error and its stack trace written to stderr once
+ * (an uncaught exception ends the program, as in Node: rejections still
+ * pending then are not reported);
  * 2 when the program could not be read; std.exit(N) exits with N (through
  * proc_exit). */
 #include <errno.h>
@@ -42,7 +44,7 @@ enum { kExitOk = 0, kExitUncaught = 1, kExitUsage = 2 };
 
 /* How much of the WebAssembly stack (js.wasm is linked with 2 MiB, placed
  * first in memory) QuickJS may use before it throws its catchable
- * "InternalError: stack overflow". Some recursions (JSON.parse, the parser,
+ * "RangeError: Maximum call stack size exceeded" (runtimes/quickjs/patches). Some recursions (JSON.parse, the parser,
  * regular expressions) use very little of this stack per level but several
  * WebAssembly frames, so the limit is also what keeps them under the host's
  * call-depth limit: docs/runtimes.md gives the measurements. */
@@ -66,6 +68,7 @@ typedef struct {
   int count;
   int dropped;
 } Rejections;
+static Rejections rejections;
 
 /* Writes "Uncaught <value>" and, for Error objects, the stack to stderr. */
 static void report_error(JSContext *ctx, JSValueConst value, const char *what) {
@@ -84,10 +87,28 @@ static void report_error(JSContext *ctx, JSValueConst value, const char *what) {
   JS_FreeValue(ctx, stack);
 }
 
-/* Reports the pending exception of CTX; always returns kExitUncaught. */
+/* Forgets the tracked rejections whose reason is REASON (already reported). */
+static void forget_rejections_of(JSContext *ctx, Rejections *r, JSValueConst reason) {
+  for (int i = 0; i < r->count;) {
+    if (!JS_SameValue(ctx, r->reason[i], reason)) {
+      i++;
+      continue;
+    }
+    JS_FreeValue(ctx, r->promise[i]);
+    JS_FreeValue(ctx, r->reason[i]);
+    r->count--;
+    r->promise[i] = r->promise[r->count];
+    r->reason[i] = r->reason[r->count];
+  }
+}
+
+/* Reports the pending exception of CTX; always returns kExitUncaught. A
+ * module's error also rejects the module's promises: it is reported here
+ * once, not again as a rejection. */
 static int report_exception(JSContext *ctx) {
   JSValue exc = JS_GetException(ctx);
   report_error(ctx, exc, "Uncaught");
+  forget_rejections_of(ctx, &rejections, exc);
   JS_FreeValue(ctx, exc);
   return kExitUncaught;
 }
@@ -116,15 +137,16 @@ static void track_rejection(JSContext *ctx, JSValueConst promise, JSValueConst r
   }
 }
 
-/* Reports what is left unhandled and releases it; returns how many there were. */
-static int drain_rejections(JSContext *ctx, Rejections *r) {
+/* Reports (when REPORT) what is left unhandled and releases it; returns how
+ * many there were. */
+static int drain_rejections(JSContext *ctx, Rejections *r, int report) {
   int total = r->count + r->dropped;
   for (int i = 0; i < r->count; i++) {
-    report_error(ctx, r->reason[i], "Uncaught (in promise)");
+    if (report) report_error(ctx, r->reason[i], "Uncaught (in promise)");
     JS_FreeValue(ctx, r->promise[i]);
     JS_FreeValue(ctx, r->reason[i]);
   }
-  if (r->dropped) fprintf(stderr, "... and %d more unhandled promise rejections\n", r->dropped);
+  if (report && r->dropped) fprintf(stderr, "... and %d more unhandled promise rejections\n", r->dropped);
   r->count = r->dropped = 0;
   return total;
 }
@@ -288,7 +310,6 @@ static int set_script_args(JSContext *ctx, int argc, char **argv) {
 
 static JSRuntime *runtime;
 static JSContext *context;
-static Rejections rejections;
 
 EXPORT("ampoule_init")
 int ampoule_init(void) {
@@ -337,7 +358,7 @@ int ampoule_main(void) {
   int status = run_program(context, text, len, name);
   free(text);
   if (status == kExitOk) js_std_loop(context); /* promise jobs and os.setTimeout timers */
-  if (drain_rejections(context, &rejections) > 0) status = kExitUncaught;
+  if (drain_rejections(context, &rejections, status == kExitOk) > 0) status = kExitUncaught;
   fflush(stdout);
   fflush(stderr);
   /* The instance is used once: freeing the runtime would only cost time. */

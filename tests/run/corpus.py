@@ -7,7 +7,7 @@ byte-identical, the exit status equal and the last line of stderr equal
 (tracebacks name different paths, their last line does not). Every
 JavaScript program in tests/corpus/js must print exactly its `.expected`
 file and exit with the status in its `.exit` file (0 without one); a
-`.stderr` file holds text its stderr must contain.
+`.stderr` file holds text its stderr must contain, once.
 
 Determinism: each program runs twice through ampoule; stdout, stderr, status
 and fuel must be identical (with `ampoule run`, the whole record but its
@@ -188,8 +188,11 @@ class Checker:
             elif os.path.isfile(stem + ".stderr"):
                 with open(stem + ".stderr", "rb") as f:
                     want = f.read().strip()
-                if want not in got.stderr:
+                times = got.stderr.count(want)
+                if times == 0:
                     problem = f"stderr lacks {want.decode(errors='replace')!r}: {last_line(got.stderr)[:100]!r}"
+                elif times > 1:
+                    problem = f"stderr has {want.decode(errors='replace')!r} {times} times, not once"
             elif got.stderr and status == 0:
                 problem = f"unexpected stderr: {last_line(got.stderr)[:120]!r}"
         self.report(f"js/{name}", problem, f" (exit {got.status}, fuel {got.fuel})")

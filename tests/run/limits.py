@@ -114,7 +114,9 @@ CASES = [
     Case("js fuel", "spin.js", ["--fuel", "100000000"], status=127,
          record={"result.stop": "fuel", "runtime": "js"}, wasm_status=127),
     Case("js recursion", "recursion.js", [], status=0, record={"result.stop": "exit"},
-         stdout_re=r"^caught InternalError stack overflow\nJSON.parse: (InternalError|SyntaxError) stack overflow\nstill running\n$",
+         stdout_re=r"^caught RangeError Maximum call stack size exceeded\n"
+                   r"JSON.parse: (RangeError Maximum call stack size exceeded|SyntaxError stack overflow)\n"
+                   r"still running\n$",
          wasm_status=0),
 ]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Deep recursion in the guest runtimes ends in the guest's own catchable error
-# (RecursionError, QuickJS's stack overflow InternalError), never in an engine
+# (RecursionError, QuickJS's stack overflow RangeError), never in an engine
 # trap: runs runtimes/test/recursion.{py,js} (13 cases each) through
 # `ampoule run` on the default kernel. Usage: recursion.sh AMPOULE
 set -uo pipefail

@@ -9,7 +9,7 @@ const p = 2n ** 89n - 1n;
 print(powmod(3n, p - 1n, p), powmod(12345n, 10n ** 18n, 1000000007n));
 function inverse(a, m) { let [r0, r1, s0, s1] = [a, m, 1n, 0n]; while (r1) { const q = r0 / r1; [r0, r1] = [r1, r0 - q * r1]; [s0, s1] = [s1, s0 - q * s1]; } return ((s0 % m) + m) % m; }
 print(inverse(12345n, 1000003n), (12345n * inverse(12345n, 1000003n)) % 1000003n);
-print(-7n / 2n, -7n % 2n, 7n / -2n, BigInt.asUintN(8, 257n), BigInt.asIntN(8, 255n), BigInt.asUintN(16, -1n));  // not 64: see docs/testing-runs.md
+print(-7n / 2n, -7n % 2n, 7n / -2n, BigInt.asUintN(8, 257n), BigInt.asIntN(8, 255n), BigInt.asUintN(16, -1n));  // every width: bigint_widths.js
 print(BigInt("0x1fffffffffffff") + 2n, BigInt(Number.MAX_SAFE_INTEGER) * 3n, Number(2n ** 64n), parseInt("123456789012345678901234567890"));
 try { print(1n + 1); } catch (e) { print(e.name + ": " + e.message); }
 try { BigInt(1.5); } catch (e) { print(e.name); }
