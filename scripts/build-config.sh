@@ -40,8 +40,8 @@ use_compiler_cache() {
   [[ "${AMPOULE_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null || return 0
   export CCACHE_DIR="${CCACHE_DIR:-${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/ccache}"
   export CCACHE_BASEDIR="$1" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-6G}"
-  # The unit tests' precompiled header (CMakeLists.txt): without these ccache
-  # compiles every file that uses it anew.
+  # The precompiled headers (AMPOULE_PCH, CMakeLists.txt): without these
+  # ccache compiles every file that uses one anew.
   export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
   unset CCACHE_DISABLE
   CACHE_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
