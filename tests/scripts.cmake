@@ -19,6 +19,15 @@ else()
   set_tests_properties(wasm_spectest PROPERTIES SKIP_REGULAR_EXPRESSION "^skipped: " LABELS conformance)
 endif()
 
+# The WASI preview 1 test suite (docs/conformance.md), each test through
+# `ampoule wasm run` on a fresh copy of its folder. The script prints a
+# "skipped: " line when the suite is absent.
+set(AMPOULE_WASI_TESTSUITE_DIR "${CMAKE_SOURCE_DIR}/../shared/conformance/wasi-testsuite"
+    CACHE PATH "Folder of the WASI preview 1 test suite (c/, assemblyscript/)")
+add_python_test(wasi_testsuite wasi/wasi_testsuite.py --ampoule $<TARGET_FILE:ampoule>
+                "${AMPOULE_WASI_TESTSUITE_DIR}")
+set_tests_properties(wasi_testsuite PROPERTIES TIMEOUT 1800 LABELS conformance)
+
 # Guest corpus and limits of `ampoule run` (docs/testing-runs.md). Each script
 # prints "skipped: REASON" when it cannot run guests here (no kernel, no
 # runtime build). corpus_runtimes runs the same corpus on the runtime build

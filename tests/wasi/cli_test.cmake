@@ -45,7 +45,13 @@ expect(env 0 "env GREETING=hi\nenv X=1\nGREETING=hi\n" "^$"
        ${GUESTS}/env.wasm --env GREETING=hi --env X=1)
 expect(dir 0 "/input:\n  hello.txt\n  nested/\n/input/nested:\n  deep/\n  z.txt\n" "^$"
        ${GUESTS}/dirs.wasm --dir /input=${INPUT})
-expect(readonly 0 "create file: EROFS\n" "^$" ${GUESTS}/readonly.wasm --dir /input=${INPUT})
+# The guest changes its in-memory copy of the folder, never the folder.
+expect(writes-stay-in-the-run 0 "create: OK\n.*tree:\n  empty/\n" "^$"
+       ${GUESTS}/fs_write.wasm --dir /input=${INPUT})
+file(READ ${INPUT}/hello.txt hello_after)
+if(NOT hello_after STREQUAL "hello, world\nsecond line\n" OR EXISTS ${INPUT}/new.txt)
+  message(SEND_ERROR "writes-stay-in-the-run: the run changed ${INPUT}")
+endif()
 expect(seeded-random 0 "random: 20735239df301900" "^$" ${GUESTS}/random.wasm --seed 0)
 expect(flood-is-capped 0 "^x+$"
        "output over the 16777216-byte cap was dropped.*stdout_bytes=18874372"

@@ -1,4 +1,5 @@
-// Every way of changing the mailbox fails with an errno; reading still works.
+// Every way of changing a read-only preopen fails with an errno; reading
+// still works.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -4,7 +4,8 @@
 // This is the I/O layer the deterministic core leaves out: it reads the
 // module, the stdin file and the --dir trees from the host file system into
 // a RunRequest, runs it, prints the guest's output as it arrives, and maps
-// the way the run stopped to the process exit code.
+// the way the run stopped to the process exit code. What the guest writes
+// stays in the run's in-memory filesystem: nothing goes back to the host.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -49,9 +50,17 @@ constexpr const char* kHelp =
     "  --memory BYTES     cap on each linear memory; K, M, G suffixes are KiB, MiB,\n"
     "                     GiB (default 256M). memory.grow past it returns -1\n"
     "  --seed N           seed of the random_get stream (default 0)\n"
-    "  --dir GUEST=HOST   copy host directory HOST into the run, read-only, as the\n"
-    "                     preopened directory GUEST (e.g. --dir /input=./data);\n"
-    "                     --dir PATH means PATH=PATH. Repeatable\n"
+    "  --dir GUEST=HOST   copy host directory HOST into the run as the preopened\n"
+    "                     directory GUEST (e.g. --dir /input=./data); the guest may\n"
+    "                     change its copy, never HOST. --dir PATH means PATH=PATH.\n"
+    "                     Repeatable. There are no other preopens (for an empty\n"
+    "                     scratch folder, pass an empty HOST folder)\n"
+    "  --fs-bytes BYTES   cap on the bytes of all files, inputs included (default\n"
+    "                     512M); writing past it is ENOSPC for the guest\n"
+    "  --fs-files N       cap on files, folders and links, inputs included (default\n"
+    "                     200000); EDQUOT past it\n"
+    "  --fs-depth N       cap on folder depth below a preopen (default 128);\n"
+    "                     ENAMETOOLONG past it\n"
     "  --env K=V          set an environment variable for the guest. Repeatable\n"
     "  --stdin FILE       the guest's stdin (default: empty; '-' reads this\n"
     "                     process's stdin)\n"
@@ -59,9 +68,9 @@ constexpr const char* kHelp =
     "  -h, --help         show this help\n"
     "  -- ARGS...         arguments for the guest; argv[0] is MODULE's file name\n"
     "\n"
-    "The guest sees no host files except --dir trees, no host clock (time is\n"
-    "derived from fuel used), no network. Its stdout and stderr are printed as\n"
-    "they are written, up to 16 MiB each.\n"
+    "The guest sees no host files except copies of --dir trees, no host clock\n"
+    "(time is derived from fuel used), no network. Its stdout and stderr are\n"
+    "printed as they are written, up to 16 MiB each.\n"
     "\n"
     "exit status:\n"
     "  0-124  the guest's exit status (0 when _start returns)\n"
@@ -142,13 +151,25 @@ Status ParseArgs(Args args, Options& opts, wasi::RunRequest& req) {
     } else if (a == "--stats") {
       opts.stats = true;
     } else if (a == "--fuel" || a == "--memory" || a == "--seed" || a == "--dir" || a == "--env" ||
-               a == "--stdin") {
+               a == "--stdin" || a == "--fs-bytes" || a == "--fs-files" || a == "--fs-depth") {
       Result<std::string_view> v = value(a);
       if (!v) return v.error();
       if (a == "--fuel" && !ParseU64(*v, &req.fuel)) return bad(a, *v, "a whole number");
       if (a == "--seed" && !ParseU64(*v, &req.seed)) return bad(a, *v, "a whole number");
       if (a == "--memory" && !ParseBytes(*v, &req.limits.max_memory_bytes)) {
         return bad(a, *v, "a byte count such as 67108864 or 64M");
+      }
+      if (a == "--fs-bytes" && (!ParseBytes(*v, &req.fs_limits.max_bytes) || req.fs_limits.max_bytes == 0)) {
+        return bad(a, *v, "a byte count above zero such as 1048576 or 1M");
+      }
+      uint64_t n = 0;
+      if (a == "--fs-files") {
+        if (!ParseU64(*v, &n) || n == 0) return bad(a, *v, "a whole number above zero");
+        req.fs_limits.max_nodes = n;
+      }
+      if (a == "--fs-depth") {
+        if (!ParseU64(*v, &n) || n == 0 || n > UINT32_MAX) return bad(a, *v, "a whole number from 1 to 4294967295");
+        req.fs_limits.max_depth = uint32_t(n);
       }
       if (a == "--env") {
         if (v->find('=') == std::string_view::npos || v->front() == '=')

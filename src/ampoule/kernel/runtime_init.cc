@@ -34,11 +34,12 @@ Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLoo
     request.env = {"PYTHONHOME=/usr/local", "PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"};
     auto stdlib = entries(kPythonStdlibEntry);
     if (!stdlib.ok()) return stdlib.error();
-    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kRuntimeDir, kInputDir, kProgramDir}));
+    AMP_RETURN_IF_ERROR(request.mailbox.AddPreopen(kRuntimeDir, /*read_only=*/true));
+    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir}));
     AMP_RETURN_IF_ERROR(request.mailbox.AddFile(kRuntimeDir, "lib/python311.zip",
                                                 std::vector<uint8_t>(stdlib->begin(), stdlib->end())));
   } else {
-    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir}));
+    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir}));
   }
   return request;
 }

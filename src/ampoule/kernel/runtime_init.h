@@ -10,10 +10,13 @@
 //
 // The request (see docs/kernel.md):
 //   python  argv ["python"]; env PYTHONHOME=/usr/local, PYTHONHASHSEED=0,
-//           PYTHONDONTWRITEBYTECODE=1; preopens /usr/local (holding
-//           lib/python311.zip from the kernel), /input, /program (empty)
-//   js      argv ["js"]; no env; preopens /input, /program (empty)
+//           PYTHONDONTWRITEBYTECODE=1; preopens /usr/local (read-only,
+//           holding lib/python311.zip from the kernel), /input, /program,
+//           /tmp (empty)
+//   js      argv ["js"]; no env; preopens /input, /program, /tmp (empty)
 //   seed 0, the default epoch, fuel kRuntimeInitFuel, default limits and caps.
+// Every directory but /usr/local is writable: the guest changes its own
+// in-memory copy (wasi/vfs.h); start-up must change nothing.
 // A run then adds its files under /input and /program (the directories are
 // empty at init, so nothing init looked at changes), sets argv to
 // RuntimeMainArgs(...), and sets its own seed, fuel and limits.
@@ -40,6 +43,7 @@ enum class GuestRuntime { kPython, kJs };
 inline constexpr std::string_view kRuntimeDir = "/usr/local";  // python only
 inline constexpr std::string_view kInputDir = "/input";
 inline constexpr std::string_view kProgramDir = "/program";
+inline constexpr std::string_view kTmpDir = "/tmp";  // empty scratch space
 // Fuel for `ampoule_init`: far above what either runtime needs, so the
 // budget never decides the outcome; it only stops a runaway pack.
 inline constexpr uint64_t kRuntimeInitFuel = 200'000'000'000;

@@ -20,7 +20,7 @@ EntryLookup Lookup(const std::map<std::string, std::vector<uint8_t>, std::less<>
   };
 }
 
-TEST(RuntimeInit, PythonGetsItsHomeStdlibAndThreeDirectoriesInOrder) {
+TEST(RuntimeInit, PythonGetsItsReadOnlyHomeStdlibAndThreeDirectoriesInOrder) {
   std::map<std::string, std::vector<uint8_t>, std::less<>> entries{
       {std::string(kPythonStdlibEntry), {'P', 'K'}}};
   auto request = RuntimeInitRequest(GuestRuntime::kPython, Lookup(entries));
@@ -29,14 +29,18 @@ TEST(RuntimeInit, PythonGetsItsHomeStdlibAndThreeDirectoriesInOrder) {
   EXPECT_EQ(request->env, (std::vector<std::string>{"PYTHONHOME=/usr/local", "PYTHONHASHSEED=0",
                                                      "PYTHONDONTWRITEBYTECODE=1"}));
   const auto& preopens = request->mailbox.preopens();
-  ASSERT_EQ(preopens.size(), 3u);
+  ASSERT_EQ(preopens.size(), 4u);
   EXPECT_EQ(preopens[0].guest_path, "/usr/local");
   EXPECT_EQ(preopens[1].guest_path, "/input");
   EXPECT_EQ(preopens[2].guest_path, "/program");
+  EXPECT_EQ(preopens[3].guest_path, "/tmp");
+  EXPECT_TRUE(preopens[0].read_only);
   const auto& lib = preopens[0].root->entries.at("lib");
   EXPECT_EQ(lib->entries.at("python311.zip")->contents, (std::vector<uint8_t>{'P', 'K'}));
-  EXPECT_TRUE(preopens[1].root->entries.empty());
-  EXPECT_TRUE(preopens[2].root->entries.empty());
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_TRUE(preopens[i].root->entries.empty()) << preopens[i].guest_path;
+    EXPECT_FALSE(preopens[i].read_only) << preopens[i].guest_path;
+  }
   EXPECT_EQ(request->seed, 0u);
   EXPECT_EQ(request->fuel, kRuntimeInitFuel);
   EXPECT_TRUE(request->stdin_bytes.empty());
@@ -48,9 +52,10 @@ TEST(RuntimeInit, JsHasNoEnvironmentAndNoRuntimeDirectory) {
   ASSERT_TRUE(request.ok()) << request.message();
   EXPECT_EQ(request->args, std::vector<std::string>{"js"});
   EXPECT_TRUE(request->env.empty());
-  ASSERT_EQ(request->mailbox.preopens().size(), 2u);
+  ASSERT_EQ(request->mailbox.preopens().size(), 3u);
   EXPECT_EQ(request->mailbox.preopens()[0].guest_path, "/input");
   EXPECT_EQ(request->mailbox.preopens()[1].guest_path, "/program");
+  EXPECT_EQ(request->mailbox.preopens()[2].guest_path, "/tmp");
 }
 
 TEST(RuntimeInit, PythonWithoutItsStdlibIsAnError) {

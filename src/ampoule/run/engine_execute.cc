@@ -91,6 +91,7 @@ Result<wasi::RunResult> RunWasm(const EngineRequest& request, wasi::OutputSink o
   wasi::RunRequest run;
   run.args = {request.program_name};
   AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kInputDir));
+  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kTmpDir));
   AMP_RETURN_IF_ERROR(AddInputs(request, run.mailbox));
   ApplyLimits(request, run);
   run.stdout_sink = std::move(out);

@@ -23,6 +23,7 @@ constexpr uint8_t kFiletypeUnknown =
 constexpr uint8_t kFiletypeCharacterDevice = 2;
 constexpr uint8_t kFiletypeDirectory = 3;
 constexpr uint8_t kFiletypeRegularFile = 4;
+constexpr uint8_t kFiletypeSymbolicLink = 7;
 
 // whence
 constexpr uint8_t kWhenceSet = 0;
@@ -51,6 +52,10 @@ constexpr uint16_t kOflagsAll = 0x0F;
 constexpr uint32_t kLookupSymlinkFollow = 1 << 0;
 
 // fstflags
+constexpr uint16_t kFstflagAtim = 1 << 0;
+constexpr uint16_t kFstflagAtimNow = 1 << 1;
+constexpr uint16_t kFstflagMtim = 1 << 2;
+constexpr uint16_t kFstflagMtimNow = 1 << 3;
 constexpr uint16_t kFstflagsAll = 0x0F;
 
 // subclockflags

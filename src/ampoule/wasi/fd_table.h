@@ -14,7 +14,7 @@
 
 #include "ampoule/wasi/abi.h"
 #include "ampoule/wasi/errno.h"
-#include "ampoule/wasi/mailbox.h"
+#include "ampoule/wasi/vfs.h"
 
 namespace ampoule::wasi {
 
@@ -26,29 +26,34 @@ constexpr uint64_t kStdin = abi::kRightFdRead | abi::kRightFdFdstatSetFlags |
                             abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite;
 constexpr uint64_t kStdout = abi::kRightFdWrite | abi::kRightFdFdstatSetFlags |
                              abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite;
-constexpr uint64_t kFile = abi::kRightFdRead | abi::kRightFdSeek | abi::kRightFdTell |
-                           abi::kRightFdAdvise | abi::kRightFdFdstatSetFlags |
-                           abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite;
-constexpr uint64_t kDirectory = abi::kRightPathOpen | abi::kRightFdReaddir |
-                                abi::kRightPathFilestatGet | abi::kRightFdFilestatGet |
-                                abi::kRightPathReadlink | abi::kRightFdFdstatSetFlags;
-// Rights whose request in path_open means the guest wants to write.
-constexpr uint64_t kWriteIntent = abi::kRightFdWrite | abi::kRightFdAllocate |
-                                  abi::kRightFdFilestatSetSize | abi::kRightFdDatasync;
-// What a directory lets descriptors opened through it ask for. The write
-// rights are listed so that libc passes them through on open(O_WRONLY),
-// which path_open then refuses with EROFS, rather than silently opening
-// read-only.
-constexpr uint64_t kDirectoryInheriting = kDirectory | kFile | kWriteIntent;
+// Reading a file, and what any descriptor of a file may do.
+constexpr uint64_t kFileRead = abi::kRightFdRead | abi::kRightFdSeek | abi::kRightFdTell |
+                               abi::kRightFdAdvise | abi::kRightFdFdstatSetFlags |
+                               abi::kRightFdFilestatGet | abi::kRightPollFdReadwrite |
+                               abi::kRightFdSync | abi::kRightFdFilestatSetTimes;
+// What writing adds (wasi-libc asks for exactly these on O_WRONLY).
+constexpr uint64_t kFileWrite = abi::kRightFdWrite | abi::kRightFdAllocate |
+                                abi::kRightFdFilestatSetSize | abi::kRightFdDatasync;
+constexpr uint64_t kFile = kFileRead | kFileWrite;
+constexpr uint64_t kDirectory =
+    abi::kRightPathOpen | abi::kRightFdReaddir | abi::kRightPathFilestatGet |
+    abi::kRightFdFilestatGet | abi::kRightPathReadlink | abi::kRightFdFdstatSetFlags |
+    abi::kRightFdSync | abi::kRightFdFilestatSetTimes | abi::kRightPathCreateDirectory |
+    abi::kRightPathCreateFile | abi::kRightPathLinkSource | abi::kRightPathLinkTarget |
+    abi::kRightPathRenameSource | abi::kRightPathRenameTarget | abi::kRightPathFilestatSetSize |
+    abi::kRightPathFilestatSetTimes | abi::kRightPathSymlink | abi::kRightPathRemoveDirectory |
+    abi::kRightPathUnlinkFile;
+// What a directory lets descriptors opened through it ask for.
+constexpr uint64_t kDirectoryInheriting = kDirectory | kFile;
 }  // namespace rights
 
 struct FdEntry {
   enum class Kind : uint8_t { kStdin, kStdout, kStderr, kDirectory, kFile };
   Kind kind = Kind::kFile;
-  const MailboxNode* node = nullptr;  // kDirectory and kFile
+  NodeRef node;  // kDirectory and kFile (an unlinked file stays readable)
   std::string preopen_name;           // set for preopened directories
   bool preopen = false;
-  uint64_t offset = 0;  // kFile: read position
+  uint64_t offset = 0;  // kFile: read and write position
   uint16_t fdflags = 0;
   uint64_t rights_base = 0;
   uint64_t rights_inheriting = 0;

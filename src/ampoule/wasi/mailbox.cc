@@ -38,7 +38,7 @@ Result<std::unique_ptr<MailboxNode>> Mailbox::NewNode(MailboxNode::Kind kind, Ma
   return node;
 }
 
-Status Mailbox::AddPreopen(std::string_view guest_path) {
+Status Mailbox::AddPreopen(std::string_view guest_path, bool read_only) {
   if (guest_path.empty()) return Error{"a preopened directory needs a non-empty guest path"};
   if (guest_path.size() > kMaxPathBytes || guest_path.find('\0') != std::string_view::npos) {
     return Error{"guest path " + Quote(guest_path) + " is too long or contains a NUL byte"};
@@ -49,7 +49,7 @@ Status Mailbox::AddPreopen(std::string_view guest_path) {
   }
   Result<std::unique_ptr<MailboxNode>> root = NewNode(MailboxNode::Kind::kDirectory, nullptr);
   if (!root) return root.error();
-  preopens_.push_back(Preopen{std::string(guest_path), std::move(*root)});
+  preopens_.push_back(Preopen{std::string(guest_path), std::move(*root), read_only});
   return Status::Ok();
 }
 

@@ -1,8 +1,9 @@
-// The mailbox: a read-only, in-memory directory tree handed to the guest.
+// The mailbox: the in-memory directory trees a run starts with.
 //
 // A run's file input is built here before the run starts (by the CLI or an
-// embedder) and never changes while the guest runs, so a run's view of its
-// files is exactly what the request says. Each top-level directory is a
+// embedder) and never changes while the guest runs: the guest works on a
+// copy-on-write view of it (vfs.h), so what a run started from is exactly
+// what the request says. Each top-level directory is a
 // *preopen*: the guest sees it under its guest path (for example "/input")
 // as one of the descriptors 3, 4, ... in the order the preopens were added.
 //
@@ -50,6 +51,7 @@ struct MailboxNode {
 struct Preopen {
   std::string guest_path;  // as the guest sees it, e.g. "/input"
   std::unique_ptr<MailboxNode> root;
+  bool read_only = false;  // the guest may not change this tree (EROFS), even in memory
 };
 
 class Mailbox {
@@ -59,9 +61,10 @@ class Mailbox {
   Mailbox& operator=(Mailbox&&) = default;
 
   // Adds an empty preopened directory the guest will see as `guest_path`.
-  // Errors: an empty path, a NUL byte, a path over kMaxPathBytes, or a
-  // guest path already added.
-  Status AddPreopen(std::string_view guest_path);
+  // `read_only` trees refuse every change with EROFS. Errors: an empty
+  // path, a NUL byte, a path over kMaxPathBytes, or a guest path already
+  // added.
+  Status AddPreopen(std::string_view guest_path, bool read_only = false);
 
   // Adds a file (and any missing parent directories) at `relative_path`
   // ("a/b.txt") under the preopen `guest_path`. Errors: unknown preopen, a

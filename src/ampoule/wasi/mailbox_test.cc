@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "ampoule/wasi/path_resolve.h"
-
 namespace ampoule::wasi {
 namespace {
 
@@ -51,43 +49,6 @@ TEST_F(MailboxTest, RejectsOversizedFile) {
   Status s = box.AddFile("/input", "big", std::move(big));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("mailbox limit"), std::string::npos);
-}
-
-TEST_F(MailboxTest, ResolvesRelativePaths) {
-  Resolved r = ResolvePath(root, "sub/b.txt");
-  ASSERT_EQ(r.error, Errno::kSuccess);
-  EXPECT_EQ(std::string(r.node->contents.begin(), r.node->contents.end()), "beta");
-  EXPECT_EQ(ResolvePath(root, "./sub//./b.txt").node, r.node);
-  EXPECT_EQ(ResolvePath(root, "sub/../sub/b.txt").node, r.node);
-  EXPECT_EQ(ResolvePath(root, ".").node, root);
-  EXPECT_EQ(ResolvePath(root, "sub/").node->is_dir(), true);
-}
-
-TEST_F(MailboxTest, PathErrors) {
-  EXPECT_EQ(ResolvePath(root, "").error, Errno::kNoEnt);
-  Resolved missing = ResolvePath(root, "nope");
-  EXPECT_EQ(missing.error, Errno::kNoEnt);
-  EXPECT_TRUE(missing.only_leaf_missing);
-  Resolved deep = ResolvePath(root, "nope/x");
-  EXPECT_EQ(deep.error, Errno::kNoEnt);
-  EXPECT_FALSE(deep.only_leaf_missing);
-  EXPECT_EQ(ResolvePath(root, "a.txt/x").error, Errno::kNotDir);
-  EXPECT_EQ(ResolvePath(root, "a.txt/").error, Errno::kNotDir);
-  EXPECT_EQ(ResolvePath(root, "a.txt/.").error, Errno::kNotDir);
-  EXPECT_EQ(ResolvePath(root, "..").error, Errno::kNotCapable);
-  EXPECT_EQ(ResolvePath(root, "sub/../..").error, Errno::kNotCapable);
-  EXPECT_EQ(ResolvePath(root, "/input/a.txt").error, Errno::kNotCapable);
-  EXPECT_EQ(ResolvePath(root, std::string(kMaxPathBytes + 1, 'a')).error, Errno::kNameTooLong);
-  EXPECT_EQ(ResolvePath(root, std::string(kMaxNameBytes + 1, 'a')).error, Errno::kNameTooLong);
-  EXPECT_EQ(ResolvePath(root, std::string_view("a\0b", 3)).error, Errno::kInval);
-}
-
-TEST_F(MailboxTest, DotDotCannotEscapeASubdirectoryBase) {
-  const MailboxNode* sub = ResolvePath(root, "sub").node;
-  ASSERT_NE(sub, nullptr);
-  // The descriptor for sub/ is a capability for sub/ only.
-  EXPECT_EQ(ResolvePath(sub, "../a.txt").error, Errno::kNotCapable);
-  EXPECT_EQ(ResolvePath(sub, "b.txt").error, Errno::kSuccess);
 }
 
 }  // namespace

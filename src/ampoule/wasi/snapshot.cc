@@ -25,15 +25,24 @@ Status CheckNoStartFunction(const wasm::CompiledModule& module) {
   return Status::Ok();
 }
 
+// Two contexts' descriptors are the same if they name the same node: nodes
+// are numbered alike in every tree built from the same mailbox.
 bool SameFd(const FdEntry& a, const FdEntry& b) {
-  return a.kind == b.kind && a.node == b.node && a.preopen_name == b.preopen_name &&
+  bool same_node = a.node == nullptr ? b.node == nullptr
+                                     : b.node != nullptr && a.node->inode == b.node->inode;
+  return a.kind == b.kind && same_node && a.preopen_name == b.preopen_name &&
          a.preopen == b.preopen && a.offset == b.offset && a.fdflags == b.fdflags &&
          a.rights_base == b.rights_base && a.rights_inheriting == b.rights_inheriting;
 }
 
 // A snapshot keeps no WASI state but the clock: start-up must leave the
-// descriptors, stdin and output as a fresh run has them.
+// descriptors, files, stdin and output as a fresh run has them.
 Status CheckWasiStateUnchanged(WasiContext& ctx, const RunRequest& init_request) {
+  if (ctx.vfs().change_count() != 0) {
+    return Error{"the runtime's start-up changed its files (" +
+                 std::to_string(ctx.vfs().change_count()) +
+                 " changes), which a snapshot cannot keep; start-up must not write files"};
+  }
   if (ctx.stdin_offset() != 0) {
     return Error{"the runtime's start-up read " + std::to_string(ctx.stdin_offset()) +
                  " bytes of stdin, which a snapshot cannot keep; start-up must not read stdin"};

@@ -9,8 +9,9 @@
 //     except where noted (a fault while writing results after reading
 //     stdin or a file leaves the read position advanced, as POSIX read
 //     into a bad buffer may);
-//   - nothing here aborts, throws, or touches the host: files are the
-//     mailbox, time and randomness come from ctx.env().
+//   - nothing here aborts, throws, or touches the host: files live in the
+//     run's in-memory filesystem (ctx.vfs()), time and randomness come
+//     from ctx.env().
 // proc_exit is not here: it does not return, so the glue (wasi_host.cc)
 // turns it into HostResult::Exit directly.
 //
@@ -74,8 +75,7 @@ Errno FdPwrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_le
 Errno FdReaddir(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 buf, u32 buf_len, u64 cookie,
                 u32 bufused_out);
 
-// wasi_calls_path.cc: paths. The mailbox is read-only: everything that
-// would change it fails with kRofs once its arguments are found valid.
+// wasi_calls_path.cc: paths.
 Errno PathCreateDirectory(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len);
 Errno PathFilestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 flags, u32 path, u32 path_len,
                       u32 stat_out);
@@ -104,8 +104,12 @@ Errno SockSend(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 si_data, u32 si_d
 Errno SockShutdown(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 how);
 
 // Shared helpers (wasi_calls_fd.cc).
-// Writes the 64-byte filestat for descriptor entry or mailbox node.
-Errno WriteFilestat(WasiContext& ctx, GuestMemory& mem, u32 out, const FdEntry* entry,
-                    const MailboxNode* node);
+// Writes the 64-byte filestat of `node`, or of the stdio stream `entry`
+// when node is null.
+Errno WriteFilestat(GuestMemory& mem, u32 out, const FdEntry* entry, const VfsNode* node);
+// The filetype the guest sees for a node.
+uint8_t FiletypeOf(const VfsNode& node);
+// kInval for unknown fstflags bits or a time given both as a value and "now".
+Errno CheckFstflags(u32 fst_flags);
 
 }  // namespace ampoule::wasi

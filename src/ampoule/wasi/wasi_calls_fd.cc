@@ -1,45 +1,69 @@
 // Descriptor calls that do not move data: stat, flags, rights, seek,
-// close/renumber, prestat, and the ones a read-only world refuses.
+// close/renumber, prestat, size and times.
 #include "ampoule/wasi/wasi_calls.h"
 
 namespace ampoule::wasi {
+
+uint8_t FiletypeOf(const VfsNode& node) {
+  switch (node.kind) {
+    case VfsNode::Kind::kDirectory: return abi::kFiletypeDirectory;
+    case VfsNode::Kind::kFile: return abi::kFiletypeRegularFile;
+    case VfsNode::Kind::kSymlink: return abi::kFiletypeSymbolicLink;
+  }
+  return abi::kFiletypeUnknown;
+}
+
 namespace {
 
 using Kind = FdEntry::Kind;
-
-uint8_t Filetype(const MailboxNode* node) {
-  return node->is_dir() ? abi::kFiletypeDirectory : abi::kFiletypeRegularFile;
-}
 
 uint8_t Filetype(const FdEntry& e) {
   // stdin/stdout/stderr are streams captured by the host, not terminals:
   // reporting them as character devices would make guests think they talk
   // to a tty (line buffering, colour codes in captured output).
-  return e.is_stdio() ? abi::kFiletypeUnknown : Filetype(e.node);
+  return e.is_stdio() ? abi::kFiletypeUnknown : FiletypeOf(*e.node);
 }
 
 Errno Need(const FdEntry& e, uint64_t right) {
   return (e.rights_base & right) == right ? Errno::kSuccess : Errno::kNotCapable;
 }
 
+// The file descriptor `fd` if it may change its file: kBadf for an unknown
+// one or one not opened for writing (as POSIX), kSpipe for a stream,
+// kIsDir for a directory.
+Errno WritableFile(WasiContext& ctx, u32 fd, uint64_t right, FdEntry** out) {
+  FdEntry* e = ctx.fds().Get(fd);
+  if (e == nullptr) return Errno::kBadf;
+  if (e->is_stdio()) return Errno::kSpipe;
+  if (e->kind == FdEntry::Kind::kDirectory) return Errno::kIsDir;
+  if ((e->rights_base & right) != right) return Errno::kBadf;
+  *out = e;
+  return Errno::kSuccess;
+}
+
 }  // namespace
 
-Errno WriteFilestat(WasiContext& ctx, GuestMemory& mem, u32 out, const FdEntry* entry,
-                    const MailboxNode* node) {
+Errno CheckFstflags(u32 fst_flags) {
+  if (fst_flags & ~u32(abi::kFstflagsAll)) return Errno::kInval;
+  bool both_a = (fst_flags & abi::kFstflagAtim) && (fst_flags & abi::kFstflagAtimNow);
+  bool both_m = (fst_flags & abi::kFstflagMtim) && (fst_flags & abi::kFstflagMtimNow);
+  return both_a || both_m ? Errno::kInval : Errno::kSuccess;
+}
+
+Errno WriteFilestat(GuestMemory& mem, u32 out, const FdEntry* entry, const VfsNode* node) {
   if (!mem.InBounds(out, abi::kFilestatSize)) return Errno::kFault;
   AMP_WASI_TRY(mem.Zero(out, abi::kFilestatSize));
   if (node == nullptr) {  // a stdio stream: no device, inode, size or times
     return mem.Write8(out + 16, entry != nullptr ? Filetype(*entry) : abi::kFiletypeUnknown);
   }
-  uint64_t t = ctx.file_time_ns();
-  AMP_WASI_TRY(mem.Write64(out + 0, 1));  // dev: the mailbox
+  AMP_WASI_TRY(mem.Write64(out + 0, 1));  // dev: the run's filesystem
   AMP_WASI_TRY(mem.Write64(out + 8, node->inode));
-  AMP_WASI_TRY(mem.Write8(out + 16, Filetype(node)));
-  AMP_WASI_TRY(mem.Write64(out + 24, 1));  // nlink
-  AMP_WASI_TRY(mem.Write64(out + 32, node->is_dir() ? 0 : node->contents.size()));
-  AMP_WASI_TRY(mem.Write64(out + 40, t));
-  AMP_WASI_TRY(mem.Write64(out + 48, t));
-  return mem.Write64(out + 56, t);
+  AMP_WASI_TRY(mem.Write8(out + 16, FiletypeOf(*node)));
+  AMP_WASI_TRY(mem.Write64(out + 24, node->nlink));
+  AMP_WASI_TRY(mem.Write64(out + 32, node->size()));
+  AMP_WASI_TRY(mem.Write64(out + 40, node->atim));
+  AMP_WASI_TRY(mem.Write64(out + 48, node->mtim));
+  return mem.Write64(out + 56, node->ctim);
 }
 
 Errno FdAdvise(WasiContext& ctx, GuestMemory&, u32 fd, u64, u64, u32 advice) {
@@ -50,11 +74,13 @@ Errno FdAdvise(WasiContext& ctx, GuestMemory&, u32 fd, u64, u64, u32 advice) {
   return Need(*e, abi::kRightFdAdvise);  // advice is a hint: accepted, nothing to do
 }
 
-Errno FdAllocate(WasiContext& ctx, GuestMemory&, u32 fd, u64, u64) {
-  FdEntry* e = ctx.fds().Get(fd);
-  if (e == nullptr) return Errno::kBadf;
-  if (e->is_stdio()) return Errno::kSpipe;
-  return Errno::kBadf;  // no descriptor is open for writing
+Errno FdAllocate(WasiContext& ctx, GuestMemory&, u32 fd, u64 offset, u64 len) {
+  FdEntry* e;
+  AMP_WASI_TRY(WritableFile(ctx, fd, abi::kRightFdAllocate, &e));
+  if (len == 0) return Errno::kInval;  // as posix_fallocate
+  if (offset > uint64_t(INT64_MAX) || len > uint64_t(INT64_MAX) - offset) return Errno::kFbig;
+  if (offset + len <= e->node->size()) return Errno::kSuccess;
+  return ctx.vfs().Resize(e->node, offset + len);
 }
 
 Errno FdClose(WasiContext& ctx, GuestMemory&, u32 fd) { return ctx.fds().Close(fd); }
@@ -64,8 +90,8 @@ Errno FdDatasync(WasiContext& ctx, GuestMemory& mem, u32 fd) { return FdSync(ctx
 Errno FdSync(WasiContext& ctx, GuestMemory&, u32 fd) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
-  // Streams cannot be synced (as with a pipe); mailbox files have nothing
-  // unwritten.
+  // Streams cannot be synced (as with a pipe); in-memory files have
+  // nothing unwritten.
   return e->is_stdio() ? Errno::kInval : Errno::kSuccess;
 }
 
@@ -106,25 +132,25 @@ Errno FdFilestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 out) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
   AMP_WASI_TRY(Need(*e, abi::kRightFdFilestatGet));
-  return WriteFilestat(ctx, mem, out, e, e->node);
+  return WriteFilestat(mem, out, e, e->node.get());
 }
 
-Errno FdFilestatSetSize(WasiContext& ctx, GuestMemory&, u32 fd, u64) {
-  FdEntry* e = ctx.fds().Get(fd);
-  if (e == nullptr) return Errno::kBadf;
-  if (e->is_stdio()) return Errno::kInval;
-  if (e->kind == Kind::kDirectory) return Errno::kIsDir;
-  return Errno::kBadf;  // not open for writing
+Errno FdFilestatSetSize(WasiContext& ctx, GuestMemory&, u32 fd, u64 size) {
+  FdEntry* e;
+  Errno err = WritableFile(ctx, fd, abi::kRightFdFilestatSetSize, &e);
+  if (err == Errno::kSpipe) return Errno::kInval;  // ftruncate on a stream
+  AMP_WASI_TRY(err);
+  return ctx.vfs().Resize(e->node, size);
 }
 
-Errno FdFilestatSetTimes(WasiContext& ctx, GuestMemory&, u32 fd, u64, u64, u32 fst_flags) {
+Errno FdFilestatSetTimes(WasiContext& ctx, GuestMemory&, u32 fd, u64 atim, u64 mtim,
+                         u32 fst_flags) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
-  if (fst_flags & ~u32(abi::kFstflagsAll)) return Errno::kInval;
-  if ((fst_flags & 0x3) == 0x3 || (fst_flags & 0xC) == 0xC)
-    return Errno::kInval;  // both a time and "now"
+  AMP_WASI_TRY(CheckFstflags(fst_flags));
   if (e->is_stdio()) return Errno::kNotSup;
-  return Errno::kRofs;
+  AMP_WASI_TRY(Need(*e, abi::kRightFdFilestatSetTimes));
+  return ctx.vfs().SetTimes(e->node, atim, mtim, fst_flags);
 }
 
 Errno FdPrestatGet(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 out) {
@@ -160,7 +186,7 @@ Errno FdSeek(WasiContext& ctx, GuestMemory& mem, u32 fd, u64 offset, u32 whence,
   switch (whence) {
     case abi::kWhenceSet: base = 0; break;
     case abi::kWhenceCur: base = int64_t(e->offset); break;
-    case abi::kWhenceEnd: base = int64_t(e->node->contents.size()); break;
+    case abi::kWhenceEnd: base = int64_t(e->node->size()); break;
     default: return Errno::kInval;
   }
   int64_t target = 0;

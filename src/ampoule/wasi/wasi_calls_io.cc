@@ -46,7 +46,7 @@ uint64_t Scatter(std::span<const uint8_t> source, uint64_t offset, std::span<Gue
 Errno ReadSource(WasiContext& ctx, const FdEntry& e, std::span<const uint8_t>* source) {
   switch (e.kind) {
     case Kind::kStdin: *source = ctx.stdin_bytes(); break;
-    case Kind::kFile: *source = e.node->contents; break;
+    case Kind::kFile: *source = e.node->bytes(); break;
     case Kind::kDirectory: return Errno::kIsDir;
     case Kind::kStdout:
     case Kind::kStderr: return Errno::kBadf;
@@ -54,7 +54,15 @@ Errno ReadSource(WasiContext& ctx, const FdEntry& e, std::span<const uint8_t>* s
   return Need(e, abi::kRightFdRead);
 }
 
+// Writes the buffers to the file of `e` at `offset` (all or nothing).
+Errno WriteFile(WasiContext& ctx, FdEntry& e, uint64_t offset, std::span<GuestBuffer> buffers,
+                uint64_t* written) {
+  std::vector<std::span<const uint8_t>> parts(buffers.begin(), buffers.end());
+  return ctx.vfs().Write(e.node, offset, parts, written);
+}
+
 }  // namespace
+
 
 Errno FdRead(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u32 nread_out) {
   FdEntry* e = ctx.fds().Get(fd);
@@ -90,15 +98,22 @@ Errno FdWrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len
               u32 nwritten_out) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
-  if (e->kind != Kind::kStdout && e->kind != Kind::kStderr)
-    return Errno::kBadf;  // nothing else is writable
+  if (e->kind == Kind::kStdin || e->kind == Kind::kDirectory) return Errno::kBadf;
+  if (e->kind == Kind::kFile && (e->rights_base & abi::kRightFdWrite) == 0)
+    return Errno::kBadf;  // not open for writing, as POSIX says
   AMP_WASI_TRY(Need(*e, abi::kRightFdWrite));
   std::vector<GuestBuffer> storage;
   std::span<GuestBuffer> buffers;
   AMP_WASI_TRY(LoadIovecs(mem, iovs, iovs_len, storage, &buffers));
   if (!mem.InBounds(nwritten_out, 4)) return Errno::kFault;
-  OutputCapture& sink = e->kind == Kind::kStdout ? ctx.stdout_capture() : ctx.stderr_capture();
   uint64_t n = 0;
+  if (e->kind == Kind::kFile) {
+    uint64_t at = (e->fdflags & abi::kFdflagAppend) ? e->node->size() : e->offset;
+    AMP_WASI_TRY(WriteFile(ctx, *e, at, buffers, &n));
+    e->offset = at + n;
+    return mem.Write32(nwritten_out, u32(n));
+  }
+  OutputCapture& sink = e->kind == Kind::kStdout ? ctx.stdout_capture() : ctx.stderr_capture();
   for (const GuestBuffer& b : buffers) {
     sink.Write(b);
     n += b.size();
@@ -107,11 +122,24 @@ Errno FdWrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len
   return mem.Write32(nwritten_out, u32(n));
 }
 
-Errno FdPwrite(WasiContext& ctx, GuestMemory&, u32 fd, u32, u32, u64, u32) {
+Errno FdPwrite(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 iovs, u32 iovs_len, u64 offset,
+               u32 nwritten_out) {
   FdEntry* e = ctx.fds().Get(fd);
   if (e == nullptr) return Errno::kBadf;
   if (e->is_stdio()) return Errno::kSpipe;
-  return e->kind == Kind::kDirectory ? Errno::kIsDir : Errno::kBadf;  // mailbox files are read-only
+  if (e->kind == Kind::kDirectory) return Errno::kIsDir;
+  if ((e->rights_base & abi::kRightFdWrite) == 0) return Errno::kBadf;
+  AMP_WASI_TRY(Need(*e, abi::kRightFdSeek));
+  std::vector<GuestBuffer> storage;
+  std::span<GuestBuffer> buffers;
+  AMP_WASI_TRY(LoadIovecs(mem, iovs, iovs_len, storage, &buffers));
+  if (!mem.InBounds(nwritten_out, 4)) return Errno::kFault;
+  // The position does not move. With O_APPEND the bytes still go at the
+  // given offset: POSIX asks for that, and so do wasmtime and WasmEdge
+  // (Linux alone appends).
+  uint64_t n = 0;
+  AMP_WASI_TRY(WriteFile(ctx, *e, offset, buffers, &n));
+  return mem.Write32(nwritten_out, u32(n));
 }
 
 namespace {
@@ -138,25 +166,21 @@ Errno FdReaddir(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 buf, u32 buf_len
   AMP_WASI_TRY(Need(*e, abi::kRightFdReaddir));
   if (!mem.InBounds(buf, buf_len) || !mem.InBounds(bufused_out, 4)) return Errno::kFault;
 
-  // Entry i has cookie i; "." and ".." come first, then the sorted names.
-  // The last entry may be cut off at buf_len: a full buffer tells the guest
-  // to call again from the last whole entry's d_next.
-  const MailboxNode* dir = e->node;
-  const MailboxNode* parent = dir->parent != nullptr ? dir->parent : dir;
+  // "." and ".." have cookies 0 and 1, the entries theirs (vfs.h); each
+  // dirent's d_next is its cookie + 1, where the next call resumes. The
+  // last entry may be cut off at buf_len: a full buffer tells the guest to
+  // call again from the last whole entry's d_next.
+  const VfsNode& dir = *e->node;
+  const VfsNode& parent = dir.parent != nullptr ? *dir.parent : dir;
   std::vector<uint8_t> out;
-  uint64_t index = 0;
-  auto emit = [&](std::string_view name, const MailboxNode* node) {
-    if (index >= cookie && out.size() < buf_len) {
-      uint8_t type = node->is_dir() ? abi::kFiletypeDirectory : abi::kFiletypeRegularFile;
-      AppendDirent(out, index + 1, node->inode, name, type);
-    }
-    ++index;
+  auto emit = [&](uint64_t at, std::string_view name, const VfsNode& node) {
+    AppendDirent(out, at + 1, node.inode, name, FiletypeOf(node));
   };
-  emit(".", dir);
-  emit("..", parent);
-  for (const auto& [name, child] : dir->entries) {
-    if (out.size() >= buf_len) break;
-    emit(name, child.get());
+  if (cookie == 0) emit(0, ".", dir);
+  if (cookie <= 1 && out.size() < buf_len) emit(1, "..", parent);
+  for (auto it = dir.names_by_cookie.lower_bound(cookie);
+       it != dir.names_by_cookie.end() && out.size() < buf_len; ++it) {
+    emit(it->first, it->second, *dir.entries.find(it->second)->second.node);
   }
   if (out.size() > buf_len) out.resize(buf_len);
   AMP_WASI_TRY(mem.WriteBytes(buf, out));

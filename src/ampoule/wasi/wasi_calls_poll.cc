@@ -42,11 +42,12 @@ Event FdEvent(WasiContext& ctx, uint32_t fd, uint8_t type) {
       ev.nbytes = ctx.stdin_bytes().size() -
                   std::min<uint64_t>(ctx.stdin_offset(), ctx.stdin_bytes().size());
     } else if (e->kind == Kind::kFile) {
-      ev.nbytes =
-          e->node->contents.size() - std::min<uint64_t>(e->offset, e->node->contents.size());
+      ev.nbytes = e->node->size() - std::min<uint64_t>(e->offset, e->node->size());
     } else {
       ev.error = Errno::kBadf;
     }
+  } else if (e->kind == Kind::kFile) {
+    if ((e->rights_base & abi::kRightFdWrite) == 0) ev.error = Errno::kBadf;
   } else if (e->kind != Kind::kStdout && e->kind != Kind::kStderr) {
     ev.error = Errno::kBadf;
   }

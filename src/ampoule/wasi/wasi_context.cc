@@ -1,5 +1,7 @@
 #include "ampoule/wasi/wasi_context.h"
 
+#include "ampoule/wasi/abi.h"
+
 namespace ampoule::wasi {
 namespace {
 
@@ -36,7 +38,7 @@ Status ValidateWasiConfig(const WasiConfig& config) {
   if (config.mailbox != nullptr && config.mailbox->preopens().size() > kMaxOpenFds - 3) {
     return Error{"too many preopened directories"};
   }
-  return Status::Ok();
+  return ValidateFsLimits(config.mailbox, config.fs_limits);
 }
 
 WasiContext::WasiContext(const WasiConfig& config, WasiEnvironment& env)
@@ -45,7 +47,8 @@ WasiContext::WasiContext(const WasiConfig& config, WasiEnvironment& env)
       stdin_(config.stdin_bytes),
       env_(env),
       stdout_(config.stdout_cap, config.stdout_sink),
-      stderr_(config.stderr_cap, config.stderr_sink) {
+      stderr_(config.stderr_cap, config.stderr_sink),
+      vfs_(config.mailbox, config.fs_limits, config.epoch_ns) {
   uint32_t fd = 0;
   (void)fds_.Insert(FdEntry{FdEntry::Kind::kStdin, nullptr, {}, false, 0, 0, rights::kStdin, 0},
                     &fd);
@@ -53,13 +56,17 @@ WasiContext::WasiContext(const WasiConfig& config, WasiEnvironment& env)
                     &fd);
   (void)fds_.Insert(FdEntry{FdEntry::Kind::kStderr, nullptr, {}, false, 0, 0, rights::kStdout, 0},
                     &fd);
-  if (config.mailbox == nullptr) return;
-  for (const Preopen& p : config.mailbox->preopens()) {
-    FdEntry dir{
-        FdEntry::Kind::kDirectory,   p.root.get(), p.guest_path, true, 0, 0, rights::kDirectory,
-        rights::kDirectoryInheriting};
+  for (const Vfs::Root& root : vfs_.roots()) {
+    FdEntry dir{FdEntry::Kind::kDirectory, root.node, root.guest_path, true, 0, 0,
+                rights::kDirectory, rights::kDirectoryInheriting};
     (void)fds_.Insert(std::move(dir), &fd);
   }
+}
+
+void WasiContext::set_call_fuel(uint64_t fuel_used) {
+  uint64_t now = 0;
+  (void)env_.Now(abi::kClockRealtime, fuel_used, &now);
+  vfs_.set_now(now);
 }
 
 }  // namespace ampoule::wasi

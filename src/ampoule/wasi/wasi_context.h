@@ -2,8 +2,8 @@
 // stdin, captured output, and the injected clock and random source.
 //
 // Made once per run from a WasiConfig; the calls in wasi_calls.h read and
-// change it. Holds references to the config's mailbox and the environment,
-// which must outlive it.
+// change it. Its filesystem (vfs.h) is built over the config's mailbox;
+// the mailbox and the environment must outlive it.
 //
 // Thread safety: used by the run's one thread only.
 #pragma once
@@ -17,6 +17,7 @@
 #include "ampoule/wasi/fd_table.h"
 #include "ampoule/wasi/mailbox.h"
 #include "ampoule/wasi/output_capture.h"
+#include "ampoule/wasi/vfs.h"
 #include "ampoule/wasi/wasi_env.h"
 
 namespace ampoule::wasi {
@@ -31,6 +32,8 @@ struct WasiConfig {
   std::vector<std::string> env;          // "KEY=VALUE" strings
   std::span<const uint8_t> stdin_bytes;  // must outlive the context
   const Mailbox* mailbox = nullptr;      // may be null: no preopens
+  FsLimits fs_limits;                    // caps on what the guest may store
+  uint64_t epoch_ns = kDefaultEpochNs;   // the mailbox's files' timestamps
   uint64_t stdout_cap = kDefaultOutputCap;
   uint64_t stderr_cap = kDefaultOutputCap;
   OutputSink stdout_sink;  // optional live view of kept stdout bytes
@@ -38,8 +41,9 @@ struct WasiConfig {
 };
 
 // Checks a config before a run: no NUL bytes inside args or env strings,
-// env entries of the form KEY=VALUE with a non-empty key, and the size
-// limits above. Errors name the offending entry.
+// env entries of the form KEY=VALUE with a non-empty key, the size limits
+// above, and a mailbox within the filesystem caps. Errors name the
+// offending entry or cap.
 Status ValidateWasiConfig(const WasiConfig& config);
 
 class WasiContext {
@@ -56,9 +60,10 @@ class WasiContext {
   WasiEnvironment& env() { return env_; }
   OutputCapture& stdout_capture() { return stdout_; }
   OutputCapture& stderr_capture() { return stderr_; }
-  // The timestamps every mailbox file reports (the realtime clock's epoch).
-  uint64_t file_time_ns() const { return file_time_ns_; }
-  void set_file_time_ns(uint64_t ns) { file_time_ns_ = ns; }
+  Vfs& vfs() { return vfs_; }
+  // The fuel used when the current call began (set by the host glue), for
+  // the virtual time files are stamped with.
+  void set_call_fuel(uint64_t fuel_used);
 
  private:
   std::vector<std::string> args_;
@@ -69,7 +74,7 @@ class WasiContext {
   WasiEnvironment& env_;
   OutputCapture stdout_;
   OutputCapture stderr_;
-  uint64_t file_time_ns_ = 0;
+  Vfs vfs_;
 };
 
 }  // namespace ampoule::wasi

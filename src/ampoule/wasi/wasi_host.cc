@@ -137,6 +137,7 @@ wasm::HostFunction Bind(const WasiFunction& f, WasiContext* ctx) {
   auto call = f.call;
   return [ctx, call](HostContext& hc, std::span<const uint64_t> args, std::span<uint64_t> results) {
     GuestMemory mem(hc.memory);
+    ctx->set_call_fuel(hc.store.fuel_used());
     Call c{*ctx, mem, args, hc.store.fuel_used()};
     results[0] = uint32_t(uint16_t(call(c)));
     return HostResult::Ok();

@@ -41,11 +41,16 @@ class WasiHostTest : public ::testing::Test {
     config_.stdin_bytes = stdin_;
     config_.mailbox = &mailbox_;
     config_.stdout_cap = 32;
-    ASSERT_TRUE(ValidateWasiConfig(config_).ok());
-    ctx_ = std::make_unique<WasiContext>(config_, env_);
-    ctx_->set_file_time_ns(1234);
-    host_ = std::make_unique<WasiHost>(store_, *ctx_);
+    config_.epoch_ns = 1234;
+    Rebuild();
     mem_ = store_.AddMemory(wasm::MemoryType{{1, 1}});
+  }
+  // A fresh context (and host functions bound to it) over the mailbox.
+  void Rebuild() {
+    ASSERT_TRUE(ValidateWasiConfig(config_).ok());
+    host_.reset();
+    ctx_ = std::make_unique<WasiContext>(config_, env_);
+    host_ = std::make_unique<WasiHost>(store_, *ctx_);
   }
 
   HostResult Invoke(std::string_view name, std::vector<uint64_t> args, uint32_t* errno_out,
@@ -269,52 +274,120 @@ TEST_F(WasiHostTest, OpenReadSeekAndStatAFile) {
   EXPECT_EQ(Call("fd_close", {fd}), E(Errno::kBadf));
 }
 
-TEST_F(WasiHostTest, TheMailboxIsReadOnly) {
+TEST_F(WasiHostTest, OpenRefusesWhatPosixRefuses) {
   uint64_t read = abi::kRightFdRead;
   uint64_t write = abi::kRightFdWrite;
   auto open = [&](std::string_view path, uint32_t oflags, uint64_t rights) {
     Put(2000, path);
     return Call("path_open", {3, 0, 2000, path.size(), oflags, rights, 0, 0, 2100});
   };
-  EXPECT_EQ(open("new.txt", abi::kOflagCreat, read | write), E(Errno::kRofs));
-  EXPECT_EQ(open("hello.txt", 0, read | write), E(Errno::kRofs));
-  EXPECT_EQ(open("hello.txt", abi::kOflagTrunc, read), E(Errno::kRofs));
   EXPECT_EQ(open("hello.txt", abi::kOflagCreat | abi::kOflagExcl, read), E(Errno::kExist));
   EXPECT_EQ(open("sub", 0, write), E(Errno::kIsDir));
+  EXPECT_EQ(open("sub", abi::kOflagTrunc, read), E(Errno::kIsDir));
   EXPECT_EQ(open("hello.txt", abi::kOflagDirectory, read), E(Errno::kNotDir));
   EXPECT_EQ(open("missing/new.txt", abi::kOflagCreat, write), E(Errno::kNoEnt));
+  EXPECT_EQ(open("new/", abi::kOflagCreat, write), E(Errno::kIsDir));
   EXPECT_EQ(open("../etc/passwd", 0, read), E(Errno::kNotCapable));
   EXPECT_EQ(open("/etc/passwd", 0, read), E(Errno::kNotCapable));
   EXPECT_EQ(open("nope", 0, read), E(Errno::kNoEnt));
   EXPECT_EQ(open("hello.txt", 0x100, read), E(Errno::kInval));
-
-  Put(2000, "hello.txt");
-  EXPECT_EQ(Call("path_unlink_file", {3, 2000, 9}), E(Errno::kRofs));
-  EXPECT_EQ(Call("path_unlink_file", {3, 2000, 3}), E(Errno::kNoEnt));  // "hel"
-  EXPECT_EQ(Call("path_create_directory", {3, 2000, 9}), E(Errno::kExist));
-  Put(2000, "newdir");
-  EXPECT_EQ(Call("path_create_directory", {3, 2000, 6}), E(Errno::kRofs));
-  Put(2000, "sub");
-  EXPECT_EQ(Call("path_remove_directory", {3, 2000, 3}), E(Errno::kRofs));
-  EXPECT_EQ(Call("path_unlink_file", {3, 2000, 3}), E(Errno::kIsDir));
-  Put(2000, "sub/b.txt");
-  Put(2100, "sub/z.txt");
-  EXPECT_EQ(Call("path_rename", {3, 2000, 9, 3, 2100, 9}), E(Errno::kRofs));
-  EXPECT_EQ(Call("path_link", {3, 0, 2000, 9, 3, 2100, 9}), E(Errno::kRofs));
-  EXPECT_EQ(Call("path_symlink", {2000, 9, 3, 2100, 9}), E(Errno::kRofs));
-  EXPECT_EQ(Call("path_filestat_set_times", {3, 0, 2000, 9, 0, 0, 0}), E(Errno::kRofs));
-  EXPECT_EQ(Call("path_readlink", {3, 2000, 9, 3000, 100, 120}), E(Errno::kInval));
   EXPECT_EQ(Call("path_create_directory", {1, 2000, 3}), E(Errno::kNotDir));
   EXPECT_EQ(Call("path_create_directory", {99, 2000, 3}), E(Errno::kBadf));
 
+  // Opened for reading only: every write is EBADF, as POSIX says.
   uint32_t fd = Open("hello.txt");
   EXPECT_EQ(Call("fd_write", {fd, 100, 0, 120}), E(Errno::kBadf));
   EXPECT_EQ(Call("fd_pwrite", {fd, 100, 0, 0, 120}), E(Errno::kBadf));
   EXPECT_EQ(Call("fd_allocate", {fd, 0, 10}), E(Errno::kBadf));
   EXPECT_EQ(Call("fd_filestat_set_size", {fd, 0}), E(Errno::kBadf));
-  EXPECT_EQ(Call("fd_filestat_set_times", {fd, 0, 0, 0}), E(Errno::kRofs));
   EXPECT_EQ(Call("fd_sync", {fd}), 0u);
   EXPECT_EQ(Call("fd_datasync", {1}), E(Errno::kInval));
+}
+
+TEST_F(WasiHostTest, WritesChangeTheRunsCopyOnly) {
+  uint64_t rw = abi::kRightFdRead | abi::kRightFdWrite | abi::kRightFdSeek |
+                abi::kRightFdFilestatSetSize | abi::kRightFdFilestatGet;
+  Put(2000, "new.txt");
+  ASSERT_EQ(Call("path_open", {3, 0, 2000, 7, abi::kOflagCreat, rw, 0, 0, 2100}), 0u);
+  uint32_t fd = U32(2100);
+  Put(500, "written");
+  Iovec(100, 500, 7);
+  ASSERT_EQ(Call("fd_write", {fd, 100, 1, 120}), 0u);
+  EXPECT_EQ(U32(120), 7u);
+  ASSERT_EQ(Call("fd_pwrite", {fd, 100, 1, 10, 120}), 0u);  // a gap of zeros, then the bytes
+  ASSERT_EQ(Call("fd_filestat_get", {fd, 200}), 0u);
+  EXPECT_EQ(U64(232), 17u);
+  ASSERT_EQ(Call("fd_filestat_set_size", {fd, 3}), 0u);
+  Iovec(100, 600, 100);
+  ASSERT_EQ(Call("fd_pread", {fd, 100, 1, 0, 120}), 0u);
+  EXPECT_EQ(Get(600, U32(120)), "wri");
+
+  // Truncating a mailbox file changes the run's copy, not the mailbox.
+  Put(2000, "hello.txt");
+  ASSERT_EQ(Call("path_open", {3, 0, 2000, 9, abi::kOflagTrunc, rw, 0, 0, 2100}), 0u);
+  ASSERT_EQ(Call("fd_filestat_get", {U32(2100), 200}), 0u);
+  EXPECT_EQ(U64(232), 0u);
+  EXPECT_EQ(mailbox_.preopens()[0].root->entries.at("hello.txt")->contents.size(), 13u);
+
+  // Append mode writes at the end whatever the position.
+  Put(2000, "sub/b.txt");
+  ASSERT_EQ(Call("path_open", {3, 0, 2000, 9, 0, rw, 0, abi::kFdflagAppend, 2100}), 0u);
+  uint32_t app = U32(2100);
+  Put(500, "!");
+  Iovec(100, 500, 1);
+  ASSERT_EQ(Call("fd_write", {app, 100, 1, 120}), 0u);
+  Iovec(100, 600, 100);
+  ASSERT_EQ(Call("fd_pread", {app, 100, 1, 0, 120}), 0u);
+  EXPECT_EQ(Get(600, U32(120)), "bee!");
+
+  // Rename, link, symlink, readlink, unlink, mkdir, rmdir.
+  Put(2000, "sub/b.txt");
+  Put(2100, "sub/z.txt");
+  ASSERT_EQ(Call("path_rename", {3, 2000, 9, 3, 2100, 9}), 0u);
+  ASSERT_EQ(Call("path_link", {3, 0, 2100, 9, 3, 2000, 9}), 0u);
+  Put(2200, "link");
+  ASSERT_EQ(Call("path_symlink", {2100, 9, 3, 2200, 4}), 0u);
+  ASSERT_EQ(Call("path_readlink", {3, 2200, 4, 3000, 4, 120}), 0u);
+  EXPECT_EQ(U32(120), 4u);  // cut to the buffer, as readlink(2)
+  EXPECT_EQ(Get(3000, 4), "sub/");
+  ASSERT_EQ(Call("path_filestat_get", {3, abi::kLookupSymlinkFollow, 2200, 4, 300}), 0u);
+  EXPECT_EQ(U64(324), 2u);  // nlink: sub/b.txt and sub/z.txt
+  EXPECT_EQ(Call("path_filestat_get", {3, 0, 2200, 4, 300}), 0u);
+  EXPECT_EQ(At(316)[0], abi::kFiletypeSymbolicLink);
+  ASSERT_EQ(Call("path_unlink_file", {3, 2200, 4}), 0u);
+  Put(2000, "newdir");
+  ASSERT_EQ(Call("path_create_directory", {3, 2000, 6}), 0u);
+  EXPECT_EQ(Call("path_create_directory", {3, 2000, 6}), E(Errno::kExist));
+  ASSERT_EQ(Call("path_remove_directory", {3, 2000, 6}), 0u);
+  Put(2000, "sub");
+  EXPECT_EQ(Call("path_remove_directory", {3, 2000, 3}), E(Errno::kNotEmpty));
+  EXPECT_EQ(Call("path_unlink_file", {3, 2000, 3}), E(Errno::kIsDir));
+  EXPECT_EQ(mailbox_.entry_count(), 5u);  // the mailbox saw none of it
+}
+
+TEST_F(WasiHostTest, ReadOnlyPreopensRefuseChanges) {
+  Mailbox ro;
+  ASSERT_TRUE(ro.AddPreopen("/ro", /*read_only=*/true).ok());
+  ASSERT_TRUE(ro.AddFile("/ro", "f.txt", Bytes("fixed")).ok());
+  config_.mailbox = &ro;
+  Rebuild();
+  auto open = [&](std::string_view path, uint32_t oflags, uint64_t rights) {
+    Put(2000, path);
+    return Call("path_open", {3, 0, 2000, path.size(), oflags, rights, 0, 0, 2100});
+  };
+  EXPECT_EQ(open("new.txt", abi::kOflagCreat, abi::kRightFdWrite), E(Errno::kRofs));
+  EXPECT_EQ(open("f.txt", 0, abi::kRightFdWrite), E(Errno::kRofs));
+  EXPECT_EQ(open("f.txt", abi::kOflagTrunc, abi::kRightFdRead), E(Errno::kRofs));
+  Put(2000, "f.txt");
+  Put(2100, "g.txt");
+  EXPECT_EQ(Call("path_unlink_file", {3, 2000, 5}), E(Errno::kRofs));
+  EXPECT_EQ(Call("path_create_directory", {3, 2100, 5}), E(Errno::kRofs));
+  EXPECT_EQ(Call("path_rename", {3, 2000, 5, 3, 2100, 5}), E(Errno::kRofs));
+  EXPECT_EQ(Call("path_link", {3, 0, 2000, 5, 3, 2100, 5}), E(Errno::kRofs));
+  EXPECT_EQ(Call("path_symlink", {2000, 5, 3, 2100, 5}), E(Errno::kRofs));
+  EXPECT_EQ(Call("path_filestat_set_times", {3, 0, 2000, 5, 0, 0, 2}), E(Errno::kRofs));
+  ASSERT_EQ(open("f.txt", 0, abi::kRightFdRead | abi::kRightFdFilestatSetTimes), 0u);
+  EXPECT_EQ(Call("fd_filestat_set_times", {U32(2100), 0, 0, 2}), E(Errno::kRofs));
 }
 
 TEST_F(WasiHostTest, PathFilestatGet) {

@@ -9,6 +9,8 @@ WasiConfig MakeConfig(const RunRequest& request) {
   config.env = request.env;
   config.stdin_bytes = request.stdin_bytes;
   config.mailbox = &request.mailbox;
+  config.fs_limits = request.fs_limits;
+  config.epoch_ns = request.epoch_ns;
   config.stdout_cap = request.stdout_cap;
   config.stderr_cap = request.stderr_cap;
   config.stdout_sink = request.stdout_sink;
@@ -60,9 +62,7 @@ const wasm::FuncType& ReactorStatusType() {
 
 RunSession::RunSession(const RunRequest& request,
                        const DeterministicEnvironmentOptions& env_options, const WasiConfig& config)
-    : env_(env_options), ctx_(config, env_), store_(request.limits), host_(store_, ctx_) {
-  ctx_.set_file_time_ns(request.epoch_ns);
-}
+    : env_(env_options), ctx_(config, env_), store_(request.limits), host_(store_, ctx_) {}
 
 Result<std::unique_ptr<RunSession>> RunSession::Start(
     std::shared_ptr<const wasm::CompiledModule> module, const RunRequest& request,

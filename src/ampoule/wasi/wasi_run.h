@@ -37,7 +37,8 @@ struct RunRequest {
   std::vector<std::string> args;  // argv, including argv[0] (the program name)
   std::vector<std::string> env;   // "KEY=VALUE"
   std::vector<uint8_t> stdin_bytes;
-  Mailbox mailbox;                      // preopened read-only directories
+  Mailbox mailbox;                      // preopened directories (the guest changes a copy)
+  FsLimits fs_limits;                   // caps on the guest's filesystem
   uint64_t seed = 0;                    // random_get stream
   uint64_t epoch_ns = kDefaultEpochNs;  // realtime clock at fuel 0
   uint64_t fuel = UINT64_MAX;           // budget; running out stops the run (stop reason "fuel")

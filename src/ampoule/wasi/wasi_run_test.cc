@@ -90,8 +90,10 @@ TEST_F(WasiRunTest, ListsDirectoriesInSortedOrder) {
   EXPECT_EQ(r.stdout_data, "/input:\n  hello.txt\n  nested/\n/input/nested:\n  deep/\n  z.txt\n");
 }
 
-TEST_F(WasiRunTest, TheMailboxCannotBeChanged) {
-  AddInputTree(request.mailbox);
+TEST_F(WasiRunTest, ReadOnlyPreopensCannotBeChanged) {
+  ASSERT_TRUE(request.mailbox.AddPreopen("/input", /*read_only=*/true).ok());
+  ASSERT_TRUE(request.mailbox.AddFile("/input", "hello.txt", Bytes("hello\n")).ok());
+  ASSERT_TRUE(request.mailbox.AddDirectory("/input", "nested/deep").ok());
   RunResult r = Run("readonly");
   EXPECT_EQ(r.stop, StopReason::kReturned);
   EXPECT_EQ(r.stdout_data,
@@ -110,6 +112,44 @@ TEST_F(WasiRunTest, TheMailboxCannotBeChanged) {
             "write to read-only fd: EBADF\n"
             "ftruncate: EBADF\n"
             "read still works: OK\n");
+}
+
+// The same program and inputs give the same files, output and fuel; the
+// mailbox is never changed. (The expected output is Node's on a real
+// directory: tests/wasi/node_crosscheck.cmake.)
+TEST_F(WasiRunTest, ProgramsThatWriteFilesAreDeterministic) {
+  AddInputTree(request.mailbox);
+  RunResult first = Run("fs_write");
+  RunResult second = Run("fs_write");
+  EXPECT_EQ(first.stop, StopReason::kReturned) << first.stderr_data;
+  EXPECT_EQ(first.stdout_data, second.stdout_data);
+  EXPECT_EQ(first.fuel_used, second.fuel_used);
+  EXPECT_NE(first.stdout_data.find("tree:\n  empty/\n  folder -> moved\n  hello.txt 9\n"),
+            std::string::npos)
+      << first.stdout_data;
+  EXPECT_EQ(first.stdout_data.find(": other"), std::string::npos) << first.stdout_data;
+  const MailboxNode& hello = *request.mailbox.preopens()[0].root->entries.at("hello.txt");
+  EXPECT_EQ(std::string(hello.contents.begin(), hello.contents.end()),
+            "hello, world\nsecond line\n");
+}
+
+TEST_F(WasiRunTest, FilesystemCapsAndEscapesAreErrnos) {
+  AddInputTree(request.mailbox);  // 3 files, 3 folders, 34 bytes
+  request.fs_limits.max_bytes = 34 + 10 * 4096 + 100;
+  request.fs_limits.max_nodes = 6 + 50;
+  request.fs_limits.max_depth = 8;
+  RunResult r = Run("fs_limits");
+  EXPECT_EQ(r.stop, StopReason::kReturned) << r.stderr_data;
+  // 6 input nodes + 4 links and folders + big2 = 11 of 56 nodes, so 45 more files.
+  EXPECT_EQ(r.stdout_data,
+            "absolute link: ENOTCAPABLE\n"
+            "climbing link: ENOTCAPABLE\n"
+            "climbing folder link: ENOTCAPABLE\n"
+            "wrote 40960 bytes, then ENOSPC\n"
+            "ftruncate past the cap: ENOSPC\n"
+            "after unlink, writing again: OK\n"
+            "created 45 files, then EDQUOT\n"
+            "nested 8 folders, then ENAMETOOLONG\n");
 }
 
 TEST_F(WasiRunTest, SocketsAreNotThere) {

@@ -1,0 +1,85 @@
+// Tries to get out of /input and to make the host hold more than the run's
+// filesystem caps allow. Every attempt must end in an errno for the guest:
+// ENOTCAPABLE for escapes, ENOSPC for bytes, EDQUOT for the number of files,
+// ENAMETOOLONG for depth. Run with small caps by wasi_run_test.
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char* name(int e) {
+  switch (e) {
+    case 0: return "OK";
+    case ENOTCAPABLE: return "ENOTCAPABLE";
+    case ENOSPC: return "ENOSPC";
+    case EDQUOT: return "EDQUOT";
+    case ENAMETOOLONG: return "ENAMETOOLONG";
+    case ELOOP: return "ELOOP";
+    case ENOENT: return "ENOENT";
+    default: return "other";
+  }
+}
+
+int main(void) {
+  // Escapes: an absolute link, a link that climbs above the preopen, a
+  // relative path that does.
+  symlink("/etc/passwd", "/input/abs");
+  symlink("../../etc/passwd", "/input/up");
+  errno = 0;
+  printf("absolute link: %s\n", open("/input/abs", O_RDONLY) >= 0 ? "OPENED" : name(errno));
+  errno = 0;
+  printf("climbing link: %s\n", open("/input/up", O_RDONLY) >= 0 ? "OPENED" : name(errno));
+  mkdir("/input/a", 0755);
+  symlink("../../..", "/input/a/b");
+  errno = 0;
+  printf("climbing folder link: %s\n",
+         open("/input/a/b/etc/passwd", O_RDONLY) >= 0 ? "OPENED" : name(errno));
+
+  // Bytes: write 4 KiB blocks until the cap refuses one.
+  int fd = open("/input/big", O_WRONLY | O_CREAT, 0644);
+  static char block[4096];
+  memset(block, 'x', sizeof block);
+  long long written = 0;
+  ssize_t n;
+  errno = 0;
+  while ((n = write(fd, block, sizeof block)) > 0) written += n;
+  printf("wrote %lld bytes, then %s\n", written, name(errno));
+  errno = 0;
+  printf("ftruncate past the cap: %s\n", ftruncate(fd, 1 << 30) == 0 ? "OK" : name(errno));
+  close(fd);
+  unlink("/input/big");
+  fd = open("/input/big2", O_WRONLY | O_CREAT, 0644);
+  printf("after unlink, writing again: %s\n", write(fd, block, sizeof block) > 0 ? "OK" : name(errno));
+  close(fd);
+
+  // Files: create until refused.
+  int files = 0;
+  char path[64];
+  for (;;) {
+    snprintf(path, sizeof path, "/input/f%d", files);
+    errno = 0;
+    fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (fd < 0) break;
+    close(fd);
+    ++files;
+  }
+  printf("created %d files, then %s\n", files, name(errno));
+  for (int i = 0; i < files; ++i) {
+    snprintf(path, sizeof path, "/input/f%d", i);
+    unlink(path);
+  }
+
+  // Depth: nest folders until refused.
+  char deep[4096] = "/input/d";
+  int depth = 0;
+  for (;;) {
+    errno = 0;
+    if (mkdir(deep, 0755) != 0) break;
+    ++depth;
+    strcat(deep, "/d");
+  }
+  printf("nested %d folders, then %s\n", depth, name(errno));
+  return 0;
+}
