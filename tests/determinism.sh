@@ -6,7 +6,8 @@
 # usage: tests/determinism.sh RUNNER_A RUNNER_B WASM_OR_DIR...
 # A runner is a build of `ampoule-wasm-run` (`ampoule wasm run` alone).
 # A workload is a .wasm file; WORKLOAD.args (one argument per line) beside
-# it gives its arguments. Each run gets 3e8 fuel, so a spinning guest stops
+# it gives its arguments, WORKLOAD.opts (one per line) options for the
+# runner (e.g. --dir for a program that writes files). Each run gets 3e8 fuel, so a spinning guest stops
 # on fuel the same way everywhere. Prints `determinism: N passed, N failed`.
 set -uo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 RUNNER_A RUNNER_B WASM_OR_DIR..." >&2; exit 2; }
@@ -21,9 +22,10 @@ for p in "$@"; do
 done
 
 run() {  # run BIN WASM OUT
-  local args=()
+  local args=() opts=()
   [ -f "${2%.wasm}.args" ] && mapfile -t args < "${2%.wasm}.args"
-  "$1" --stats --seed 7 --fuel 300000000 "$2" -- "${args[@]}" > "$3.out" 2> "$3.err" < /dev/null
+  [ -f "${2%.wasm}.opts" ] && mapfile -t opts < "${2%.wasm}.opts"
+  "$1" --stats --seed 7 --fuel 300000000 "${opts[@]}" "$2" -- "${args[@]}" > "$3.out" 2> "$3.err" < /dev/null
   echo "exit $?" >> "$3.err"
 }
 

@@ -146,9 +146,10 @@ class WasmBackend:
         name = os.path.basename(program)
         with tempfile.TemporaryDirectory(prefix="ampoule-guest-") as tmp:
             # The same guest view as the kernel gives: only the program under
-            # /program, only the inputs (flat, by name) under /input.
-            os.mkdir(os.path.join(tmp, "program"))
-            os.mkdir(os.path.join(tmp, "input"))
+            # /program, only the inputs (flat, by name) under /input, an
+            # empty /tmp, in the kernel's order.
+            for folder in ("program", "input", "tmp"):
+                os.mkdir(os.path.join(tmp, folder))
             shutil.copyfile(program, os.path.join(tmp, "program", name))
             for input_name, path in inputs:
                 shutil.copyfile(path, os.path.join(tmp, "input", input_name))
@@ -164,6 +165,7 @@ class WasmBackend:
             cmd += ["--dir", f"/input={tmp}/input", "--seed", str(seed), "--stats"]
             if runtime != "wasm":
                 cmd += ["--dir", f"/program={tmp}/program"]
+            cmd += ["--dir", f"/tmp={tmp}/tmp"]
             if stdin:
                 cmd += ["--stdin", stdin]
             cmd += list(extra)
