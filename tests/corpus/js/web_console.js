@@ -1,0 +1,48 @@
+// console: log, info and debug write to stdout, warn, error and assert to
+// stderr; a first argument that is a string takes Node's format directives;
+// count and group. Values here are primitives: objects print differently
+// (String(value) here, util.inspect in Node).
+console.log("plain", 1, -2.5, true, null, undefined, 10n, Symbol("sym"));
+console.log();
+console.info("info goes to stdout");
+console.debug("debug goes to stdout");
+console.log("%s is %d years and %i days; pi ~ %f", "Ada", 36, 12.9, "3.14159abc");
+console.log("%s|%s|%s|%s", -0, 5n, undefined, Symbol("in format"));
+console.log("%d|%d|%d|%i|%f", "42abc", "", 7n, "0x1f", "1e3");
+console.log("%j and %j", { a: [1, "two"] }, "str");
+const loop = { name: "loop" };
+loop.self = loop;
+console.log("circular: %j", loop);
+console.log("100%% done, %c styled %c text", "color: red", "font-weight: bold");
+console.log("too few: %s %s %d", "only one");
+console.log("too many:", "%s", "a", "b");
+console.log("%s", "first", "second", 3);
+console.log("unknown %x directive and a trailing %", 1);
+console.log("%", "%%", "a%sb", "c");
+console.log("lone surrogate: a\ud800b");
+console.log("multi\nline");
+console.count();
+console.count();
+console.count("apples");
+console.count("apples");
+console.countReset("apples");
+console.count("apples");
+console.group("group 1");
+console.log("inside group 1");
+console.group();
+console.info("inside a nested group\nwith two lines");
+console.groupEnd();
+console.groupCollapsed("collapsed");
+console.log("inside collapsed");
+console.groupEnd();
+console.groupEnd();
+console.groupEnd();
+console.log("back at the left margin");
+console.assert(true, "not printed");
+console.assert(1 + 1 === 2);
+const log = console.log;
+log("a method called without console");
+console.warn("a warning on stderr");
+console.error("an error on stderr: %d", 7);
+console.assert(false, "assertion with %s", "format");
+console.assert(0);
