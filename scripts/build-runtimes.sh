@@ -2,6 +2,7 @@
 # Builds the guest runtimes for wasm32-wasi from Debian source packages:
 #   python.wasm + lib/python311.zip   CPython 3.11 (Debian 12's python3.11) with zlib
 #   js.wasm                            QuickJS (Debian's quickjs source package)
+#   share/zoneinfo.tar                 Debian's tzdata binary package, its zoneinfo tree
 # Both are WASI reactors with our entry points (runtimes/python/ampoule_main.c,
 # runtimes/quickjs/main.c): exports memory, _initialize, ampoule_init and
 # ampoule_main (docs/runtimes.md describes the ABI).
@@ -158,7 +159,8 @@ collect_inputs() {
     printf 'source.python3.11\t%s\n' "$PYTHON_SRC_VERSION"
     printf 'source.zlib\t%s\n' "$ZLIB_SRC_VERSION"
     printf 'source.quickjs\t%s\n' "$QUICKJS_SRC_VERSION"
-    for p in clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc autoconf python3.11 binaryen; do
+    printf 'deb.tzdata.pinned\t%s\n' "$TZDATA_VERSION"
+    for p in clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc autoconf python3.11 binaryen tar; do
       printf 'deb.%s\t%s\n' "$p" "$(deb_version "$p" | sed 's/^$/not installed/')"
     done
     printf 'flags.zlib.cflags\t%s\n' "$ZLIB_CFLAGS_USED"
@@ -248,6 +250,26 @@ source_tree() {
   tree="$(find "$dir" -mindepth 2 -maxdepth 2 -type d -name debian -printf '%h\n' | head -n 1)"
   [[ -n "$tree" ]] || die "no unpacked tree in $dir; delete it and retry"
   printf -v "$var" '%s' "$tree"
+}
+
+# Debian's tzdata binary package (architecture-independent) at the pinned
+# version, downloaded once into the sources cache; stores the .deb's path in
+# the variable named $1.
+tzdata_deb() {
+  local dir="$SRC/tzdata_${TZDATA_VERSION//:/%}"
+  if [[ ! -f "$dir/.complete" ]]; then
+    rm -rf "$dir" && mkdir -p "$dir"
+    log "apt-get download tzdata=$TZDATA_VERSION ..."
+    (cd "$dir" && apt-get download -q "tzdata=$TZDATA_VERSION") >"$LOGS/source-tzdata.log" 2>&1 || {
+      tail -n 20 "$LOGS/source-tzdata.log" >&2
+      apt-cache policy tzdata >&2 || true
+      die "apt-get download tzdata=$TZDATA_VERSION failed; update TZDATA_VERSION in runtimes/pins.env to a version listed above"
+    }
+    touch "$dir/.complete"
+  fi
+  local debs=("$dir"/tzdata_*.deb)
+  [[ -f "${debs[0]}" ]] || die "no tzdata .deb in $dir; delete it and retry"
+  printf -v "$1" '%s' "${debs[0]}"
 }
 
 dsc_sha256() {
@@ -396,6 +418,20 @@ build_quickjs() {
   fi
 }
 
+# The zoneinfo tree of the tzdata package as one ustar archive, the same
+# bytes on every machine (sorted names, fixed times and owners). Links become
+# the files they name, since the kernel's reader takes regular files only
+# (src/ampoule/kernel/tar_archive.h). Left out: localtime (a link to the
+# build machine's own zone), posix/ (copies) and right/ (leap-second variants).
+pack_tzdata() {
+  local deb="$1" out="$2" x="$BUILD/tzdata"
+  rm -rf "$x" && mkdir -p "$x" "$out/share"
+  dpkg-deb -x "$deb" "$x"
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --format=ustar \
+    --dereference --hard-dereference --exclude=./localtime --exclude=./posix --exclude=./right \
+    -C "$x/usr/share/zoneinfo" -cf "$out/share/zoneinfo.tar" .
+}
+
 # --- Checks ------------------------------------------------------------------
 # Runs the runtimes as our host does (reactors; preopens /usr/local for
 # python only, then /input, then /program; the fixed environment), with the
@@ -441,9 +477,10 @@ check_exports() {
 
 copy_out() {
   local from="$1" to="$2"
-  mkdir -p "$to/lib"
+  mkdir -p "$to/lib" "$to/share"
   cp "$from/python.wasm" "$from/js.wasm" "$from/manifest.json" "$to/"
   cp "$from/lib/python311.zip" "$to/lib/"
+  cp "$from/share/zoneinfo.tar" "$to/share/"
   log "copied outputs to $to"
 }
 
@@ -482,7 +519,7 @@ main() {
 
   [[ -z "$OUT_DIR" ]] || copy_out "$dest" "$OUT_DIR"
   ((CHECK == 0)) || run_checks "$dest"
-  log "python.wasm, lib/python311.zip, js.wasm and manifest.json in:"
+  log "python.wasm, lib/python311.zip, js.wasm, share/zoneinfo.tar and manifest.json in:"
   printf '%s\n' "$dest" >&8
 }
 
@@ -504,6 +541,9 @@ build_all() {
   step python-build "CPython $PYTHON_SRC_VERSION: compile python.wasm (-j$JOBS)" build_python "$py_tree"
   step python-stdlib "CPython: strip python.wasm, pack the standard library" pack_python "$py_tree" "$stage"
   step quickjs "QuickJS $QUICKJS_SRC_VERSION: compile js.wasm" build_quickjs "$qjs_tree" "$stage"
+  local tz_deb
+  tzdata_deb tz_deb
+  step tzdata "tzdata $TZDATA_VERSION: share/zoneinfo.tar" pack_tzdata "$tz_deb" "$stage"
 
   local extra="$BUILD/extra.tsv"
   {
@@ -511,13 +551,15 @@ build_all() {
     printf 'source.python3.11.dsc_sha256\t%s\n' "$(dsc_sha256 python3.11 "$PYTHON_SRC_VERSION")"
     printf 'source.zlib.dsc_sha256\t%s\n' "$(dsc_sha256 zlib "$ZLIB_SRC_VERSION")"
     printf 'source.quickjs.dsc_sha256\t%s\n' "$(dsc_sha256 quickjs "$QUICKJS_SRC_VERSION")"
+    printf 'source.tzdata.deb_sha256\t%s\n' "$(sha256sum "$tz_deb" | cut -d' ' -f1)"
     printf 'python.wasi_imports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/python.wasm")"
     printf 'js.wasi_imports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/js.wasm")"
     printf 'python.exports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/python.wasm" --exports | paste -sd' ' -)"
     printf 'js.exports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/js.wasm" --exports | paste -sd' ' -)"
   } >"$extra"
   check_exports "$stage/python.wasm" "$stage/js.wasm"
-  python3 "$RT/manifest.py" write "$stage" "$inputs" "$extra" python.wasm lib/python311.zip js.wasm
+  python3 "$RT/manifest.py" write "$stage" "$inputs" "$extra" python.wasm lib/python311.zip js.wasm \
+    share/zoneinfo.tar
   rm -rf "$dest" && mv "$stage" "$dest"
   log "built in $((SECONDS - t0))s (step times in $BUILD/timings.tsv)"
 }

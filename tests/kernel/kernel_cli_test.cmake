@@ -33,8 +33,9 @@ file(WRITE ${WORK}/engine "pretend engine")
 file(WRITE ${WORK}/rt/python.wasm "pretend python")
 file(WRITE ${WORK}/rt/lib/python311.zip "pretend zip")
 file(WRITE ${WORK}/rt/js.wasm "pretend js")
+file(WRITE ${WORK}/rt/share/zoneinfo.tar "pretend tar")
 set(outputs "")
-foreach(f python.wasm lib/python311.zip js.wasm)
+foreach(f python.wasm lib/python311.zip js.wasm share/zoneinfo.tar)
   file(SHA256 ${WORK}/rt/${f} sum)
   string(APPEND outputs "\"${f}\": {\"sha256\": \"${sum}\", \"bytes\": 1},")
 endforeach()
@@ -45,13 +46,13 @@ file(WRITE ${WORK}/rt/manifest.json
      "\"outputs\": {${outputs}}}")
 
 set(K ${WORK}/a.kernel)
-expect(pack 0 "wrote .*a.kernel \\([0-9]+ bytes, 5 entries\\)\nsha256 [0-9a-f]+\n" "^$"
+expect(pack 0 "wrote .*a.kernel \\([0-9]+ bytes, 6 entries\\)\nsha256 [0-9a-f]+\n" "^$"
        pack -o ${K} --engine ${WORK}/engine --runtimes ${WORK}/rt --engine-info compiler=test)
 file(SHA256 ${K} digest)
 expect(pack-again-same-bytes 0 "sha256 ${digest}" "^$"
        pack -o ${WORK}/b.kernel --engine ${WORK}/engine --runtimes ${WORK}/rt --engine-info compiler=test)
 expect(info 0
-       "sha256 +${digest}\n.*format +1\n.*cost table +1\n.*compiler +test\n.*build key 0011223344556677\n.*sources +python3.11 3.11.2-6\\+deb12u8, quickjs 2025.04.26-1\n.*toolchain +clang-14 1:14.0.6-12\n.*snapshots +no: not requested.*\nentry [0-9a-f]+ 14 engine\nentry [0-9a-f]+ 10 js/js.wasm\n.*entry [0-9a-f]+ 14 python/python.wasm\nentry [0-9a-f]+ 11 python/python311.zip\nintegrity +ok"
+       "sha256 +${digest}\n.*format +1\n.*cost table +1\n.*compiler +test\n.*build key 0011223344556677\n.*sources +python3.11 3.11.2-6\\+deb12u8, quickjs 2025.04.26-1\n.*toolchain +clang-14 1:14.0.6-12\n.*snapshots +no: not requested.*\nentry [0-9a-f]+ 14 engine\nentry [0-9a-f]+ 10 js/js.wasm\n.*entry [0-9a-f]+ 14 python/python.wasm\nentry [0-9a-f]+ 11 python/python311.zip\nentry [0-9a-f]+ 11 tzdata/zoneinfo.tar\nintegrity +ok"
        "^$" info ${K})
 
 # The default path: $AMPOULE_KERNEL, else beside the executable.
@@ -66,7 +67,7 @@ get_filename_component(prefix ${bin} DIRECTORY)
 expect(path-beside-executable "0|1" "^${prefix}/share/ampoule/ampoule.kernel\n$" "" path)
 
 # Damaged kernels: the last byte changed (it belongs to the last entry in the
-# file, python/python311.zip, since entries are sorted), and half the file.
+# file, tzdata/zoneinfo.tar, since entries are sorted), and half the file.
 file(SIZE ${K} size)
 math(EXPR last "${size} - 1")
 math(EXPR half "${size} / 2")
@@ -77,7 +78,7 @@ execute_process(COMMAND sh -c "printf '\\001' | dd of='${WORK}/damaged.kernel' b
 if(NOT damage_rc EQUAL 0)
   message(SEND_ERROR "could not make the damaged kernels (dd, truncate)")
 endif()
-expect(damaged-entry 1 "^$" "'python/python311.zip' does not match its SHA-256" info ${WORK}/damaged.kernel)
+expect(damaged-entry 1 "^$" "'tzdata/zoneinfo.tar' does not match its SHA-256" info ${WORK}/damaged.kernel)
 expect(truncated 1 "^$" "malformed kernel file: header says the file has [0-9]+ bytes but it has [0-9]+ \\(truncated\\)"
        info ${WORK}/truncated.kernel)
 file(WRITE ${WORK}/text.txt "This is a text file, longer than the 64-byte header of a kernel file.")

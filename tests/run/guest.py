@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import subprocess
+import tarfile
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -125,7 +126,7 @@ class WasmBackend:
             return f"{self.ampoule} is not built"
         if not self.runtimes:
             return "no runtime build (run scripts/build-runtimes.sh, or set AMPOULE_RUNTIMES_DIR)"
-        for f in ("python.wasm", "lib/python311.zip", "js.wasm"):
+        for f in ("python.wasm", "lib/python311.zip", "js.wasm", "share/zoneinfo.tar"):
             if not os.path.isfile(os.path.join(self.runtimes, f)):
                 return f"{self.runtimes} has no {f}"
         with tempfile.TemporaryDirectory(prefix="ampoule-probe-") as tmp:
@@ -155,7 +156,15 @@ class WasmBackend:
                 shutil.copyfile(path, os.path.join(tmp, "input", input_name))
             cmd = [self.ampoule, "wasm", "run"]
             if runtime == "python":
+                # The kernel's time-zone data, unpacked as the engine does.
+                zoneinfo = os.path.join(tmp, "zoneinfo")
+                with tarfile.open(os.path.join(self.runtimes, "share", "zoneinfo.tar")) as tar:
+                    if hasattr(tarfile, "data_filter"):
+                        tar.extractall(zoneinfo, filter="data")
+                    else:  # a Python without extraction filters; the archive is our own build's
+                        tar.extractall(zoneinfo)
                 cmd += [os.path.join(self.runtimes, "python.wasm"), "--dir", f"/usr/local={self.runtimes}",
+                        "--dir", f"/usr/share/zoneinfo={zoneinfo}",
                         "--env", "PYTHONHOME=/usr/local", "--env", "PYTHONHASHSEED=0",
                         "--env", "PYTHONDONTWRITEBYTECODE=1"]
             elif runtime == "js":

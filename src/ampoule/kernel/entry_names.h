@@ -12,6 +12,8 @@ inline constexpr std::string_view kPythonStdlibEntry = "python/python311.zip";
 inline constexpr std::string_view kPythonSnapshotEntry = "python/snapshot";
 inline constexpr std::string_view kJsModuleEntry = "js/js.wasm";
 inline constexpr std::string_view kJsSnapshotEntry = "js/snapshot";
+// Debian's zoneinfo tree as a ustar archive (tar_archive.h).
+inline constexpr std::string_view kTzdataEntry = "tzdata/zoneinfo.tar";
 // manifest.json: kManifestEntry in kernel_manifest.h.
 
 }  // namespace ampoule::kernel

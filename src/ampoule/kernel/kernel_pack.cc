@@ -26,6 +26,7 @@ constexpr RuntimeFile kRuntimeFiles[] = {
     {"python.wasm", kPythonModuleEntry},
     {"lib/python311.zip", kPythonStdlibEntry},
     {"js.wasm", kJsModuleEntry},
+    {"share/zoneinfo.tar", kTzdataEntry},
 };
 
 Result<std::vector<uint8_t>> ReadBytes(const std::string& path) {

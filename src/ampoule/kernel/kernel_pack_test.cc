@@ -36,6 +36,7 @@ class KernelPackTest : public ::testing::Test {
     Write(dir_ / "rt/python.wasm", "py");
     Write(dir_ / "rt/lib/python311.zip", "zip");
     Write(dir_ / "rt/js.wasm", "js");
+    Write(dir_ / "rt/share/zoneinfo.tar", "tar");
     WriteManifest("js");
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -44,7 +45,8 @@ class KernelPackTest : public ::testing::Test {
           "{\"key\":\"k1\",\"inputs\":{\"source.quickjs\":\"2025.04.26-1\"},\"build\":{},\"outputs\":{"
           "\"python.wasm\":{\"sha256\":\"" + Sha("py") + "\",\"bytes\":2},"
           "\"lib/python311.zip\":{\"sha256\":\"" + Sha("zip") + "\",\"bytes\":3},"
-          "\"js.wasm\":{\"sha256\":\"" + Sha(js_contents) + "\",\"bytes\":2}}}");
+          "\"js.wasm\":{\"sha256\":\"" + Sha(js_contents) + "\",\"bytes\":2},"
+          "\"share/zoneinfo.tar\":{\"sha256\":\"" + Sha("tar") + "\",\"bytes\":3}}}");
   }
   fs::path dir_;
 };
@@ -52,7 +54,8 @@ class KernelPackTest : public ::testing::Test {
 TEST_F(KernelPackTest, ReadsTheRuntimesFolderIntoNamedEntries) {
   auto build = ReadKernelBuild((dir_ / "engine").string(), (dir_ / "rt").string());
   ASSERT_TRUE(build.ok()) << build.message();
-  EXPECT_EQ(build->runtime_entries.size(), 3u);
+  EXPECT_EQ(build->runtime_entries.size(), 4u);
+  EXPECT_EQ(build->runtime_entries.at(std::string(kTzdataEntry)).size(), 3u);
   EXPECT_EQ(build->runtime_entries.at(std::string(kPythonStdlibEntry)).size(), 3u);
   auto bytes = AssembleKernel(*build);
   ASSERT_TRUE(bytes.ok()) << bytes.message();

@@ -3,12 +3,26 @@
 
 #include "ampoule/kernel/entry_names.h"
 #include "ampoule/kernel/kernel.h"
+#include "ampoule/kernel/tar_archive.h"
 
 namespace ampoule::kernel {
 namespace {
 
 Status AddPreopens(wasi::Mailbox& mailbox, std::initializer_list<std::string_view> dirs) {
   for (std::string_view dir : dirs) AMP_RETURN_IF_ERROR(mailbox.AddPreopen(dir));
+  return Status::Ok();
+}
+
+// Adds the files of the ustar archive `archive` (the kernel entry `entry`)
+// under preopen `dir`.
+Status AddTree(wasi::Mailbox& mailbox, std::string_view dir, std::span<const uint8_t> archive,
+               std::string_view entry) {
+  Result<std::vector<TarFile>> files = ReadTar(archive);
+  if (!files) return Error{"the kernel's " + std::string(entry) + ": " + files.message()};
+  for (const TarFile& f : *files) {
+    AMP_RETURN_IF_ERROR(
+        mailbox.AddFile(dir, f.path, std::vector<uint8_t>(f.bytes.begin(), f.bytes.end())));
+  }
   return Status::Ok();
 }
 
@@ -34,10 +48,14 @@ Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLoo
     request.env = {"PYTHONHOME=/usr/local", "PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"};
     auto stdlib = entries(kPythonStdlibEntry);
     if (!stdlib.ok()) return stdlib.error();
+    auto tzdata = entries(kTzdataEntry);
+    if (!tzdata.ok()) return tzdata.error();
     AMP_RETURN_IF_ERROR(request.mailbox.AddPreopen(kRuntimeDir, /*read_only=*/true));
+    AMP_RETURN_IF_ERROR(request.mailbox.AddPreopen(kZoneinfoDir, /*read_only=*/true));
     AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir}));
     AMP_RETURN_IF_ERROR(request.mailbox.AddFile(kRuntimeDir, "lib/python311.zip",
                                                 std::vector<uint8_t>(stdlib->begin(), stdlib->end())));
+    AMP_RETURN_IF_ERROR(AddTree(request.mailbox, kZoneinfoDir, *tzdata, kTzdataEntry));
   } else {
     AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir}));
   }

@@ -11,7 +11,8 @@
 // The request (see docs/kernel.md):
 //   python  argv ["python"]; env PYTHONHOME=/usr/local, PYTHONHASHSEED=0,
 //           PYTHONDONTWRITEBYTECODE=1; preopens /usr/local (read-only,
-//           holding lib/python311.zip from the kernel), /input, /program,
+//           holding lib/python311.zip from the kernel), /usr/share/zoneinfo
+//           (read-only, the kernel's time-zone data), /input, /program,
 //           /tmp (empty)
 //   js      argv ["js"]; no env; preopens /input, /program, /tmp (empty)
 //   seed 0, the default epoch, fuel kRuntimeInitFuel, default limits and caps.
@@ -44,6 +45,7 @@ inline constexpr std::string_view kRuntimeDir = "/usr/local";  // python only
 inline constexpr std::string_view kInputDir = "/input";
 inline constexpr std::string_view kProgramDir = "/program";
 inline constexpr std::string_view kTmpDir = "/tmp";  // empty scratch space
+inline constexpr std::string_view kZoneinfoDir = "/usr/share/zoneinfo";  // python only
 // Fuel for `ampoule_init`: far above what either runtime needs, so the
 // budget never decides the outcome; it only stops a runaway pack.
 inline constexpr uint64_t kRuntimeInitFuel = 200'000'000'000;

@@ -8,6 +8,7 @@
 
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/kernel/entry_names.h"
+#include "ampoule/kernel/tar_testing.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -20,24 +21,34 @@ EntryLookup Lookup(const std::map<std::string, std::vector<uint8_t>, std::less<>
   };
 }
 
-TEST(RuntimeInit, PythonGetsItsReadOnlyHomeStdlibAndThreeDirectoriesInOrder) {
+std::vector<uint8_t> ZoneinfoTar() {
+  std::string tar = testing_tar::Member("./", "", '5') +
+                    testing_tar::Member("./Europe/Paris", "TZif") + testing_tar::End();
+  return std::vector<uint8_t>(tar.begin(), tar.end());
+}
+
+TEST(RuntimeInit, PythonGetsItsReadOnlyHomeTimeZonesAndThreeDirectoriesInOrder) {
   std::map<std::string, std::vector<uint8_t>, std::less<>> entries{
-      {std::string(kPythonStdlibEntry), {'P', 'K'}}};
+      {std::string(kPythonStdlibEntry), {'P', 'K'}}, {std::string(kTzdataEntry), ZoneinfoTar()}};
   auto request = RuntimeInitRequest(GuestRuntime::kPython, Lookup(entries));
   ASSERT_TRUE(request.ok()) << request.message();
   EXPECT_EQ(request->args, std::vector<std::string>{"python"});
   EXPECT_EQ(request->env, (std::vector<std::string>{"PYTHONHOME=/usr/local", "PYTHONHASHSEED=0",
                                                      "PYTHONDONTWRITEBYTECODE=1"}));
   const auto& preopens = request->mailbox.preopens();
-  ASSERT_EQ(preopens.size(), 4u);
+  ASSERT_EQ(preopens.size(), 5u);
   EXPECT_EQ(preopens[0].guest_path, "/usr/local");
-  EXPECT_EQ(preopens[1].guest_path, "/input");
-  EXPECT_EQ(preopens[2].guest_path, "/program");
-  EXPECT_EQ(preopens[3].guest_path, "/tmp");
+  EXPECT_EQ(preopens[1].guest_path, "/usr/share/zoneinfo");
+  EXPECT_EQ(preopens[2].guest_path, "/input");
+  EXPECT_EQ(preopens[3].guest_path, "/program");
+  EXPECT_EQ(preopens[4].guest_path, "/tmp");
   EXPECT_TRUE(preopens[0].read_only);
+  EXPECT_TRUE(preopens[1].read_only);
   const auto& lib = preopens[0].root->entries.at("lib");
   EXPECT_EQ(lib->entries.at("python311.zip")->contents, (std::vector<uint8_t>{'P', 'K'}));
-  for (size_t i = 1; i < 4; ++i) {
+  const auto& europe = preopens[1].root->entries.at("Europe");
+  EXPECT_EQ(europe->entries.at("Paris")->contents, (std::vector<uint8_t>{'T', 'Z', 'i', 'f'}));
+  for (size_t i = 2; i < 5; ++i) {
     EXPECT_TRUE(preopens[i].root->entries.empty()) << preopens[i].guest_path;
     EXPECT_FALSE(preopens[i].read_only) << preopens[i].guest_path;
   }
@@ -61,6 +72,16 @@ TEST(RuntimeInit, JsHasNoEnvironmentAndNoRuntimeDirectory) {
 TEST(RuntimeInit, PythonWithoutItsStdlibIsAnError) {
   std::map<std::string, std::vector<uint8_t>, std::less<>> none;
   EXPECT_FALSE(RuntimeInitRequest(GuestRuntime::kPython, Lookup(none)).ok());
+}
+
+TEST(RuntimeInit, PythonWithoutUsableTimeZoneDataIsAnError) {
+  std::map<std::string, std::vector<uint8_t>, std::less<>> entries{
+      {std::string(kPythonStdlibEntry), {'P', 'K'}}};
+  EXPECT_FALSE(RuntimeInitRequest(GuestRuntime::kPython, Lookup(entries)).ok());
+  entries[std::string(kTzdataEntry)] = {'n', 'o', 't', ' ', 't', 'a', 'r'};
+  auto bad = RuntimeInitRequest(GuestRuntime::kPython, Lookup(entries));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("tzdata/zoneinfo.tar"), std::string::npos) << bad.message();
 }
 
 TEST(RuntimeInit, MainArgsNameTheProgramUnderProgram) {
