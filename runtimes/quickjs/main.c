@@ -645,27 +645,137 @@ static void replace_lone_surrogates(uint8_t *s, size_t len) {
     }
 }
 
-/* native.write(fd, text): console output to stdout (1) or stderr (2). stdout
- * is flushed at once, as quickjs-libc's console.log did, so it interleaves
- * with print() and with what the host sees of stderr. */
-static JSValue native_write(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+/* --- console output -------------------------------------------------------
+ * console.log, info, debug (stdout), warn and error (stderr) are C, as cheap
+ * as print(): a program may print millions of lines. web_globals.js supplies
+ * Node's format directives (console_format, called only when the first of
+ * several arguments is a string holding "%") and keeps console.group's
+ * indentation here (console_indent). */
+static JSValue console_format = JS_UNDEFINED;
+static int console_indent; /* spaces before each line */
+
+static void put_indent(FILE *f) {
+  static const char spaces[] = "                                ";
+  for (int n = console_indent; n > 0; n -= (int)sizeof spaces - 1)
+    fwrite(spaces, 1, n < (int)sizeof spaces - 1 ? (size_t)n : sizeof spaces - 1, f);
+}
+
+/* Writes TEXT (QuickJS's UTF-8) to F with each lone surrogate as U+FFFD, as
+ * Node writes it, and the indentation after each newline. */
+static void put_text(FILE *f, const char *text, size_t len) {
+  const uint8_t *s = (const uint8_t *)text;
+  size_t start = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] == 0xED && i + 2 < len && s[i + 1] >= 0xA0) {
+      fwrite(s + start, 1, i - start, f);
+      fwrite("\xEF\xBF\xBD", 1, 3, f);
+      i += 2;
+      start = i + 1;
+    } else if (s[i] == '\n' && console_indent > 0) {
+      fwrite(s + start, 1, i + 1 - start, f);
+      put_indent(f);
+      start = i + 1;
+    }
+  }
+  fwrite(s + start, 1, len - start, f);
+}
+
+/* One argument: a string as it is, a number or a bigint as Node prints it
+ * (-0, 10n), anything else as String(value), as QuickJS's print does (an
+ * object is "[object Object]"), a symbol included. */
+static int put_value(JSContext *ctx, FILE *f, JSValueConst value) {
+  double d;
+  if (JS_IsNumber(value) && JS_ToFloat64(ctx, &d, value) == 0 && d == 0 && signbit(d)) {
+    fputs("-0", f);
+    return 0;
+  }
+  if (JS_IsSymbol(value)) {
+    /* String(symbol) is allowed where the conversion QuickJS does for us is not. */
+    JSValue description = JS_GetPropertyStr(ctx, value, "description");
+    if (JS_IsException(description)) return -1;
+    fputs("Symbol(", f);
+    int rc = JS_IsUndefined(description) ? 0 : put_value(ctx, f, description);
+    JS_FreeValue(ctx, description);
+    fputc(')', f);
+    return rc;
+  }
+  size_t len;
+  const char *text = JS_ToCStringLen(ctx, &len, value);
+  if (!text) return -1;
+  put_text(f, text, len);
+  JS_FreeCString(ctx, text);
+  if (JS_IsBigInt(ctx, value)) fputc('n', f);
+  return 0;
+}
+
+static int holds_percent(JSContext *ctx, JSValueConst value) {
+  size_t len;
+  const char *text = JS_ToCStringLen(ctx, &len, value);
+  if (!text) return -1;
+  int found = memchr(text, '%', len) != NULL;
+  JS_FreeCString(ctx, text);
+  return found;
+}
+
+/* The console methods that print their arguments: MAGIC is the descriptor
+ * (1 stdout, 2 stderr). stdout is flushed at once, as quickjs-libc's
+ * console.log did, so the output interleaves with print()'s. */
+static JSValue js_console_print(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic) {
+  (void)this_val;
+  FILE *f = magic == 2 ? stderr : stdout;
+  JSValue formatted = JS_UNDEFINED;
+  if (argc >= 2 && JS_IsString(argv[0]) && JS_IsFunction(ctx, console_format)) {
+    int percent = holds_percent(ctx, argv[0]);
+    if (percent < 0) return JS_EXCEPTION;
+    if (percent) {
+      formatted = JS_Call(ctx, console_format, JS_UNDEFINED, argc, argv);
+      if (JS_IsException(formatted)) return formatted;
+      argc = 1;
+      argv = (JSValueConst *)&formatted;
+    }
+  }
+  put_indent(f);
+  for (int i = 0; i < argc; i++) {
+    if (i > 0) fputc(' ', f);
+    if (put_value(ctx, f, argv[i]) < 0) {
+      JS_FreeValue(ctx, formatted);
+      return JS_EXCEPTION;
+    }
+  }
+  fputc('\n', f);
+  fflush(f);
+  JS_FreeValue(ctx, formatted);
+  return JS_UNDEFINED;
+}
+
+/* native.printer(fd, name): a console method printing to FD. */
+static JSValue native_printer(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
   (void)this_val;
   (void)argc;
   int fd;
-  size_t len;
   if (JS_ToInt32(ctx, &fd, argv[0]) < 0) return JS_EXCEPTION;
-  const char *text = JS_ToCStringLen(ctx, &len, argv[1]);
-  if (!text) return JS_EXCEPTION;
-  char *copy = malloc(len ? len : 1);
-  if (copy) {
-    memcpy(copy, text, len);
-    replace_lone_surrogates((uint8_t *)copy, len);
-  }
-  FILE *f = fd == 2 ? stderr : stdout;
-  fwrite(copy ? copy : text, 1, len, f);
-  fflush(f);
-  free(copy);
-  JS_FreeCString(ctx, text);
+  const char *name = JS_ToCString(ctx, argv[1]);
+  if (!name) return JS_EXCEPTION;
+  JSValue func = JS_NewCFunctionMagic(ctx, js_console_print, name, 0, JS_CFUNC_generic_magic, fd == 2 ? 2 : 1);
+  JS_FreeCString(ctx, name);
+  return func;
+}
+
+/* native.setConsoleFormat(function): what formats a line with directives. */
+static JSValue native_set_console_format(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  (void)this_val;
+  (void)argc;
+  JS_FreeValue(ctx, console_format);
+  console_format = JS_DupValue(ctx, argv[0]);
+  return JS_UNDEFINED;
+}
+
+/* native.setConsoleIndent(spaces), for console.group and groupEnd. */
+static JSValue native_set_console_indent(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  (void)this_val;
+  (void)argc;
+  if (JS_ToInt32(ctx, &console_indent, argv[0]) < 0) return JS_EXCEPTION;
+  if (console_indent < 0) console_indent = 0;
   return JS_UNDEFINED;
 }
 
@@ -822,7 +932,9 @@ static JSValue native_class_id(JSContext *ctx, JSValueConst this_val, int argc, 
 }
 
 static const JSCFunctionListEntry native_functions[] = {
-    JS_CFUNC_DEF("write", 2, native_write),
+    JS_CFUNC_DEF("printer", 2, native_printer),
+    JS_CFUNC_DEF("setConsoleFormat", 1, native_set_console_format),
+    JS_CFUNC_DEF("setConsoleIndent", 1, native_set_console_indent),
     JS_CFUNC_DEF("utf8Encode", 1, native_utf8_encode),
     JS_CFUNC_DEF("utf8EncodeInto", 2, native_utf8_encode_into),
     JS_CFUNC_DEF("utf8Decode", 3, native_utf8_decode),

@@ -4,11 +4,12 @@
 // deliberately absent). The timers, queueMicrotask and the event loop are C,
 // in main.c.
 //
-// main.c compiles this file into js.wasm (docs/decisions/0031-js-web-globals.md)
-// and evaluates it once in ampoule_init, before the snapshot: the value of the
-// script is the function below, called with `native`, the few C helpers it
-// needs, which stay private to it. Nothing here may read the clock or the
-// random source at install time: whatever runs here is in the snapshot.
+// scripts/build-runtimes.sh embeds this file in js.wasm as a byte array, and
+// main.c evaluates it once in ampoule_init, before the snapshot
+// (docs/decisions/0031-js-web-globals.md): the value of the script is the
+// function below, called with `native`, the few C helpers it needs, which stay
+// private to it. Nothing here may read the clock or the random source at
+// install time: whatever runs here is in the snapshot.
 //
 // The behaviour follows the WHATWG standards (Encoding, URL, HTML's structured
 // clone, WebIDL) and, where they leave room, what Node prints, because the
@@ -16,8 +17,9 @@
 (function installWebGlobals(native) {
   "use strict";
 
-  // Built-ins captured now, so a program that replaces them later does not
-  // change how these globals behave.
+  // Built-ins that structuredClone and the encodings rely on, captured now so
+  // that a program replacing them later cannot change what they do; the rest
+  // uses the built-ins of the moment, as any library would.
   const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, keys: objectKeys } = Object;
   const { fromCharCode, fromCodePoint } = String;
   const { isView } = ArrayBuffer;
@@ -100,11 +102,12 @@
   defineGlobal("DOMException", DOMException, false);
 
   // --- console --------------------------------------------------------------
-  // Strings print as they are, numbers and bigints as Node prints them (-0,
+  // The methods that print their arguments are C (native.printer, main.c):
+  // strings print as they are, numbers and bigints as Node prints them (-0,
   // 10n), anything else as String(value), as QuickJS's print does (so an
-  // object is "[object Object]", not Node's util.inspect). A first argument
-  // that is a string may hold Node's format directives (util.format): %s %d
-  // %i %f %j %o %O %c and %%.
+  // object is "[object Object]", not Node's util.inspect). When the first of
+  // several arguments is a string holding "%", they call format() below for
+  // Node's format directives (util.format): %s %d %i %f %j %o %O %c and %%.
   function formatNumber(n) {
     return Object.is(n, -0) ? "-0" : String(n);
   }
@@ -141,7 +144,7 @@
     }
     return undefined;
   }
-  function format(args) {
+  function format(...args) {
     let out = "";
     let next = 0;
     const first = args[0];
@@ -175,11 +178,9 @@
     return out;
   }
 
-  let groupIndent = "";
-  function emit(fd, text) {
-    if (groupIndent) text = groupIndent + text.replaceAll("\n", "\n" + groupIndent);
-    native.write(fd, text + "\n");
-  }
+  native.setConsoleFormat(format);
+  const printOut = native.printer(1, "log"), printErr = native.printer(2, "error");
+  let groupDepth = 0;
   const counts = new Map();
   const timers = new Map();
   function elapsed(label) {
@@ -187,60 +188,60 @@
     return ms >= 1000 ? `${(ms / 1000).toFixed(3)}s` : `${ms.toFixed(3)}ms`;
   }
   const consoleMethods = {
-    log(...args) { emit(1, format(args)); },
-    info(...args) { emit(1, format(args)); },
-    debug(...args) { emit(1, format(args)); },
-    warn(...args) { emit(2, format(args)); },
-    error(...args) { emit(2, format(args)); },
+    log: printOut,
+    info: native.printer(1, "info"),
+    debug: native.printer(1, "debug"),
+    warn: native.printer(2, "warn"),
+    error: printErr,
     trace(...args) {
       // The stack without this function's own frame.
       const stack = (new Error().stack ?? "").split("\n").slice(1).join("\n").trimEnd();
-      emit(2, "Trace" + (args.length ? ": " + format(args) : "") + (stack ? "\n" + stack : ""));
+      printErr("Trace" + (args.length ? ": " + format(...args) : "") + (stack ? "\n" + stack : ""));
     },
     assert(condition, ...args) {
       if (condition) return;
       if (typeof args[0] === "string") args[0] = "Assertion failed: " + args[0];
       else args.unshift("Assertion failed");
-      emit(2, format(args));
+      printErr(...args);
     },
     count(label = "default") {
       label = String(label);
       const n = (counts.get(label) ?? 0) + 1;
       counts.set(label, n);
-      emit(1, `${label}: ${n}`);
+      printOut(`${label}: ${n}`);
     },
     countReset(label = "default") {
       label = String(label);
       if (counts.has(label)) counts.set(label, 0);
-      else emit(2, `Count for '${label}' does not exist`);
+      else printErr(`Count for '${label}' does not exist`);
     },
     group(...args) {
-      if (args.length) emit(1, format(args));
-      groupIndent += "  ";
+      if (args.length) printOut(...args);
+      native.setConsoleIndent(2 * ++groupDepth);
     },
     groupCollapsed(...args) {
-      if (args.length) emit(1, format(args));
-      groupIndent += "  ";
+      if (args.length) printOut(...args);
+      native.setConsoleIndent(2 * ++groupDepth);
     },
     groupEnd() {
-      groupIndent = groupIndent.slice(2);
+      if (groupDepth > 0) native.setConsoleIndent(2 * --groupDepth);
     },
     // Timings are on the virtual clock (performance.now()), so they are
     // deterministic here but not the same as Node's.
     time(label = "default") {
       label = String(label);
-      if (timers.has(label)) emit(2, `Warning: Label '${label}' already exists for console.time()`);
+      if (timers.has(label)) printErr(`Warning: Label '${label}' already exists for console.time()`);
       else timers.set(label, performance.now());
     },
     timeLog(label = "default", ...args) {
       label = String(label);
-      if (!timers.has(label)) return emit(2, `Warning: No such label '${label}' for console.timeLog()`);
-      emit(1, [`${label}: ${elapsed(label)}`, ...args.map(String)].join(" "));
+      if (!timers.has(label)) return printErr(`Warning: No such label '${label}' for console.timeLog()`);
+      printOut(`${label}: ${elapsed(label)}`, ...args);
     },
     timeEnd(label = "default") {
       label = String(label);
-      if (!timers.has(label)) return emit(2, `Warning: No such label '${label}' for console.timeEnd()`);
-      emit(1, `${label}: ${elapsed(label)}`);
+      if (!timers.has(label)) return printErr(`Warning: No such label '${label}' for console.timeEnd()`);
+      printOut(`${label}: ${elapsed(label)}`);
       timers.delete(label);
     },
   };
