@@ -80,10 +80,10 @@ enum { kJsStackBytes = JS_STACK_BYTES };
  * instead of exhausting memory half-way. */
 enum { kMaxProgramBytes = 64 << 20 };
 
-/* Unhandled promise rejections, collected until the event loop is idle: a
- * handler attached later (in a following job) still counts as handling it,
- * as in browsers and Node. Kept small and bounded; once full, further
- * rejections are still counted, just not printed. */
+/* Unhandled promise rejections, collected until the jobs after the script or
+ * a task have all run (check_rejections): a handler attached later in those
+ * jobs still counts as handling it, as in Node. Kept small and bounded; once
+ * full, further rejections are still counted, just not printed. */
 enum { kMaxTrackedRejections = 64 };
 typedef struct {
   JSValue promise[kMaxTrackedRejections];
