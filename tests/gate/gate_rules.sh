@@ -276,6 +276,45 @@ submit pinned-one.json
 expect "send: pinned, both fields from one record" 0 SEND
 POLICY="$FX/policy.json"
 
+# Fields from an output file the run left in /output: the file is evidence
+# like stdout, checked against its output/NAME subject. A changed file is
+# refused, a differing value held, and a policy that pins stdout tells the
+# file apart from it.
+cat >report.py <<'EOF2'
+import json
+rows = [line.strip().split(",") for line in open("/input/orders.csv") if line.strip()]
+order, refund, customer = rows[-1]
+json.dump({"refund": refund, "customer": customer}, open("/output/refund.json", "w"))
+print("{}")
+EOF2
+run_signed "$FX" report.py report.out report.receipt.json --input orders.csv=orders.csv --outputs report-out ||
+  fail "fixture: report.py did not run" "$(cat "$WORK/run.err")"
+from_file='{"amount": {"value": "12.50", "from": "output/refund.json#/refund"}, "recipient": {"value": "ana", "from": "output/refund.json#/customer"}}'
+report=(receipt=report.receipt.json program=report.py output=report.out
+        evidence.output_files='{"refund.json": "report-out/refund.json"}')
+write_draft file.json file:send "${report[@]}" fields="$from_file"
+submit file.json
+expect "send: fields from an output file" 0 SEND
+write_draft file-held.json file:held "${report[@]}" \
+  fields='{"amount": {"value": "99.00", "from": "output/refund.json#/refund"}}'
+submit file-held.json
+expect "hold: a field differs from the output file" 3 HOLD 'amount.*99\.00.*12\.50'
+printf '{"refund": "99.00", "customer": "ana"}' >forged-refund.json
+write_draft file-forged.json file:forged "${report[@]}" evidence.output_files='{"refund.json": "forged-refund.json"}' \
+  fields='{"amount": {"value": "99.00", "from": "output/refund.json#/refund"}}'
+submit file-forged.json
+expect "refuse: an output file changed after the run" 1 REFUSE 'output file'
+write_draft file-unsigned.json file:unsigned "${report[@]}" evidence.output_files='{"other.json": "forged-refund.json"}' \
+  fields='{"amount": {"value": "99.00", "from": "output/other.json#/refund"}}'
+submit file-unsigned.json
+expect "refuse: a file the run did not output" 1 REFUSE 'other\.json'
+POLICY="$FX/pinned.json"
+write_draft file-pinned.json file:pinned "${report[@]}" \
+  fields='{"amount": {"value": "12.50", "from": "output/refund.json#/refund"}, "recipient": {"value": "ana", "from": "output/refund.json#/customer"}}'
+submit file-pinned.json
+expect "hold: pinned to stdout, a field from an output file" 3 HOLD "comes from output/refund\.json#/"
+POLICY="$FX/policy.json"
+
 # One key, precomposed and with a combining accent.
 write_draft key-nfc.json refund:cafe fields='{"amount": {"value": "12.50", "from": "/refund"}}'
 gate_json key-forms key-nfc.json key-nfd.json

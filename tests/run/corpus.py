@@ -95,6 +95,9 @@ def record_problem(result, program, inputs, stdin):
     for stream, data in (("stdout", result.stdout), ("stderr", result.stderr)):
         if (r[stream]["sha256"], r[stream]["bytes"]) != (hashlib.sha256(data).hexdigest(), len(data)):
             return f"record.{stream} digest is not that of the {stream} printed"
+    written = {o["name"]: (o["sha256"], o["bytes"]) for o in r.get("outputs", [])}
+    if written != result.output_files:
+        return f"record.outputs {sorted(written)} are not the files --outputs wrote {sorted(result.output_files)}"
     if r["result"]["status"] != result.status:
         return f"record.result.status {r['result']['status']}, but ampoule run exited {result.status}"
     if r["runtime"] != guest.runtime_for(program):

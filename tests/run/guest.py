@@ -14,6 +14,7 @@ Two ways to run a program (a "backend"):
 
 Backend.probe() says whether a backend can run here, with the reason when not.
 """
+import hashlib
 import json
 import os
 import re
@@ -25,13 +26,26 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN_TIMEOUT = 600  # seconds per guest run, far above any corpus program
 STATS = re.compile(rb"(?:^|\n)ampoule stats: ([^\n]*)\n?$")
+# A line `ampoule run` adds after the guest's stderr about its output files.
+OUTPUT_NOTE = re.compile(rb"ampoule run: (?:wrote \d+ output files? to |the guest left \d+ files? in /output|\d+ files? in /output could not leave)[^\n]*\n$")
+
+
+def strip_output_notes(stderr):
+    """The guest's stderr without the output-file notes ampoule run adds after it."""
+    while stderr:
+        start = stderr.rfind(b"\n", 0, len(stderr) - 1) + 1
+        if not OUTPUT_NOTE.match(stderr[start:]):
+            break
+        stderr = stderr[:start]
+    return stderr
 
 
 class Result:
     """What one guest run produced."""
 
-    def __init__(self, stdout, stderr, status, fuel, record=None):
+    def __init__(self, stdout, stderr, status, fuel, record=None, output_files=None):
         self.stdout, self.stderr, self.status, self.fuel, self.record = stdout, stderr, status, fuel, record
+        self.output_files = output_files or {}  # name -> (sha256, bytes) as --outputs wrote them
 
 
 def default_ampoule():
@@ -77,8 +91,10 @@ class RunBackend:
     def describe(self):
         return f"ampoule run ({self.ampoule}, kernel {self.kernel})"
 
-    def argv(self, program, inputs, stdin, seed, record, extra):
+    def argv(self, program, inputs, stdin, seed, record, extra, outputs=None):
         cmd = [self.ampoule, "run", program, "--kernel", self.kernel, "--seed", str(seed), "--record", record]
+        if outputs:
+            cmd += ["--outputs", outputs]
         cmd += self.run_args
         for name, path in inputs:
             cmd += ["--input", f"{name}={path}"]
@@ -89,14 +105,22 @@ class RunBackend:
     def run(self, program, inputs=(), stdin=None, seed=0, extra=(), timeout=RUN_TIMEOUT):
         with tempfile.TemporaryDirectory(prefix="ampoule-guest-") as tmp:
             record_path = os.path.join(tmp, "record.json")
-            proc = subprocess.run(self.argv(program, inputs, stdin, seed, record_path, extra),
+            outputs = os.path.join(tmp, "outputs")
+            proc = subprocess.run(self.argv(program, inputs, stdin, seed, record_path, extra, outputs),
                                   capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
             record = None
             if os.path.exists(record_path) and os.path.getsize(record_path) > 0:
                 with open(record_path) as f:
                     record = json.load(f)
             fuel = record["result"]["fuel_used"] if record else None
-            return Result(proc.stdout, proc.stderr, proc.returncode, fuel, record)
+            files = {}
+            for root, _, names in os.walk(outputs):
+                for name in names:
+                    with open(os.path.join(root, name), "rb") as f:
+                        data = f.read()
+                    files[os.path.relpath(os.path.join(root, name), outputs)] = (
+                        hashlib.sha256(data).hexdigest(), len(data))
+            return Result(proc.stdout, strip_output_notes(proc.stderr), proc.returncode, fuel, record, files)
 
 
 class WasmBackend:
@@ -148,8 +172,8 @@ class WasmBackend:
         with tempfile.TemporaryDirectory(prefix="ampoule-guest-") as tmp:
             # The same guest view as the kernel gives: only the program under
             # /program, only the inputs (flat, by name) under /input, an
-            # empty /tmp, in the kernel's order.
-            for folder in ("program", "input", "tmp"):
+            # empty /tmp and /output, in the kernel's order.
+            for folder in ("program", "input", "tmp", "output"):
                 os.mkdir(os.path.join(tmp, folder))
             shutil.copyfile(program, os.path.join(tmp, "program", name))
             for input_name, path in inputs:
@@ -174,7 +198,7 @@ class WasmBackend:
             cmd += ["--dir", f"/input={tmp}/input", "--seed", str(seed), "--stats"]
             if runtime != "wasm":
                 cmd += ["--dir", f"/program={tmp}/program"]
-            cmd += ["--dir", f"/tmp={tmp}/tmp"]
+            cmd += ["--dir", f"/tmp={tmp}/tmp", "--dir", f"/output={tmp}/output"]
             if stdin:
                 cmd += ["--stdin", stdin]
             cmd += list(extra)

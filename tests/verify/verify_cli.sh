@@ -178,6 +178,44 @@ run sum.js -o js.json
 both "javascript" 0 "VERIFIED" js.json --key key.pub "${K[@]}" --program sum.js
 both "javascript, replayed" 0 "REPLAY OK" --replay js.json "${K[@]}" --program sum.js "${RUN_ARGS[@]}"
 
+# --- Output files ----------------------------------------------------------------
+# A report the program leaves in /output leaves the run: written by
+# --outputs, a subject of the receipt, checked by --output-file, compared by
+# replay. A file changed after the run is FAILED; /tmp is not an output.
+cat > report.py <<'PY'
+import json, os
+os.makedirs("/output/tables", exist_ok=True)
+json.dump({"total": 42}, open("/output/report.json", "w"))
+open("/output/tables/rows.csv", "w").write("a,b\n1,2\n")
+open("/tmp/scratch.txt", "w").write("not an output")
+print("ok")
+PY
+run report.py -o report.json --outputs out
+if [[ -f out/report.json && -f out/tables/rows.csv && ! -e out/scratch.txt ]]; then
+  passed=$((passed + 1)); echo "ok: --outputs wrote the two output files"
+else
+  failed=$((failed + 1)); echo "FAIL: --outputs: $(find out 2>&1 | tr '\n' ' ')"; sed 's/^/  /' "$WORK/run.err" | head
+fi
+both "output files verify" 0 "VERIFIED" report.json --key key.pub "${K[@]}" \
+  --output-file report.json=out/report.json --output-file tables/rows.csv=out/tables/rows.csv
+printf '{"total": 43}' > forged.json
+both "an output file changed after the run" 1 "FAILED" report.json --key key.pub "${K[@]}" \
+  --output-file report.json=forged.json
+both "a file the run did not output" 1 "FAILED" report.json --key key.pub "${K[@]}" \
+  --output-file scratch.txt=out/report.json
+both "an output file name that climbs" 2 "ERROR: .*" report.json --key key.pub --output-file ../x=out/report.json
+both "output files, replayed" 0 "REPLAY OK" --replay report.json "${K[@]}" --program report.py "${RUN_ARGS[@]}"
+# A link planted in the output folder must not carry a write elsewhere.
+mkdir -p planted elsewhere && ln -s "$WORK/elsewhere" planted/tables
+"$AMPOULE" run report.py --kernel "$KERNEL" "${RUN_ARGS[@]}" --outputs planted >/dev/null 2>"$WORK/run.err"
+rc=$?
+if [[ $rc == 125 && -z "$(ls -A elsewhere)" ]] && grep -q "must be a real folder" "$WORK/run.err"; then
+  passed=$((passed + 1)); echo "ok: a planted link in the output folder is not followed"
+else
+  failed=$((failed + 1)); echo "FAIL: planted link: exit $rc, elsewhere holds '$(ls -A elsewhere)'"
+  sed 's/^/  /' "$WORK/run.err" | head
+fi
+
 # --- The corpus: every program replays ----------------------------------------
 if [[ -n "$CORPUS" ]]; then
   for program in "$CORPUS"/python/*.py "$CORPUS"/js/*.js; do

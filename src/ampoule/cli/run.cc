@@ -14,6 +14,7 @@
 
 #include "ampoule/cli/arg_parse.h"
 #include "ampoule/cli/commands.h"
+#include "ampoule/cli/output_dir.h"
 #include "ampoule/cli/run_output.h"
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/run/run_program.h"
@@ -29,7 +30,9 @@ constexpr const char* kHelp =
     "\n"
     "Runs PROGRAM (.py, .js or .wasm) on the kernel, sealed in a fresh jail, and\n"
     "exits with its status. The same program, inputs, seed and limits on the same\n"
-    "kernel give the same output and fuel on every machine.\n"
+    "kernel give the same output, output files and fuel on every machine. The guest\n"
+    "may write files anywhere under /input, /program, /tmp and /output: it changes\n"
+    "an in-memory copy; only the files in /output leave the run.\n"
     "\n"
     "options:\n"
     "  --lang L              python, js or wasm (default: from PROGRAM's extension)\n"
@@ -41,6 +44,11 @@ constexpr const char* kHelp =
     "  --memory BYTES        cap on the guest's memory; K, M, G suffixes (default 512M)\n"
     "  --timeout SECONDS     wall-clock safety net (default 60)\n"
     "  --output-cap BYTES    keep at most this much of stdout and of stderr (default 16M)\n"
+    "  --outputs DIR         write the files the guest left in /output into DIR\n"
+    "                        (created if missing; each is also in the record)\n"
+    "  --fs-bytes BYTES      cap on the guest's files, inputs included (default 512M)\n"
+    "  --fs-files N          cap on its files, folders and links (default 200000)\n"
+    "  --fs-depth N          cap on its folder depth (default 128)\n"
     "  --kernel K            the kernel file (default: 'ampoule kernel path')\n"
     "  --record FILE         write the run record (JSON) to FILE\n"
     "  --json                print one JSON object {record, stdout, stderr} instead of\n"
@@ -67,6 +75,7 @@ struct Options {
   std::string record_path;
   std::string key_path;
   std::string receipt_path;
+  std::string outputs_dir;
   bool json = false;
   bool help = false;
 };
@@ -89,7 +98,8 @@ Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
       spec.insecure_no_jail = true;
     } else if (a == "--lang" || a == "--input" || a == "--stdin" || a == "--seed" || a == "--fuel" ||
                a == "--memory" || a == "--timeout" || a == "--output-cap" || a == "--kernel" ||
-               a == "--record" || a == "--key" || a == "-o") {
+               a == "--record" || a == "--key" || a == "-o" || a == "--outputs" || a == "--fs-bytes" ||
+               a == "--fs-files" || a == "--fs-depth") {
       Result<std::string_view> v = value();
       if (!v) return v.error();
       std::string s(*v);
@@ -114,6 +124,17 @@ Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
         if (!ParseSeconds(s, &spec.limits.timeout_seconds)) return bad(s, "seconds, above 0 and at most 86400");
       } else if (a == "--output-cap") {
         if (!ParseBytes(s, &spec.limits.output_cap_bytes)) return bad(s, "a byte count such as 1M");
+      } else if (a == "--fs-bytes") {
+        if (!ParseBytes(s, &spec.limits.fs_bytes) || spec.limits.fs_bytes == 0) return bad(s, "a byte count above 0 such as 64M");
+      } else if (a == "--fs-files") {
+        if (!ParseU64(s, &spec.limits.fs_files) || spec.limits.fs_files == 0) return bad(s, "a whole number above 0");
+      } else if (a == "--fs-depth") {
+        if (!ParseU64(s, &spec.limits.fs_depth) || spec.limits.fs_depth == 0 || spec.limits.fs_depth > UINT32_MAX) {
+          return bad(s, "a whole number from 1 to 4294967295");
+        }
+      } else if (a == "--outputs") {
+        if (s.empty()) return bad(s, "a folder");
+        opts.outputs_dir = s;
       } else if (a == "--kernel") {
         opts.kernel_path = s;
       } else if (a == "--record") {
@@ -227,10 +248,12 @@ int RunCommand(Args args) {
   if (!opts.json) ExplainStop(record, stderr);
 
   Status written = WriteRunOutputs(*result, opts.record_path, opts.json, *signer, opts.receipt_path);
+  if (written.ok() && !opts.outputs_dir.empty()) written = WriteOutputFiles(opts.outputs_dir, result->output_files);
   if (!written.ok()) {
     fprintf(stderr, "ampoule run: %s\n", written.message().c_str());
     return run::kStatusCannotRun;
   }
+  if (!opts.json) ExplainOutputFiles(record, opts.outputs_dir, stderr);
   return record.result.status;
 }
 

@@ -8,6 +8,7 @@
 
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/key_file.h"
+#include "ampoule/run/output_files.h"
 #include "ampoule/run/receipt_builder.h"
 #include "core/json.h"
 
@@ -58,6 +59,25 @@ void ExplainStop(const run::RunRecord& record, FILE* out) {
       fprintf(out, "ampoule run: the guest wrote %llu bytes to %s; only the first %llu were kept\n",
               u(d->total_bytes), name, u(d->bytes));
     }
+  }
+}
+
+void ExplainOutputFiles(const run::RunRecord& record, const std::string& outputs_dir, FILE* out) {
+  size_t n = record.outputs.size();
+  if (n != 0 && outputs_dir.empty()) {
+    fprintf(out,
+            "ampoule run: the guest left %zu file%s in /output (in the record; pass --outputs DIR "
+            "to write them)\n",
+            n, n == 1 ? "" : "s");
+  } else if (n != 0) {
+    fprintf(out, "ampoule run: wrote %zu output file%s to %s\n", n, n == 1 ? "" : "s", outputs_dir.c_str());
+  }
+  if (record.outputs_left_out != 0) {
+    fprintf(out,
+            "ampoule run: %llu file%s in /output could not leave the run (a name that is not "
+            "printable UTF-8, or past the %zu-file limit); the record counts them\n",
+            (unsigned long long)record.outputs_left_out, record.outputs_left_out == 1 ? "" : "s",
+            run::kMaxOutputFiles);
   }
 }
 

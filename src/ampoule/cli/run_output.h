@@ -28,6 +28,11 @@ class ReceiptSigner {
 // (trap, fuel, memory, safety net) or whose output was cut at the cap.
 void ExplainStop(const run::RunRecord& record, FILE* out);
 
+// One line on `out` about the run's output files: where they were written,
+// that they were not (no --outputs), and how many were left out. Nothing
+// when there were none.
+void ExplainOutputFiles(const run::RunRecord& record, const std::string& outputs_dir, FILE* out);
+
 // Writes --record (if `record_path` is set), the --json object on stdout
 // (if `json`), and the receipt (if `signer` is enabled). Files are written
 // whole or not at all (a temporary file renamed into place).

@@ -6,20 +6,24 @@
 #include "ampoule/gate/exact_json.h"
 #include "ampoule/gate/json_fields.h"
 #include "ampoule/gate/names.h"
+#include "ampoule/run/output_files.h"
 
 namespace ampoule::gate {
 namespace {
 
 namespace fs = std::filesystem;
 
-// RFC 6901: empty or '/'-separated tokens; '~' only as "~0" or "~1".
-bool IsJsonPointer(const std::string& p) {
+// RFC 6901 (but not the whole document): '/'-separated tokens; '~' only as
+// "~0" or "~1".
+bool IsJsonPointer(std::string_view p) {
   if (p.empty() || p[0] != '/') return false;
   for (size_t i = 0; i < p.size(); ++i) {
     if (p[i] == '~' && (i + 1 >= p.size() || (p[i + 1] != '0' && p[i + 1] != '1'))) return false;
   }
   return true;
 }
+
+constexpr std::string_view kOutputFilePrefix = "output/";
 
 // `spec` is part of the draft's ExactDocument tree, whose numbers are in
 // `numbers`.
@@ -30,9 +34,10 @@ Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& 
   if (!spec.contains("value")) return Error{where + " needs 'value'"};
   Result<std::string> from = RequiredString(spec, "from", where);
   if (!from.ok()) return from.status();
-  if (!IsJsonPointer(*from)) {
-    return Error{where + " 'from' must be a JSON Pointer (RFC 6901) into the output: '/' before each "
-                 "name, '~0' for '~' and '~1' for '/' (got '" + *from + "')"};
+  if (!ParseFieldSource(*from)) {
+    return Error{where + " 'from' must be a JSON Pointer (RFC 6901) into the output, '/' before each "
+                 "name, '~0' for '~' and '~1' for '/', or output/NAME#POINTER for an output file "
+                 "(got '" + *from + "')"};
   }
   // The value is delivered as it was compared: a number nlohmann would
   // round (beyond 64 bits, more digits than a double holds) is refused.
@@ -46,7 +51,9 @@ Result<Evidence> ParseEvidence(const nlohmann::json& draft, const fs::path& base
   if (it == draft.end()) return Error{"the draft needs the field 'evidence' (receipt, program, inputs, output)"};
   const nlohmann::json& e = *it;
   const char* where = "draft field 'evidence'";
-  if (Status s = CheckObject(e, where, {"receipt", "program", "inputs", "stdin", "output"}); !s.ok()) return s;
+  if (Status s = CheckObject(e, where, {"receipt", "program", "inputs", "stdin", "output", "output_files"});
+      !s.ok())
+    return s;
   Evidence ev;
   // The receipt may come from the command line instead (--receipt).
   if (e.contains("receipt")) {
@@ -78,10 +85,36 @@ Result<Evidence> ParseEvidence(const nlohmann::json& draft, const fs::path& base
       ev.inputs[name] = ResolvePath(path.get<std::string>(), base);
     }
   }
+  if (auto files = e.find("output_files"); files != e.end()) {
+    if (!files->is_object()) return Error{"draft field 'evidence.output_files' must be an object of name: path"};
+    for (const auto& [name, path] : files->items()) {
+      if (Status ok = run::CheckOutputName(name); !ok.ok()) {
+        return Error{"draft field 'evidence.output_files': " + ok.message()};
+      }
+      if (!path.is_string() || path.get_ref<const std::string&>().empty()) {
+        return Error{"draft field 'evidence.output_files." + name + "' must be a non-empty path"};
+      }
+      ev.output_files[name] = ResolvePath(path.get<std::string>(), base);
+    }
+  }
   return ev;
 }
 
 }  // namespace
+
+std::optional<FieldSource> ParseFieldSource(std::string_view from) {
+  FieldSource source;
+  if (from.substr(0, kOutputFilePrefix.size()) == kOutputFilePrefix) {
+    size_t hash = from.find('#');
+    if (hash == std::string_view::npos) return std::nullopt;
+    source.file = std::string(from.substr(kOutputFilePrefix.size(), hash - kOutputFilePrefix.size()));
+    if (!run::CheckOutputName(source.file).ok()) return std::nullopt;
+    from = from.substr(hash + 1);
+  }
+  if (!IsJsonPointer(from)) return std::nullopt;
+  source.pointer = std::string(from);
+  return source;
+}
 
 Result<int64_t> ParseUtcTimestamp(std::string_view text) {
   // YYYY-MM-DDTHH:MM:SS[.fraction]Z
@@ -183,6 +216,14 @@ Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path&
   Result<Evidence> evidence = ParseEvidence(d, base_dir);
   if (!evidence.ok()) return evidence.status();
   draft.evidence = std::move(*evidence);
+  // A field read from an output file needs that file among the evidence.
+  for (const auto& [name, field] : draft.fields) {
+    std::string file = ParseFieldSource(field.from)->file;
+    if (!file.empty() && draft.evidence.output_files.count(file) == 0) {
+      return Error{"draft field 'fields." + name + "' comes from the output file '" + file +
+                   "', which 'evidence.output_files' does not give"};
+    }
+  }
   return draft;
 }
 

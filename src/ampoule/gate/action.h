@@ -23,13 +23,27 @@
 
 namespace ampoule::gate {
 
-// One asserted field: the value the action will carry, and the JSON Pointer
-// (RFC 6901) into the signed output that must hold the same value. The
+// One asserted field: the value the action will carry, and where in the
+// signed output the same value must be (`from`, a FieldSource below). The
 // value's numbers are exactly the ones the draft wrote (exact_json.h).
 struct AssertedField {
   nlohmann::json value;
   std::string from;
 };
+
+// Where a field's `from` points: a JSON Pointer (RFC 6901) into the run's
+// stdout ("/refunds/0/amount"), or into an output file the run left in
+// /output, written "output/NAME#POINTER" ("output/report.json#/total").
+// Both are signed: stdout by its subject, the file by `output/NAME`.
+struct FieldSource {
+  std::string file;     // "" for stdout, else the output file's name
+  std::string pointer;  // "/..."
+};
+
+// Splits `from`; nullopt when it is neither form (a pointer that is not
+// RFC 6901, a file name run::CheckOutputName refuses). Patterns of the
+// policy use the same syntax (their '*' tokens are ordinary tokens here).
+std::optional<FieldSource> ParseFieldSource(std::string_view from);
 
 struct Evidence {
   std::string receipt;                        // path
@@ -37,6 +51,7 @@ struct Evidence {
   std::map<std::string, std::string> inputs;  // name in the receipt -> path
   std::optional<std::string> stdin_path;
   std::string output;                         // the run's stdout, as printed
+  std::map<std::string, std::string> output_files;  // output file name -> path
 };
 
 struct ActionDraft {

@@ -63,25 +63,40 @@ std::string Join(const std::vector<std::string_view>& tokens, size_t count) {
 }  // namespace
 
 std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedField>& fields,
-                                         std::string_view output) {
+                                         const SignedDocuments& documents) {
   std::vector<FieldMismatch> out;
-  // The output's numbers keep their text, so that 1e16 does not equal
-  // 10000000000000001 and 1e400 is read rather than refused.
-  Result<ExactDocument> doc = ParseExact(output, "the signed output");
+  // Each document is parsed once. Numbers keep their text, so that 1e16
+  // does not equal 10000000000000001 and 1e400 is read rather than refused.
+  std::map<std::string, Result<ExactDocument>> parsed;
   for (const auto& [name, field] : fields) {
     const std::string draft = DumpJson(field.value);
-    if (!doc.ok()) {
-      out.push_back({name, draft, "nothing: the signed output is not one JSON document"});
+    const FieldSource source = ParseFieldSource(field.from).value_or(FieldSource{"", field.from});
+    const std::string what = source.file.empty() ? "the signed output" : "output file '" + source.file + "'";
+    auto text = documents.find(source.file);
+    if (text == documents.end()) {
+      out.push_back({name, draft, "nothing: " + what + " was not given"});
       continue;
     }
-    const nlohmann::json* signed_value = Select(doc->tree, field.from);
+    auto doc = parsed.find(source.file);
+    if (doc == parsed.end()) doc = parsed.emplace(source.file, ParseExact(text->second, what)).first;
+    if (!doc->second.ok()) {
+      out.push_back({name, draft, "nothing: " + what + " is not one JSON document"});
+      continue;
+    }
+    const ExactDocument& d = *doc->second;
+    const nlohmann::json* signed_value = Select(d.tree, source.pointer);
     if (signed_value == nullptr) {
       out.push_back({name, draft, "nothing at " + field.from});
-    } else if (!ExactEqual(field.value, *signed_value, doc->numbers)) {
-      out.push_back({name, draft, DumpExact(*signed_value, doc->numbers) + " at " + field.from});
+    } else if (!ExactEqual(field.value, *signed_value, d.numbers)) {
+      out.push_back({name, draft, DumpExact(*signed_value, d.numbers) + " at " + field.from});
     }
   }
   return out;
+}
+
+std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedField>& fields,
+                                         std::string_view output) {
+  return CompareFields(fields, SignedDocuments{{"", output}});
 }
 
 std::vector<std::string> CheckSources(const ActionDraft& draft, const Policy& policy) {
@@ -100,27 +115,32 @@ std::vector<std::string> CheckSources(const ActionDraft& draft, const Policy& po
                           " (pinned: " + known + ")");
         continue;
       }
-      const std::vector<std::string_view> pattern = Tokens(pinned->second);
-      const std::vector<std::string_view> tokens = Tokens(field.from);
-      if (tokens.size() != pattern.size() || !PrefixMatches(tokens, pattern)) {
+      const FieldSource want = ParseFieldSource(pinned->second).value_or(FieldSource{});
+      const FieldSource got = ParseFieldSource(field.from).value_or(FieldSource{});
+      const std::vector<std::string_view> pattern = Tokens(want.pointer);
+      const std::vector<std::string_view> tokens = Tokens(got.pointer);
+      if (got.file != want.file || tokens.size() != pattern.size() || !PrefixMatches(tokens, pattern)) {
         reasons.push_back("draft field '" + name + "' comes from " + field.from + ", but the policy pins it to " +
                           pinned->second + of_kind);
       }
     }
   }
   if (r.same_record) {
-    const std::vector<std::string_view> pattern = Tokens(*r.same_record);
+    const FieldSource rule_source = ParseFieldSource(*r.same_record).value_or(FieldSource{});
+    const std::vector<std::string_view> pattern = Tokens(rule_source.pointer);
     // The first field (by name) under a matching record names the record
     // the others must share.
     std::optional<std::pair<std::string, std::string>> first;  // field, record
     for (const auto& [name, field] : draft.fields) {
-      const std::vector<std::string_view> tokens = Tokens(field.from);
-      if (!PrefixMatches(tokens, pattern)) {
+      const FieldSource got = ParseFieldSource(field.from).value_or(FieldSource{});
+      const std::vector<std::string_view> tokens = Tokens(got.pointer);
+      if (got.file != rule_source.file || !PrefixMatches(tokens, pattern)) {
         reasons.push_back("draft field '" + name + "' comes from " + field.from + ", not from a record " +
                           *r.same_record + " (the policy's same_record" + of_kind + ")");
         continue;
       }
-      const std::string record = Join(tokens, pattern.size());
+      const std::string record =
+          (got.file.empty() ? "" : "output/" + got.file + "#") + Join(tokens, pattern.size());
       if (!first) {
         first.emplace(name, record);
       } else if (record != first->second) {

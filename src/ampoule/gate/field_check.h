@@ -1,7 +1,8 @@
 // Does the draft say what the signed output says? Each asserted field's
-// value is compared with the value its JSON Pointer selects in the output
-// (the run's stdout parsed as one JSON document), numbers as exact decimal
-// values from the output's text (exact_json.h). And does each field come
+// value is compared with the value its source (action.h: FieldSource)
+// selects in the signed document it names, the run's stdout or an output
+// file, parsed as one JSON document, numbers as exact decimal values from
+// the document's text (exact_json.h). And does each field come
 // from where the policy says fields of its kind must come from?
 //
 // The output given here must already be known to be the signed one (its
@@ -21,9 +22,16 @@
 
 namespace ampoule::gate {
 
-// Every asserted field that differs from the output, in field-name order.
-// An output that is not JSON, or a pointer that selects nothing, is a
-// mismatch for each field concerned (signed_value says why).
+// The signed documents fields may read: "" is stdout, other keys are
+// output file names. Each must already be known to be the signed one.
+using SignedDocuments = std::map<std::string, std::string_view>;
+
+// Every asserted field that differs from its document, in field-name order.
+// A document that is missing or not JSON, or a pointer that selects
+// nothing, is a mismatch for each field concerned (signed_value says why).
+std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedField>& fields,
+                                         const SignedDocuments& documents);
+// The same with stdout as the only document.
 std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedField>& fields,
                                          std::string_view output);
 

@@ -77,6 +77,26 @@ TEST(GateDraft, RejectsWhatCouldCarryAnUncheckedClaim) {
   EXPECT_FALSE(ParseActionDraft(Replace(kDraft, "\"fields\"", "\"fieldz\""), "/d").ok());
 }
 
+TEST(GateDraft, FieldsFromOutputFilesNeedThoseFilesAsEvidence) {
+  std::string with_file = Replace(Replace(kDraft, "\"from\": \"/refunds/0/amount\"",
+                                          "\"from\": \"output/report.json#/amount\""),
+                                  "\"output\": \"/abs/refund.out\"",
+                                  "\"output\": \"/abs/refund.out\", \"output_files\": {\"report.json\": \"out/r.json\"}");
+  Result<ActionDraft> d = ParseActionDraft(with_file, "/work/drafts");
+  ASSERT_TRUE(d.ok()) << d.message();
+  EXPECT_EQ(d->evidence.output_files.at("report.json"), "/work/drafts/out/r.json");
+  EXPECT_EQ(d->fields.at("amount").from, "output/report.json#/amount");
+  Result<ActionDraft> missing = ParseActionDraft(
+      Replace(kDraft, "\"from\": \"/refunds/0/amount\"", "\"from\": \"output/report.json#/amount\""), "/d");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("'evidence.output_files' does not give"), std::string::npos) << missing.message();
+  Result<ActionDraft> climbing = ParseActionDraft(
+      Replace(kDraft, "\"output\": \"/abs/refund.out\"",
+              "\"output\": \"/abs/refund.out\", \"output_files\": {\"../x\": \"x\"}"),
+      "/d");
+  EXPECT_FALSE(climbing.ok());
+}
+
 TEST(GateDraft, KeysAndKindsAreReadInNfc) {
   // "café" with a combining accent is recorded precomposed, so that it is
   // one key with "café" typed precomposed.
@@ -158,6 +178,7 @@ TEST(GatePolicy, PinsSourcesPerKind) {
       {R"({"refund": {"from": {"amount": 3}}})", "JSON Pointer"},
       {R"({"refund": {"same_record": "/orders/~2"}})", "JSON Pointer"},
       {R"({"refund": {"same_record": ""}})", "JSON Pointer"},
+      {R"({"refund": {"same_record": "output/../r.json#/a"}})", "JSON Pointer"},
       {R"({"refund ": {"same_record": "/a"}})", "ends with a space"},
       {R"({"caf\u00e9": {"same_record": "/a"}, "cafe\u0301": {"same_record": "/b"}})", "same kind as another"},
       {R"(["refund"])", "must be an object"},

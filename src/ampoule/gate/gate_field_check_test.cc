@@ -48,6 +48,34 @@ TEST(GateFieldCheck, OutputThatIsNotJsonMatchesNothing) {
   }
 }
 
+// A field may read an output file the run left; each document is judged
+// on its own, and one that was not given matches nothing.
+TEST(GateFieldCheck, FieldsFromOutputFiles) {
+  auto fields = Fields({{"total", {42, "/total"}},
+                        {"paid", {"42.00", "output/report.json#/paid"}},
+                        {"rows", {2, "output/t/a.json#/count"}},
+                        {"absent", {1, "output/missing.json#/x"}}});
+  SignedDocuments docs{{"", kOutput},
+                       {"report.json", R"({"paid": "42.00", "total": 43})"},
+                       {"t/a.json", R"({"count": 3})"}};
+  std::vector<FieldMismatch> m = CompareFields(fields, docs);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].field, "absent");
+  EXPECT_EQ(m[0].signed_value, "nothing: output file 'missing.json' was not given");
+  EXPECT_EQ(m[1].field, "rows");
+  EXPECT_EQ(m[1].signed_value, "3 at output/t/a.json#/count");
+}
+
+TEST(GateFieldCheck, FieldSourcesParse) {
+  EXPECT_EQ(ParseFieldSource("/a/0")->file, "");
+  EXPECT_EQ(ParseFieldSource("output/r.json#/a")->file, "r.json");
+  EXPECT_EQ(ParseFieldSource("output/r.json#/a")->pointer, "/a");
+  for (const char* bad : {"a", "", "output/r.json", "output/../x#/a", "output/#/a", "output/r.json#a",
+                          "/a~2"}) {
+    EXPECT_FALSE(ParseFieldSource(bad)) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace ampoule::gate
 
@@ -246,6 +274,31 @@ TEST(GateSources, APointerOtherThanThePinnedOneIsHeld) {
   EXPECT_NE(extra[0].find("'note' has no source pinned by the policy for kind 'refund' (pinned: amount, recipient)"),
             std::string::npos)
       << extra[0];
+}
+
+// An output file holding the same shape as stdout cannot stand in for it:
+// the pinned source names its document, and same_record spans one document.
+TEST(GateSources, AnotherDocumentIsAnotherSource) {
+  std::vector<std::string> r = CheckSources(
+      Draft({{"amount", "output/forged.json#/orders/0/amount"}, {"recipient", "/orders/0/customer"}}), Pinned());
+  ASSERT_FALSE(r.empty());
+  EXPECT_NE(r[0].find("comes from output/forged.json#/orders/0/amount, but the policy pins it to /orders/*/amount"),
+            std::string::npos)
+      << r[0];
+  Policy in_file;
+  in_file.kinds["refund"].from = {{"amount", "output/r.json#/orders/*/amount"},
+                                  {"recipient", "output/r.json#/orders/*/customer"}};
+  in_file.kinds["refund"].same_record = "output/r.json#/orders/*";
+  EXPECT_TRUE(CheckSources(Draft({{"amount", "output/r.json#/orders/3/amount"},
+                                  {"recipient", "output/r.json#/orders/3/customer"}}),
+                           in_file)
+                  .empty());
+  EXPECT_FALSE(CheckSources(Draft({{"amount", "output/r.json#/orders/3/amount"},
+                                   {"recipient", "output/r.json#/orders/4/customer"}}),
+                            in_file)
+                   .empty());
+  EXPECT_FALSE(CheckSources(Draft({{"amount", "/orders/3/amount"}, {"recipient", "/orders/3/customer"}}), in_file)
+                   .empty());
 }
 
 }  // namespace

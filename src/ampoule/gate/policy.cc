@@ -1,5 +1,6 @@
 #include "ampoule/gate/policy.h"
 
+#include "ampoule/gate/action.h"
 #include "ampoule/gate/json_fields.h"
 #include "ampoule/gate/names.h"
 #include "ampoule/receipt/json_strict.h"
@@ -7,20 +8,13 @@
 namespace ampoule::gate {
 namespace {
 
-// A JSON Pointer (RFC 6901) naming something inside the output, whose
-// tokens may be `*` (any array index).
-bool IsPointerPattern(const std::string& p) {
-  if (p.empty() || p[0] != '/') return false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i] == '~' && (i + 1 >= p.size() || (p[i + 1] != '0' && p[i + 1] != '1'))) return false;
-  }
-  return true;
-}
-
+// A field source (action.h: a JSON Pointer into stdout, or
+// output/NAME#POINTER into an output file) whose tokens may be `*` (any
+// array index).
 Result<std::string> Pattern(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_string() || !IsPointerPattern(value.get<std::string>())) {
+  if (!value.is_string() || !ParseFieldSource(value.get_ref<const std::string&>())) {
     return Error{where + " must be a JSON Pointer into the output, '*' standing for any array index "
-                 "(like \"/orders/*/amount\")"};
+                 "(like \"/orders/*/amount\"), or output/NAME#POINTER for an output file"};
   }
   return value.get<std::string>();
 }

@@ -44,6 +44,7 @@ verify::Options CheckOptions(const ActionDraft& draft, const Policy& policy, con
   o.kernel = kernel;
   o.program = draft.evidence.program;
   o.outputs = {draft.evidence.output};
+  for (const auto& [name, path] : draft.evidence.output_files) o.output_files.push_back({name, path});
   for (const auto& [name, path] : draft.evidence.inputs) o.inputs.push_back({name, path});
   o.stdin_path = draft.evidence.stdin_path;
   o.paths_from = core::PathFrom::kUntrusted;
@@ -85,10 +86,12 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
     facts.replay_attempted = true;
     if (replayed.verdict.exit_code != verify::kExitVerified) facts.replay_failure = Explain(replayed);
   }
-  // The output's digest was just checked against the receipt, on these
-  // very bytes: they are the signed output, so their fields can be compared.
+  // The outputs' digests were just checked against the receipt, on these
+  // very bytes: they are the signed outputs, so their fields can be compared.
   if (files.outputs.empty() || !files.outputs.front()) return Error{"the output was not read"};
-  facts.mismatches = CompareFields(draft.fields, files.outputs.front()->bytes);
+  SignedDocuments documents{{"", files.outputs.front()->bytes}};
+  for (const auto& [name, file] : files.output_files) documents.emplace(name, file.bytes);
+  facts.mismatches = CompareFields(draft.fields, documents);
   return facts;
 }
 

@@ -13,8 +13,8 @@
 //           PYTHONDONTWRITEBYTECODE=1; preopens /usr/local (read-only,
 //           holding lib/python311.zip from the kernel), /usr/share/zoneinfo
 //           (read-only, the kernel's time-zone data), /input, /program,
-//           /tmp (empty)
-//   js      argv ["js"]; no env; preopens /input, /program, /tmp (empty)
+//           /tmp, /output (both empty)
+//   js      argv ["js"]; no env; preopens /input, /program, /tmp, /output
 //   seed 0, the default epoch, fuel kRuntimeInitFuel, default limits and caps.
 // Every directory but /usr/local is writable: the guest changes its own
 // in-memory copy (wasi/vfs.h); start-up must change nothing.
@@ -44,7 +44,8 @@ enum class GuestRuntime { kPython, kJs };
 inline constexpr std::string_view kRuntimeDir = "/usr/local";  // python only
 inline constexpr std::string_view kInputDir = "/input";
 inline constexpr std::string_view kProgramDir = "/program";
-inline constexpr std::string_view kTmpDir = "/tmp";  // empty scratch space
+inline constexpr std::string_view kTmpDir = "/tmp";        // empty scratch space
+inline constexpr std::string_view kOutputDir = "/output";  // its files are the run's outputs
 inline constexpr std::string_view kZoneinfoDir = "/usr/share/zoneinfo";  // python only
 // Fuel for `ampoule_init`: far above what either runtime needs, so the
 // budget never decides the outcome; it only stops a runaway pack.

@@ -36,19 +36,20 @@ TEST(RuntimeInit, PythonGetsItsReadOnlyHomeTimeZonesAndThreeDirectoriesInOrder) 
   EXPECT_EQ(request->env, (std::vector<std::string>{"PYTHONHOME=/usr/local", "PYTHONHASHSEED=0",
                                                      "PYTHONDONTWRITEBYTECODE=1"}));
   const auto& preopens = request->mailbox.preopens();
-  ASSERT_EQ(preopens.size(), 5u);
+  ASSERT_EQ(preopens.size(), 6u);
   EXPECT_EQ(preopens[0].guest_path, "/usr/local");
   EXPECT_EQ(preopens[1].guest_path, "/usr/share/zoneinfo");
   EXPECT_EQ(preopens[2].guest_path, "/input");
   EXPECT_EQ(preopens[3].guest_path, "/program");
   EXPECT_EQ(preopens[4].guest_path, "/tmp");
+  EXPECT_EQ(preopens[5].guest_path, "/output");
   EXPECT_TRUE(preopens[0].read_only);
   EXPECT_TRUE(preopens[1].read_only);
   const auto& lib = preopens[0].root->entries.at("lib");
   EXPECT_EQ(lib->entries.at("python311.zip")->contents, (std::vector<uint8_t>{'P', 'K'}));
   const auto& europe = preopens[1].root->entries.at("Europe");
   EXPECT_EQ(europe->entries.at("Paris")->contents, (std::vector<uint8_t>{'T', 'Z', 'i', 'f'}));
-  for (size_t i = 2; i < 5; ++i) {
+  for (size_t i = 2; i < 6; ++i) {
     EXPECT_TRUE(preopens[i].root->entries.empty()) << preopens[i].guest_path;
     EXPECT_FALSE(preopens[i].read_only) << preopens[i].guest_path;
   }
@@ -63,10 +64,11 @@ TEST(RuntimeInit, JsHasNoEnvironmentAndNoRuntimeDirectory) {
   ASSERT_TRUE(request.ok()) << request.message();
   EXPECT_EQ(request->args, std::vector<std::string>{"js"});
   EXPECT_TRUE(request->env.empty());
-  ASSERT_EQ(request->mailbox.preopens().size(), 3u);
+  ASSERT_EQ(request->mailbox.preopens().size(), 4u);
   EXPECT_EQ(request->mailbox.preopens()[0].guest_path, "/input");
   EXPECT_EQ(request->mailbox.preopens()[1].guest_path, "/program");
   EXPECT_EQ(request->mailbox.preopens()[2].guest_path, "/tmp");
+  EXPECT_EQ(request->mailbox.preopens()[3].guest_path, "/output");
 }
 
 TEST(RuntimeInit, PythonWithoutItsStdlibIsAnError) {

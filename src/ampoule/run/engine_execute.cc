@@ -2,6 +2,7 @@
 
 #include "ampoule/kernel/runtime_init.h"
 #include "ampoule/kernel/kernel_format.h"
+#include "ampoule/run/output_files.h"
 #include "ampoule/wasi/snapshot.h"
 #include "ampoule/wasi/wasi_run.h"
 
@@ -14,7 +15,7 @@ EngineResult Failed(std::string message) {
   return r;
 }
 
-EngineResult FromRunResult(const wasi::RunResult& run) {
+EngineResult FromRunResult(wasi::RunResult& run) {
   EngineResult r;
   switch (run.stop) {
     case wasm::StopReason::kReturned: r.stop = Stop::kExit; break;
@@ -32,6 +33,14 @@ EngineResult FromRunResult(const wasi::RunResult& run) {
   r.memory_cap_hit = run.memory_cap_hit;
   r.stdout_total_bytes = run.stdout_total_bytes;
   r.stderr_total_bytes = run.stderr_total_bytes;
+  for (wasi::OutputFile& f : run.files) {
+    if (!CheckOutputName(f.name).ok() || r.outputs.size() >= kMaxOutputFiles) {
+      ++r.outputs_left_out;
+      continue;
+    }
+    r.outputs.push_back({std::move(f.name), std::string(f.bytes.begin(), f.bytes.end())});
+    f.bytes = {};
+  }
   return r;
 }
 
@@ -43,6 +52,10 @@ void ApplyLimits(const EngineRequest& request, wasi::RunRequest& run) {
   run.limits.max_memory_bytes = request.memory_bytes;
   run.stdout_cap = request.output_cap_bytes;
   run.stderr_cap = request.output_cap_bytes;
+  if (request.fs_bytes != 0) run.fs_limits.max_bytes = request.fs_bytes;
+  if (request.fs_files != 0) run.fs_limits.max_nodes = request.fs_files;
+  if (request.fs_depth != 0) run.fs_limits.max_depth = uint32_t(std::min<uint64_t>(request.fs_depth, UINT32_MAX));
+  run.output_dir = std::string(kernel::kOutputDir);
 }
 
 Status AddInputs(const EngineRequest& request, wasi::Mailbox& mailbox) {
@@ -92,6 +105,7 @@ Result<wasi::RunResult> RunWasm(const EngineRequest& request, wasi::OutputSink o
   run.args = {request.program_name};
   AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kInputDir));
   AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kTmpDir));
+  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kOutputDir));
   AMP_RETURN_IF_ERROR(AddInputs(request, run.mailbox));
   ApplyLimits(request, run);
   run.stdout_sink = std::move(out);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ampoule/receipt/json_strict.h"
+#include "ampoule/run/output_files.h"
 #include "core/json.h"
 
 namespace ampoule::run {
@@ -12,6 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kRequestMagic = "AMPREQ1\n";
+constexpr std::string_view kResultMagic = "AMPRES1\n";
 // Far above any real header (a few KB even with many inputs), far below
 // anything that would hurt to allocate.
 constexpr uint32_t kMaxHeaderBytes = 16 << 20;
@@ -22,6 +24,24 @@ void PutU32(std::string& out, uint32_t v) {
 
 Result<json> ParseJson(std::string_view text, std::string_view what) {
   return receipt::ParseJsonStrict(text, what);
+}
+
+// Reads "MAGIC, u32 length, header" at the start of `bytes`: the header's
+// text, and in *pos where the blobs start.
+Result<std::string_view> FramedHeader(std::string_view bytes, std::string_view magic,
+                                      std::string_view what, size_t* pos) {
+  if (bytes.size() < magic.size() + 4 || bytes.substr(0, magic.size()) != magic) {
+    return Error{std::string(what) + ": bad magic"};
+  }
+  size_t at = magic.size();
+  uint32_t head_len = 0;
+  for (int i = 0; i < 4; ++i) head_len |= uint32_t(uint8_t(bytes[at + i])) << (8 * i);
+  at += 4;
+  if (head_len > kMaxHeaderBytes || head_len > bytes.size() - at) {
+    return Error{std::string(what) + ": header length " + std::to_string(head_len) + " past the end"};
+  }
+  *pos = at + head_len;
+  return bytes.substr(at, head_len);
 }
 
 template <class T>
@@ -55,7 +75,10 @@ std::string EncodeRequest(const EngineRequest& r) {
                  {"seed", r.seed},
                  {"fuel", r.fuel},
                  {"memory_bytes", r.memory_bytes},
-                 {"output_cap_bytes", r.output_cap_bytes}};
+                 {"output_cap_bytes", r.output_cap_bytes},
+                 {"fs_bytes", r.fs_bytes},
+                 {"fs_files", r.fs_files},
+                 {"fs_depth", r.fs_depth}};
   std::string head = header.dump();
   std::string out(kRequestMagic);
   PutU32(out, uint32_t(head.size()));
@@ -67,19 +90,11 @@ std::string EncodeRequest(const EngineRequest& r) {
 }
 
 Result<EngineRequest> DecodeRequest(std::string_view bytes) {
-  if (bytes.substr(0, kRequestMagic.size()) != kRequestMagic || bytes.size() < kRequestMagic.size() + 4) {
-    return Error{"engine request: bad magic (not an ampoule engine request)"};
-  }
-  size_t pos = kRequestMagic.size();
-  uint32_t head_len = 0;
-  for (int i = 0; i < 4; ++i) head_len |= uint32_t(uint8_t(bytes[pos + i])) << (8 * i);
-  pos += 4;
-  if (head_len > kMaxHeaderBytes || head_len > bytes.size() - pos) {
-    return Error{"engine request: header length " + std::to_string(head_len) + " past the end"};
-  }
-  Result<json> header = ParseJson(bytes.substr(pos, head_len), "engine request header");
+  size_t pos = 0;
+  Result<std::string_view> head = FramedHeader(bytes, kRequestMagic, "engine request", &pos);
+  if (!head) return Error{head.message() + " (not an ampoule engine request)"};
+  Result<json> header = ParseJson(*head, "engine request header");
   if (!header) return header.error();
-  pos += head_len;
   const json& h = *header;
   if (!h.is_object()) return Error{"engine request: header is not an object"};
 
@@ -90,6 +105,13 @@ Result<EngineRequest> DecodeRequest(std::string_view bytes) {
       !Get(h, "seed", r.seed) || !Get(h, "fuel", r.fuel) || !Get(h, "memory_bytes", r.memory_bytes) ||
       !Get(h, "output_cap_bytes", r.output_cap_bytes)) {
     return Error{"engine request: header field missing or of the wrong type"};
+  }
+  // Optional (older hosts do not send them): 0 means the engine's default.
+  for (auto [key, field] : {std::pair{"fs_bytes", &r.fs_bytes}, std::pair{"fs_files", &r.fs_files},
+                            std::pair{"fs_depth", &r.fs_depth}}) {
+    if (h.contains(key) && !Get(h, key, *field)) {
+      return Error{std::string("engine request: header field '") + key + "' is not an unsigned integer"};
+    }
   }
   auto inputs = h.find("inputs");
   if (inputs == h.end() || !inputs->is_array()) return Error{"engine request: 'inputs' missing"};
@@ -116,6 +138,8 @@ Result<EngineRequest> DecodeRequest(std::string_view bytes) {
 }
 
 std::string EncodeResult(const EngineResult& r) {
+  json outputs = json::array();
+  for (const EngineOutputFile& f : r.outputs) outputs.push_back({{"name", f.name}, {"bytes", f.bytes.size()}});
   json j = {{"stop", StopName(r.stop)},
             {"exit_code", r.exit_code},
             {"trap", r.trap},
@@ -123,12 +147,27 @@ std::string EncodeResult(const EngineResult& r) {
             {"memory_cap_hit", r.memory_cap_hit},
             {"stdout_total_bytes", r.stdout_total_bytes},
             {"stderr_total_bytes", r.stderr_total_bytes},
+            {"outputs", std::move(outputs)},
+            {"outputs_left_out", r.outputs_left_out},
             {"error", r.error}};
-  return DumpJson(j);
+  std::string head = DumpJson(j);
+  std::string out(kResultMagic);
+  PutU32(out, uint32_t(head.size()));
+  out += head;
+  for (const EngineOutputFile& f : r.outputs) out += f.bytes;
+  return out;
 }
 
 Result<EngineResult> DecodeResult(std::string_view bytes) {
-  Result<json> parsed = ParseJson(bytes, "engine result");
+  bool framed = bytes.substr(0, kResultMagic.size()) == kResultMagic;
+  size_t pos = bytes.size();
+  std::string_view text = bytes;
+  if (framed) {
+    Result<std::string_view> head = FramedHeader(bytes, kResultMagic, "engine result", &pos);
+    if (!head) return head.error();
+    text = *head;
+  }
+  Result<json> parsed = ParseJson(text, "engine result");
   if (!parsed) return parsed.error();
   const json& j = *parsed;
   EngineResult r;
@@ -147,6 +186,31 @@ Result<EngineResult> DecodeResult(std::string_view bytes) {
   else return Error{"engine result: unknown stop '" + stop + "'"};
   if (exit_code < INT32_MIN || exit_code > INT32_MAX) return Error{"engine result: exit_code out of range"};
   r.exit_code = int(exit_code);
+  if (!framed) return r;  // an older engine: no output files
+
+  auto outputs = j.find("outputs");
+  if (outputs == j.end() || !outputs->is_array() || !Get(j, "outputs_left_out", r.outputs_left_out)) {
+    return Error{"engine result: 'outputs' or 'outputs_left_out' missing"};
+  }
+  if (outputs->size() > kMaxOutputFiles) {
+    return Error{"engine result: more than " + std::to_string(kMaxOutputFiles) + " output files"};
+  }
+  for (const json& o : *outputs) {
+    EngineOutputFile f;
+    uint64_t n = 0;
+    if (!o.is_object() || !Get(o, "name", f.name) || !Get(o, "bytes", n)) {
+      return Error{"engine result: malformed output entry"};
+    }
+    AMP_RETURN_IF_ERROR(CheckOutputName(f.name));
+    if (!r.outputs.empty() && !(r.outputs.back().name < f.name)) {
+      return Error{"engine result: output '" + f.name + "' out of order or repeated"};
+    }
+    if (n > bytes.size() - pos) return Error{"engine result: output '" + f.name + "' truncated"};
+    f.bytes.assign(bytes.substr(pos, n));
+    pos += n;
+    r.outputs.push_back(std::move(f));
+  }
+  if (pos != bytes.size()) return Error{"engine result: trailing bytes after the output files"};
   return r;
 }
 

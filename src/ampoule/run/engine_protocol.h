@@ -8,8 +8,13 @@
 // Request wire format (little-endian):
 //   "AMPREQ1\n", u32 header length, the header (JSON: every field below
 //   except the byte blobs, plus each blob's length), then the blobs in order:
-//   program, each input, stdin.
-// Result wire format: one JSON object.
+//   program, each input, stdin. Engines ignore header fields they do not
+//   know, so fields added later (the filesystem caps) reach older engines
+//   harmlessly.
+// Result wire format: "AMPRES1\n", u32 header length, the header (JSON: the
+//   fields below, each output file's name and length), then the output
+//   files' bytes in order. A result that does not start with the magic is
+//   an older engine's: one JSON object, no output files.
 //
 // Both sides parse defensively (lengths checked against what arrived, JSON
 // without duplicate keys); an error message names what was wrong.
@@ -48,6 +53,16 @@ struct EngineRequest {
   uint64_t fuel = 0;
   uint64_t memory_bytes = 0;
   uint64_t output_cap_bytes = 0;
+  // Caps on the guest's filesystem; 0 (absent from the header) means the
+  // engine's defaults.
+  uint64_t fs_bytes = 0;
+  uint64_t fs_files = 0;
+  uint64_t fs_depth = 0;
+};
+
+struct EngineOutputFile {
+  std::string name;
+  std::string bytes;
 };
 
 // How the engine saw the run end. `stop` is kExit, kTrap or kFuel (memory
@@ -60,6 +75,11 @@ struct EngineResult {
   bool memory_cap_hit = false;
   uint64_t stdout_total_bytes = 0;
   uint64_t stderr_total_bytes = 0;
+  // The files the guest left in /output (output_files.h), by name.
+  std::vector<EngineOutputFile> outputs;
+  // Files there whose names cannot leave the run, and links (not counted
+  // as files: see output_files.h).
+  uint64_t outputs_left_out = 0;
   // Set when the engine could not run the request at all (bad module, bad
   // snapshot, ...): the run did not start and there is no guest outcome.
   std::string error;
@@ -69,6 +89,9 @@ std::string EncodeRequest(const EngineRequest& request);
 Result<EngineRequest> DecodeRequest(std::string_view bytes);
 
 std::string EncodeResult(const EngineResult& result);
+// Errors: malformed framing or JSON, a field missing or of the wrong type,
+// an output file name CheckOutputName refuses, names not in strictly
+// increasing order, bytes past the declared lengths.
 Result<EngineResult> DecodeResult(std::string_view bytes);
 
 }  // namespace ampoule::run

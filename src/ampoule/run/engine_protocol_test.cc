@@ -84,5 +84,61 @@ TEST(EngineProtocol, MalformedResultsRefused) {
   EXPECT_FALSE(DecodeResult(good.substr(0, good.size() - 1)).ok());
 }
 
+TEST(EngineProtocol, OutputFilesTravelAfterTheHeader) {
+  EngineResult e;
+  e.outputs = {{"a-b.txt", "first"}, {"a/c.json", std::string("{\"x\":1}\0bin", 11)}, {"z", ""}};
+  e.outputs_left_out = 2;
+  Result<EngineResult> r = DecodeResult(EncodeResult(e));
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->outputs.size(), 3u);
+  EXPECT_EQ(r->outputs[1].name, "a/c.json");
+  EXPECT_EQ(r->outputs[1].bytes, e.outputs[1].bytes);
+  EXPECT_EQ(r->outputs[2].bytes, "");
+  EXPECT_EQ(r->outputs_left_out, 2u);
+}
+
+TEST(EngineProtocol, AnOlderEnginesPlainJsonResultStillReads) {
+  std::string framed = EncodeResult(EngineResult{});
+  std::string json = framed.substr(12);  // the header alone: what engines wrote before outputs
+  Result<EngineResult> r = DecodeResult(json);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_TRUE(r->outputs.empty());
+}
+
+// The result comes from a process that ran untrusted code: names that could
+// climb out of a folder, repeated names and lengths past the end are refused.
+TEST(EngineProtocol, HostileOutputFilesRefused) {
+  for (const char* name : {"../escape", "/abs", "a/../../b", "", "a//b", "ctl\x01", "a/."}) {
+    EngineResult e;
+    e.outputs = {{name, "x"}};
+    EXPECT_FALSE(DecodeResult(EncodeResult(e)).ok()) << name;
+  }
+  EngineResult twice;
+  twice.outputs = {{"a", "1"}, {"a", "2"}};
+  EXPECT_FALSE(DecodeResult(EncodeResult(twice)).ok());
+  EngineResult unsorted;
+  unsorted.outputs = {{"b", "1"}, {"a", "2"}};
+  EXPECT_FALSE(DecodeResult(EncodeResult(unsorted)).ok());
+  EngineResult one;
+  one.outputs = {{"a", "12345"}};
+  std::string bytes = EncodeResult(one);
+  EXPECT_FALSE(DecodeResult(bytes.substr(0, bytes.size() - 1)).ok());  // truncated
+  EXPECT_FALSE(DecodeResult(bytes + "x").ok());                         // trailing bytes
+}
+
+TEST(EngineProtocol, FilesystemCapsAreOptionalInTheRequest) {
+  EngineRequest req;
+  req.runtime = "wasm";
+  req.program_name = "p.wasm";
+  req.fs_bytes = 1 << 20;
+  req.fs_files = 10;
+  req.fs_depth = 3;
+  Result<EngineRequest> back = DecodeRequest(EncodeRequest(req));
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->fs_bytes, 1u << 20);
+  EXPECT_EQ(back->fs_files, 10u);
+  EXPECT_EQ(back->fs_depth, 3u);
+}
+
 }  // namespace
 }  // namespace ampoule::run

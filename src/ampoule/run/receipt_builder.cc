@@ -8,7 +8,10 @@ receipt::Statement StatementForRecord(const RunRecord& record) {
   receipt::Statement statement;
   statement.subject.push_back({"stdout", {{"sha256", record.stdout_digest.sha256}}});
   statement.subject.push_back({"stderr", {{"sha256", record.stderr_digest.sha256}}});
-  statement.predicate_type = std::string(kRunPredicateType);
+  for (const NamedDigest& o : record.outputs) {
+    statement.subject.push_back({std::string(kOutputSubjectPrefix) + o.name, {{"sha256", o.sha256}}});
+  }
+  statement.predicate_type = std::string(RunPredicateType(record.predicate_version));
   statement.predicate = RecordToJson(record);
   return statement;
 }

@@ -4,9 +4,9 @@
 //
 // A receipt is a DSSE envelope (docs/receipt-spec.md section 1) around an
 // in-toto Statement v1 whose subjects are the run's two output streams,
-// `stdout` and `stderr`, with the sha256 of their kept bytes, and whose
-// predicate is the run record itself (RecordToJson, predicate type
-// kRunPredicateType).
+// `stdout` and `stderr`, with the sha256 of their kept bytes, then each
+// output file as `output/NAME`, and whose predicate is the run record itself
+// (RecordToJson, predicate type RunPredicateType(record.predicate_version)).
 //
 // The statement is serialised once, compactly with sorted keys, and those
 // exact bytes are signed; verifiers read the bytes, never a re-serialisation.
@@ -22,9 +22,13 @@
 
 namespace ampoule::run {
 
-// The statement a receipt carries for `record`: subjects `stdout` and
-// `stderr` (in that order) with the record's output digests, predicate type
-// kRunPredicateType, predicate RecordToJson(record).
+// Subjects of output files are named this prefix + the file's name.
+inline constexpr std::string_view kOutputSubjectPrefix = "output/";
+
+// The statement a receipt carries for `record`: subjects `stdout`, `stderr`
+// and `output/NAME` for each output file (in that order) with the record's
+// digests, the record version's predicate type, predicate
+// RecordToJson(record).
 // REQUIRES: the record's output digests are 64 lowercase hex digits (as
 // RunProgram makes them); otherwise the receipt will not verify.
 receipt::Statement StatementForRecord(const RunRecord& record);

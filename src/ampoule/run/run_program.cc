@@ -25,8 +25,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Far above what a guest's result needs (a few hundred bytes of JSON).
-constexpr size_t kMaxResultBytes = 1 << 20;
+// Far above what a result's header needs (a few hundred bytes of JSON, and
+// the names of at most kMaxOutputFiles output files); the output files'
+// bytes come on top, at most the filesystem cap.
+constexpr size_t kMaxResultHeaderBytes = 4 << 20;
 // The engine's own memory beyond the guest's: compiled runtimes, the
 // interpreter's reserved value stack, the kernel mapping, the snapshot.
 constexpr uint64_t kEngineOverheadBytes = uint64_t(1) << 30;
@@ -86,6 +88,7 @@ Status CheckSpec(const RunSpec& spec) {
   if (spec.limits.fuel == 0) return Error{"the fuel budget must be above 0"};
   if (spec.limits.memory_bytes < 65536) return Error{"the memory cap must be at least 64K (one page)"};
   if (!(spec.limits.timeout_seconds > 0)) return Error{"the timeout must be above 0 seconds"};
+  if (spec.limits.fs_depth > UINT32_MAX) return Error{"the filesystem depth cap is too large"};
   std::set<std::string> names;
   uint64_t total = spec.program.size() + spec.stdin_bytes.size();
   for (const ProgramInput& in : spec.inputs) {
@@ -113,7 +116,15 @@ struct Exchange {
   size_t request_sent = 0;
   std::string stdout_data, stderr_data, result;
   bool timed_out = false;
+  bool result_overflow = false;  // the engine sent more than a result can hold
 };
+
+// The most a result may take: its header and every output file's bytes,
+// which the filesystem cap bounds (the engine's defaults when it is 0).
+size_t MaxResultBytes(const RunLimits& limits) {
+  uint64_t fs = limits.fs_bytes != 0 ? limits.fs_bytes : wasi::kDefaultFsMaxBytes;
+  return size_t(std::min<uint64_t>(fs, SIZE_MAX / 2)) + kMaxResultHeaderBytes;
+}
 
 Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clock::time_point deadline,
             JailedProcess& child, Exchange& x) {
@@ -174,8 +185,10 @@ Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clo
         keep(x.stdout_data, chunk, spec.on_stdout);
       } else if (&fd == &err_r) {
         keep(x.stderr_data, chunk, spec.on_stderr);
-      } else if (x.result.size() + chunk.size() <= kMaxResultBytes) {
+      } else if (x.result.size() + chunk.size() <= MaxResultBytes(spec.limits)) {
         x.result.append(chunk);
+      } else {
+        x.result_overflow = true;
       }
     }
   }
@@ -234,9 +247,11 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
   record.seed = spec.seed;
   record.limits = spec.limits;
 
-  EngineRequest request{kernel_sha256,     spec.runtime, spec.program_name, spec.program,
-                        spec.inputs,       spec.stdin_bytes, spec.seed,      spec.limits.fuel,
-                        spec.limits.memory_bytes, spec.limits.output_cap_bytes};
+  EngineRequest request{kernel_sha256,         spec.runtime,         spec.program_name,
+                        spec.program,          spec.inputs,          spec.stdin_bytes,
+                        spec.seed,             spec.limits.fuel,     spec.limits.memory_bytes,
+                        spec.limits.output_cap_bytes, spec.limits.fs_bytes, spec.limits.fs_files,
+                        spec.limits.fs_depth};
   Exchange x;
   x.request = EncodeRequest(request);
 
@@ -249,7 +264,10 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
 
   JailOptions jail;
   jail.insecure_no_jail = spec.insecure_no_jail;
-  jail.address_space_bytes = spec.limits.memory_bytes + kEngineOverheadBytes;
+  // The guest's files live in the engine's memory too, twice at the end
+  // (the tree and the result that carries the output files).
+  jail.address_space_bytes =
+      spec.limits.memory_bytes + 2 * uint64_t(MaxResultBytes(spec.limits)) + kEngineOverheadBytes;
   jail.cpu_seconds = uint64_t(spec.limits.timeout_seconds) + 5;
   const int child_fds[] = {req_r.get(), out_w.get(), err_w.get(), kernel_fd.get(), res_w.get()};
   const std::string argv[] = {"ampoule-engine"};
@@ -280,7 +298,9 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
     record.stdout_digest = DigestOutput(x.stdout_data, x.stdout_data.size());
     record.stderr_digest = DigestOutput(x.stderr_data, x.stderr_data.size());
   } else {
-    Result<EngineResult> result = DecodeResult(x.result);
+    Result<EngineResult> result = x.result_overflow
+                                      ? Result<EngineResult>(Error{"the result is larger than the filesystem cap allows"})
+                                      : DecodeResult(x.result);
     bool engine_ok = exit->exited && exit->exit_code == 0;
     if (!result || !engine_ok) {
       std::string why = engine_ok ? result.message() : exit->Describe();
@@ -296,6 +316,11 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
     record.result.status = StatusFor(record.result.stop, result->exit_code);
     record.stdout_digest = DigestOutput(x.stdout_data, result->stdout_total_bytes);
     record.stderr_digest = DigestOutput(x.stderr_data, result->stderr_total_bytes);
+    for (EngineOutputFile& f : result->outputs) {
+      record.outputs.push_back({f.name, core::Sha256Hex(f.bytes), f.bytes.size()});
+      run.output_files.push_back({std::move(f.name), std::move(f.bytes)});
+    }
+    record.outputs_left_out = result->outputs_left_out;
   }
   run.record = std::move(record);
   run.stdout_data = std::move(x.stdout_data);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ampoule/run/run_record.h"
+#include "ampoule/wasi/vfs.h"
 #include "core/result.h"
 
 namespace ampoule::run {
@@ -42,17 +43,25 @@ struct RunSpec {
   std::vector<ProgramInput> inputs;
   std::vector<uint8_t> stdin_bytes;
   uint64_t seed = 0;
-  RunLimits limits{kDefaultFuel, kDefaultMemoryBytes, kDefaultTimeoutSeconds, kDefaultOutputCapBytes};
+  RunLimits limits{kDefaultFuel,           kDefaultMemoryBytes,       kDefaultTimeoutSeconds,
+                   kDefaultOutputCapBytes, wasi::kDefaultFsMaxBytes,  wasi::kDefaultFsMaxNodes,
+                   wasi::kDefaultFsMaxDepth};
   bool insecure_no_jail = false;
   // Optional live views of the guest's output as it arrives.
   std::function<void(std::string_view)> on_stdout;
   std::function<void(std::string_view)> on_stderr;
 };
 
+struct OutputFileBytes {
+  std::string name;  // as in record.outputs
+  std::string bytes;
+};
+
 struct ProgramRun {
   RunRecord record;
   std::string stdout_data;  // the kept bytes (at most limits.output_cap_bytes)
   std::string stderr_data;
+  std::vector<OutputFileBytes> output_files;  // in record.outputs' order, with their bytes
 };
 
 // "python" for .py, "js" for .js/.mjs, "wasm" for .wasm; an error naming the

@@ -1,5 +1,6 @@
 #include "ampoule/run/run_record.h"
 
+#include "ampoule/run/output_files.h"
 #include "core/hex.h"
 
 
@@ -136,6 +137,14 @@ Result<Stop> ParseStop(const std::string& name) {
 
 std::string_view StopName(Stop stop) { return kStopNames[size_t(stop)]; }
 
+std::string_view RunPredicateType(uint32_t version) {
+  return version == 3 ? kRunPredicateType : version == 2 ? kRunPredicateTypeV2 : std::string_view();
+}
+
+uint32_t RunPredicateVersion(std::string_view predicate_type) {
+  return predicate_type == kRunPredicateType ? 3 : predicate_type == kRunPredicateTypeV2 ? 2 : 0;
+}
+
 Stop ClassifyStop(Stop engine_stop, int exit_code, bool memory_cap_hit) {
   bool failed = engine_stop == Stop::kTrap || (engine_stop == Stop::kExit && exit_code != 0);
   return failed && memory_cap_hit ? Stop::kMemory : engine_stop;
@@ -181,23 +190,38 @@ json RecordToJson(const RunRecord& r) {
       {"stdout", OutputJson(r.stdout_digest)},
       {"stderr", OutputJson(r.stderr_digest)},
   };
+  if (r.predicate_version >= 3) {
+    j["limits"]["fs_bytes"] = r.limits.fs_bytes;
+    j["limits"]["fs_files"] = r.limits.fs_files;
+    j["limits"]["fs_depth"] = r.limits.fs_depth;
+    json outputs = json::array();
+    for (const NamedDigest& o : r.outputs) {
+      outputs.push_back({{"name", o.name}, {"sha256", o.sha256}, {"bytes", o.bytes}});
+    }
+    j["outputs"] = std::move(outputs);
+    j["outputs_left_out"] = r.outputs_left_out;
+  }
   if (!r.started_at.empty()) j["started_at"] = r.started_at;
   if (!r.finished_at.empty()) j["finished_at"] = r.finished_at;
   return j;
 }
 
-Result<RunRecord> RecordFromJson(const json& j) {
+Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
+  if (version != 2 && version != 3) {
+    return Error{"run record: version " + std::to_string(version) + " is not known (2 or 3)"};
+  }
   if (!j.is_object()) return Error{"run record: the predicate must be a JSON object"};
   Reader top(j, "");
   RunRecord r;
+  r.predicate_version = version;
 
   Reader kernel = top;
   AMP_ASSIGN(kernel, top.Object("kernel"));
   AMP_ASSIGN(r.kernel_sha256, kernel.Sha256("sha256"));
-  uint64_t version = 0;
-  AMP_ASSIGN(version, kernel.Unsigned("cost_table_version"));
-  if (version > UINT32_MAX) return Error{"run record: field 'kernel.cost_table_version' is out of range"};
-  r.cost_table_version = uint32_t(version);
+  uint64_t cost_table = 0;
+  AMP_ASSIGN(cost_table, kernel.Unsigned("cost_table_version"));
+  if (cost_table > UINT32_MAX) return Error{"run record: field 'kernel.cost_table_version' is out of range"};
+  r.cost_table_version = uint32_t(cost_table);
 
   AMP_ASSIGN(r.runtime, top.String("runtime"));
   if (r.runtime != "python" && r.runtime != "js" && r.runtime != "wasm") {
@@ -228,6 +252,11 @@ Result<RunRecord> RecordFromJson(const json& j) {
   AMP_ASSIGN(r.limits.memory_bytes, limits.Unsigned("memory_bytes"));
   AMP_ASSIGN(r.limits.timeout_seconds, limits.Number("timeout_seconds"));
   AMP_ASSIGN(r.limits.output_cap_bytes, limits.Unsigned("output_cap_bytes"));
+  if (version >= 3) {
+    AMP_ASSIGN(r.limits.fs_bytes, limits.Unsigned("fs_bytes"));
+    AMP_ASSIGN(r.limits.fs_files, limits.Unsigned("fs_files"));
+    AMP_ASSIGN(r.limits.fs_depth, limits.Unsigned("fs_depth"));
+  }
 
   Reader result = top;
   AMP_ASSIGN(result, top.Object("result"));
@@ -250,6 +279,25 @@ Result<RunRecord> RecordFromJson(const json& j) {
 
   AMP_ASSIGN(r.stdout_digest, ReadOutput(top, "stdout"));
   AMP_ASSIGN(r.stderr_digest, ReadOutput(top, "stderr"));
+  if (version >= 3) {
+    const json* outputs = nullptr;
+    AMP_ASSIGN(outputs, top.Array("outputs"));
+    if (outputs->size() > kMaxOutputFiles) {
+      return Error{"run record: more than " + std::to_string(kMaxOutputFiles) + " outputs"};
+    }
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      NamedDigest d;
+      AMP_ASSIGN(d, ReadNamed((*outputs)[i], "outputs[" + std::to_string(i) + "]"));
+      Status name = CheckOutputName(d.name);
+      if (!name.ok()) return Error{"run record: outputs[" + std::to_string(i) + "]: " + name.message()};
+      if (!r.outputs.empty() && !(r.outputs.back().name < d.name)) {
+        return Error{"run record: outputs[" + std::to_string(i) + "] ('" + d.name +
+                     "') is out of order or repeated; names must be sorted and unique"};
+      }
+      r.outputs.push_back(std::move(d));
+    }
+    AMP_ASSIGN(r.outputs_left_out, top.Unsigned("outputs_left_out"));
+  }
   if (top.Has("started_at")) AMP_ASSIGN(r.started_at, top.String("started_at"));
   if (top.Has("finished_at")) AMP_ASSIGN(r.finished_at, top.String("finished_at"));
   return r;

@@ -20,7 +20,16 @@
 
 namespace ampoule::run {
 
-inline constexpr std::string_view kRunPredicateType = "https://ampoule.dev/attestations/run/v2";
+// Version 3 added the filesystem caps (limits.fs_*) and the output files
+// (outputs, outputs_left_out); receipts of version 2 still read and verify.
+inline constexpr std::string_view kRunPredicateType = "https://ampoule.dev/attestations/run/v3";
+inline constexpr std::string_view kRunPredicateTypeV2 = "https://ampoule.dev/attestations/run/v2";
+inline constexpr uint32_t kRunPredicateVersion = 3;
+
+// The predicate type of `version` (2 or 3), or "" for another.
+std::string_view RunPredicateType(uint32_t version);
+// The version of `predicate_type`, or 0 if it is not a run predicate.
+uint32_t RunPredicateVersion(std::string_view predicate_type);
 
 // `ampoule run` exit codes (result.status). A guest's own exit status
 // 0..kMaxGuestStatus passes through unchanged.
@@ -55,6 +64,11 @@ struct RunLimits {
   uint64_t memory_bytes = 0;
   double timeout_seconds = 0;
   uint64_t output_cap_bytes = 0;  // per stream
+  // The guest filesystem's caps (wasi/vfs.h), inputs included; 0 in a
+  // version 2 record, which had none (its files were read-only).
+  uint64_t fs_bytes = 0;
+  uint64_t fs_files = 0;
+  uint64_t fs_depth = 0;
 };
 
 // Why a run ended: exit (returned or proc_exit), trap, fuel, memory, timeout.
@@ -83,16 +97,24 @@ struct RunRecord {
   RunOutcome result;
   OutputDigest stdout_digest;
   OutputDigest stderr_digest;
+  // The files the guest left in /output, sorted by name (output_files.h),
+  // and how many files there could not leave the run (a name no receipt or
+  // host folder can hold). Version 3 only.
+  std::vector<NamedDigest> outputs;
+  uint64_t outputs_left_out = 0;
   std::string started_at;  // RFC 3339 UTC, informative
   std::string finished_at;
+  uint32_t predicate_version = kRunPredicateVersion;
 };
 
-// The predicate JSON (keys as in docs/receipt-spec.md).
+// The predicate JSON of the record's version (keys as in
+// docs/receipt-spec.md).
 nlohmann::json RecordToJson(const RunRecord& record);
 
-// Reads a predicate. Every field above is required with its type (times may
-// be absent); unknown fields are ignored. Errors name the field.
-Result<RunRecord> RecordFromJson(const nlohmann::json& json);
+// Reads a predicate of `version` (2 or 3). Every field of that version is
+// required with its type (times may be absent); unknown fields are ignored.
+// Errors name the field.
+Result<RunRecord> RecordFromJson(const nlohmann::json& json, uint32_t version = kRunPredicateVersion);
 
 // How a run that the engine finished (not terminated) is classified: a guest
 // that failed (trapped or exited non-zero) after the memory cap refused a

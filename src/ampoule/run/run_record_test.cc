@@ -1,5 +1,6 @@
-// The run record (receipt predicate v2): JSON round trip, required fields,
-// and the status and stop rules of `ampoule run`.
+// The run record (receipt predicate v3, and v2 as earlier receipts hold
+// it): JSON round trip, required fields, and the status and stop rules of
+// `ampoule run`.
 #include "ampoule/run/run_record.h"
 
 #include <gtest/gtest.h>
@@ -16,10 +17,12 @@ RunRecord Sample() {
   r.inputs = {{"a.csv", std::string(64, 'c'), 3}, {"b.json", std::string(64, 'd'), 4}};
   r.stdin_digest = {std::string(64, 'e'), 0};
   r.seed = 7;
-  r.limits = {1000, 1 << 20, 2.5, 4096};
+  r.limits = {1000, 1 << 20, 2.5, 4096, 1 << 24, 100, 8};
   r.result = {126, 0, Stop::kTrap, 99, false, false, "unreachable executed"};
   r.stdout_digest = {std::string(64, 'f'), 10, 20, true};
   r.stderr_digest = {std::string(64, '0'), 0, 0, false};
+  r.outputs = {{"report.json", std::string(64, '1'), 5}, {"tables/a.csv", std::string(64, '2'), 6}};
+  r.outputs_left_out = 1;
   r.started_at = "2026-11-29T19:00:00.000Z";
   r.finished_at = "2026-11-29T19:00:01.000Z";
   return r;
@@ -33,6 +36,45 @@ TEST(RunRecord, RoundTrip) {
   EXPECT_EQ(back->result.trap, "unreachable executed");
   EXPECT_EQ(back->inputs.size(), 2u);
   EXPECT_DOUBLE_EQ(back->limits.timeout_seconds, 2.5);
+}
+
+TEST(RunRecord, VersionThreeHoldsFilesystemCapsAndOutputFiles) {
+  nlohmann::json j = RecordToJson(Sample());
+  EXPECT_EQ(j["limits"]["fs_bytes"], 1 << 24);
+  EXPECT_EQ(j["outputs"][1]["name"], "tables/a.csv");
+  EXPECT_EQ(j["outputs_left_out"], 1);
+  for (const char* field : {"outputs", "outputs_left_out"}) {
+    nlohmann::json missing = j;
+    missing.erase(field);
+    Result<RunRecord> r = RecordFromJson(missing);
+    ASSERT_FALSE(r.ok()) << field;
+    EXPECT_NE(r.message().find(field), std::string::npos) << r.message();
+  }
+  nlohmann::json unsorted = j;
+  std::swap(unsorted["outputs"][0], unsorted["outputs"][1]);
+  EXPECT_FALSE(RecordFromJson(unsorted).ok());
+  nlohmann::json climbing = j;
+  climbing["outputs"][0]["name"] = "../../home/x";
+  EXPECT_FALSE(RecordFromJson(climbing).ok());
+}
+
+TEST(RunRecord, VersionTwoReadsAndWritesWithoutTheNewFields) {
+  RunRecord v2 = Sample();
+  v2.predicate_version = 2;
+  v2.outputs.clear();
+  v2.outputs_left_out = 0;
+  nlohmann::json j = RecordToJson(v2);
+  EXPECT_FALSE(j.contains("outputs"));
+  EXPECT_FALSE(j["limits"].contains("fs_bytes"));
+  Result<RunRecord> back = RecordFromJson(j, 2);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->predicate_version, 2u);
+  EXPECT_EQ(back->limits.fs_bytes, 0u);
+  EXPECT_EQ(RecordToJson(*back), j);
+  EXPECT_FALSE(RecordFromJson(j, 3).ok());  // version 3 requires its fields
+  EXPECT_FALSE(RecordFromJson(j, 4).ok());
+  EXPECT_EQ(RunPredicateVersion(kRunPredicateTypeV2), 2u);
+  EXPECT_EQ(RunPredicateVersion("https://ampoule.dev/attestations/run/v9"), 0u);
 }
 
 TEST(RunRecord, TrapMessageOnlyForTraps) {

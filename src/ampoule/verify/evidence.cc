@@ -101,6 +101,23 @@ void CompareInputs(const Options& o, Evidence& ev) {
   }
 }
 
+void CompareOutputFiles(const Options& o, Evidence& ev) {
+  for (const NamedFile& f : o.output_files) {
+    auto file = ev.files->output_files.find(f.name);
+    if (file == ev.files->output_files.end()) continue;  // unreadable: already a fact
+    const run::NamedDigest* signed_output = nullptr;
+    for (const run::NamedDigest& d : ev.record->outputs) {
+      if (d.name == f.name) signed_output = &d;
+    }
+    if (!signed_output) {
+      Note(ev.facts.failed, "output file '" + f.name + "' is not in the receipt");
+      ev.notes.push_back("output file " + f.name + ": the receipt has no output file of that name");
+      continue;
+    }
+    Compare("output file " + f.name, f.path, file->second.sha256, signed_output->sha256, ev);
+  }
+}
+
 void CompareFiles(const Options& o, const std::optional<std::string>& kernel_sha256, Evidence& ev) {
   const run::RunRecord& r = *ev.record;
   if (kernel_sha256) {
@@ -116,6 +133,7 @@ void CompareFiles(const Options& o, const std::optional<std::string>& kernel_sha
     if (files.outputs[i]) Compare("output", o.outputs[i], files.outputs[i]->sha256, r.stdout_digest.sha256, ev);
   }
   CompareInputs(o, ev);
+  CompareOutputFiles(o, ev);
   if (files.stdin_file) Compare("stdin", *o.stdin_path, files.stdin_file->sha256, r.stdin_digest.sha256, ev);
 }
 
@@ -154,6 +172,10 @@ Snapshot ReadSnapshot(const Options& o) {
   // Outputs are read even when the receipt is unusable: an unreadable or
   // oversized one outranks FAILED.
   for (const std::string& path : o.outputs) files.outputs.push_back(Load("output", path, o, files));
+  for (const NamedFile& f : o.output_files) {
+    std::optional<LoadedFile> file = Load("output file " + f.name, f.path, o, files);
+    if (file) files.output_files.emplace(f.name, std::move(*file));
+  }
   return files;
 }
 

@@ -20,6 +20,7 @@
 //   --kernel   sha256 == predicate kernel.sha256   (streamed, regular file)
 //   --program  sha256 == predicate program.sha256  (the name may differ)
 //   --output   sha256 == the `stdout` subject
+//   --output-file N  sha256 == the `output/N` subject (N must be there)
 //   --input N  sha256 == predicate inputs[] entry named N (N must be there)
 //   --stdin    sha256 == predicate stdin.sha256
 //
@@ -50,6 +51,7 @@ struct Snapshot {
   std::optional<LoadedFile> program;
   std::map<std::string, LoadedFile> inputs;         // by name
   std::vector<std::optional<LoadedFile>> outputs;   // one per options.outputs, in order
+  std::map<std::string, LoadedFile> output_files;   // by name, for --output-file
   std::optional<LoadedFile> stdin_file;
 };
 

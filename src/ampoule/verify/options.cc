@@ -1,5 +1,7 @@
 #include "ampoule/verify/options.h"
 
+#include "ampoule/run/output_files.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -80,6 +82,23 @@ Status SetOnce(std::string& slot, std::string_view flag, std::string value) {
   return Status::Ok();
 }
 
+// --output-file NAME=FILE: NAME is an output file's name as the receipt
+// has it (a relative path; it may not contain '=').
+Status AddOutputFile(Options& o, const std::string& value) {
+  size_t eq = value.find('=');
+  if (eq == std::string::npos || eq + 1 == value.size()) {
+    return Error{"invalid --output-file '" + value + "': give NAME=FILE"};
+  }
+  NamedFile f{value.substr(0, eq), value.substr(eq + 1)};
+  Status name = run::CheckOutputName(f.name);
+  if (!name.ok()) return Error{"invalid --output-file '" + value + "': " + name.message()};
+  for (const NamedFile& other : o.output_files) {
+    if (other.name == f.name) return Error{"--output-file '" + f.name + "' given twice"};
+  }
+  o.output_files.push_back(std::move(f));
+  return Status::Ok();
+}
+
 Status AddInput(Options& o, const std::string& value) {
   Result<NamedFile> in = ParseInputArg(value);
   if (!in.ok()) return in.error();
@@ -99,6 +118,7 @@ Status ApplyValue(Options& o, std::string_view flag, std::string value, bool* kn
   else if (flag == "--kernel") return SetOnce(o.kernel, flag, std::move(value));
   else if (flag == "--program") return SetOnce(o.program, flag, std::move(value));
   else if (flag == "--output") o.outputs.push_back(std::move(value));
+  else if (flag == "--output-file") return AddOutputFile(o, value);
   else if (flag == "--input") return AddInput(o, value);
   else if (flag == "--stdin") {
     if (o.stdin_path) return Error{"--stdin given twice"};
@@ -164,7 +184,8 @@ Result<Options> ParseOptions(std::span<const char* const> args) {
 std::string Usage(std::string_view command) {
   std::string c(command);
   return "usage: " + c + " RECEIPT (--key PUB | --trusted-keys FILE) [--kernel K] [--program P]\n" +
-         std::string(c.size() + 8, ' ') + "[--output O] [--input NAME=FILE ...] [--stdin FILE]\n" +
+         std::string(c.size() + 8, ' ') + "[--output O] [--output-file NAME=FILE ...]\n" +
+         std::string(c.size() + 8, ' ') + "[--input NAME=FILE ...] [--stdin FILE]\n" +
          "       " + c + " --replay RECEIPT --kernel K --program P [--key PUB]\n" +
          std::string(c.size() + 8, ' ') + "[--input NAME=FILE ...] [--stdin FILE] [--timeout S]\n" +
          std::string(c.size() + 8, ' ') + "[--max-fuel N] [--max-memory BYTES] [--max-timeout S]\n" +
@@ -178,6 +199,10 @@ re-runs the program on the kernel and compares output, fuel and status.
   --kernel K            the kernel file; its sha256 must be the one signed
   --program P           the program file; its sha256 must be the one signed
   --output O            a file that must equal the run's stdout (the kept bytes)
+  --output-file NAME=FILE
+                        a file that must equal the output file NAME the run
+                        left in /output (its receipt subject output/NAME);
+                        repeatable
   --input NAME=FILE     an input the run had under NAME (or FILE: named by its
                         last path component); repeatable
   --stdin FILE          the run's stdin (replay: needed if the run had any)

@@ -1,7 +1,8 @@
 // Command-line options of ampoule-verify (also `ampoule verify`).
 //
 //   ampoule-verify RECEIPT (--key PUB | --trusted-keys FILE) [--kernel K]
-//                  [--program P] [--output O] [--input NAME=FILE ...] [--stdin FILE]
+//                  [--program P] [--output O] [--output-file NAME=FILE ...]
+//                  [--input NAME=FILE ...] [--stdin FILE]
 //   ampoule-verify --replay RECEIPT --kernel K --program P [--key PUB]
 //                  [--input NAME=FILE ...] [--stdin FILE] [--timeout SECONDS]
 //                  [--max-fuel N] [--max-memory BYTES] [--max-timeout SECONDS]
@@ -50,6 +51,7 @@ struct Options {
   std::string kernel;
   std::string program;
   std::vector<std::string> outputs;  // --output: compared with the `stdout` subject
+  std::vector<NamedFile> output_files;  // --output-file: compared with `output/NAME` subjects
   std::vector<NamedFile> inputs;
   std::optional<std::string> stdin_path;
   std::optional<double> timeout_seconds;  // replay: overrides the safety net only

@@ -49,6 +49,27 @@ std::optional<std::string> OutputDifference(const char* name, const run::OutputD
   return Differ((n + " truncated").c_str(), int(a.truncated), int(b.truncated), detail);
 }
 
+std::optional<std::string> OutputFilesDifference(const run::RunRecord& s, const run::RunRecord& r,
+                                                 std::string* detail) {
+  for (size_t i = 0; i < std::max(s.outputs.size(), r.outputs.size()); ++i) {
+    const run::NamedDigest* a = i < s.outputs.size() ? &s.outputs[i] : nullptr;
+    const run::NamedDigest* b = i < r.outputs.size() ? &r.outputs[i] : nullptr;
+    if (a == nullptr || b == nullptr || a->name != b->name) {
+      *detail = "output files: receipt " + (a ? "'" + a->name + "'" : std::string("none")) +
+                ", replay " + (b ? "'" + b->name + "'" : std::string("none")) + " at position " +
+                std::to_string(i);
+      return std::string("output files differ");
+    }
+    if (a->sha256 != b->sha256 || a->bytes != b->bytes) {
+      *detail = "output file '" + a->name + "': receipt sha256 " + a->sha256 + " (" +
+                std::to_string(a->bytes) + " bytes), replay " + b->sha256 + " (" +
+                std::to_string(b->bytes) + " bytes)";
+      return "output file '" + a->name + "' differs";
+    }
+  }
+  return Differ("outputs_left_out", s.outputs_left_out, r.outputs_left_out, detail);
+}
+
 std::string Count(uint64_t n) { return std::to_string(n); }
 
 std::string Seconds(double s) {
@@ -71,6 +92,11 @@ std::optional<std::string> OverCeiling(const Options& o, const run::RunRecord& r
               Count(o.max_replay_memory) + " (raise it with --max-memory BYTES)";
     return "memory cap over the verifier's ceiling of " + Count(o.max_replay_memory);
   }
+  if (limits.fs_bytes > o.max_replay_memory) {
+    *detail = "the receipt's filesystem cap is " + Count(limits.fs_bytes) + " bytes; this verifier allows at most " +
+              Count(o.max_replay_memory) + " (raise it with --max-memory BYTES)";
+    return "filesystem cap over the verifier's ceiling of " + Count(o.max_replay_memory);
+  }
   if (limits.output_cap_bytes > core::kMaxFileBytes) {
     *detail = "the receipt's output cap is " + Count(limits.output_cap_bytes) + " bytes; a replay keeps at most " +
               Count(core::kMaxFileBytes) + " bytes of each output";
@@ -85,6 +111,7 @@ std::optional<std::string> FirstDifference(const run::RunRecord& s, const run::R
   if (auto d = Differ("cost_table_version", s.cost_table_version, r.cost_table_version, detail)) return d;
   if (auto d = OutputDifference("stdout", s.stdout_digest, r.stdout_digest, detail)) return d;
   if (auto d = OutputDifference("stderr", s.stderr_digest, r.stderr_digest, detail)) return d;
+  if (auto d = OutputFilesDifference(s, r, detail)) return d;
   if (auto d = Differ("status", s.result.status, r.result.status, detail)) return d;
   if (auto d = Differ("exit_code", s.result.exit_code, r.result.exit_code, detail)) return d;
   if (auto d = Differ("stop", std::string(run::StopName(s.result.stop)),
@@ -162,6 +189,9 @@ void Replay(const Options& o, const Runner& runner, Evidence& ev) {
   // the ceilings) is not a difference in the run.
   run::RunRecord compared = replayed;
   compared.limits.fuel = ev.record->limits.fuel;
+  // A version 2 receipt is compared as version 2 (its kernel's engine knew
+  // no output files, and the record has no filesystem caps).
+  compared.predicate_version = ev.record->predicate_version;
   if (compared.result.stop == run::Stop::kFuel && spec.limits.fuel < ev.record->limits.fuel) {
     Note(ev.facts.failed, "fuel over the verifier's ceiling of " + Count(o.max_replay_fuel));
     ev.notes.push_back("replay: ran out of the verifier's " + Count(spec.limits.fuel) +

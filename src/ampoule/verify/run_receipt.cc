@@ -3,6 +3,7 @@
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
 #include "ampoule/receipt/verify.h"
+#include "ampoule/run/receipt_builder.h"
 
 namespace ampoule::verify {
 namespace {
@@ -20,27 +21,44 @@ Result<const receipt::Subject*> FindSubject(const receipt::Statement& statement,
   return found;
 }
 
+// The subject `name` must exist once and carry `sha256`, which the
+// predicate's field `field` holds.
 Status CheckSubject(const receipt::Statement& statement, std::string_view name,
-                    const run::OutputDigest& digest) {
+                    const std::string& sha256, std::string_view field) {
   Result<const receipt::Subject*> subject = FindSubject(statement, name);
   if (!subject.ok()) return subject.error();
-  if ((*subject)->sha256() != digest.sha256) {
+  if ((*subject)->sha256() != sha256) {
     return Error{"statement: subject '" + std::string(name) + "' has sha256 " +
-                 (*subject)->sha256() + " but the predicate's " + std::string(name) +
-                 ".sha256 is " + digest.sha256};
+                 (*subject)->sha256() + " but the predicate's " + std::string(field) +
+                 ".sha256 is " + sha256};
   }
   return Status::Ok();
 }
 
 Result<run::RunRecord> RecordFromStatement(const receipt::Statement& statement) {
-  if (statement.predicate_type != run::kRunPredicateType) {
+  uint32_t version = run::RunPredicateVersion(statement.predicate_type);
+  if (version == 0) {
     return Error{"statement: predicateType is \"" + statement.predicate_type.substr(0, 100) +
-                 "\", expected \"" + std::string(run::kRunPredicateType) + "\""};
+                 "\", expected \"" + std::string(run::kRunPredicateType) + "\" (or version 2's \"" +
+                 std::string(run::kRunPredicateTypeV2) + "\")"};
   }
-  Result<run::RunRecord> record = run::RecordFromJson(statement.predicate);
+  Result<run::RunRecord> record = run::RecordFromJson(statement.predicate, version);
   if (!record.ok()) return record.error();
-  AMP_RETURN_IF_ERROR(CheckSubject(statement, "stdout", record->stdout_digest));
-  AMP_RETURN_IF_ERROR(CheckSubject(statement, "stderr", record->stderr_digest));
+  AMP_RETURN_IF_ERROR(CheckSubject(statement, "stdout", record->stdout_digest.sha256, "stdout"));
+  AMP_RETURN_IF_ERROR(CheckSubject(statement, "stderr", record->stderr_digest.sha256, "stderr"));
+  for (size_t i = 0; i < record->outputs.size(); ++i) {
+    const run::NamedDigest& o = record->outputs[i];
+    AMP_RETURN_IF_ERROR(CheckSubject(statement, std::string(run::kOutputSubjectPrefix) + o.name,
+                                     o.sha256, "outputs[" + std::to_string(i) + "]"));
+  }
+  // Every subject is one the predicate describes: nothing is vouched for
+  // that the record does not explain.
+  size_t described = 2 + record->outputs.size();
+  if (statement.subject.size() != described) {
+    return Error{"statement: " + std::to_string(statement.subject.size()) +
+                 " subjects, but the predicate describes " + std::to_string(described) +
+                 " (stdout, stderr and each output file)"};
+  }
   return record;
 }
 

@@ -31,6 +31,55 @@ TEST(ReceiptBuilder, StatementHoldsTheRecord) {
   EXPECT_EQ(st.predicate, run::RecordToJson(s.record));
 }
 
+TEST(ReceiptBuilder, EachOutputFileIsASubject) {
+  Scene s;
+  s.record.outputs = {{"report.json", testing::Sha("{}"), 2}, {"t/a.csv", testing::Sha("x"), 1}};
+  receipt::Statement st = run::StatementForRecord(s.record);
+  ASSERT_EQ(st.subject.size(), 4u);
+  EXPECT_EQ(st.subject[2].name, "output/report.json");
+  EXPECT_EQ(st.subject[3].name, "output/t/a.csv");
+  EXPECT_EQ(st.subject[3].sha256(), testing::Sha("x"));
+  std::vector<receipt::PublicKey> keys{s.key.public_key()};
+  Result<RunReceipt> back = ReadSignedRunReceipt(run::MakeReceipt(s.record, s.key), keys);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->record.outputs.size(), 2u);
+}
+
+// A statement that vouches for more or other than its predicate says is
+// refused, even when signed: the subjects and the record must agree.
+TEST(ReceiptBuilder, SubjectsAndOutputFilesMustAgree) {
+  Scene s;
+  s.record.outputs = {{"report.json", testing::Sha("{}"), 2}};
+  std::vector<receipt::PublicKey> keys{s.key.public_key()};
+  auto sign = [&](const receipt::Statement& st) {
+    return receipt::SerializeEnvelope(receipt::SignEnvelope(
+        receipt::kInTotoPayloadType, receipt::SerializeStatement(st), s.key));
+  };
+  receipt::Statement extra = run::StatementForRecord(s.record);
+  extra.subject.push_back({"output/secret.txt", {{"sha256", testing::Sha("y")}}});
+  EXPECT_FALSE(ReadSignedRunReceipt(sign(extra), keys).ok());
+  receipt::Statement wrong = run::StatementForRecord(s.record);
+  wrong.subject[2].digest["sha256"] = testing::Sha("other");
+  EXPECT_FALSE(ReadSignedRunReceipt(sign(wrong), keys).ok());
+  receipt::Statement missing = run::StatementForRecord(s.record);
+  missing.subject.pop_back();
+  EXPECT_FALSE(ReadSignedRunReceipt(sign(missing), keys).ok());
+}
+
+// Receipts of version 2 (before output files) still verify.
+TEST(ReceiptBuilder, VersionTwoReceiptsStillVerify) {
+  Scene s;
+  s.record.predicate_version = 2;
+  std::string text = run::MakeReceipt(s.record, s.key);
+  receipt::Envelope e = receipt::ParseEnvelope(text).value();
+  EXPECT_NE(e.payload.find("attestations/run/v2"), std::string::npos);
+  EXPECT_EQ(e.payload.find("outputs"), std::string::npos);
+  std::vector<receipt::PublicKey> keys{s.key.public_key()};
+  Result<RunReceipt> back = ReadSignedRunReceipt(text, keys);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->record.predicate_version, 2u);
+}
+
 TEST(ReceiptBuilder, EnvelopeIsStandardDsse) {
   Scene s;
   std::string text = run::MakeReceipt(s.record, s.key);

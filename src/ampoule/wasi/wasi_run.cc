@@ -1,5 +1,7 @@
 #include "ampoule/wasi/wasi_run.h"
 
+#include <algorithm>
+
 namespace ampoule::wasi {
 namespace {
 
@@ -27,6 +29,19 @@ void RecordOutput(WasiContext& ctx, RunResult& result) {
   result.stderr_truncated = err.truncated();
   result.stdout_data = out.TakeData();
   result.stderr_data = err.TakeData();
+}
+
+// Appends the regular files below directory `dir` (named `prefix` + name)
+// in name order.
+void CollectFiles(const VfsNode& dir, const std::string& prefix, std::vector<OutputFile>& out) {
+  for (const auto& [name, entry] : dir.entries) {
+    const VfsNode& node = *entry.node;
+    if (node.is_dir()) {
+      CollectFiles(node, prefix + name + "/", out);
+    } else if (node.is_file()) {
+      out.push_back(OutputFile{prefix + name, {node.bytes().begin(), node.bytes().end()}});
+    }
+  }
 }
 
 // Runs a reactor: _initialize, ampoule_init, ampoule_main, stopping at the
@@ -62,7 +77,11 @@ const wasm::FuncType& ReactorStatusType() {
 
 RunSession::RunSession(const RunRequest& request,
                        const DeterministicEnvironmentOptions& env_options, const WasiConfig& config)
-    : env_(env_options), ctx_(config, env_), store_(request.limits), host_(store_, ctx_) {}
+    : env_(env_options),
+      ctx_(config, env_),
+      store_(request.limits),
+      host_(store_, ctx_),
+      output_dir_(request.output_dir) {}
 
 Result<std::unique_ptr<RunSession>> RunSession::Start(
     std::shared_ptr<const wasm::CompiledModule> module, const RunRequest& request,
@@ -130,6 +149,13 @@ void RunSession::Finish(const wasm::Outcome& outcome, RunResult& result) {
     for (const wasm::MemoryInstance* m : instance_->memories) result.memory_cap_hit |= m->cap_hit;
   }
   RecordOutput(ctx_, result);
+  if (output_dir_.empty()) return;
+  for (const Vfs::Root& root : ctx_.vfs().roots()) {
+    if (root.guest_path == output_dir_) CollectFiles(*root.node, "", result.files);
+  }
+  // Whole names in byte order ("a-b" before "a/c", which a walk would swap).
+  std::sort(result.files.begin(), result.files.end(),
+            [](const OutputFile& x, const OutputFile& y) { return x.name < y.name; });
 }
 
 Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module,

@@ -39,6 +39,9 @@ struct RunRequest {
   std::vector<uint8_t> stdin_bytes;
   Mailbox mailbox;                      // preopened directories (the guest changes a copy)
   FsLimits fs_limits;                   // caps on the guest's filesystem
+  // The guest path of a preopen whose regular files, at the end of the run,
+  // are the run's output files (RunResult::files). Empty: none.
+  std::string output_dir;
   uint64_t seed = 0;                    // random_get stream
   uint64_t epoch_ns = kDefaultEpochNs;  // realtime clock at fuel 0
   uint64_t fuel = UINT64_MAX;           // budget; running out stops the run (stop reason "fuel")
@@ -48,6 +51,12 @@ struct RunRequest {
   // Optional live views of kept output (they do not affect the result).
   OutputSink stdout_sink;
   OutputSink stderr_sink;
+};
+
+// A regular file the guest left in the request's output_dir.
+struct OutputFile {
+  std::string name;  // relative to output_dir, '/'-separated ("report.json", "a/b.csv")
+  std::vector<uint8_t> bytes;
 };
 
 struct RunResult {
@@ -64,6 +73,10 @@ struct RunResult {
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   bool memory_cap_hit = false;  // a memory.grow was refused by limits.max_memory_bytes
+  // The regular files under output_dir, sorted by name (byte order);
+  // symbolic links and empty folders are not files. Their names are the
+  // guest's bytes, unchecked: what may leave the run is the caller's rule.
+  std::vector<OutputFile> files;
 };
 
 // Links `module`'s imports to the WASI host, instantiates it, and calls its
@@ -111,8 +124,8 @@ class RunSession {
   // outcome: 0 is kReturned, anything else kExit with that status.
   wasm::Outcome CallStatusFunction(wasm::FunctionInstance* func);
 
-  // Fills `result` with `outcome`, the fuel used, the memory cap flag and the
-  // captured output.
+  // Fills `result` with `outcome`, the fuel used, the memory cap flag, the
+  // captured output and the output files.
   void Finish(const wasm::Outcome& outcome, RunResult& result);
 
   RunSession(const RunSession&) = delete;
@@ -128,6 +141,7 @@ class RunSession {
   WasiHost host_;
   wasm::Instance* instance_ = nullptr;
   wasm::Outcome instantiate_outcome_;
+  std::string output_dir_;
 };
 
 // The reactor entry points' types: () -> () and () -> i32.
