@@ -9,18 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char* name(int e) {
-  switch (e) {
-    case 0: return "OK";
-    case ENOTCAPABLE: return "ENOTCAPABLE";
-    case ENOSPC: return "ENOSPC";
-    case EDQUOT: return "EDQUOT";
-    case ENAMETOOLONG: return "ENAMETOOLONG";
-    case ELOOP: return "ELOOP";
-    case ENOENT: return "ENOENT";
-    default: return "other";
-  }
-}
+#include "guest_errno.h"
 
 int main(void) {
   // Escapes: an absolute link, a link that climbs above the preopen, a
@@ -28,14 +17,14 @@ int main(void) {
   symlink("/etc/passwd", "/input/abs");
   symlink("../../etc/passwd", "/input/up");
   errno = 0;
-  printf("absolute link: %s\n", open("/input/abs", O_RDONLY) >= 0 ? "OPENED" : name(errno));
+  printf("absolute link: %s\n", open("/input/abs", O_RDONLY) >= 0 ? "OPENED" : errno_name(errno));
   errno = 0;
-  printf("climbing link: %s\n", open("/input/up", O_RDONLY) >= 0 ? "OPENED" : name(errno));
+  printf("climbing link: %s\n", open("/input/up", O_RDONLY) >= 0 ? "OPENED" : errno_name(errno));
   mkdir("/input/a", 0755);
   symlink("../../..", "/input/a/b");
   errno = 0;
   printf("climbing folder link: %s\n",
-         open("/input/a/b/etc/passwd", O_RDONLY) >= 0 ? "OPENED" : name(errno));
+         open("/input/a/b/etc/passwd", O_RDONLY) >= 0 ? "OPENED" : errno_name(errno));
 
   // Bytes: write 4 KiB blocks until the cap refuses one.
   int fd = open("/input/big", O_WRONLY | O_CREAT, 0644);
@@ -45,13 +34,13 @@ int main(void) {
   ssize_t n;
   errno = 0;
   while ((n = write(fd, block, sizeof block)) > 0) written += n;
-  printf("wrote %lld bytes, then %s\n", written, name(errno));
+  printf("wrote %lld bytes, then %s\n", written, errno_name(errno));
   errno = 0;
-  printf("ftruncate past the cap: %s\n", ftruncate(fd, 1 << 30) == 0 ? "OK" : name(errno));
+  printf("ftruncate past the cap: %s\n", ftruncate(fd, 1 << 30) == 0 ? "OK" : errno_name(errno));
   close(fd);
   unlink("/input/big");
   fd = open("/input/big2", O_WRONLY | O_CREAT, 0644);
-  printf("after unlink, writing again: %s\n", write(fd, block, sizeof block) > 0 ? "OK" : name(errno));
+  printf("after unlink, writing again: %s\n", write(fd, block, sizeof block) > 0 ? "OK" : errno_name(errno));
   close(fd);
 
   // Files: create until refused.
@@ -65,7 +54,7 @@ int main(void) {
     close(fd);
     ++files;
   }
-  printf("created %d files, then %s\n", files, name(errno));
+  printf("created %d files, then %s\n", files, errno_name(errno));
   for (int i = 0; i < files; ++i) {
     snprintf(path, sizeof path, "/input/f%d", i);
     unlink(path);
@@ -80,6 +69,6 @@ int main(void) {
     ++depth;
     strcat(deep, "/d");
   }
-  printf("nested %d folders, then %s\n", depth, name(errno));
+  printf("nested %d folders, then %s\n", depth, errno_name(errno));
   return 0;
 }

@@ -13,34 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char* name(int e) {
-  switch (e) {
-    case 0: return "OK";
-    case EEXIST: return "EEXIST";
-    case ENOENT: return "ENOENT";
-    case EBADF: return "EBADF";
-    case EISDIR: return "EISDIR";
-    case ENOTDIR: return "ENOTDIR";
-    case ENOTEMPTY: return "ENOTEMPTY";
-    case EINVAL: return "EINVAL";
-    case EPERM: return "EPERM";
-    case ELOOP: return "ELOOP";
-    default: return "other";
-  }
-}
-
-#define TRY(label, expr)                                 \
-  do {                                                   \
-    errno = 0;                                           \
-    int ok_ = (expr);                                    \
-    printf("%s: %s\n", label, ok_ ? "OK" : name(errno)); \
-  } while (0)
+#include "guest_errno.h"
 
 // Prints a file's bytes, escaping what is not printable.
 static void show(const char* path) {
   int fd = open(path, O_RDONLY);
   if (fd < 0) {
-    printf("  %s: %s\n", path, name(errno));
+    printf("  %s: %s\n", path, errno_name(errno));
     return;
   }
   char buf[256];
@@ -62,7 +41,7 @@ static int by_name(const void* a, const void* b) {
 static void tree(const char* path, int depth) {
   DIR* d = opendir(path);
   if (!d) {
-    printf("%*s%s: %s\n", depth * 2, "", path, name(errno));
+    printf("%*s%s: %s\n", depth * 2, "", path, errno_name(errno));
     return;
   }
   char* names[64];

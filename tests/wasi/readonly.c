@@ -6,26 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char* name(int e) {
-  switch (e) {
-    case 0: return "OK";
-    case EROFS: return "EROFS";
-    case EEXIST: return "EEXIST";
-    case ENOENT: return "ENOENT";
-    case EBADF: return "EBADF";
-    case EISDIR: return "EISDIR";
-    case ENOTCAPABLE: return "ENOTCAPABLE";
-    case EPERM: return "EPERM";
-    default: return "other";
-  }
-}
-
-#define TRY(label, expr)                                 \
-  do {                                                   \
-    errno = 0;                                           \
-    int ok_ = (expr);                                    \
-    printf("%s: %s\n", label, ok_ ? "OK" : name(errno)); \
-  } while (0)
+#include "guest_errno.h"
 
 int main(void) {
   TRY("create file", open("/input/new.txt", O_WRONLY | O_CREAT, 0644) >= 0);

@@ -84,37 +84,25 @@ void AcceptReceipt(const Options& o, const std::string& text,
   ev.record = std::move(receipt->record);
 }
 
-void CompareInputs(const Options& o, Evidence& ev) {
-  for (const NamedFile& in : o.inputs) {
-    auto file = ev.files->inputs.find(in.name);
-    if (file == ev.files->inputs.end()) continue;  // unreadable: already a fact
-    const run::NamedDigest* signed_input = nullptr;
-    for (const run::NamedDigest& d : ev.record->inputs) {
-      if (d.name == in.name) signed_input = &d;
+// Compares each named file given (`given`, read into `read`) with the
+// receipt's entry of that name in `signed_files`; `what` is "input" or
+// "output file". A name the receipt does not have fails.
+void CompareNamed(const std::string& what, const std::vector<NamedFile>& given,
+                  const std::map<std::string, LoadedFile>& read,
+                  const std::vector<run::NamedDigest>& signed_files, Evidence& ev) {
+  for (const NamedFile& f : given) {
+    auto file = read.find(f.name);
+    if (file == read.end()) continue;  // unreadable: already a fact
+    const run::NamedDigest* signed_file = nullptr;
+    for (const run::NamedDigest& d : signed_files) {
+      if (d.name == f.name) signed_file = &d;
     }
-    if (!signed_input) {
-      Note(ev.facts.failed, "input '" + in.name + "' is not in the receipt");
-      ev.notes.push_back("input " + in.name + ": the receipt has no input of that name");
+    if (!signed_file) {
+      Note(ev.facts.failed, what + " '" + f.name + "' is not in the receipt");
+      ev.notes.push_back(what + " " + f.name + ": the receipt has no " + what + " of that name");
       continue;
     }
-    Compare("input " + in.name, in.path, file->second.sha256, signed_input->sha256, ev);
-  }
-}
-
-void CompareOutputFiles(const Options& o, Evidence& ev) {
-  for (const NamedFile& f : o.output_files) {
-    auto file = ev.files->output_files.find(f.name);
-    if (file == ev.files->output_files.end()) continue;  // unreadable: already a fact
-    const run::NamedDigest* signed_output = nullptr;
-    for (const run::NamedDigest& d : ev.record->outputs) {
-      if (d.name == f.name) signed_output = &d;
-    }
-    if (!signed_output) {
-      Note(ev.facts.failed, "output file '" + f.name + "' is not in the receipt");
-      ev.notes.push_back("output file " + f.name + ": the receipt has no output file of that name");
-      continue;
-    }
-    Compare("output file " + f.name, f.path, file->second.sha256, signed_output->sha256, ev);
+    Compare(what + " " + f.name, f.path, file->second.sha256, signed_file->sha256, ev);
   }
 }
 
@@ -132,8 +120,8 @@ void CompareFiles(const Options& o, const std::optional<std::string>& kernel_sha
   for (size_t i = 0; i < o.outputs.size() && i < files.outputs.size(); ++i) {
     if (files.outputs[i]) Compare("output", o.outputs[i], files.outputs[i]->sha256, r.stdout_digest.sha256, ev);
   }
-  CompareInputs(o, ev);
-  CompareOutputFiles(o, ev);
+  CompareNamed("input", o.inputs, files.inputs, r.inputs, ev);
+  CompareNamed("output file", o.output_files, files.output_files, r.outputs, ev);
   if (files.stdin_file) Compare("stdin", *o.stdin_path, files.stdin_file->sha256, r.stdin_digest.sha256, ev);
 }
 
