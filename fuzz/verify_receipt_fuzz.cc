@@ -5,14 +5,15 @@
 //   1. as a receipt file, unsigned (what `--replay` without a key reads);
 //   2. as the statement payload of an envelope built around it, so that
 //      mutations reach the statement and predicate parsers directly;
-//   3. as a bare predicate (run::RecordFromJson).
-// A predicate that parses must round-trip: RecordToJson then RecordFromJson
-// gives the same JSON, and FirstDifference of a record with itself is none.
+//   3. as a bare predicate (run::RecordFromJson), of either version.
+// A predicate that parses must round-trip in its version: RecordToJson then
+// RecordFromJson gives the same JSON, and FirstDifference of a record with
+// itself is none.
 // A receipt that parses must verify under its signer when re-signed. Any
 // crash, sanitizer report, hang or abort is a bug.
 //
-// Seeds: fuzz/corpus/verify_receipt_fuzz (a real receipt, its statement
-// and its predicate).
+// Seeds: fuzz/corpus/verify_receipt_fuzz (a real version 2 receipt, its
+// statement and its predicate, and a version 3 receipt with output files).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -41,7 +42,7 @@ const receipt::SecretKey& Key() {
 
 void CheckRecord(const run::RunRecord& record) {
   nlohmann::json once = run::RecordToJson(record);
-  Result<run::RunRecord> again = run::RecordFromJson(once);
+  Result<run::RunRecord> again = run::RecordFromJson(once, record.predicate_version);
   Check(again.ok());
   Check(run::RecordToJson(*again) == once);
   std::string detail;
@@ -70,8 +71,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckReceipt(receipt::SerializeEnvelope(wrapped));
   Result<nlohmann::json> json = receipt::ParseJsonStrict(text, "fuzz");
   if (json.ok()) {
-    Result<run::RunRecord> record = run::RecordFromJson(*json);
-    if (record.ok()) CheckRecord(*record);
+    for (uint32_t version : {2u, 3u}) {
+      Result<run::RunRecord> record = run::RecordFromJson(*json, version);
+      if (record.ok()) CheckRecord(*record);
+    }
   }
   return 0;
 }
