@@ -133,6 +133,25 @@ TEST_F(WasiRunTest, ProgramsThatWriteFilesAreDeterministic) {
             "hello, world\nsecond line\n");
 }
 
+TEST_F(WasiRunTest, AllocateTimesRenumberAndAListingThatOutlivesChanges) {
+  AddInputTree(request.mailbox);
+  RunResult r = Run("fs_meta");
+  EXPECT_EQ(r.stop, StopReason::kReturned) << r.stderr_data;
+  EXPECT_EQ(r.stdout_data,
+            "fallocate: OK\n"
+            "size after fallocate: 100\n"
+            "fallocate on a read-only descriptor: EBADF\n"
+            "utimensat: OK\n"
+            "atime 1000.5 mtime 2000.7\n"
+            "mtime set to now: OK\n"
+            "atime kept: 1, mtime moved past 2024: 1\n"
+            "renumber: OK\n"
+            "read through the new number: renumbered\n"
+            "the old number is closed: EBADF\n"
+            // a and b were read; then d went (not listed), e came (listed last).
+            "listing: a b c e\n");
+}
+
 TEST_F(WasiRunTest, FilesystemCapsAndEscapesAreErrnos) {
   AddInputTree(request.mailbox);  // 3 files, 3 folders, 34 bytes
   request.fs_limits.max_bytes = 34 + 10 * 4096 + 100;
