@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Builds the guest runtimes for wasm32-wasi from Debian source packages:
-#   python.wasm + lib/python311.zip   CPython 3.11 (Debian 12's python3.11) with zlib
+#   python.wasm + lib/python311.zip   CPython 3.11 (Debian 12's python3.11) with zlib,
+#                                      SQLite, bzip2 and liblzma (sqlite3, bz2, lzma)
 #   js.wasm                            QuickJS (Debian's quickjs source package)
 #   share/zoneinfo.tar                 Debian's tzdata binary package, its zoneinfo tree
+#   test/cpython-tests.zip             the CPython regression tests the project runs
+#                                      in the guest (tests/run/cpython_stdlib_test.py); not
+#                                      part of the kernel
 # Both are WASI reactors with our entry points (runtimes/python/ampoule_main.c,
 # runtimes/quickjs/main.c): exports memory, _initialize, ampoule_init and
 # ampoule_main (docs/runtimes.md describes the ABI).
@@ -60,6 +64,18 @@ readonly WASI_TARGET=wasm32-wasi
 # on where the repository is checked out.
 readonly PREFIX_MAP="-ffile-prefix-map=$CACHE/="
 readonly ZLIB_CFLAGS_USED="-O2 $PREFIX_MAP"
+readonly BZIP2_CFLAGS_USED="-O2 -D_FILE_OFFSET_BITS=64 $PREFIX_MAP"
+readonly XZ_CFLAGS_USED="-O2 $PREFIX_MAP"
+readonly XZ_CONFIGURE_ARGS="--disable-shared --enable-static --disable-threads --disable-xz --disable-xzdec \
+--disable-lzmadec --disable-lzmainfo --disable-lzma-links --disable-scripts --disable-doc --disable-nls"
+# SQLite: Debian's feature set (debian/rules) for one single-threaded process
+# on our own OS layer (runtimes/python/sqlite_wasi_vfs.c), without loadable
+# extensions (a guest has no dynamic linker).
+readonly SQLITE_CFLAGS_USED="-O2 -fno-strict-aliasing $PREFIX_MAP -DSQLITE_OS_OTHER=1 -DSQLITE_THREADSAFE=0 \
+-DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_SECURE_DELETE -DSQLITE_ENABLE_COLUMN_METADATA -DSQLITE_ENABLE_FTS3 \
+-DSQLITE_ENABLE_FTS3_PARENTHESIS -DSQLITE_ENABLE_FTS4 -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE=1 \
+-DSQLITE_SOUNDEX=1 -DSQLITE_ENABLE_DBSTAT_VTAB -DSQLITE_ENABLE_MATH_FUNCTIONS -DSQLITE_LIKE_DOESNT_MATCH_BLOBS \
+-DSQLITE_USE_URI=1 -DSQLITE_MAX_SCHEMA_RETRY=25 -DSQLITE_MAX_VARIABLE_NUMBER=250000"
 # CPython's configure adds its own -O3 -fwrapv -Wall; -g is left out (the
 # binary is stripped anyway) and paths are mapped as above.
 readonly PY_OPT="-DNDEBUG -fwrapv -O3 -Wall"
@@ -128,7 +144,7 @@ step() {
 
 # --- Preflight ---------------------------------------------------------------
 readonly TOOL_PACKAGES=(clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc
-                        autoconf python3.11 dpkg-dev make pkg-config patch)
+                        autoconf python3.11 dpkg-dev make pkg-config patch tcl gcc)
 
 deb_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 
@@ -158,12 +174,19 @@ collect_inputs() {
   {
     printf 'source.python3.11\t%s\n' "$PYTHON_SRC_VERSION"
     printf 'source.zlib\t%s\n' "$ZLIB_SRC_VERSION"
+    printf 'source.sqlite3\t%s\n' "$SQLITE_SRC_VERSION"
+    printf 'source.bzip2\t%s\n' "$BZIP2_SRC_VERSION"
+    printf 'source.xz-utils\t%s\n' "$XZ_SRC_VERSION"
     printf 'source.quickjs\t%s\n' "$QUICKJS_SRC_VERSION"
     printf 'deb.tzdata.pinned\t%s\n' "$TZDATA_VERSION"
-    for p in clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc autoconf python3.11 binaryen tar; do
+    for p in clang-14 lld-14 llvm-14 libclang-rt-14-dev-wasm32 wasi-libc autoconf python3.11 binaryen tar tcl; do
       printf 'deb.%s\t%s\n' "$p" "$(deb_version "$p" | sed 's/^$/not installed/')"
     done
     printf 'flags.zlib.cflags\t%s\n' "$ZLIB_CFLAGS_USED"
+    printf 'flags.bzip2.cflags\t%s\n' "$BZIP2_CFLAGS_USED"
+    printf 'flags.xz.cflags\t%s\n' "$XZ_CFLAGS_USED"
+    printf 'flags.xz.configure\t%s\n' "$XZ_CONFIGURE_ARGS"
+    printf 'flags.sqlite.cflags\t%s\n' "$SQLITE_CFLAGS_USED"
     printf 'flags.python.opt\t%s\n' "$PY_OPT"
     printf 'flags.python.cflags\t%s\n' "$PY_CFLAGS_USED"
     printf 'flags.python.prefix\t%s\n' "$PY_PREFIX"
@@ -196,11 +219,21 @@ apt_has_source() {
 
 # Makes the pinned source versions known to apt, writing our own sources file
 # and running `apt-get update` only when something is missing.
+# Every source package the build unpacks, as PACKAGE=VERSION.
+pinned_sources() {
+  printf '%s\n' "python3.11=$PYTHON_SRC_VERSION" "zlib=$ZLIB_SRC_VERSION" "sqlite3=$SQLITE_SRC_VERSION" \
+    "bzip2=$BZIP2_SRC_VERSION" "xz-utils=$XZ_SRC_VERSION" "quickjs=$QUICKJS_SRC_VERSION"
+}
+
+all_sources_known() {
+  local pkg
+  while read -r pkg; do
+    apt_has_source "${pkg%%=*}" "${pkg#*=}" || return 1
+  done < <(pinned_sources)
+}
+
 ensure_apt_sources() {
-  if apt_has_source python3.11 "$PYTHON_SRC_VERSION" && apt_has_source zlib "$ZLIB_SRC_VERSION" &&
-     apt_has_source quickjs "$QUICKJS_SRC_VERSION"; then
-    return 0
-  fi
+  all_sources_known && return 0
   [[ $EUID -eq 0 ]] || die "apt does not know the pinned source packages; run once as root (it adds deb-src entries and runs apt-get update)"
   local codename
   codename="$(release_codename)"
@@ -223,7 +256,7 @@ $(python3 "$RT/apt_suite_sources.py" --codename "$codename" --suite "$QUICKJS_SR
   log "apt-get update ..."
   apt-get update -q >"$LOGS/apt-update.log" 2>&1 || { tail -n 20 "$LOGS/apt-update.log" >&2; die "apt-get update failed"; }
   local pkg ver
-  for pkg in "python3.11=$PYTHON_SRC_VERSION" "zlib=$ZLIB_SRC_VERSION" "quickjs=$QUICKJS_SRC_VERSION"; do
+  for pkg in $(pinned_sources); do
     ver="${pkg#*=}"
     if ! apt_has_source "${pkg%%=*}" "$ver"; then
       printf 'runtimes: error: the archive does not offer source %s; it offers:\n' "$pkg" >&2
@@ -302,6 +335,45 @@ build_zlib() {
   make install
 }
 
+build_bzip2() {
+  local tree="$1" work="$BUILD/bzip2" inst="$BUILD/bzip2-install"
+  rm -rf "$work" "$inst" && cp -a "$tree" "$work" && mkdir -p "$inst/include" "$inst/lib"
+  cd "$work"
+  # Only the library: its own Makefile's libbz2.a rule (the tools need fork).
+  make -j"$JOBS" libbz2.a CC="$(wasi_cc)" AR=llvm-ar-14 RANLIB=llvm-ranlib-14 CFLAGS="$BZIP2_CFLAGS_USED"
+  cp bzlib.h "$inst/include/" && cp libbz2.a "$inst/lib/"
+}
+
+build_xz() {
+  local work="$BUILD/xz" inst="$BUILD/xz-install"
+  rm -rf "$inst"
+  patched_copy "$1" "$work" "$RT/xz/patches"
+  cd "$work"
+  # shellcheck disable=SC2086
+  CC="$(wasi_cc)" AR=llvm-ar-14 RANLIB=llvm-ranlib-14 CFLAGS="$XZ_CFLAGS_USED" \
+    ./configure --host=wasm32-unknown-wasi --build="$(./build-aux/config.guess)" --prefix="$inst" $XZ_CONFIGURE_ARGS
+  make -j"$JOBS" -C src/liblzma
+  make -C src/liblzma install
+}
+
+# SQLite's source package is the full tree: its own tools (tclsh, a host C
+# compiler) generate the amalgamation, sqlite3.c, which is then compiled with
+# our OS layer into one static library.
+build_sqlite() {
+  local tree="$1" work="$BUILD/sqlite" inst="$BUILD/sqlite-install"
+  rm -rf "$work" "$inst" && mkdir -p "$work/amalgamation" "$inst/include" "$inst/lib"
+  (cd "$work/amalgamation" && "$tree/configure" --disable-tcl && make sqlite3.c)
+  cd "$work"
+  local cc
+  cc="$(wasi_cc)"
+  # shellcheck disable=SC2086
+  $cc $SQLITE_CFLAGS_USED -c amalgamation/sqlite3.c -o sqlite3.o
+  # shellcheck disable=SC2086
+  $cc $SQLITE_CFLAGS_USED -Wall -Wextra -Iamalgamation -c "$RT/python/sqlite_wasi_vfs.c" -o sqlite_wasi_vfs.o
+  llvm-ar-14 crs "$inst/lib/libsqlite3.a" sqlite3.o sqlite_wasi_vfs.o
+  cp amalgamation/sqlite3.h amalgamation/sqlite3ext.h "$inst/include/"
+}
+
 configure_python() {
   local tree="$1" work="$BUILD/python"
   # As Debian's rules do: regenerate configure from configure.ac (with Debian's patches applied).
@@ -317,10 +389,23 @@ configure_python() {
   OPT="$PY_OPT" CFLAGS="$PY_CFLAGS_USED" \
   PKG_CONFIG_PATH="" PKG_CONFIG_LIBDIR="$BUILD/pkgconfig-empty" \
   ZLIB_CFLAGS="-I$BUILD/zlib-install/include" ZLIB_LIBS="-L$BUILD/zlib-install/lib -lz" \
+  BZIP2_CFLAGS="-I$BUILD/bzip2-install/include" BZIP2_LIBS="-L$BUILD/bzip2-install/lib -lbz2" \
+  LIBLZMA_CFLAGS="-I$BUILD/xz-install/include" LIBLZMA_LIBS="-L$BUILD/xz-install/lib -llzma" \
+  LIBSQLITE3_CFLAGS="-I$BUILD/sqlite-install/include" LIBSQLITE3_LIBS="-L$BUILD/sqlite-install/lib -lsqlite3" \
     "$rel_tree/configure" \
       --host=wasm32-unknown-wasi --build="$("$tree/config.guess")" \
       --with-build-python=/usr/bin/python3.11 \
       --prefix="$PY_PREFIX" $PY_CONFIGURE_ARGS  # word-split on purpose
+  # configure drops a module quietly when its library fails a link probe; for
+  # these the guest promises the module, so stop here and say why.
+  local m missing=()
+  for m in ZLIB _SQLITE3 _BZ2 _LZMA; do
+    grep -qx "MODULE_${m}_STATE=yes" Makefile || missing+=("$(tr '[:upper:]' '[:lower:]' <<<"${m#_}")")
+  done
+  if ((${#missing[@]})); then
+    echo "configure did not enable: ${missing[*]} (see $work/config.log)"
+    return 1
+  fi
 }
 
 build_python() {
@@ -365,6 +450,8 @@ pack_python() {
     --source-magic "$tree/Lib/importlib/_bootstrap_external.py" \
     --extra "$RT/python/sitecustomize.py" \
     --map-prefix "$CACHE/=" --prefix "$PY_PREFIX" --out "$out/lib/python311.zip"
+  python3.11 "$RT/python/pack_tests.py" --lib-test "$tree/Lib/test" --list "$RT/python/cpython_tests.txt" \
+    --out "$out/test/cpython-tests.zip"
 }
 
 # Copies the unpacked Debian source $1 to $2 and applies our patches $3/*.patch
@@ -477,10 +564,11 @@ check_exports() {
 
 copy_out() {
   local from="$1" to="$2"
-  mkdir -p "$to/lib" "$to/share"
+  mkdir -p "$to/lib" "$to/share" "$to/test"
   cp "$from/python.wasm" "$from/js.wasm" "$from/manifest.json" "$to/"
   cp "$from/lib/python311.zip" "$to/lib/"
   cp "$from/share/zoneinfo.tar" "$to/share/"
+  cp "$from/test/cpython-tests.zip" "$to/test/"
   log "copied outputs to $to"
 }
 
@@ -519,7 +607,7 @@ main() {
 
   [[ -z "$OUT_DIR" ]] || copy_out "$dest" "$OUT_DIR"
   ((CHECK == 0)) || run_checks "$dest"
-  log "python.wasm, lib/python311.zip, js.wasm, share/zoneinfo.tar and manifest.json in:"
+  log "python.wasm, lib/python311.zip, js.wasm, share/zoneinfo.tar, test/cpython-tests.zip and manifest.json in:"
   printf '%s\n' "$dest" >&8
 }
 
@@ -527,9 +615,12 @@ build_all() {
   local inputs="$1" dest="$2" t0=$SECONDS
   rm -rf "$BUILD" && mkdir -p "$LOGS"
   : >"$BUILD/timings.tsv"
-  local py_tree zlib_tree qjs_tree t_src=$SECONDS
+  local py_tree zlib_tree sqlite_tree bzip2_tree xz_tree qjs_tree t_src=$SECONDS
   source_tree python3.11 "$PYTHON_SRC_VERSION" py_tree
   source_tree zlib "$ZLIB_SRC_VERSION" zlib_tree
+  source_tree sqlite3 "$SQLITE_SRC_VERSION" sqlite_tree
+  source_tree bzip2 "$BZIP2_SRC_VERSION" bzip2_tree
+  source_tree xz-utils "$XZ_SRC_VERSION" xz_tree
   source_tree quickjs "$QUICKJS_SRC_VERSION" qjs_tree
   printf '%s\t%s\n' seconds.sources "$((SECONDS - t_src))" >>"$BUILD/timings.tsv"
 
@@ -537,6 +628,9 @@ build_all() {
   mkdir -p "$stage"
   make_sysroot
   step zlib "zlib $ZLIB_SRC_VERSION for $WASI_TARGET" build_zlib "$zlib_tree"
+  step bzip2 "bzip2 $BZIP2_SRC_VERSION for $WASI_TARGET" build_bzip2 "$bzip2_tree"
+  step xz "xz-utils $XZ_SRC_VERSION: liblzma for $WASI_TARGET" build_xz "$xz_tree"
+  step sqlite "SQLite $SQLITE_SRC_VERSION: amalgamation + libsqlite3 for $WASI_TARGET" build_sqlite "$sqlite_tree"
   step python-configure "CPython $PYTHON_SRC_VERSION: autoconf + configure" configure_python "$py_tree"
   step python-build "CPython $PYTHON_SRC_VERSION: compile python.wasm (-j$JOBS)" build_python "$py_tree"
   step python-stdlib "CPython: strip python.wasm, pack the standard library" pack_python "$py_tree" "$stage"
@@ -550,6 +644,9 @@ build_all() {
     printf 'python.modules_not_built\t%s\n' "$(python_modules_not_built)"
     printf 'source.python3.11.dsc_sha256\t%s\n' "$(dsc_sha256 python3.11 "$PYTHON_SRC_VERSION")"
     printf 'source.zlib.dsc_sha256\t%s\n' "$(dsc_sha256 zlib "$ZLIB_SRC_VERSION")"
+    printf 'source.sqlite3.dsc_sha256\t%s\n' "$(dsc_sha256 sqlite3 "$SQLITE_SRC_VERSION")"
+    printf 'source.bzip2.dsc_sha256\t%s\n' "$(dsc_sha256 bzip2 "$BZIP2_SRC_VERSION")"
+    printf 'source.xz-utils.dsc_sha256\t%s\n' "$(dsc_sha256 xz-utils "$XZ_SRC_VERSION")"
     printf 'source.quickjs.dsc_sha256\t%s\n' "$(dsc_sha256 quickjs "$QUICKJS_SRC_VERSION")"
     printf 'source.tzdata.deb_sha256\t%s\n' "$(sha256sum "$tz_deb" | cut -d' ' -f1)"
     printf 'python.wasi_imports\t%s\n' "$(python3 "$RT/wasm_imports.py" "$stage/python.wasm")"
@@ -559,7 +656,7 @@ build_all() {
   } >"$extra"
   check_exports "$stage/python.wasm" "$stage/js.wasm"
   python3 "$RT/manifest.py" write "$stage" "$inputs" "$extra" python.wasm lib/python311.zip js.wasm \
-    share/zoneinfo.tar
+    share/zoneinfo.tar test/cpython-tests.zip
   rm -rf "$dest" && mv "$stage" "$dest"
   log "built in $((SECONDS - t0))s (step times in $BUILD/timings.tsv)"
 }

@@ -35,7 +35,7 @@ import zipfile
 OMIT_DIRS = {
     "test", "tests", "idle_test", "idlelib", "tkinter", "turtledemo",
     "ensurepip", "venv", "lib2to3", "distutils", "pydoc_data", "msilib",
-    "ctypes", "sqlite3", "curses", "site-packages", "__pycache__",
+    "ctypes", "curses", "site-packages", "__pycache__",
     "__phello__",
 }
 OMIT_FILES = {"turtle.py", "antigravity.py", "this.py"}

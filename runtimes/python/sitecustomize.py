@@ -55,7 +55,49 @@ class _AsyncioWithoutSelfPipe:
         return spec
 
 
+# What WASI cannot do fails at once, with the reason (docs/runtimes.md, "What
+# works, what fails, and how"). Each error keeps the type code expects, so
+# `except ImportError`, `except OSError` and `except RuntimeError` still work.
+_SANDBOX = "in Ampoule's WebAssembly sandbox (WASI preview 1)"
+_NO_MODULE = {
+    "_ssl": "TLS (the ssl module) is not available " + _SANDBOX + ": the guest has no network",
+    "ctypes": "ctypes is not available " + _SANDBOX + ": WebAssembly cannot load or call native code",
+    "_ctypes": "ctypes is not available " + _SANDBOX + ": WebAssembly cannot load or call native code",
+    "_multiprocessing": "multiprocessing is not available " + _SANDBOX + ": there are no processes",
+    "_posixsubprocess": "subprocesses are not available " + _SANDBOX + ": there are no processes",
+    "_posixshmem": "shared memory is not available " + _SANDBOX + ": there are no processes",
+}
+
+
+class _Unavailable:
+    """Last on sys.meta_path: asked only about modules no other finder has."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        why = _NO_MODULE.get(name)
+        if why is None:
+            return None
+        raise ModuleNotFoundError(f"No module named '{name}': {why}", name=name)
+
+
+def _no_threads(*_args, **_kwargs):
+    raise RuntimeError("can't start new thread: threads are not available " + _SANDBOX)
+
+
+class _NoSocket(_socket.socket):
+    __slots__ = ()  # socket.socket, a subclass, adds __weakref__ itself
+
+    def __init__(self, *_args, **_kwargs):
+        raise OSError(errno.ENOTSUP, "sockets are not available " + _SANDBOX + ": the guest has no network")
+
+
+import _thread
 import sys
 
+# CPython's WASI build has no threads (Python/thread_pthread_stubs.h): its
+# start_new_thread always fails, with a message that does not say why.
+_thread.start_new_thread = _thread.start_new = _no_threads
+_socket.socket = _socket.SocketType = _NoSocket
 sys.meta_path.insert(0, _AsyncioWithoutSelfPipe)
+sys.meta_path.append(_Unavailable)
 del sys
