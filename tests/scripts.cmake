@@ -40,6 +40,10 @@ if(AMPOULE_PYTHON3)
     set_tests_properties(${check}_run PROPERTIES TIMEOUT 3600 LABELS corpus
                          SKIP_REGULAR_EXPRESSION "^skipped: ")
   endforeach()
+  # CPython's own tests of sqlite3, bz2, lzma, tempfile, csv, hashlib, zoneinfo
+  # and datetime inside the guest (docs/testing-runs.md).
+  add_python_test(cpython_stdlib run/cpython_stdlib_test.py --backend run --ampoule $<TARGET_FILE:ampoule>)
+  set_tests_properties(cpython_stdlib PROPERTIES TIMEOUT 3600 LABELS corpus)
   add_test(NAME corpus_runtimes
            COMMAND ${CMAKE_SOURCE_DIR}/tests/run/corpus.sh --backend wasm --ampoule $<TARGET_FILE:ampoule>)
   set_tests_properties(corpus_runtimes PROPERTIES TIMEOUT 3600 LABELS corpus

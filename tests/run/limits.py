@@ -10,6 +10,8 @@ checks its exit status, its run record (--record) and its output:
   safety net   an endless loop with a huge --fuel and a short --timeout:
                status 124, terminated true, stop "timeout"
   socket       opening a socket fails inside the guest: a Python exception, status 1
+  unavailable  threads, processes, sockets, ssl, ctypes and multiprocessing each
+               fail at once with the usual exception type and a message saying why
   outside      reading outside /input fails inside the guest: status 1
   flood        20 MiB of stdout: capped at the output cap, truncated true, status 0
   exit 3       the guest's own status: 3
@@ -94,6 +96,18 @@ CASES = [
          record={"result.stop": "exit", "result.exit_code": 1, "result.terminated": False},
          stdout_re=r"^resolving a name\ncreate_connection: gaierror\nopening a socket\n$",
          stderr_re=r"(?m)^OSError: .*$", wasm_status=1),
+    Case("unavailable", "wasi_unavailable.py", [], status=0, record={"result.stop": "exit"},
+         stdout_re=r"^thread: RuntimeError: can't start new thread: threads are not available in Ampoule's "
+                   r"WebAssembly sandbox \(WASI preview 1\)\n"
+                   r"subprocess: OSError: \[Errno 58\] wasi does not support processes\.\n"
+                   r"socket: OSError: \[Errno 58\] sockets are not available in .*: the guest has no network\n"
+                   r"ssl: ModuleNotFoundError: No module named '_ssl': TLS \(the ssl module\) is not available "
+                   r"in .*: the guest has no network\n"
+                   r"ctypes: ModuleNotFoundError: No module named 'ctypes': ctypes is not available in .*: "
+                   r"WebAssembly cannot load or call native code\n"
+                   r"multiprocessing: ModuleNotFoundError: No module named '_multiprocessing': multiprocessing "
+                   r"is not available in .*: there are no processes\n$",
+         wasm_status=0),
     Case("outside", "read_outside.py", [], status=1,
          record={"result.stop": "exit", "result.exit_code": 1},
          stdout_re=r"^/input/\.\./etc/passwd (FileNotFoundError|PermissionError)\n"
