@@ -22,36 +22,61 @@ for _name in ("getaddrinfo", "getnameinfo", "gethostbyname", "gethostbyname_ex",
 del _name
 
 
-# asyncio's event loop opens a socket pair at creation (its "self-pipe", which
-# wakes the loop from other threads and signal handlers). WASI has neither
-# sockets nor threads nor signals, so asyncio.run() failed with "OSError:
-# [Errno 58] Not supported" before running anything. The loop needs no
-# wake-up here: nothing but the loop itself can schedule work. This finder
-# steps in only when asyncio.selector_events is imported, and then makes the
-# self-pipe a no-op; everything else imports as usual.
-class _AsyncioWithoutSelfPipe:
+# asyncio assumes threads, sockets and signals, none of which WASI has. Two
+# places matter, each patched right after its module is first imported (the
+# finder steps in for those two names only; everything else imports as usual):
+#
+# - asyncio.selector_events: the event loop opens a socket pair at creation
+#   (its "self-pipe", which wakes the loop from other threads and signal
+#   handlers), so asyncio.run() failed with "OSError: [Errno 58] Not
+#   supported" before running anything. Nothing but the loop itself can
+#   schedule work here, so the self-pipe becomes a no-op.
+# - asyncio.base_events: asyncio.run() shuts the default executor down on a
+#   new thread. A program that tried loop.run_in_executor (which fails, as
+#   threads do) and went on would die at exit; the executor never started a
+#   thread, so it is shut down in place.
+def _patch_selector_events(module):
+    loop = module.BaseSelectorEventLoop
+    loop._make_self_pipe = lambda self: None
+    loop._close_self_pipe = lambda self: None
+    loop._write_to_self = lambda self: None
+
+
+def _patch_base_events(module):
+    async def shutdown_default_executor(self):
+        self._executor_shutdown_called = True
+        if self._default_executor is not None:
+            self._default_executor.shutdown(wait=True)
+
+    module.BaseEventLoop.shutdown_default_executor = shutdown_default_executor
+
+
+class _PatchAfterImport:
+    _PATCHES = {
+        "asyncio.selector_events": _patch_selector_events,
+        "asyncio.base_events": _patch_base_events,
+    }
+
     class _Loader:
-        def __init__(self, inner):
-            self._inner = inner
+        def __init__(self, inner, patch):
+            self._inner, self._patch = inner, patch
 
         def create_module(self, spec):
             return self._inner.create_module(spec)
 
         def exec_module(self, module):
             self._inner.exec_module(module)
-            loop = module.BaseSelectorEventLoop
-            loop._make_self_pipe = lambda self: None
-            loop._close_self_pipe = lambda self: None
-            loop._write_to_self = lambda self: None
+            self._patch(module)
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name != "asyncio.selector_events":
+        patch = cls._PATCHES.get(name)
+        if patch is None:
             return None
         import importlib.machinery
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is not None:
-            spec.loader = cls._Loader(spec.loader)
+            spec.loader = cls._Loader(spec.loader, patch)
         return spec
 
 
@@ -98,6 +123,6 @@ import sys
 # start_new_thread always fails, with a message that does not say why.
 _thread.start_new_thread = _thread.start_new = _no_threads
 _socket.socket = _socket.SocketType = _NoSocket
-sys.meta_path.insert(0, _AsyncioWithoutSelfPipe)
+sys.meta_path.insert(0, _PatchAfterImport)
 sys.meta_path.append(_Unavailable)
 del sys

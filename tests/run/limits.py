@@ -11,7 +11,8 @@ checks its exit status, its run record (--record) and its output:
                status 124, terminated true, stop "timeout"
   socket       opening a socket fails inside the guest: a Python exception, status 1
   unavailable  threads, processes, sockets, ssl, ctypes and multiprocessing each
-               fail at once with the usual exception type and a message saying why
+               fail at once with the usual exception type and a message saying why;
+               asyncio.run returns after a failed run_in_executor
   outside      reading outside /input fails inside the guest: status 1
   flood        20 MiB of stdout: capped at the output cap, truncated true, status 0
   exit 3       the guest's own status: 3
@@ -106,7 +107,8 @@ CASES = [
                    r"ctypes: ModuleNotFoundError: No module named 'ctypes': ctypes is not available in .*: "
                    r"WebAssembly cannot load or call native code\n"
                    r"multiprocessing: ModuleNotFoundError: No module named '_multiprocessing': multiprocessing "
-                   r"is not available in .*: there are no processes\n$",
+                   r"is not available in .*: there are no processes\n"
+                   r"run_in_executor: caught, and asyncio.run returned\n$",
          wasm_status=0),
     Case("outside", "read_outside.py", [], status=1,
          record={"result.stop": "exit", "result.exit_code": 1},

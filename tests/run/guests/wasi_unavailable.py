@@ -1,5 +1,6 @@
 # What WASI cannot do fails at once, with an error of the usual type that says
 # why (docs/runtimes.md, "What works, what fails, and how").
+import asyncio
 import threading
 
 
@@ -22,3 +23,15 @@ attempt("socket", lambda: __import__("socket").socket())
 attempt("ssl", import_("ssl"))
 attempt("ctypes", import_("ctypes"))
 attempt("multiprocessing", lambda: __import__("multiprocessing").Pool(2))
+
+
+# A program that tries an executor and goes on must not die when asyncio.run
+# shuts the (threadless) default executor down.
+async def executor_then_go_on():
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, print, "never printed")
+    except RuntimeError:
+        return "caught, and asyncio.run returned"
+
+
+print("run_in_executor:", asyncio.run(executor_then_go_on()))
