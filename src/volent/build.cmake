@@ -8,6 +8,7 @@
 #   model      model providers (Anthropic, OpenAI and compatible)
 #   mockmodel  the mock model server for tests and benchmarks
 #   agent      the agent loop: runs, steps, tool calls, approvals
+#   tools      signed tools and the node's content-addressed store of them
 #   control    the control API: routes, problem details, OpenAPI, HTTP server
 #   boot       the node assembled: configuration in, control API served
 #              (`volent node`, the tests and the sealed image start it)
@@ -42,6 +43,11 @@ amp_glob(AGENT_SRCS src/volent/agent/*.cc)
 add_library(volent_agent STATIC ${AGENT_SRCS})
 target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_node volent_manifest volent_model
                                           nlohmann_json::nlohmann_json Threads::Threads)
+# Signed tools and the node's store of them. Volent uses Ampoule's receipt
+# library for the signatures (decision 0000: never the other way round).
+amp_glob(TOOLS_SRCS src/volent/tools/*.cc)
+add_library(volent_tools STATIC ${TOOLS_SRCS})
+target_link_libraries(volent_tools PUBLIC volent_manifest amp_receipt core nlohmann_json::nlohmann_json)
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
 target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal core core_http Boost::headers
@@ -54,7 +60,7 @@ target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_mode
 amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)
 add_executable(volent ${VOLENT_CLI_SRCS})
 target_link_libraries(volent PRIVATE volent_boot volent_control volent_agent volent_model volent_mockmodel volent_egress
-                                     volent_node volent_manifest volent_journal)
+                                     volent_node volent_manifest volent_journal volent_tools)
 # The socket audit (docs/egress.md, docs/decisions/0020-socket-audit.md): each time
 # `volent` is linked, scripts/audit-sockets.sh reads the symbols of its own
 # objects and of every volent_* library (and the core) it links, directly or

@@ -17,6 +17,8 @@ int NodeCommand(const Args& args);
 int JournalCommand(const Args& args);
 // volent egress test --config volent.yaml --capability CAP [--method M] URL   (src/volent/cli/egress.cc)
 int EgressCommand(const Args& args);
+// volent tool sign|add|list|show|remove ...   (src/volent/cli/tool.cc)
+int ToolCommand(const Args& args);
 // volent mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]
 //                   [--script FILE] [--max-connections N]   (src/volent/cli/mock_model.cc)
 int MockModelCommand(const Args& args);

@@ -19,6 +19,7 @@ constexpr char kUsage[] =
     "                                         check the journal's hash chain\n"
     "  egress test --config volent.yaml --capability CAP [--method M] URL\n"
     "                                         one request through the egress gate: allow or deny\n"
+    "  tool sign|add|list|show|remove ...     the node's store of signed tools\n"
     "  mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]\n"
     "             [--script FILE] [--max-connections N]\n"
     "                                         a mock model server (Anthropic and OpenAI APIs)\n"
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   if (command == "node") return volent::cli::NodeCommand(args);
   if (command == "journal") return volent::cli::JournalCommand(args);
   if (command == "egress") return volent::cli::EgressCommand(args);
+  if (command == "tool") return volent::cli::ToolCommand(args);
   if (command == "mock-model") return volent::cli::MockModelCommand(args);
   std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;

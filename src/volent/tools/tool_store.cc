@@ -1,0 +1,157 @@
+#include "volent/tools/tool_store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "ampoule/receipt/envelope.h"
+#include "core/file_read.h"
+#include "core/hex.h"
+
+namespace volent::tools {
+namespace fs = std::filesystem;
+using ampoule::Error;
+using ampoule::ErrorKind;
+using ampoule::Status;
+
+namespace {
+
+constexpr char kToolFile[] = "tool";
+constexpr char kSignatureFile[] = "signature.json";
+
+Status WriteFileSynced(const std::string& path, std::string_view bytes) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Error{"cannot create " + path + ": " + std::strerror(errno)};
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      close(fd);
+      return Error{"cannot write " + path + ": " + why};
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    close(fd);
+    return Error{"cannot sync " + path + ": " + why};
+  }
+  close(fd);
+  return Status::Ok();
+}
+
+Status SyncFolder(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  const bool ok = fsync(fd) == 0;
+  close(fd);
+  return ok ? Status::Ok() : Status(Error{"cannot sync " + path});
+}
+
+std::string RandomSuffix() {
+  std::random_device rd;
+  return std::to_string(rd()) + std::to_string(rd());
+}
+
+}  // namespace
+
+ToolStore::ToolStore(std::string data_dir) : folder_(std::move(data_dir) + "/tools") {}
+
+Result<LoadedTool> ToolStore::Load(std::string_view digest, std::span<const PublicKey> trusted) const {
+  if (!ampoule::core::IsLowerHex(digest, 32)) {
+    return Error{"'" + std::string(digest) + "' is not a tool digest", ErrorKind::kInvalidArgument};
+  }
+  const std::string dir = folder_ + "/" + std::string(digest);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Error{"the tool store holds no tool sha256:" + std::string(digest) + " (add it with volent tool add)",
+                 ErrorKind::kNotFound};
+  }
+  const ampoule::core::ReadRules untrusted{ampoule::core::PathFrom::kUntrusted};
+  auto bytes = ampoule::core::ReadFileCapped(dir + "/" + kToolFile, kMaxToolBytes, nullptr, untrusted);
+  if (!bytes) return bytes.error();
+  auto signature = ampoule::core::ReadFileCapped(dir + "/" + kSignatureFile,
+                                                 ampoule::receipt::kMaxEnvelopeBytes, nullptr, untrusted);
+  if (!signature) return signature.error();
+  auto info = CheckToolSignature(*bytes, *signature, trusted);
+  if (!info) return Error{"stored tool sha256:" + std::string(digest) + ": " + info.message(), info.kind()};
+  if (info->digest != digest) {
+    return Error{"stored tool sha256:" + std::string(digest) + " holds a tool whose SHA-256 is " + info->digest,
+                 ErrorKind::kInvalidArgument};
+  }
+  return LoadedTool{std::move(*info), std::move(*bytes)};
+}
+
+Result<ToolInfo> ToolStore::Add(std::string_view tool, std::string_view signature,
+                                std::span<const PublicKey> trusted) {
+  auto info = CheckToolSignature(tool, signature, trusted);
+  if (!info) return info.error();
+  const std::string target = folder_ + "/" + info->digest;
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    auto stored = Load(info->digest, trusted);
+    if (stored) return stored->info;
+    return Error{"the store already holds sha256:" + info->digest + " but it no longer checks (" +
+                     stored.message() + "); remove it first (volent tool remove)",
+                 ErrorKind::kConflict};
+  }
+  fs::create_directories(folder_, ec);
+  if (ec) return Error{"cannot create " + folder_ + ": " + ec.message()};
+  const std::string staging = folder_ + "/.adding-" + RandomSuffix();
+  if (!fs::create_directory(staging, ec) || ec) return Error{"cannot create " + staging + ": " + ec.message()};
+  Status written = WriteFileSynced(staging + "/" + kToolFile, tool);
+  if (written.ok()) written = WriteFileSynced(staging + "/" + kSignatureFile, signature);
+  if (written.ok()) written = SyncFolder(staging);
+  if (written.ok() && rename(staging.c_str(), target.c_str()) != 0) {
+    written = Error{"cannot move the tool into " + target + ": " + std::strerror(errno)};
+  }
+  if (!written.ok()) {
+    fs::remove_all(staging, ec);
+    return written.error();
+  }
+  AMP_RETURN_IF_ERROR(SyncFolder(folder_));
+  return std::move(*info);
+}
+
+Result<std::vector<ListedTool>> ToolStore::List(std::span<const PublicKey> trusted) const {
+  std::vector<ListedTool> out;
+  std::error_code ec;
+  if (!fs::exists(folder_, ec)) return out;
+  fs::directory_iterator it(folder_, ec), end;
+  if (ec) return Error{"cannot list " + folder_ + ": " + ec.message()};
+  for (; it != end; it.increment(ec)) {
+    if (ec) return Error{"cannot list " + folder_ + ": " + ec.message()};
+    const std::string name = it->path().filename().string();
+    if (!ampoule::core::IsLowerHex(name, 32)) continue;  // staging folders and strays
+    out.push_back({name, [&]() -> Result<ToolInfo> {
+                     auto loaded = Load(name, trusted);
+                     if (!loaded) return loaded.error();
+                     return loaded->info;
+                   }()});
+  }
+  std::sort(out.begin(), out.end(), [](const ListedTool& a, const ListedTool& b) { return a.digest < b.digest; });
+  return out;
+}
+
+Status ToolStore::Remove(std::string_view digest) {
+  if (!ampoule::core::IsLowerHex(digest, 32)) {
+    return Error{"'" + std::string(digest) + "' is not a tool digest", ErrorKind::kInvalidArgument};
+  }
+  const std::string dir = folder_ + "/" + std::string(digest);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Error{"the tool store holds no tool sha256:" + std::string(digest), ErrorKind::kNotFound};
+  }
+  fs::remove_all(dir, ec);
+  if (ec) return Error{"cannot remove " + dir + ": " + ec.message()};
+  return SyncFolder(folder_);
+}
+
+}  // namespace volent::tools
