@@ -9,6 +9,7 @@
 #   mockmodel  the mock model server for tests and benchmarks
 #   agent      the agent loop: runs, steps, tool calls, approvals
 #   tools      signed tools and the node's content-addressed store of them
+#   sealed     wasm tool calls run through Ampoule's run path, each with a receipt
 #   control    the control API: routes, problem details, OpenAPI, HTTP server
 #   boot       the node assembled: configuration in, control API served
 #              (`volent node`, the tests and the sealed image start it)
@@ -48,14 +49,20 @@ target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_no
 amp_glob(TOOLS_SRCS src/volent/tools/*.cc)
 add_library(volent_tools STATIC ${TOOLS_SRCS})
 target_link_libraries(volent_tools PUBLIC volent_manifest amp_receipt core nlohmann_json::nlohmann_json)
+# wasm tool calls run sealed through Ampoule's run path (amp_run), each with
+# a receipt.
+amp_glob(SEALED_SRCS src/volent/sealed/*.cc)
+add_library(volent_sealed STATIC ${SEALED_SRCS})
+target_link_libraries(volent_sealed PUBLIC volent_agent volent_tools amp_run amp_kernel nlohmann_json::nlohmann_json
+                                           Threads::Threads)
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
 target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal core core_http Boost::headers
                                             Threads::Threads)
 amp_glob(BOOT_SRCS src/volent/boot/*.cc)
 add_library(volent_boot STATIC ${BOOT_SRCS})
-target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_model volent_egress volent_node
-                                         volent_manifest volent_journal core core_http)
+target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_sealed volent_tools volent_model
+                                         volent_egress volent_node volent_manifest volent_journal core core_http)
 
 amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)
 add_executable(volent ${VOLENT_CLI_SRCS})

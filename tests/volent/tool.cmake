@@ -7,3 +7,36 @@ if(TARGET volent AND TARGET ampoule)
   set_tests_properties(volent_tool_cli PROPERTIES
                        TIMEOUT 120 LABELS volent SKIP_REGULAR_EXPRESSION "^skipped: ")
 endif()
+
+# Tool modules for the sealed tool calls: the shipped example
+# (examples/tools/refund_policy.c) and the hostile ones of tests/volent/tools/,
+# compiled to wasm32-wasi as the WASI guests are (tests/wasi/CMakeLists.txt
+# makes the sysroot).
+set(TOOL_MODULE_DIR ${CMAKE_BINARY_DIR}/tool-modules)
+if(AMPOULE_WASI_CC AND EXISTS ${CMAKE_BINARY_DIR}/wasi-sysroot/include/wasm32-wasi)
+  file(MAKE_DIRECTORY ${TOOL_MODULE_DIR})
+  file(GLOB tool_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/volent/tools/*.c)
+  set(tool_modules)
+  foreach(src ${CMAKE_SOURCE_DIR}/examples/tools/refund_policy.c ${tool_sources})
+    get_filename_component(name ${src} NAME_WE)
+    add_custom_command(
+      OUTPUT ${TOOL_MODULE_DIR}/${name}.wasm
+      COMMAND ${AMPOULE_WASI_CC} --target=wasm32-wasi --sysroot=${CMAKE_BINARY_DIR}/wasi-sysroot
+              -O2 -Wall -Wextra -Werror -ffile-prefix-map=${CMAKE_SOURCE_DIR}/= -o ${TOOL_MODULE_DIR}/${name}.wasm ${src}
+      DEPENDS ${src}
+      COMMENT "Compiling tool module ${name}.wasm"
+      VERBATIM)
+    list(APPEND tool_modules ${TOOL_MODULE_DIR}/${name}.wasm)
+  endforeach()
+  add_custom_target(tool_modules ALL DEPENDS ${tool_modules})
+endif()
+
+# wasm tool calls through a running node (tests/volent/sealed_tools_test.py):
+# each limit ends as a failed call and the run goes on, the answer carries a
+# receipt that verifies and replays off the node, a changed store is refused.
+if(TARGET volent AND TARGET ampoule AND TARGET ampoule-verify)
+  add_python_test(volent_sealed_tools volent/sealed_tools_test.py --volent $<TARGET_FILE:volent>
+                  --ampoule $<TARGET_FILE:ampoule> --verify $<TARGET_FILE:ampoule-verify>
+                  --modules ${TOOL_MODULE_DIR})
+  set_tests_properties(volent_sealed_tools PROPERTIES TIMEOUT 600 LABELS volent)
+endif()

@@ -58,8 +58,12 @@ AgentSpec ReadAgentSpec(const nlohmann::json& manifest) {
     def.capability = StringAt(t, "capability");
     def.method = StringAt(At(t, "http"), "method");
     def.url = StringAt(At(t, "http"), "url");
-    const nlohmann::json& time_ms = At(At(t, "limits"), "time_ms");
-    if (time_ms.is_number_integer()) def.time_ms = time_ms.get<int>();
+    const std::string component = StringAt(t, "component");
+    if (component.rfind("sha256:", 0) == 0) def.component = component.substr(7);
+    const nlohmann::json& limits = At(t, "limits");
+    if (const nlohmann::json& v = At(limits, "time_ms"); v.is_number_integer()) def.time_ms = v.get<int>();
+    if (const nlohmann::json& v = At(limits, "memory_mb"); v.is_number_integer()) def.memory_mb = v.get<int>();
+    if (const nlohmann::json& v = At(limits, "fuel"); v.is_number_unsigned()) def.fuel = v.get<uint64_t>();
     def.needs_approval = approval.count(def.name) > 0;
     spec.tools.push_back(std::move(def));
   }

@@ -4,6 +4,7 @@
 // Thread-safe: no state.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,10 @@ struct ToolDef {
   std::string capability;  // "" when none
   std::string method;      // http tools: GET, POST, ...
   std::string url;         // http tools: a URL template with {argument} placeholders
+  std::string component;   // wasm tools: the module's SHA-256, 64 hex digits (without "sha256:")
   int time_ms = 0;         // limits.time_ms; 0 when not set
+  int memory_mb = 0;       // limits.memory_mb; 0 when not set
+  uint64_t fuel = 0;       // limits.fuel; 0 when not set
   bool needs_approval = false;
 };
 

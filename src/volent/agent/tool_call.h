@@ -44,7 +44,8 @@ using ToolPerformer = std::function<void(const ToolDef& tool, const nlohmann::js
 // arguments as a JSON body (POST, PUT, PATCH). A request that could not be
 // sent, or whose answer was lost, is tried again with the same key after a
 // pause on `delays` (3 attempts in all) before the failure is the result.
-// Wasm tools are not run by this version: their result says so.
+// Other kinds are not sent anywhere: their result is "unsupported" (the node
+// hands wasm tools to sealed::SealedToolRunner instead, src/volent/sealed/).
 // REQUIRES: `gate` and `delays` outlive every call started.
 ToolPerformer GateToolPerformer(const egress::Gate& gate, Delays& delays);
 

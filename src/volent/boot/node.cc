@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ampoule/kernel/default_path.h"
+#include "ampoule/receipt/key_file.h"
 #include "core/crash_point.h"
 #include "core/host_port.h"
 #include "core/http/descriptor_limit.h"
@@ -22,6 +24,8 @@
 #include "volent/model/client.h"
 #include "volent/model/keys.h"
 #include "volent/node/agent_store.h"
+#include "volent/sealed/sealed_tool.h"
+#include "volent/tools/tool_signature.h"
 
 namespace volent::boot {
 
@@ -40,6 +44,7 @@ struct Node::Parts {
   std::unique_ptr<egress::Gate> gate;
   std::unique_ptr<model::Client> models;
   agent::Delays delays;
+  std::unique_ptr<sealed::SealedToolRunner> sealed_tools;
   std::unique_ptr<agent::RunManager> runs;
   control::Metrics metrics;
   std::unique_ptr<control::ControlApi> api;
@@ -76,6 +81,22 @@ bool MakeDirs(const std::string& dir) {
 }
 
 Error Failed(std::string message) { return Error{std::move(message), ErrorKind::kUnavailable}; }
+
+// The key that signs the receipts of the node's tool calls: DATA_DIR/node.key,
+// made on the first start (mode 0600, with node.key.pub beside it for
+// auditors; docs/tools.md).
+Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const std::string& data_dir) {
+  const std::string path = data_dir + "/" + kNodeKeyFile;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return Failed("cannot read " + path + ": " + std::strerror(errno));
+    auto written = ampoule::receipt::WriteKeyPair(path, ampoule::receipt::SecretKey::Generate());
+    if (!written.ok()) return Failed("cannot create the node's key " + path + ": " + written.message());
+  }
+  auto key = ampoule::receipt::ReadSecretKeyFile(path);
+  if (!key) return Failed("the node's key " + path + ": " + key.message());
+  return std::make_shared<const ampoule::receipt::SecretKey>(std::move(*key));
+}
 
 }  // namespace
 
@@ -144,8 +165,28 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   gate_options.on_denial = agent::JournalDenials(*parts->journal);
   parts->gate = std::make_unique<egress::Gate>(cfg.egress, std::move(gate_options));
   parts->models = std::make_unique<model::Client>(*parts->gate, std::move(keys.keys));
-  auto runs = agent::RunManager::Start(*parts->journal, *parts->store,
-                                       agent::GateToolPerformer(*parts->gate, parts->delays),
+  auto node_key = NodeKey(data_dir);
+  if (!node_key) return node_key.error();
+  auto tool_keys = tools::TrustedToolKeys(cfg.tool_keys);
+  if (!tool_keys) return Error{tool_keys.message(), ErrorKind::kInvalidArgument};
+  sealed::SealedToolOptions sealed_options;
+  sealed_options.data_dir = data_dir;
+  sealed_options.trusted = std::move(*tool_keys);
+  sealed_options.kernel_path = ampoule::kernel::DefaultKernelPath();
+  sealed_options.receipt_key = std::move(*node_key);
+  parts->sealed_tools = std::make_unique<sealed::SealedToolRunner>(std::move(sealed_options));
+  // wasm tools run sealed; every other kind goes through the egress gate.
+  agent::ToolPerformer http_tools = agent::GateToolPerformer(*parts->gate, parts->delays);
+  agent::ToolPerformer tools = [http_tools, sealed = parts->sealed_tools.get()](
+                                   const agent::ToolDef& tool, const nlohmann::json& request,
+                                   const std::string& key, agent::StepDone done) {
+    if (tool.kind == "wasm") {
+      sealed->Perform(tool, request, std::move(done));
+    } else {
+      http_tools(tool, request, key, std::move(done));
+    }
+  };
+  auto runs = agent::RunManager::Start(*parts->journal, *parts->store, std::move(tools),
                                        agent::ClientModelPerformer(*parts->models, parts->delays));
   if (!runs) return Failed("cannot resume the runs in " + parts->journal->path() + ": " + runs.message());
   parts->runs = std::move(*runs);

@@ -23,6 +23,9 @@
 
 namespace volent::boot {
 
+// The node's own signing key in its data folder (receipts of tool calls).
+inline constexpr char kNodeKeyFile[] = "node.key";
+
 struct NodeOptions {
   // Where the control API listens, overriding the configuration's listen:
   // HOST:PORT or [V6]:PORT (core/host_port.h); port 0 picks a free port.

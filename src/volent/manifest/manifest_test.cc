@@ -135,6 +135,10 @@ TEST(ManifestTest, WrongType) {
 
 TEST(ManifestTest, BadEnum) {
   ExpectOne(Check(Edit(15, "      kind: grpc")), 15, 13, "/spec/tools/0/kind", "must be one of \"http\", \"wasm\"; found \"grpc\"");
+  // A wasm tool runs with no network: a capability would be ignored, so it is refused.
+  ExpectOne(Check(Edit(21, "      limits: {memory_mb: 64, fuel: 1000000, time_ms: 2000}\n      capability: erp.orders")),
+            22, 19, "/spec/tools/1/capability",
+            "a wasm tool cannot use a capability yet: the node runs it with no network (docs/tools.md)");
 }
 
 TEST(ManifestTest, MissingRequiredPointsAtTheObject) {

@@ -1,0 +1,137 @@
+#include "volent/sealed/sealed_tool.h"
+
+#include <utility>
+
+#include "ampoule/run/receipt_builder.h"
+#include "ampoule/run/run_program.h"
+#include "core/json.h"
+#include "volent/tools/tool_store.h"
+
+namespace volent::sealed {
+namespace run = ampoule::run;
+
+namespace {
+
+nlohmann::json Failed(const agent::ToolDef& tool, const std::string& reason) {
+  return {{"type", "tool"}, {"tool", tool.name}, {"outcome", "failed"}, {"reason", reason}};
+}
+
+// The last non-empty line of what the tool wrote to stderr, for the model.
+std::string LastLine(const std::string& text) {
+  size_t end = text.find_last_not_of("\r\n");
+  if (end == std::string::npos) return "";
+  size_t start = text.rfind('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  std::string line = text.substr(start, end - start + 1);
+  return line.size() > 500 ? line.substr(0, 500) + "..." : line;
+}
+
+std::string WhyStopped(const run::RunRecord& record, const std::string& stderr_data) {
+  const run::RunOutcome& r = record.result;
+  switch (r.stop) {
+    case run::Stop::kExit: {
+      std::string why = "the tool exited with status " + std::to_string(r.exit_code);
+      const std::string line = LastLine(stderr_data);
+      return line.empty() ? why : why + ": " + line;
+    }
+    case run::Stop::kTrap:
+      return "the tool trapped: " + r.trap;
+    case run::Stop::kFuel:
+      return "the tool ran out of fuel (limit " + std::to_string(record.limits.fuel) + ")";
+    case run::Stop::kMemory:
+      return "the tool hit its memory limit (" + std::to_string(record.limits.memory_bytes >> 20) + " MiB)";
+    case run::Stop::kTimeout:
+      return "the tool ran out of time (limit " + std::to_string(record.limits.timeout_seconds) + " s)";
+  }
+  return "the tool stopped";
+}
+
+}  // namespace
+
+SealedToolRunner::SealedToolRunner(SealedToolOptions options) : options_(std::move(options)) {
+  unsigned n = options_.workers ? options_.workers : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { Work(); });
+}
+
+SealedToolRunner::~SealedToolRunner() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+void SealedToolRunner::Work() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and every queued call has run
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    job();
+  }
+}
+
+void SealedToolRunner::Perform(const agent::ToolDef& tool, const nlohmann::json& request, agent::StepDone done) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back([this, tool, request, done = std::move(done)] { done(Run(tool, request)); });
+  }
+  cv_.notify_one();
+}
+
+nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann::json& request) const {
+  tools::ToolStore store(options_.data_dir);
+  auto loaded = store.Load(tool.component, options_.trusted);
+  if (!loaded) return Failed(tool, "the tool cannot be loaded: " + loaded.message());
+
+  const nlohmann::json arguments = request.contains("arguments") ? request["arguments"] : nlohmann::json::object();
+  const std::string stdin_text = ampoule::DumpJson(arguments);
+
+  run::RunSpec spec;
+  spec.kernel_path = options_.kernel_path;
+  spec.runtime = "wasm";
+  spec.program_name = "tool.wasm";
+  spec.program.assign(loaded->bytes.begin(), loaded->bytes.end());
+  spec.stdin_bytes.assign(stdin_text.begin(), stdin_text.end());
+  spec.limits.fuel = tool.fuel ? tool.fuel : kDefaultToolFuel;
+  spec.limits.memory_bytes = uint64_t(tool.memory_mb ? tool.memory_mb : kDefaultToolMemoryMb) << 20;
+  spec.limits.timeout_seconds = (tool.time_ms ? tool.time_ms : kDefaultToolTimeMs) / 1000.0;
+  spec.limits.output_cap_bytes = kToolOutputCap;
+  auto ran = run::RunProgram(spec);
+  if (!ran) return Failed(tool, "the tool could not be run: " + ran.message());
+
+  const run::RunRecord& record = ran->record;
+  nlohmann::json result = {{"type", "tool"}, {"tool", tool.name}, {"stdin", stdin_text},
+                           {"stop", std::string(run::StopName(record.result.stop))},
+                           {"fuel_used", record.result.fuel_used}};
+  if (record.result.stop == run::Stop::kExit && record.result.exit_code == 0 && !record.stdout_digest.truncated) {
+    auto value = ampoule::ParseJsonBounded(ran->stdout_data, "the tool's output",
+                                           {agent::kMaxJournaledBody});
+    if (value) {
+      result["outcome"] = "answered";
+      result["result"] = std::move(*value);
+    } else {
+      result["outcome"] = "failed";
+      result["reason"] = value.message() + " (a tool writes one JSON value of at most " +
+                         std::to_string(agent::kMaxJournaledBody) + " bytes to stdout)";
+    }
+  } else {
+    result["outcome"] = "failed";
+    result["reason"] = record.stdout_digest.truncated ? "the tool wrote more than " +
+                                                            std::to_string(kToolOutputCap) + " bytes to stdout"
+                                                      : WhyStopped(record, ran->stderr_data);
+  }
+  if (options_.receipt_key) {
+    auto receipt = ampoule::ParseJsonBounded(run::MakeReceipt(record, *options_.receipt_key), "the receipt",
+                                             {size_t{64} << 20});
+    if (receipt) result["receipt"] = std::move(*receipt);
+  }
+  return result;
+}
+
+}  // namespace volent::sealed

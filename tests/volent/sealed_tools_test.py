@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""wasm tool calls through a running node (docs/tools.md).
+
+  tests/volent/sealed_tools_test.py --volent BIN --ampoule BIN --verify BIN --modules DIR
+
+DIR holds the tool modules built by tests/volent/tool.cmake: the example
+refund_policy.wasm and the hostile spin.wasm, hog.wasm and not_json.wasm. The
+script signs them with a fresh author key (`volent tool sign`), adds them to
+a node's store (`volent tool add`), applies an agent whose model (the mock,
+scripted) calls each tool once, and checks that:
+  - refund_policy answers its JSON result, with a receipt signed by the
+    node's key (DATA/node.key.pub) that `ampoule-verify` accepts, and that
+    replays off the node from the module and the recorded stdin; the
+    receipt with its result altered is FAILED;
+  - spin ends on its fuel limit, hog on its memory limit, not_json as a
+    failed call that says the output is not JSON, and a tool whose module the
+    store lacks as a failed call that says so; the run goes on and finishes;
+  - after the module is changed inside the store, the next call is refused.
+
+Prints `ok N: ...`/`FAIL N: ...` per check; exit 1 on any failure;
+`skipped: REASON` (exit 0) without the binaries, a kernel or the modules.
+"""
+import argparse, base64, json, os, subprocess, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness.binaries import kernel_or_skip, skip_unless_runs  # noqa: E402
+from harness.checks import Checks, skip  # noqa: E402
+from harness.cleanup import work_folder  # noqa: E402
+from harness.http_client import json_body, request as http_request  # noqa: E402
+from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
+
+parser = argparse.ArgumentParser(description="wasm tool calls through `volent node`.")
+parser.add_argument("--volent", required=True, metavar="BIN")
+parser.add_argument("--ampoule", required=True, metavar="BIN")
+parser.add_argument("--verify", required=True, metavar="BIN")
+parser.add_argument("--modules", required=True, metavar="DIR")
+opts = parser.parse_args()
+skip_unless_runs(opts.volent, "node", "mock-model", "tool")
+KERNEL = kernel_or_skip(opts.ampoule)
+TOOLS = ["refund_policy", "spin", "hog", "not_json"]
+for name in TOOLS:
+    if not os.path.isfile(os.path.join(opts.modules, name + ".wasm")):
+        skip(f"no {name}.wasm in {opts.modules} (built by tests/volent/tool.cmake; needs clang-14 and wasi-libc)")
+
+WORK = work_folder("volent-sealed-")
+DATA = os.path.join(WORK, "data")
+check = Checks(numbered=True)
+STARTED = 0
+
+
+def start(args, name, listening):
+    global STARTED
+    STARTED += 1
+    return start_server([opts.volent] + args, os.path.join(WORK, f"{name}.{STARTED}.stderr"), listening)
+
+
+def request(port, method, path, body=None, ctype=None):
+    status, _, data = http_request("127.0.0.1", port, method, path, body, {"Content-Type": ctype} if ctype else {})
+    parsed = json_body(data) if data else None
+    return status, parsed if parsed is not None or not data else data
+
+
+def run_cmd(*args):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=300)
+
+
+# --- the author's key, the node's configuration, the store -----------------------------------------
+run_cmd(opts.ampoule, "keygen", "-o", os.path.join(WORK, "author.key"))
+with open(os.path.join(WORK, "author.key.pub")) as f:
+    author_public = f.read().split()[-1]
+
+script = os.path.join(WORK, "script.json")
+ARGS = {"amount_cents": 12000, "days_since_delivery": 3, "opened": True}
+with open(script, "w") as f:
+    json.dump([{"tool_calls": [{"name": "refund_policy", "arguments": ARGS}]},
+               {"tool_calls": [{"name": "spin"}]},
+               {"tool_calls": [{"name": "hog"}]},
+               {"tool_calls": [{"name": "not_json"}]},
+               {"tool_calls": [{"name": "missing"}]},
+               {"text": "done"}], f)
+MOCK_PORT = start(["mock-model", "--listen", "127.0.0.1:0", "--script", script], "mock-model",
+                  VOLENT_MOCK_MODEL).port
+key_file = os.path.join(WORK, "mock.key")
+with open(key_file, "w") as f:
+    f.write("mock-key\n")
+os.chmod(key_file, 0o600)
+config = os.path.join(WORK, "volent.yaml")
+with open(config, "w") as f:
+    f.write(f"""apiVersion: volent/v1
+kind: NodeConfig
+data_dir: data
+egress:
+  allow:
+    - capability: model.mock
+      scheme: http
+      cidr: 127.0.0.1/32
+      port: {MOCK_PORT}
+model_keys:
+  - capability: model.mock
+    key_file: mock.key
+tool_keys:
+  - name: author
+    public_key: {author_public}
+""")
+
+digests = {}
+for name in TOOLS:
+    module = os.path.join(opts.modules, name + ".wasm")
+    sig = os.path.join(WORK, name + ".sig")
+    signed = run_cmd(opts.volent, "tool", "sign", module, "--key", os.path.join(WORK, "author.key"), "-o", sig)
+    added = run_cmd(opts.volent, "tool", "add", module, "--sig", sig, "--config", config)
+    check(f"{name}: signed and added", signed.returncode == 0 and added.returncode == 0,
+          signed.stderr + added.stdout + added.stderr)
+    digests[name] = added.stdout.split()[1] if added.returncode == 0 else "sha256:" + "0" * 64
+digests["missing"] = "sha256:" + "ab" * 32
+
+node = start(["node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", DATA], "node", VOLENT_NODE)
+PORT = node.port
+check("the node made its key", os.path.isfile(os.path.join(DATA, "node.key"))
+      and os.path.isfile(os.path.join(DATA, "node.key.pub")), os.listdir(DATA))
+
+limits = {"refund_policy": "{memory_mb: 32, fuel: 200000000, time_ms: 20000}",
+          "spin": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
+          "hog": "{memory_mb: 16, fuel: 2000000000, time_ms: 20000}",
+          "not_json": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
+          "missing": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}"}
+tools_yaml = "".join(f"""    - name: {name}
+      description: tool {name}
+      kind: wasm
+      component: {digests[name]}
+      limits: {limits[name]}
+""" for name in TOOLS + ["missing"])
+manifest = f"""apiVersion: volent/v1
+kind: Agent
+metadata:
+  name: clerk
+spec:
+  model:
+    provider: openai-compatible
+    name: mock
+    endpoint: http://127.0.0.1:{MOCK_PORT}/v1
+    capability: model.mock
+  tools:
+{tools_yaml}"""
+
+
+def start_run(run_id):
+    s, body = request(PORT, "POST", "/v1/agents/clerk/runs", json.dumps({"id": run_id}), "application/json")
+    check(f"{run_id}: starts", s == 201, f"HTTP {s} {body}")
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        s, run = request(PORT, "GET", f"/v1/agents/clerk/runs/{run_id}")
+        if s != 200 or run.get("status") in ("finished", "failed"):
+            break
+        time.sleep(0.2)
+    check(f"{run_id}: finishes", s == 200 and run.get("status") == "finished", f"HTTP {s} {run}")
+    return completions(run_id)
+
+
+def completions(run_id):
+    """The tool completions of the run, by tool name, from the journal."""
+    found, after = {}, 0
+    while True:
+        s, page = request(PORT, "GET", f"/v1/journal?after={after}&limit=1000")
+        if s != 200:
+            return found
+        for e in page["entries"]:
+            payload = e.get("payload") or {}
+            if e.get("kind") == "completion" and str(e.get("key", "")).startswith(f"clerk/{run_id}/") \
+                    and payload.get("type") == "tool":
+                found[payload["tool"]] = payload
+        if page.get("next") is None:
+            return found
+        after = page["next"]
+
+
+s, body = request(PORT, "POST", "/v1/agents", manifest, "application/yaml")
+check("the agent applies", s == 201, f"HTTP {s} {body}")
+done = start_run("r1")
+
+answer = done.get("refund_policy", {})
+check("refund_policy answers its result", answer.get("outcome") == "answered"
+      and answer.get("result") == {"refundable_cents": 10800, "rule": "restocking-fee"}, str(answer)[:600])
+check("spin ends on its fuel limit, as a failed call", done.get("spin", {}).get("outcome") == "failed"
+      and done["spin"].get("stop") == "fuel" and "fuel" in done["spin"].get("reason", ""), str(done.get("spin"))[:400])
+check("hog ends on its memory limit, as a failed call", done.get("hog", {}).get("outcome") == "failed"
+      and done["hog"].get("stop") == "memory", str(done.get("hog"))[:400])
+check("not_json is a failed call that says why", done.get("not_json", {}).get("outcome") == "failed"
+      and "not JSON" in done["not_json"].get("reason", ""), str(done.get("not_json"))[:400])
+check("a tool the store lacks is a failed call that says so", done.get("missing", {}).get("outcome") == "failed"
+      and "holds no tool" in done["missing"].get("reason", ""), str(done.get("missing"))[:400])
+check("every call that ran has a receipt", all("receipt" in done.get(n, {}) for n in TOOLS), str(done)[:300])
+
+# --- the receipt, off the node ----------------------------------------------------------------------
+node_pub = os.path.join(DATA, "node.key.pub")
+receipt = os.path.join(WORK, "refund.receipt.json")
+with open(receipt, "w") as f:
+    json.dump(answer.get("receipt", {}), f)
+stdin = os.path.join(WORK, "refund.stdin")
+with open(stdin, "w") as f:
+    f.write(answer.get("stdin", ""))
+module = os.path.join(opts.modules, "refund_policy.wasm")
+v = run_cmd(opts.verify, receipt, "--key", node_pub, "--kernel", KERNEL, "--program", module, "--stdin", stdin)
+check("ampoule-verify accepts the call's receipt with the module and its stdin", v.returncode == 0,
+      v.stdout + v.stderr)
+r = run_cmd(opts.verify, "--replay", receipt, "--kernel", KERNEL, "--key", node_pub, "--program", module,
+            "--stdin", stdin)
+check("the call replays off the node", r.returncode == 0 and "REPLAY OK" in r.stdout, r.stdout + r.stderr)
+result_file = os.path.join(WORK, "result.json")
+with open(result_file, "w") as f:
+    f.write('{"refundable_cents": 12000, "rule": "full"}\n')
+a = run_cmd(opts.verify, receipt, "--key", node_pub, "--output", result_file)
+check("a different result is FAILED against the receipt", a.returncode == 1 and "FAILED" in a.stdout,
+      a.stdout + a.stderr)
+
+# --- a module changed inside the store --------------------------------------------------------------
+stored = os.path.join(DATA, "tools", digests["refund_policy"][7:], "tool")
+os.chmod(stored, 0o644)
+with open(stored, "ab") as f:
+    f.write(b"\0")
+done = start_run("r2")
+check("a module changed in the store is refused at load", done.get("refund_policy", {}).get("outcome") == "failed"
+      and "changed" in done["refund_policy"].get("reason", "") and "receipt" not in done["refund_policy"],
+      str(done.get("refund_policy"))[:400])
+
+node.stop()
+check.finish("sealed tools: ")
