@@ -8,7 +8,9 @@
 #   scripts/npm-install.sh).
 # Each prints `skipped: REASON` when something it needs is missing.
 if(TARGET volent)
-  add_python_test(volent_node_api volent/node_api_test.py --volent $<TARGET_FILE:volent>)
+  # The example tools come from tests/volent/tool.cmake (build/tool-modules).
+  add_python_test(volent_node_api volent/node_api_test.py --volent $<TARGET_FILE:volent>
+                  --modules ${CMAKE_BINARY_DIR}/tool-modules)
   add_python_test(volent_openapi volent/openapi_test.py --volent $<TARGET_FILE:volent>)
   set_tests_properties(volent_node_api volent_openapi PROPERTIES TIMEOUT 300 LABELS volent)
 endif()

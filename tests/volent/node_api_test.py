@@ -46,7 +46,10 @@ drives it with python3's http.client and raw sockets (tests/harness/):
     that cannot grow (RLIMIT_FSIZE, as a full disk) gives 500 internal
     without a trace of the failed write;
   - every manifest of examples/node/agents applies to a node with
-    examples/node/volent.yaml.
+    examples/node/volent.yaml, once the example tools (examples/tools/,
+    built into --modules) are signed with the example's tool key (RFC 8032
+    test key 1) and added to its store; before that, the manifests with a
+    wasm tool are refused (422 at the tool's component).
 
 The agent template (--agent, default tests/volent/fixtures/agent.yaml)
 must be valid for the configuration and have at least one tool with a
@@ -55,7 +58,7 @@ capability; the script renames it (metadata.name) to make more agents.
 Prints `ok N: ...`/`FAIL N: ...` per check and a summary; exit 1 on any
 failure; `skipped: REASON` (exit 0) without the binary.
 """
-import argparse, http.client, json, os, random, re, resource, signal, socket, sys, threading, time
+import argparse, base64, http.client, json, os, random, re, resource, signal, socket, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness.binaries import skip_unless_runs  # noqa: E402
@@ -69,6 +72,8 @@ parser = argparse.ArgumentParser(description="`volent node` from the outside: th
 parser.add_argument("--volent", required=True, metavar="BIN")
 parser.add_argument("--config", metavar="volent.yaml", help="default: tests/volent/fixtures/volent.yaml")
 parser.add_argument("--agent", metavar="A.agent.yaml", help="default: tests/volent/fixtures/agent.yaml")
+parser.add_argument("--modules", metavar="DIR",
+                    help="the example tool modules (tests/volent/tool.cmake builds them into build/tool-modules)")
 args = parser.parse_args()
 VOLENT = args.volent
 skip_unless_runs(VOLENT, "node")
@@ -1479,15 +1484,51 @@ else:
 example_config = os.path.join(EXAMPLES, "volent.yaml")
 if os.path.isfile(example_config) and os.path.isdir(os.path.join(EXAMPLES, "agents")):
     check("SIGTERM: status 0", stop_node() == 0)
-    start_node(config=example_config, data=os.path.join(WORK, "data-examples"))
-    answers = []
-    for f in sorted(os.listdir(os.path.join(EXAMPLES, "agents"))):
-        if f.endswith((".agent.yaml", ".agent.json")):
-            s, h, p = request("POST", "/v1/agents", open(os.path.join(EXAMPLES, "agents", f), "rb").read(),
-                              JSON_T if f.endswith(".json") else YAML)
-            answers.append((f, s, (jbody(p) or {}).get("name") if s == 201 else short(p, 200)))
-    check(f"every example manifest ({len(answers)}) applies to a node with the example configuration: 201",
-          answers and all(s == 201 for f, s, n in answers), str([a for a in answers if a[1] != 201]))
+    examples_data = os.path.join(WORK, "data-examples")
+    start_node(config=example_config, data=examples_data)
+
+    def apply_examples(only=None):
+        answers = []
+        for f in sorted(os.listdir(os.path.join(EXAMPLES, "agents"))):
+            if f.endswith((".agent.yaml", ".agent.json")) and (only is None or f in only):
+                s, h, p = request("POST", "/v1/agents", open(os.path.join(EXAMPLES, "agents", f), "rb").read(),
+                                  JSON_T if f.endswith(".json") else YAML)
+                answers.append((f, s, (jbody(p) or {}).get("name") if s == 201 else short(p, 300)))
+        return answers
+
+    answers = apply_examples()
+    refused = {f: p for f, s, p in answers if s == 422}
+    check("before their tools are in the store, the examples with a wasm tool are refused at its component "
+          "and the others apply",
+          set(refused) == {"refund.agent.yaml", "triage.agent.yaml"}
+          and all(s == 201 for f, s, p in answers if f not in refused)
+          and all("tool store holds no tool" in p and "/component" in p for p in refused.values()),
+          str(answers))
+    examples_built = args.modules and all(os.path.isfile(os.path.join(args.modules, t + ".wasm"))
+                                          for t in ("refund_policy", "classify_language"))
+    if examples_built:
+        # The example's tool key is RFC 8032's test key 1, whose secret is public: examples only.
+        rfc_key = os.path.join(WORK, "rfc8032-test-key-1")
+        with open(rfc_key, "w") as f:
+            f.write("ed25519-secret " + base64.b64encode(bytes.fromhex(
+                "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")).decode() + "\n")
+        os.chmod(rfc_key, 0o600)
+        for tool in ("refund_policy", "classify_language"):
+            module = os.path.join(args.modules, tool + ".wasm")
+            sig = os.path.join(WORK, tool + ".sig")
+            signed = subprocess.run([VOLENT, "tool", "sign", module, "--key", rfc_key, "-o", sig],
+                                    capture_output=True, text=True)
+            added = subprocess.run([VOLENT, "tool", "add", module, "--sig", sig, "--config", example_config,
+                                    "--data-dir", examples_data], capture_output=True, text=True)
+            check(f"the example tool {tool} is signed and added", signed.returncode == 0 and added.returncode == 0,
+                  signed.stderr + added.stdout + added.stderr)
+        answers = apply_examples(only=set(refused))
+        check(f"with the example tools in the store, the other example manifests ({len(answers)}) apply: 201",
+              answers and all(s == 201 for f, s, n in answers),
+              str([a for a in answers if a[1] != 201]))
+    else:
+        note(f"the example tool modules are not built (--modules {args.modules}); "
+             "the examples with wasm tools were checked only for their refusal")
 else:
     note(f"no examples at {EXAMPLES}")
 

@@ -12,10 +12,12 @@ scripted) calls each tool once, and checks that:
     node's key (DATA/node.key.pub) that `ampoule-verify` accepts, and that
     replays off the node from the module and the recorded stdin; the
     receipt with its result altered is FAILED;
+  - a manifest naming a tool the store lacks is refused (422 at its component);
   - spin ends on its fuel limit, hog on its memory limit, not_json as a
-    failed call that says the output is not JSON, and a tool whose module the
-    store lacks as a failed call that says so; the run goes on and finishes;
-  - after the module is changed inside the store, the next call is refused.
+    failed call that says the output is not JSON; the run goes on and finishes;
+  - after the module is changed inside the store, the next call is refused;
+  - after a tool is removed (node stopped), the restarted node lists the
+    agent as rejected and says why.
 
 Prints `ok N: ...`/`FAIL N: ...` per check; exit 1 on any failure;
 `skipped: REASON` (exit 0) without the binaries, a kernel or the modules.
@@ -76,7 +78,6 @@ with open(script, "w") as f:
                {"tool_calls": [{"name": "spin"}]},
                {"tool_calls": [{"name": "hog"}]},
                {"tool_calls": [{"name": "not_json"}]},
-               {"tool_calls": [{"name": "missing"}]},
                {"text": "done"}], f)
 MOCK_PORT = start(["mock-model", "--listen", "127.0.0.1:0", "--script", script], "mock-model",
                   VOLENT_MOCK_MODEL).port
@@ -124,13 +125,16 @@ limits = {"refund_policy": "{memory_mb: 32, fuel: 200000000, time_ms: 20000}",
           "hog": "{memory_mb: 16, fuel: 2000000000, time_ms: 20000}",
           "not_json": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
           "missing": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}"}
-tools_yaml = "".join(f"""    - name: {name}
+
+
+def manifest_of(names):
+    tools_yaml = "".join(f"""    - name: {name}
       description: tool {name}
       kind: wasm
       component: {digests[name]}
       limits: {limits[name]}
-""" for name in TOOLS + ["missing"])
-manifest = f"""apiVersion: volent/v1
+""" for name in names)
+    return f"""apiVersion: volent/v1
 kind: Agent
 metadata:
   name: clerk
@@ -174,7 +178,11 @@ def completions(run_id):
         after = page["next"]
 
 
-s, body = request(PORT, "POST", "/v1/agents", manifest, "application/yaml")
+s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS + ["missing"]), "application/yaml")
+check("a manifest naming a tool the store lacks is refused at its component", s == 422
+      and any(e.get("pointer") == "/spec/tools/4/component" and "holds no tool" in e.get("detail", "")
+              for e in (body or {}).get("errors", [])), f"HTTP {s} {body}")
+s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS), "application/yaml")
 check("the agent applies", s == 201, f"HTTP {s} {body}")
 done = start_run("r1")
 
@@ -187,8 +195,6 @@ check("hog ends on its memory limit, as a failed call", done.get("hog", {}).get(
       and done["hog"].get("stop") == "memory", str(done.get("hog"))[:400])
 check("not_json is a failed call that says why", done.get("not_json", {}).get("outcome") == "failed"
       and "not JSON" in done["not_json"].get("reason", ""), str(done.get("not_json"))[:400])
-check("a tool the store lacks is a failed call that says so", done.get("missing", {}).get("outcome") == "failed"
-      and "holds no tool" in done["missing"].get("reason", ""), str(done.get("missing"))[:400])
 check("every call that ran has a receipt", all("receipt" in done.get(n, {}) for n in TOOLS), str(done)[:300])
 
 # --- the receipt, off the node ----------------------------------------------------------------------
@@ -213,7 +219,7 @@ a = run_cmd(opts.verify, receipt, "--key", node_pub, "--output", result_file)
 check("a different result is FAILED against the receipt", a.returncode == 1 and "FAILED" in a.stdout,
       a.stdout + a.stderr)
 
-# --- a module changed inside the store --------------------------------------------------------------
+# --- a module changed inside the store, and one removed ----------------------------------------------
 stored = os.path.join(DATA, "tools", digests["refund_policy"][7:], "tool")
 os.chmod(stored, 0o644)
 with open(stored, "ab") as f:
@@ -223,5 +229,15 @@ check("a module changed in the store is refused at load", done.get("refund_polic
       and "changed" in done["refund_policy"].get("reason", "") and "receipt" not in done["refund_policy"],
       str(done.get("refund_policy"))[:400])
 
+node.stop()
+removed = run_cmd(opts.volent, "tool", "remove", digests["spin"], "--config", config, "--data-dir", DATA)
+check("a tool is removed while the node is stopped", removed.returncode == 0, removed.stdout + removed.stderr)
+node = start(["node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", DATA], "node", VOLENT_NODE)
+PORT = node.port
+s, agent = request(PORT, "GET", "/v1/agents/clerk")
+check("after a restart, the agent whose tools are no longer all usable is rejected, not dropped",
+      s == 200 and agent.get("status") == "rejected", f"HTTP {s} {str(agent)[:300]}")
+check("... and the node says why on stderr", "tool store holds no tool " + digests["spin"] in node.stderr()
+      and "/spec/tools/1/component" in node.stderr(), node.stderr()[-800:])
 node.stop()
 check.finish("sealed tools: ")

@@ -9,7 +9,7 @@ if(TARGET volent AND TARGET ampoule)
 endif()
 
 # Tool modules for the sealed tool calls: the shipped example
-# (examples/tools/refund_policy.c) and the hostile ones of tests/volent/tools/,
+# tools (examples/tools/*.c) and the hostile ones of tests/volent/tools/,
 # compiled to wasm32-wasi as the WASI guests are (tests/wasi/CMakeLists.txt
 # makes the sysroot).
 set(TOOL_MODULE_DIR ${CMAKE_BINARY_DIR}/tool-modules)
@@ -17,7 +17,8 @@ if(AMPOULE_WASI_CC AND EXISTS ${CMAKE_BINARY_DIR}/wasi-sysroot/include/wasm32-wa
   file(MAKE_DIRECTORY ${TOOL_MODULE_DIR})
   file(GLOB tool_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/volent/tools/*.c)
   set(tool_modules)
-  foreach(src ${CMAKE_SOURCE_DIR}/examples/tools/refund_policy.c ${tool_sources})
+  file(GLOB example_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/tools/*.c)
+  foreach(src ${example_sources} ${tool_sources})
     get_filename_component(name ${src} NAME_WE)
     add_custom_command(
       OUTPUT ${TOOL_MODULE_DIR}/${name}.wasm

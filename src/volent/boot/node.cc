@@ -25,7 +25,7 @@
 #include "volent/model/keys.h"
 #include "volent/node/agent_store.h"
 #include "volent/sealed/sealed_tool.h"
-#include "volent/tools/tool_signature.h"
+#include "volent/tools/tool_store.h"
 
 namespace volent::boot {
 
@@ -39,6 +39,8 @@ using ampoule::Result;
 // journal and store last.
 struct Node::Parts {
   manifest::NodeConfig config;
+  std::vector<ampoule::receipt::PublicKey> tool_keys;  // volent.yaml tool_keys, decoded
+  std::unique_ptr<tools::ToolStore> tool_store;
   std::unique_ptr<node::AgentStore> store;
   std::unique_ptr<journal::Journal> journal;
   std::unique_ptr<egress::Gate> gate;
@@ -127,9 +129,17 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
     return Failed("cannot create the data folder " + data_dir + ": " + std::strerror(errno));
   }
 
+  auto tool_keys = tools::TrustedToolKeys(cfg.tool_keys);
+  if (!tool_keys) return Error{tool_keys.message(), ErrorKind::kInvalidArgument};
+  parts->tool_keys = std::move(*tool_keys);
+  parts->tool_store = std::make_unique<tools::ToolStore>(data_dir);
+
+  // A stored manifest must still pass this configuration, and its wasm tools
+  // must still be in the tool store and pass their checks.
   auto recheck = [&](std::string_view name, std::string_view manifest_json) {
     auto again = manifest::LoadAgent(manifest_json, std::string(name), &cfg);
-    if (again.ok()) return true;
+    if (again.ok()) again.problems = tools::CheckAgentTools(*again.value, *parts->tool_store, parts->tool_keys, name);
+    if (again.problems.empty()) return true;
     if (options.warn) {
       std::string text = "agent " + std::string(name) + " no longer passes this configuration (status rejected):";
       for (const auto& p : again.problems) text += "\n  " + manifest::FormatProblem(p);
@@ -167,11 +177,9 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   parts->models = std::make_unique<model::Client>(*parts->gate, std::move(keys.keys));
   auto node_key = NodeKey(data_dir);
   if (!node_key) return node_key.error();
-  auto tool_keys = tools::TrustedToolKeys(cfg.tool_keys);
-  if (!tool_keys) return Error{tool_keys.message(), ErrorKind::kInvalidArgument};
   sealed::SealedToolOptions sealed_options;
   sealed_options.data_dir = data_dir;
-  sealed_options.trusted = std::move(*tool_keys);
+  sealed_options.trusted = parts->tool_keys;
   sealed_options.kernel_path = ampoule::kernel::DefaultKernelPath();
   sealed_options.receipt_key = std::move(*node_key);
   parts->sealed_tools = std::make_unique<sealed::SealedToolRunner>(std::move(sealed_options));
@@ -197,6 +205,9 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   context.journal = parts->journal.get();
   context.config = &parts->config;
   context.metrics = &parts->metrics;
+  context.check_agent = [store = parts->tool_store.get(), keys = &parts->tool_keys](const manifest::Agent& agent) {
+    return tools::CheckAgentTools(agent, *store, *keys, "manifest");
+  };
   parts->api = std::make_unique<control::ControlApi>(context);
   auto server = control::HttpServer::Bind(*parts->api, server_options);
   if (!server) return server.error();

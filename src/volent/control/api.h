@@ -30,6 +30,10 @@ struct ApiContext {
   // The journal; null: GET /v1/journal and GET /v1/egress/denials answer
   // 503 unavailable.
   journal::Journal* journal = nullptr;
+  // Checks an applied manifest must pass beyond the schema and the
+  // configuration (the node's tool store): its problems, none when it passes.
+  // Empty: none.
+  std::function<manifest::Problems(const manifest::Agent&)> check_agent;
   std::string version = "1";                      // info.version of the OpenAPI document
 };
 

@@ -64,7 +64,7 @@ Problem Internal(const Request& request) {
 }
 
 Response Apply(const ApiContext& ctx, const Request& request) {
-  auto parsed = ParseManifestBody(request.content_type, request.body, ctx.config, request.path);
+  auto parsed = ParseManifestBody(request.content_type, request.body, ctx.config, request.path, ctx.check_agent);
   if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
   auto& agent = std::get<manifest::Agent>(parsed);
   std::string manifest_json = ampoule::DumpJson(agent.document);

@@ -8,16 +8,19 @@
 
 namespace volent::control {
 
-std::variant<manifest::Agent, Problem> ParseManifestBody(std::string_view content_type,
-                                                         std::string_view body,
-                                                         const manifest::NodeConfig* config,
-                                                         const std::string& instance) {
+std::variant<manifest::Agent, Problem> ParseManifestBody(
+    std::string_view content_type, std::string_view body, const manifest::NodeConfig* config,
+    const std::string& instance, const std::function<manifest::Problems(const manifest::Agent&)>& check_agent) {
   if (MediaTypeIn(content_type, {"application/json"})) {
     // The manifest reader takes JSON as YAML (a superset), so a body sent
     // as JSON is held to JSON's own grammar first.
     if (auto problem = CheckJsonSyntax(body, instance)) return *problem;
   }
   manifest::Checked<manifest::Agent> checked = manifest::LoadAgent(body, "manifest", config);
+  if (checked.ok() && check_agent) {
+    checked.problems = check_agent(*checked.value);
+    if (!checked.problems.empty()) checked.value.reset();
+  }
   if (!checked.ok()) {
     const size_t n = checked.problems.size();
     Problem p = checked.readable

@@ -3,6 +3,7 @@
 // error, 422 invalid-manifest with every field error). Never throws.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -21,9 +22,11 @@ inline const std::vector<std::string>& ManifestMediaTypes() {
 
 // REQUIRES: `content_type` is one of ManifestMediaTypes() (any case,
 // parameters allowed). `instance` is the request path for the problem.
-std::variant<manifest::Agent, Problem> ParseManifestBody(std::string_view content_type,
-                                                         std::string_view body,
-                                                         const manifest::NodeConfig* config,
-                                                         const std::string& instance);
+// `check_agent`, when given, adds its problems (the node's tool store) to a
+// manifest that passes everything else; any problem answers 422.
+std::variant<manifest::Agent, Problem> ParseManifestBody(
+    std::string_view content_type, std::string_view body, const manifest::NodeConfig* config,
+    const std::string& instance,
+    const std::function<manifest::Problems(const manifest::Agent&)>& check_agent = nullptr);
 
 }  // namespace volent::control

@@ -76,7 +76,10 @@ Agent ToAgent(const json& v) {
   agent.model_provider = StringAt(model, "provider");
   agent.model_name = StringAt(model, "name");
   if (const json* tools = Member(spec, "tools")) {
-    for (const json& t : *tools) agent.tools.push_back({StringAt(&t, "name"), StringAt(&t, "kind"), StringAt(&t, "capability")});
+    for (const json& t : *tools) {
+      agent.tools.push_back({StringAt(&t, "name"), StringAt(&t, "kind"), StringAt(&t, "capability"),
+                             StringAt(&t, "component")});
+    }
   }
   if (const json* required = Member(Member(spec, "approval"), "required_for")) {
     for (const json& r : *required) agent.approval_required_for.push_back(r.get<std::string>().substr(5));

@@ -99,6 +99,7 @@ struct ToolSpec {
   std::string name;
   std::string kind;        // "http" or "wasm"
   std::string capability;  // "" when the tool needs no network
+  std::string component;   // wasm tools: "sha256:HEX" as written; "" for others
 };
 
 struct Agent {

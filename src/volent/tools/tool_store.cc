@@ -154,4 +154,22 @@ Status ToolStore::Remove(std::string_view digest) {
   return SyncFolder(folder_);
 }
 
+manifest::Problems CheckAgentTools(const manifest::Agent& agent, const ToolStore& store,
+                                   std::span<const PublicKey> trusted, std::string_view file) {
+  manifest::Problems problems;
+  for (size_t i = 0; i < agent.tools.size(); ++i) {
+    const manifest::ToolSpec& tool = agent.tools[i];
+    if (tool.kind != kWasmKind) continue;
+    auto digest = ParseToolDigest(tool.component);
+    auto loaded = digest ? store.Load(*digest, trusted) : Result<LoadedTool>(digest.error());
+    if (loaded) continue;
+    problems.push_back({std::string(file), 0, 0, "/spec/tools/" + std::to_string(i) + "/component",
+                        loaded.kind() == ErrorKind::kNotFound
+                            ? "the node's tool store holds no tool " + tool.component +
+                                  " (add it with volent tool add; docs/tools.md)"
+                            : "the stored tool " + tool.component + " cannot be used: " + loaded.message()});
+  }
+  return problems;
+}
+
 }  // namespace volent::tools
