@@ -11,6 +11,8 @@
 add_python_test(volent_chaos_receiver volent/chaos_receiver.py --self-test)
 set_tests_properties(volent_chaos_receiver PROPERTIES TIMEOUT 60 LABELS "volent;chaos")
 if(TARGET volent)
-  add_python_test(volent_chaos volent/chaos_test.py --volent $<TARGET_FILE:volent>)
+  # With the example tool as a sealed wasm tool of every agent (tests/volent/tool.cmake builds it).
+  add_python_test(volent_chaos volent/chaos_test.py --volent $<TARGET_FILE:volent>
+                  --sealed-tool ${CMAKE_BINARY_DIR}/tool-modules/refund_policy.wasm)
   set_tests_properties(volent_chaos PROPERTIES TIMEOUT 600 LABELS "volent;chaos")
 endif()

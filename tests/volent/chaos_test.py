@@ -5,6 +5,7 @@ applied exactly once.
 
   tests/volent/chaos_test.py [--build DIR | --volent BIN] [--points P,P,...]
                              [--agents N] [--steps N] [--timeout S] [--keep] [--ignore-key]
+                             [--sealed-tool MODULE]
 
 For each kill point (default: before-intent after-intent after-effect
 mid-commit replay), on a fresh data folder:
@@ -17,7 +18,10 @@ mid-commit replay), on a fresh data folder:
      chaos.receiver) and to the mock (capability model.mock, with a key
      file), and N agents (default 100; half anthropic, half
      openai-compatible, both with the mock as endpoint), each with S http
-     tools (default 4) posting to /effect/AGENT/1..S on the receiver;
+     tools (default 4) posting to /effect/AGENT/1..S on the receiver; with
+     --sealed-tool (the example refund_policy.wasm), each agent also has a
+     last, wasm tool `policy` that runs sealed (docs/tools.md), signed with
+     a fixed key and added to the node's tool store;
   3. starts `volent node` with VOLENT_CRASH_AT=POINT:K (K chosen so the
      crash lands mid-way), applies the agents and starts one run per agent
      (POST /v1/agents/AGENT/runs with a fixed id), tolerating the node's
@@ -32,7 +36,9 @@ mid-commit replay), on a fresh data folder:
   5. counts: completed = tool completions in the journal (every page of
      GET /v1/journal) answered 200, one per agent and tool; duplicated =
      logical effects the receiver applied more than once; lost = logical
-     effects it never applied. Then SIGTERM (status 0 expected) and
+     effects it never applied; with --sealed-tool, every agent's `policy`
+     call must be completed exactly once, answered with the module's result
+     for the run's input and a receipt. Then SIGTERM (status 0 expected) and
      `volent journal verify` on the data folder.
 Prints per point
   chaos: POINT: N/N completed, D duplicated, L lost
@@ -56,7 +62,7 @@ Environment: VOLENT, the volent binary (default build/bin/volent; --build
 DIR means DIR/bin/volent). scripts/chaos.sh runs this file with the same
 options.
 """
-import argparse, atexit, http.client, json, os, re, shutil, signal, sqlite3, subprocess, sys, threading, time
+import argparse, atexit, base64, http.client, json, os, re, shutil, signal, sqlite3, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
@@ -85,6 +91,8 @@ parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--timeout", type=int, default=60, metavar="S")
 parser.add_argument("--keep", action="store_true", help="leave the work folder and print where")
 parser.add_argument("--ignore-key", action="store_true", help="a receiver that applies every delivery (must fail)")
+parser.add_argument("--sealed-tool", metavar="MODULE",
+                    help="refund_policy.wasm (examples/tools/): each agent also calls it as a sealed wasm tool")
 args = parser.parse_args()
 VOLENT = (os.path.join(args.build, "bin", "volent") if args.build else
           args.volent or os.environ.get("VOLENT") or os.path.join(ROOT, "build", "bin", "volent"))
@@ -100,6 +108,16 @@ if args.timeout < 5:
     usage_error("--timeout must be a whole number of seconds, at least 5")
 AGENTS, STEPS, TIMEOUT, KEEP, IGNORE_KEY = args.agents, args.steps, args.timeout, args.keep, args.ignore_key
 skip_unless_runs(VOLENT, "node", hint="ninja -C build volent, or --build DIR")
+SEALED = args.sealed_tool
+if SEALED and not os.path.isfile(SEALED):
+    print(f"note: no {SEALED} (tests/volent/tool.cmake builds it); the agents call http tools only")
+    SEALED = None
+# The key that signs the sealed tool: RFC 8032's test key 1 (its secret is
+# public; tests and examples only), whose public key is known without a
+# crypto library.
+TOOL_KEY_SEED = bytes.fromhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+TOOL_PUBLIC_KEY = base64.b64encode(
+    bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")).decode()
 
 sys.stdout.reconfigure(line_buffering=True)
 T0 = time.monotonic()
@@ -241,7 +259,39 @@ egress:
 model_keys:
   - capability: model.mock
     key_file: {mock.key_file}
-"""
+""" + (f"""tool_keys:
+  - name: chaos
+    public_key: {TOOL_PUBLIC_KEY}
+""" if SEALED else "")
+
+
+def sign_sealed_tool():
+    """Signs the policy module once (WORK/policy.sig) with TOOL_KEY_SEED."""
+    sig = os.path.join(WORK, "policy.sig")
+    if os.path.exists(sig):
+        return sig
+    key_file = os.path.join(WORK, "tool.key")
+    with open(os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+        f.write("ed25519-secret " + base64.b64encode(TOOL_KEY_SEED).decode() + "\n")
+    subprocess.run([VOLENT, "tool", "sign", SEALED, "--key", key_file, "-o", sig], check=True, capture_output=True)
+    return sig
+
+
+def add_sealed_tool(config, data):
+    """Adds the signed policy module to the node's store; its digest."""
+    added = subprocess.run([VOLENT, "tool", "add", SEALED, "--sig", sign_sealed_tool(),
+                            "--config", config, "--data-dir", data], capture_output=True, text=True)
+    if added.returncode != 0:
+        raise RuntimeError(f"volent tool add: {added.stderr.strip()}")
+    return added.stdout.split()[1]
+
+
+def policy_result(i):
+    """What refund_policy answers for run i's input (examples/tools/refund_policy.c)."""
+    amount = 100 * i
+    if i % 2 == 0:
+        return {"refundable_cents": amount - amount // 10, "rule": "restocking-fee"}
+    return {"refundable_cents": amount, "rule": "full"}
 
 
 def model_of(i, mock):
@@ -253,8 +303,11 @@ def model_of(i, mock):
     return {"provider": "openai-compatible", "name": "mock-gpt", "endpoint": base + "/v1", "capability": "model.mock"}
 
 
-def manifest(i, port, mock):
+def manifest(i, port, mock, policy=None):
+    """Agent i; with `policy` (the sealed tool's sha256:HEX) it also has the wasm tool `policy`, last."""
     name = agent_name(i)
+    sealed = [{"name": "policy", "description": "The refundable amount (a sealed wasm tool).", "kind": "wasm",
+               "component": policy, "limits": {"memory_mb": 32, "fuel": 100000000, "time_ms": 20000}}]
     return {
         "apiVersion": "volent/v1",
         "kind": "Agent",
@@ -269,7 +322,7 @@ def manifest(i, port, mock):
                 "capability": "chaos.receiver",
                 "http": {"method": "POST", "url": f"http://127.0.0.1:{port}/effect/{name}/{n}"},
                 "limits": {"time_ms": 10000},
-            } for n in range(1, STEPS + 1)],
+            } for n in range(1, STEPS + 1)] + (sealed if policy else []),
         },
     }
 
@@ -318,7 +371,9 @@ def post_runs(node, workers=4):
                 i = todo.pop(0)
             for attempt in range(3):
                 s, body = node.request("POST", f"/v1/agents/{agent_name(i)}/runs",
-                                       {"id": run_id(i), "input": {"agent": agent_name(i), "run": run_id(i)}},
+                                       {"id": run_id(i), "input": {"agent": agent_name(i), "run": run_id(i),
+                                                                   "amount_cents": 100 * i, "days_since_delivery": 3,
+                                                                   "opened": i % 2 == 0}},
                                        conn=conn)
                 if s:
                     with lock:
@@ -462,7 +517,8 @@ def scenario(point):
     config = os.path.join(folder, "volent.yaml")
     with open(config, "w") as f:
         f.write(config_yaml(receiver.port, mock))
-    manifests = [manifest(i, receiver.port, mock) for i in range(1, AGENTS + 1)]
+    policy = add_sealed_tool(config, data) if SEALED else None
+    manifests = [manifest(i, receiver.port, mock, policy) for i in range(1, AGENTS + 1)]
     first = "after-effect" if point == "replay" else point
     crashes = [f"{first}:{crash_count(first)}"]
     node = None
@@ -557,9 +613,14 @@ def report(point, entries, receiver, mock, fails, deaths, reposted, t0):
     # Completed: tool completions answered 200, one per (agent, tool).
     completed = set()
     extra = []
+    sealed = {}  # agent index -> completions of its policy call
     for e in entries or []:
         p = e.get("payload") or {}
         if e.get("kind") != "completion" or not isinstance(p, dict) or p.get("type") != "tool":
+            continue
+        a = re.fullmatch(r"chaos-(\d+)", str(e.get("agent", "")))
+        if SEALED and p.get("tool") == "policy" and a and e.get("run") == run_id(int(a.group(1))):
+            sealed.setdefault(int(a.group(1)), []).append(p)
             continue
         m = re.fullmatch(r"effect_(\d+)", str(p.get("tool", "")))
         effect = f"/effect/{e.get('agent')}/{m.group(1)}" if m else None
@@ -597,6 +658,19 @@ def report(point, entries, receiver, mock, fails, deaths, reposted, t0):
         # re-issue it. No re-delivery at all means it guessed instead.
         fails.append("no key was delivered twice: the effect interrupted at after-effect was not re-issued")
     print(f"chaos: {point}: {len(completed)}/{total} completed, {duplicated} duplicated, {lost} lost")
+    if SEALED:
+        right = [i for i, ps in sealed.items() if len(ps) == 1 and ps[0].get("outcome") == "answered"
+                 and ps[0].get("result") == policy_result(i) and "receipt" in ps[0]]
+        twice = [i for i, ps in sealed.items() if len(ps) > 1]
+        wrong = [f"{agent_name(i)}: {json.dumps(ps[0])[:200]}" for i, ps in sealed.items()
+                 if len(ps) == 1 and i not in right]
+        print(f"  sealed tool calls: {len(right)}/{AGENTS} answered once with the module's result and a receipt")
+        if twice:
+            fails.append(f"{len(twice)} sealed tool calls completed more than once: {twice[:5]}")
+        if wrong:
+            fails.append(f"{len(wrong)} sealed tool calls went wrong: {'; '.join(wrong[:3])}")
+        if len(sealed) != AGENTS:
+            fails.append(f"{AGENTS - len(sealed)} sealed tool calls never completed")
     rekeys = st["redelivered_keys"]
     dedup = "the receiver ignored the key: applied again" if IGNORE_KEY else "deduplicated by the receiver"
     print(f"  re-delivered: {rekeys} key{'s' if rekeys != 1 else ''} ({st['redeliveries']} extra deliver{'ies' if st['redeliveries'] != 1 else 'y'}, "
