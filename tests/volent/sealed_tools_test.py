@@ -197,14 +197,29 @@ check("not_json is a failed call that says why", done.get("not_json", {}).get("o
       and "not JSON" in done["not_json"].get("reason", ""), str(done.get("not_json"))[:400])
 check("every call that ran has a receipt", all("receipt" in done.get(n, {}) for n in TOOLS), str(done)[:300])
 
+# --- the run's tool calls and the receipt through the control API ----------------------------------
+s, run = request(PORT, "GET", "/v1/agents/clerk/runs/r1")
+calls = {c.get("tool"): c for c in (run or {}).get("tool_calls", [])} if s == 200 else {}
+check("GET of the run lists its four tool calls with their outcomes",
+      set(calls) == set(TOOLS) and calls["refund_policy"].get("outcome") == "answered"
+      and calls["spin"].get("outcome") == "failed", f"HTTP {s} {str(run)[:600]}")
+refund_call = calls.get("refund_policy", {})
+s, served = request(PORT, "GET", refund_call.get("receipt", "/v1/none"))
+check("the call's receipt is served at the path the run names, as journaled",
+      s == 200 and served == answer.get("receipt"), f"HTTP {s} {str(served)[:300]}")
+s, _ = request(PORT, "GET", "/v1/agents/clerk/runs/r1/steps/1/receipt")
+check("a step that is not a sealed tool call has no receipt: 404", s == 404, f"HTTP {s}")
+s, _ = request(PORT, "GET", "/v1/agents/clerk/runs/r1/steps/0/receipt")
+check("step 0 is a bad request: 400", s == 400, f"HTTP {s}")
+
 # --- the receipt, off the node ----------------------------------------------------------------------
 node_pub = os.path.join(DATA, "node.key.pub")
 receipt = os.path.join(WORK, "refund.receipt.json")
 with open(receipt, "w") as f:
-    json.dump(answer.get("receipt", {}), f)
+    json.dump(served if isinstance(served, dict) else {}, f)
 stdin = os.path.join(WORK, "refund.stdin")
 with open(stdin, "w") as f:
-    f.write(answer.get("stdin", ""))
+    f.write(refund_call.get("stdin", ""))
 module = os.path.join(opts.modules, "refund_policy.wasm")
 v = run_cmd(opts.verify, receipt, "--key", node_pub, "--kernel", KERNEL, "--program", module, "--stdin", stdin)
 check("ampoule-verify accepts the call's receipt with the module and its stdin", v.returncode == 0,

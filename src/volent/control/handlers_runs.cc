@@ -6,6 +6,7 @@
 
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
+#include "volent/journal/journal.h"
 #include "volent/node/agent_name.h"
 
 namespace volent::control {
@@ -78,6 +79,28 @@ Response Start(const ApiContext& ctx, const Request& request, const PathParams& 
   return r;
 }
 
+// The run's tool calls that have completed, from the journal, in step order:
+// {"step","tool","outcome"}, and for a sealed (wasm) call its "stdin" and the
+// path of its receipt. A run takes at most a few hundred steps (its budget),
+// so they are looked up one by one.
+ampoule::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView& run) {
+  json calls = json::array();
+  for (uint64_t step = 1; step <= static_cast<uint64_t>(run.steps_done) + 1; ++step) {
+    auto entry = journal.Get(journal::EffectKey{run.agent, run.id, step}, journal::EntryKind::kCompletion);
+    if (!entry.ok()) return entry.error();
+    if (!*entry) continue;
+    const json payload = json::parse((*entry)->payload, nullptr, /*allow_exceptions=*/false);
+    if (!payload.is_object() || payload.value("type", "") != "tool") continue;
+    json call = {{"step", step}, {"tool", payload.value("tool", "")}, {"outcome", payload.value("outcome", "")}};
+    if (payload.contains("receipt")) {
+      call["stdin"] = payload.value("stdin", "");
+      call["receipt"] = "/v1/agents/" + run.agent + "/runs/" + run.id + "/steps/" + std::to_string(step) + "/receipt";
+    }
+    calls.push_back(std::move(call));
+  }
+  return calls;
+}
+
 Response Get(const ApiContext& ctx, const Request& request, const PathParams& params) {
   if (!ctx.runs) return ProblemResponse(NoRuns(request));
   const std::string& name = params.find("name")->second;
@@ -86,7 +109,39 @@ Response Get(const ApiContext& ctx, const Request& request, const PathParams& pa
   if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
   auto run = ctx.runs->GetRun(name, id);
   if (!run.ok()) return ProblemResponse(RefusalProblem(run.error(), request.path));
-  return JsonResponse(200, RunJson(*run));
+  json body = RunJson(*run);
+  if (ctx.journal) {
+    auto calls = ToolCalls(*ctx.journal, *run);
+    if (!calls.ok()) return ProblemResponse(Unavailable("the journal cannot be read: " + calls.message(), request.path));
+    body["tool_calls"] = std::move(*calls);
+  }
+  return JsonResponse(200, body);
+}
+
+// The Ampoule receipt of one sealed tool call, exactly as journaled: the
+// file `ampoule-verify` takes (docs/tools.md).
+Response GetReceipt(const ApiContext& ctx, const Request& request, const PathParams& params) {
+  if (!ctx.journal) return ProblemResponse(Unavailable("the journal is not open", request.path));
+  const std::string& name = params.find("name")->second;
+  const std::string& id = params.find("id")->second;
+  const std::string& step_text = params.find("step")->second;
+  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
+  uint64_t step = 0;
+  const bool digits = !step_text.empty() && step_text.size() <= 9 &&
+                      step_text.find_first_not_of("0123456789") == std::string::npos && step_text[0] != '0';
+  if (digits) step = std::stoull(step_text);
+  if (step == 0) return ProblemResponse(MakeProblem(400, "a step is a whole number from 1", request.path));
+  auto entry = ctx.journal->Get(journal::EffectKey{name, id, step}, journal::EntryKind::kCompletion);
+  if (!entry.ok()) return ProblemResponse(Unavailable("the journal cannot be read: " + entry.message(), request.path));
+  const json payload = *entry ? json::parse((*entry)->payload, nullptr, false) : json();
+  if (!payload.is_object() || !payload.contains("receipt")) {
+    return ProblemResponse(MakeProblem(404, "not-found", "Not found",
+                                       "step " + step_text + " of run " + id + " of agent " + name +
+                                           " is not a completed sealed tool call",
+                                       request.path));
+  }
+  return JsonResponse(200, payload["receipt"]);
 }
 
 Response List(const ApiContext& ctx, const Request& request) {
@@ -110,7 +165,20 @@ json RunSchema() {
           {"required",
            {"agent", "id", "status", "input", "output", "error", "steps_done", "started_at", "finished_at"}},
           {"properties",
-           {{"agent", {{"type", "string"}}},
+           {{"tool_calls",
+             {{"type", "array"},
+              {"description", "GET of one run only: its completed tool calls, in step order"},
+              {"items",
+               {{"type", "object"},
+                {"required", {"step", "tool", "outcome"}},
+                {"properties",
+                 {{"step", {{"type", "integer"}, {"minimum", 1}}},
+                  {"tool", {{"type", "string"}}},
+                  {"outcome", {{"type", "string"}}},
+                  {"stdin", {{"type", "string"}, {"description", "A sealed call: the exact arguments it read"}}},
+                  {"receipt",
+                   {{"type", "string"}, {"description", "A sealed call: the path of its Ampoule receipt"}}}}}}}}},
+            {"agent", {{"type", "string"}}},
             {"id", {{"type", "string"}}},
             {"status", {{"enum", {"running", "waiting-approval", "finished", "failed"}}}},
             {"input", {{"description", "The input given when the run was started (any JSON)"}}},
@@ -154,6 +222,15 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
   table.Add({"GET", "/v1/agents/{name}/runs/{id}", "getRun", "A run of an agent", {NameParam(), RunIdParam()},
              {}, {}, {{200, "The run", "application/json", RunSchema()}},
              [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); }});
+  table.Add({"GET", "/v1/agents/{name}/runs/{id}/steps/{step}/receipt", "getToolReceipt",
+             "The Ampoule receipt of a sealed tool call (the file ampoule-verify checks)",
+             {NameParam(), RunIdParam(),
+              {"step", "path", "The step of the tool call (tool_calls[].step)",
+               {{"type", "string"}, {"pattern", "^[1-9][0-9]{0,8}$"}}, true}},
+             {}, {},
+             {{200, "The receipt: a DSSE envelope (docs/receipt-spec.md)", "application/json",
+               {{"type", "object"}, {"required", {"payload", "payloadType", "signatures"}}}}},
+             [ctx](const Request& r, const PathParams& p) { return GetReceipt(*ctx, r, p); }});
   table.Add({"GET", "/v1/runs", "listRuns", "List runs, newest first",
              {{"agent", "query", "Only the runs of this agent",
                {{"type", "string"}, {"pattern", "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"}}, false},
