@@ -72,7 +72,7 @@ run 1 "$work/bad.agent.yaml"
 b="$work/bad.agent.yaml"
 expect_line "$b:4:9: /metadata/name: must be 1 to 63 lowercase letters, digits and \"-\", starting and ending with a letter or digit; found \"Bad_Name\""
 expect_line "$b:5:3: /metadata/colour: unknown field \"colour\""
-expect_line "$b:10:13: /spec/tools/0/kind: must be one of \"http\", \"wasm\"; found \"grpc\""
+expect_line "$b:10:13: /spec/tools/0/kind: must be one of \"http\", \"wasm\", \"python\", \"js\"; found \"grpc\""
 expect_line "1 file checked: 0 ok, 1 invalid"
 [ "$(wc -l <"$work/out")" = 4 ] || fail "expected 3 problem lines and a summary: $(cat "$work/out")"
 

@@ -447,7 +447,8 @@ check("GET /openapi.json: 200 application/json, an OpenAPI 3.1 document",
 DOC_ROUTES = {("GET", "/healthz"), ("GET", "/metrics"), ("GET", "/openapi.json"), ("GET", "/v1/schemas/agent"),
               ("GET", "/v1/schemas/node-config"), ("POST", "/v1/agents"), ("GET", "/v1/agents"),
               ("GET", "/v1/agents/{name}"), ("DELETE", "/v1/agents/{name}"), ("POST", "/v1/agents/{name}/runs"),
-              ("GET", "/v1/agents/{name}/runs/{id}"), ("GET", "/v1/runs"), ("GET", "/v1/approvals"),
+              ("GET", "/v1/agents/{name}/runs/{id}"), ("GET", "/v1/agents/{name}/runs/{id}/steps/{step}/receipt"),
+              ("GET", "/v1/runs"), ("GET", "/v1/approvals"),
               ("GET", "/v1/approvals/{id}"), ("POST", "/v1/approvals/{id}/approve"), ("POST", "/v1/approvals/{id}/deny"),
               ("GET", "/v1/journal"), ("GET", "/v1/egress/denials"), ("GET", "/v1/attestation")}
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
@@ -781,12 +782,17 @@ MS3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 RUN_KEYS = {"agent", "id", "status", "input", "output", "error", "steps_done", "started_at", "finished_at"}
 
 
-def run_ok(body, agent, run_id):
-    """'' if `body` is the run `run_id` of `agent`, else what is wrong."""
+def run_ok(body, agent, run_id, one=True):
+    """'' if `body` is the run `run_id` of `agent`, else what is wrong. A run
+    got by itself (`one`) also lists its tool calls."""
     if not isinstance(body, dict):
         return "not a JSON object"
-    if set(body) != RUN_KEYS:
-        return f"members {sorted(body)}, wanted {sorted(RUN_KEYS)}"
+    want = RUN_KEYS | ({"tool_calls"} if one else set())
+    if set(body) != want:
+        return f"members {sorted(body)}, wanted {sorted(want)}"
+    if one and not (isinstance(body["tool_calls"], list)
+                    and all({"step", "tool", "outcome"} <= set(c) for c in body["tool_calls"])):
+        return f"tool_calls {body['tool_calls']!r}"
     if body["agent"] != agent or body["id"] != run_id:
         return f"agent {body['agent']!r} id {body['id']!r}"
     if body["status"] not in ("running", "waiting-approval", "finished", "failed"):
@@ -839,13 +845,13 @@ RUN_AGENT, RUN_ID = NAME, "node-api-run-1"
 s, h, p = request("POST", f"/v1/agents/{RUN_AGENT}/runs", {"id": RUN_ID, "input": {"order": 17}})
 run = jbody(p) or {}
 check(f"POST /v1/agents/{RUN_AGENT}/runs with an id: 201, the run, Location",
-      s == 201 and not run_ok(run, RUN_AGENT, RUN_ID) and run.get("input") == {"order": 17}
+      s == 201 and not run_ok(run, RUN_AGENT, RUN_ID, one=False) and run.get("input") == {"order": 17}
       and h.get("location") == f"/v1/agents/{RUN_AGENT}/runs/{RUN_ID}",
-      f"HTTP {s} {run_ok(run, RUN_AGENT, RUN_ID) if s == 201 else short(p)} Location {h.get('location')!r}")
+      f"HTTP {s} {run_ok(run, RUN_AGENT, RUN_ID, one=False) if s == 201 else short(p)} Location {h.get('location')!r}")
 s, h, p = request("POST", f"/v1/agents/{RUN_AGENT}/runs", {"id": RUN_ID, "input": {"order": 99}})
 again = jbody(p) or {}
 check("... the same id again: 200, the existing run as it was (input unchanged)",
-      s == 200 and not run_ok(again, RUN_AGENT, RUN_ID) and again.get("input") == {"order": 17}, f"HTTP {s} {short(p)}")
+      s == 200 and not run_ok(again, RUN_AGENT, RUN_ID, one=False) and again.get("input") == {"order": 17}, f"HTTP {s} {short(p)}")
 s, h, p = request("GET", f"/v1/agents/{RUN_AGENT}/runs/{RUN_ID}")
 check("GET the run: 200, the run", s == 200 and not run_ok(jbody(p), RUN_AGENT, RUN_ID), f"HTTP {s} {short(p)}")
 s, h, p = request("GET", f"/v1/runs?agent={RUN_AGENT}&limit=10")

@@ -39,10 +39,22 @@ parser.add_argument("--modules", required=True, metavar="DIR")
 opts = parser.parse_args()
 skip_unless_runs(opts.volent, "node", "mock-model", "tool")
 KERNEL = kernel_or_skip(opts.ampoule)
-TOOLS = ["refund_policy", "spin", "hog", "not_json"]
-for name in TOOLS:
+WASM_TOOLS = ["refund_policy", "spin", "hog", "not_json"]
+for name in WASM_TOOLS:
     if not os.path.isfile(os.path.join(opts.modules, name + ".wasm")):
         skip(f"no {name}.wasm in {opts.modules} (built by tests/volent/tool.cmake; needs clang-14 and wasi-libc)")
+
+# The same policy in Python (the shipped example) and a JavaScript tool, on the kernel's runtimes.
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+PROGRAMS = {"refund_py": (os.path.join(ROOT, "examples/tools/refund_policy.py"), "python"),
+            "word_count": (os.path.join(ROOT, "tests/volent/tools/word_count.js"), "js")}
+TOOLS = WASM_TOOLS + list(PROGRAMS)
+KIND = dict({name: "wasm" for name in WASM_TOOLS}, **{name: kind for name, (_, kind) in PROGRAMS.items()})
+
+
+def source_of(name):
+    return PROGRAMS[name][0] if name in PROGRAMS else os.path.join(opts.modules, name + ".wasm")
+
 
 WORK = work_folder("volent-sealed-")
 DATA = os.path.join(WORK, "data")
@@ -78,6 +90,8 @@ with open(script, "w") as f:
                {"tool_calls": [{"name": "spin"}]},
                {"tool_calls": [{"name": "hog"}]},
                {"tool_calls": [{"name": "not_json"}]},
+               {"tool_calls": [{"name": "refund_py", "arguments": ARGS}]},
+               {"tool_calls": [{"name": "word_count", "arguments": {"text": "the cat and The dog"}}]},
                {"text": "done"}], f)
 MOCK_PORT = start(["mock-model", "--listen", "127.0.0.1:0", "--script", script], "mock-model",
                   VOLENT_MOCK_MODEL).port
@@ -106,7 +120,7 @@ tool_keys:
 
 digests = {}
 for name in TOOLS:
-    module = os.path.join(opts.modules, name + ".wasm")
+    module = source_of(name)
     sig = os.path.join(WORK, name + ".sig")
     signed = run_cmd(opts.volent, "tool", "sign", module, "--key", os.path.join(WORK, "author.key"), "-o", sig)
     added = run_cmd(opts.volent, "tool", "add", module, "--sig", sig, "--config", config)
@@ -124,13 +138,16 @@ limits = {"refund_policy": "{memory_mb: 32, fuel: 200000000, time_ms: 20000}",
           "spin": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
           "hog": "{memory_mb: 16, fuel: 2000000000, time_ms: 20000}",
           "not_json": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
-          "missing": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}"}
+          "missing": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
+          "refund_py": "{memory_mb: 256, fuel: 20000000000, time_ms: 60000}",
+          "word_count": "{memory_mb: 128, fuel: 5000000000, time_ms: 60000}"}
 
 
-def manifest_of(names):
+def manifest_of(names, kind_of=None):
+    kinds = dict(KIND, missing="wasm", **(kind_of or {}))
     tools_yaml = "".join(f"""    - name: {name}
       description: tool {name}
-      kind: wasm
+      kind: {kinds[name]}
       component: {digests[name]}
       limits: {limits[name]}
 """ for name in names)
@@ -180,7 +197,11 @@ def completions(run_id):
 
 s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS + ["missing"]), "application/yaml")
 check("a manifest naming a tool the store lacks is refused at its component", s == 422
-      and any(e.get("pointer") == "/spec/tools/4/component" and "holds no tool" in e.get("detail", "")
+      and any(e.get("pointer") == f"/spec/tools/{len(TOOLS)}/component" and "holds no tool" in e.get("detail", "")
+              for e in (body or {}).get("errors", [])), f"HTTP {s} {body}")
+s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS, {"refund_py": "wasm"}), "application/yaml")
+check("a manifest naming a python tool as wasm is refused at its component", s == 422
+      and any(e.get("pointer") == "/spec/tools/4/component" and "signed as a python tool" in e.get("detail", "")
               for e in (body or {}).get("errors", [])), f"HTTP {s} {body}")
 s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS), "application/yaml")
 check("the agent applies", s == 201, f"HTTP {s} {body}")
@@ -195,12 +216,17 @@ check("hog ends on its memory limit, as a failed call", done.get("hog", {}).get(
       and done["hog"].get("stop") == "memory", str(done.get("hog"))[:400])
 check("not_json is a failed call that says why", done.get("not_json", {}).get("outcome") == "failed"
       and "not JSON" in done["not_json"].get("reason", ""), str(done.get("not_json"))[:400])
+check("the Python tool gives the C tool's answer, on the kernel's CPython",
+      done.get("refund_py", {}).get("outcome") == "answered" and done["refund_py"].get("result") == answer.get("result"),
+      str(done.get("refund_py"))[:400])
+check("the JavaScript tool answers, on the kernel's QuickJS", done.get("word_count", {}).get("outcome") == "answered"
+      and done["word_count"].get("result") == {"words": 5, "distinct": 4}, str(done.get("word_count"))[:400])
 check("every call that ran has a receipt", all("receipt" in done.get(n, {}) for n in TOOLS), str(done)[:300])
 
 # --- the run's tool calls and the receipt through the control API ----------------------------------
 s, run = request(PORT, "GET", "/v1/agents/clerk/runs/r1")
 calls = {c.get("tool"): c for c in (run or {}).get("tool_calls", [])} if s == 200 else {}
-check("GET of the run lists its four tool calls with their outcomes",
+check("GET of the run lists its tool calls with their outcomes",
       set(calls) == set(TOOLS) and calls["refund_policy"].get("outcome") == "answered"
       and calls["spin"].get("outcome") == "failed", f"HTTP {s} {str(run)[:600]}")
 refund_call = calls.get("refund_policy", {})

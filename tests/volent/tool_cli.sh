@@ -65,8 +65,10 @@ cfg=(--config volent.yaml)
 expect 0 "sign" "signed sha256:$digest \(wasm\)" -- sign tool.wasm --key author.key -o tool.sig
 expect 2 "sign refuses to overwrite" "must not exist yet" -- sign tool.wasm --key author.key -o tool.sig
 printf 'print("hi")\n' >tool.py
-expect 1 "sign refuses a file that is not WebAssembly" "not a WebAssembly module" -- sign tool.py --key author.key
-expect 1 "sign refuses a kind the node does not run" "not run by this node" -- sign tool.wasm --key author.key --kind python
+expect 1 "sign refuses a file that is not WebAssembly" "not a WebAssembly module" -- sign tool.py --key author.key --kind wasm
+expect 1 "sign refuses a module signed as a program" "holds NUL bytes" -- sign tool.wasm --key author.key --kind python
+expect 2 "sign needs a kind it can tell" "cannot tell the tool's kind" -- sign volent.yaml --key author.key
+expect 1 "sign refuses a kind the node does not run" "not run by this node" -- sign tool.wasm --key author.key --kind ruby
 expect 2 "add needs --config" "needs --config" -- add tool.wasm --sig tool.sig
 expect 0 "list of an empty store" "no tools in" -- list "${cfg[@]}"
 

@@ -183,12 +183,12 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   sealed_options.kernel_path = ampoule::kernel::DefaultKernelPath();
   sealed_options.receipt_key = std::move(*node_key);
   parts->sealed_tools = std::make_unique<sealed::SealedToolRunner>(std::move(sealed_options));
-  // wasm tools run sealed; every other kind goes through the egress gate.
+  // Sealed tools (wasm, python, js) run on the kernel; http tools go through the egress gate.
   agent::ToolPerformer http_tools = agent::GateToolPerformer(*parts->gate, parts->delays);
   agent::ToolPerformer tools = [http_tools, sealed = parts->sealed_tools.get()](
                                    const agent::ToolDef& tool, const nlohmann::json& request,
                                    const std::string& key, agent::StepDone done) {
-    if (tool.kind == "wasm") {
+    if (manifest::IsSealedToolKind(tool.kind)) {
       sealed->Perform(tool, request, std::move(done));
     } else {
       http_tools(tool, request, key, std::move(done));

@@ -25,14 +25,15 @@ namespace volent::cli {
 namespace {
 
 constexpr char kToolUsage[] =
-    "usage: volent tool sign FILE --key KEY [--kind wasm] [-o SIG]\n"
+    "usage: volent tool sign FILE --key KEY [--kind wasm|python|js] [-o SIG]\n"
     "       volent tool add FILE --sig SIG --config volent.yaml [--data-dir DIR]\n"
     "       volent tool list --config volent.yaml [--data-dir DIR] [--json]\n"
     "       volent tool show sha256:HEX --config volent.yaml [--data-dir DIR]\n"
     "       volent tool remove sha256:HEX --config volent.yaml [--data-dir DIR]\n"
     "\n"
     "sign    for tool authors: signs FILE with the secret key KEY (an `ampoule keygen` key\n"
-    "        file); writes the signature to SIG (default: standard output)\n"
+    "        file) as a tool of that kind (default: from FILE's extension, .wasm .py .js);\n"
+    "        writes the signature to SIG (default: standard output)\n"
     "add     checks FILE's signature SIG against the node's trusted tool keys (volent.yaml\n"
     "        tool_keys) and that it names FILE's SHA-256, then stores both under the digest\n"
     "list    every stored tool, each checked again (digest, signature)\n"
@@ -48,7 +49,7 @@ constexpr char kToolUsage[] =
 struct Options {
   std::string action;
   std::string operand;  // FILE or digest
-  std::string key, kind = std::string(tools::kWasmKind), out, sig, config, data_dir;
+  std::string key, kind, out, sig, config, data_dir;
   bool json = false;
 };
 
@@ -107,7 +108,7 @@ int ParseArgs(const Args& args, Options& o) {
     return -1;
   }
   if (!o.key.empty() || !o.out.empty()) return Usage("--key and -o apply to sign only");
-  if (o.kind != tools::kWasmKind) return Usage("--kind applies to sign only");
+  if (!o.kind.empty()) return Usage("--kind applies to sign only");
   if (o.config.empty()) return Usage(o.action + " needs --config (the node's volent.yaml: its tool keys, its data folder)");
   if ((o.action == "add") != !o.sig.empty()) {
     return Usage(o.action == "add" ? "add needs --sig" : "--sig applies to add only");
@@ -133,8 +134,15 @@ int Sign(const Options& o) {
     std::fprintf(stderr, "volent tool: %s\n", key.message().c_str());
     return 2;
   }
-  const std::string name = std::filesystem::path(o.operand).filename().string();
-  auto signature = tools::SignTool(*tool, o.kind, name, *key);
+  const std::filesystem::path path(o.operand);
+  const std::string name = path.filename().string();
+  std::string kind = o.kind;
+  if (kind.empty()) {
+    const std::string ext = path.extension().string();
+    kind = ext == ".wasm" ? "wasm" : ext == ".py" ? "python" : ext == ".js" || ext == ".mjs" ? "js" : "";
+    if (kind.empty()) return Usage("cannot tell the tool's kind from '" + name + "': give --kind wasm, python or js");
+  }
+  auto signature = tools::SignTool(*tool, kind, name, *key);
   if (!signature) {
     std::fprintf(stderr, "volent tool: %s: %s\n", o.operand.c_str(), signature.message().c_str());
     return 1;
@@ -155,7 +163,7 @@ int Sign(const Options& o) {
     return 2;
   }
   std::fprintf(stderr, "volent tool: signed sha256:%s (%s) with key %s into %s\n",
-               ampoule::core::Sha256Hex(*tool).c_str(), o.kind.c_str(),
+               ampoule::core::Sha256Hex(*tool).c_str(), kind.c_str(),
                key->public_key().KeyId().substr(0, 16).c_str(), o.out.c_str());
   return 0;
 }

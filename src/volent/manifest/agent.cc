@@ -42,11 +42,12 @@ void CheckTools(CheckedDocument& doc, const NodeConfig* config) {
         names.insert(it->first);
       }
       const json* kind = Member(&tool, "kind");
-      if (kind && *kind == "wasm" && Member(&tool, "capability")) {
-        // Refused rather than ignored: a wasm tool runs with no network
+      if (kind && kind->is_string() && IsSealedToolKind(kind->get<std::string>()) && Member(&tool, "capability")) {
+        // Refused rather than ignored: a sealed tool runs with no network
         // (docs/tools.md) until the capability import lands.
-        doc.Add(pointer + "/capability",
-                "a wasm tool cannot use a capability yet: the node runs it with no network (docs/tools.md)");
+        doc.Add(pointer + "/capability", "a " + kind->get<std::string>() +
+                                             " tool cannot use a capability yet: the node runs it with no network "
+                                             "(docs/tools.md)");
       } else if (config) {
         CheckCapability(doc, &tool, pointer, *config);
       }
@@ -89,6 +90,8 @@ Agent ToAgent(const json& v) {
 }
 
 }  // namespace
+
+bool IsSealedToolKind(std::string_view kind) { return kind == "wasm" || kind == "python" || kind == "js"; }
 
 Checked<Agent> LoadAgent(std::string_view text, std::string_view file, const NodeConfig* config) {
   Checked<Agent> result;

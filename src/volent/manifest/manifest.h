@@ -95,11 +95,16 @@ Checked<NodeConfig> LoadNodeConfig(std::string_view text, std::string_view file,
 
 // --- Agent manifests (*.agent.yaml) -------------------------------------------
 
+// A sealed tool runs on Ampoule's kernel from the node's tool store
+// (docs/tools.md): kinds "wasm" (a WASI module), "python" and "js" (a
+// program for the kernel's runtimes). Every other kind ("http") is a request.
+bool IsSealedToolKind(std::string_view kind);
+
 struct ToolSpec {
   std::string name;
-  std::string kind;        // "http" or "wasm"
+  std::string kind;        // "http", or a sealed kind: "wasm", "python", "js"
   std::string capability;  // "" when the tool needs no network
-  std::string component;   // wasm tools: "sha256:HEX" as written; "" for others
+  std::string component;   // sealed tools: "sha256:HEX" as written; "" for others
 };
 
 struct Agent {

@@ -134,7 +134,7 @@ TEST(ManifestTest, WrongType) {
 }
 
 TEST(ManifestTest, BadEnum) {
-  ExpectOne(Check(Edit(15, "      kind: grpc")), 15, 13, "/spec/tools/0/kind", "must be one of \"http\", \"wasm\"; found \"grpc\"");
+  ExpectOne(Check(Edit(15, "      kind: grpc")), 15, 13, "/spec/tools/0/kind", "must be one of \"http\", \"wasm\", \"python\", \"js\"; found \"grpc\"");
   // A wasm tool runs with no network: a capability would be ignored, so it is refused.
   ExpectOne(Check(Edit(21, "      limits: {memory_mb: 64, fuel: 1000000, time_ms: 2000}\n      capability: erp.orders")),
             22, 19, "/spec/tools/1/capability",
@@ -202,7 +202,7 @@ TEST(ManifestTest, CrOnlyLineBreaks) {
   EXPECT_EQ(agent.value->tools.size(), 2u);
   std::string bad = Edit(15, "      kind: grpc");
   for (char& c : bad) c = c == '\n' ? '\r' : c;
-  ExpectOne(Check(bad), 15, 13, "/spec/tools/0/kind", "must be one of \"http\", \"wasm\"; found \"grpc\"");
+  ExpectOne(Check(bad), 15, 13, "/spec/tools/0/kind", "must be one of \"http\", \"wasm\", \"python\", \"js\"; found \"grpc\"");
 }
 
 TEST(ManifestTest, AFloatIsNotAnInteger) {
@@ -212,13 +212,13 @@ TEST(ManifestTest, AFloatIsNotAnInteger) {
 
 TEST(ManifestTest, WasmToolWithoutComponent) {
   ExpectOne(Check(Edit(20, "")), 18, 7, "/spec/tools/1",
-            "missing required field \"component\" (a wasm tool names its component by hash and makes no requests of its own)");
+            "missing required field \"component\" (a sealed tool (wasm, python, js) names its component by hash and makes no requests of its own)");
 }
 
 TEST(ManifestTest, HttpToolWithComponent) {
   ExpectOne(Check(Edit(16, "      capability: erp.orders\n      component: "
                            "sha256:9f2c4b7e1a0d3c5f6e8b2a4d7c9e1f3a5b7d9c2e4f6a8b0d1c3e5f7a9b2d4c6e")),
-            17, 7, "/spec/tools/0/component", "field \"component\" is not allowed here (only wasm tools have a component)");
+            17, 7, "/spec/tools/0/component", "field \"component\" is not allowed here (only sealed tools (wasm, python, js) have a component)");
 }
 
 TEST(ManifestTest, OpenAiCompatibleWithoutEndpoint) {
@@ -253,7 +253,7 @@ TEST(ManifestTest, SeveralErrorsAllReported) {
   Problems p = Check(text);
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(FormatProblem(p[0]).substr(0, 35), "a.agent.yaml:4:9: /metadata/name: m");
-  EXPECT_EQ(FormatProblem(p[1]), "a.agent.yaml:15:13: /spec/tools/0/kind: must be one of \"http\", \"wasm\"; found \"grpc\"");
+  EXPECT_EQ(FormatProblem(p[1]), "a.agent.yaml:15:13: /spec/tools/0/kind: must be one of \"http\", \"wasm\", \"python\", \"js\"; found \"grpc\"");
   EXPECT_EQ(FormatProblem(p[2]), "a.agent.yaml:22:3: /spec/colour: unknown field \"colour\"");
 }
 

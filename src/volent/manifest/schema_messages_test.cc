@@ -111,11 +111,11 @@ TEST(SchemaMessagesTest, EveryAgentSchemaKeywordFailsInOurWords) {
       {"false schema", std::string(kAgentHead) + "spec:\n" + kModel +
                            "  tools: [{name: t, kind: wasm, component: sha256:" + std::string(64, 'a') +
                            ", http: {method: GET, url: \"http://x\"}}]\n",
-       "/spec/tools/0/http: field \"http\" is not allowed here (a wasm tool names its component by hash"},
+       "/spec/tools/0/http: field \"http\" is not allowed here (a sealed tool (wasm, python, js) names its component by hash"},
       {"properties (nested false)", std::string(kAgentHead) + "spec:\n" + kModel +
                                         "  tools: [{name: t, kind: http, capability: c, http: {method: GET, url: \"http://x\"}, "
                                         "limits: {fuel: 5}}]\n",
-       "/spec/tools/0/limits/fuel: field \"fuel\" is not allowed here (memory and fuel limits apply to wasm tools only)"},
+       "/spec/tools/0/limits/fuel: field \"fuel\" is not allowed here (memory and fuel limits apply to sealed tools (wasm, python, js) only)"},
   };
   for (const Case& c : cases) {
     Checked<Agent> agent = LoadAgent(c.text, "a.agent.yaml");

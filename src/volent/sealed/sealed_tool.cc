@@ -88,14 +88,19 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
   tools::ToolStore store(options_.data_dir);
   auto loaded = store.Load(tool.component, options_.trusted);
   if (!loaded) return Failed(tool, "the tool cannot be loaded: " + loaded.message());
+  if (loaded->info.kind != tool.kind) {
+    return Failed(tool, "the stored tool was signed as a " + loaded->info.kind + " tool, not " + tool.kind);
+  }
 
   const nlohmann::json arguments = request.contains("arguments") ? request["arguments"] : nlohmann::json::object();
   const std::string stdin_text = ampoule::DumpJson(arguments);
 
   run::RunSpec spec;
   spec.kernel_path = options_.kernel_path;
-  spec.runtime = "wasm";
-  spec.program_name = "tool.wasm";
+  // The kernel's runtime for the kind: the module itself, or python.wasm /
+  // js.wasm running the program.
+  spec.runtime = tool.kind;
+  spec.program_name = tool.kind == "python" ? "tool.py" : tool.kind == "js" ? "tool.js" : "tool.wasm";
   spec.program.assign(loaded->bytes.begin(), loaded->bytes.end());
   spec.stdin_bytes.assign(stdin_text.begin(), stdin_text.end());
   spec.limits.fuel = tool.fuel ? tool.fuel : kDefaultToolFuel;

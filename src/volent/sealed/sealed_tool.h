@@ -1,12 +1,14 @@
-// Running a `wasm` tool call sealed (docs/tools.md): the module comes from
+// Running a sealed tool call (kind wasm, python or js; docs/tools.md): the
+// module or program comes from
 // the node's tool store (signature and digest checked again at every load),
 // runs through `ampoule run`'s own path (run::RunProgram: the kernel's
 // engine, a fresh jail, the manifest's fuel, memory and time limits), and
 // the call's result carries an Ampoule receipt signed with the node's key.
 //
 // The tool's interface (docs/tools.md, wit/volent-tool.wit): a WASI preview
-// 1 command module; its arguments arrive on stdin as one JSON object; it
-// writes its result, one JSON value, to stdout and exits 0. Any other end
+// 1 command module, or a Python or JavaScript program run by the kernel's
+// runtimes; its arguments arrive on stdin as one JSON object; it writes its
+// result, one JSON value, to stdout and exits 0. Any other end
 // (an exit status, a trap, fuel, memory or time running out, output that
 // is not JSON) is a failed call the model is told about, never a node
 // failure. The module has no network, no clock but the virtual one and no
@@ -55,7 +57,7 @@ class SealedToolRunner {
   SealedToolRunner(const SealedToolRunner&) = delete;
   SealedToolRunner& operator=(const SealedToolRunner&) = delete;
 
-  // An agent::ToolPerformer for `wasm` tools: queues the call and returns;
+  // An agent::ToolPerformer for sealed tools: queues the call and returns;
   // `done` gets Run's result on a worker thread.
   void Perform(const agent::ToolDef& tool, const nlohmann::json& request, agent::StepDone done);
 

@@ -28,14 +28,18 @@ Result<std::vector<PublicKey>> TrustedToolKeys(const std::vector<manifest::Trust
 }
 
 Status CheckToolKind(std::string_view tool, std::string_view kind) {
-  if (kind != kWasmKind) {
+  if (!manifest::IsSealedToolKind(kind)) {
     return Error{"tool kind '" + std::string(kind) +
-                     "' is not run by this node; only 'wasm' tools (WASI preview 1 modules) are",
+                     "' is not run by this node; it runs 'wasm' (WASI preview 1 modules), 'python' and 'js' tools",
                  ErrorKind::kInvalidArgument};
   }
   static constexpr std::string_view kWasmHeader("\0asm\x01\0\0\0", 8);
-  if (tool.substr(0, kWasmHeader.size()) != kWasmHeader) {
+  if (kind == kWasmKind && tool.substr(0, kWasmHeader.size()) != kWasmHeader) {
     return Error{"not a WebAssembly module (no \\0asm version 1 header)", ErrorKind::kInvalidArgument};
+  }
+  if (kind != kWasmKind && tool.find('\0') != std::string_view::npos) {
+    return Error{"a " + std::string(kind) + " tool is a program's source text, and this file holds NUL bytes",
+                 ErrorKind::kInvalidArgument};
   }
   return Status::Ok();
 }

@@ -12,8 +12,8 @@
 // A signature holds only if it verifies under one of the node's trusted tool
 // keys (volent.yaml `tool_keys`), its statement is of that predicate type,
 // and its one digest is the digest of the very bytes being checked. Kinds:
-// "wasm" (a WASI preview 1 module); Python and JavaScript tools are refused
-// until the node runs them (docs/tools.md).
+// "wasm" (a WASI preview 1 module), "python" and "js" (a program for the
+// kernel's runtimes), as manifest::IsSealedToolKind says (docs/tools.md).
 //
 // Thread-safe: no state.
 #pragma once
@@ -35,13 +35,13 @@ using ampoule::receipt::SecretKey;
 
 inline constexpr std::string_view kToolPredicateType = "https://volent.dev/attestations/tool/v1";
 
-// Kinds of tool a signature may name; only these are accepted.
+// The kind of a WebAssembly tool (the other sealed kinds: "python", "js").
 inline constexpr std::string_view kWasmKind = "wasm";
 
 // What a valid signature says about a tool.
 struct ToolInfo {
   std::string digest;      // SHA-256 of the tool file, 64 lowercase hex digits
-  std::string kind;        // "wasm"
+  std::string kind;        // "wasm", "python" or "js"
   std::string name;        // the file name the author signed (for people; not trusted for lookup)
   uint64_t bytes = 0;      // size of the tool file
   std::string signer_key;  // the trusted key's id (SHA-256 of its raw bytes, hex)
@@ -51,8 +51,9 @@ struct ToolInfo {
 // entry whose public_key does not decode to an Ed25519 key.
 Result<std::vector<PublicKey>> TrustedToolKeys(const std::vector<manifest::TrustedToolKey>& keys);
 
-// Checks that `tool` is a module of `kind` at all ("wasm": the WebAssembly
-// magic and version 1), so that a mislabelled file is refused at signing.
+// Checks that `tool` is of `kind` at all ("wasm": the WebAssembly magic and
+// version 1; "python", "js": text, no NUL byte), so that a mislabelled file
+// is refused at signing; and that `kind` is a sealed kind.
 ampoule::Status CheckToolKind(std::string_view tool, std::string_view kind);
 
 // Signs `tool` (its bytes) as a tool of `kind` named `name`: the envelope's

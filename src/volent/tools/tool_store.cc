@@ -159,15 +159,21 @@ manifest::Problems CheckAgentTools(const manifest::Agent& agent, const ToolStore
   manifest::Problems problems;
   for (size_t i = 0; i < agent.tools.size(); ++i) {
     const manifest::ToolSpec& tool = agent.tools[i];
-    if (tool.kind != kWasmKind) continue;
+    if (!manifest::IsSealedToolKind(tool.kind)) continue;
     auto digest = ParseToolDigest(tool.component);
     auto loaded = digest ? store.Load(*digest, trusted) : Result<LoadedTool>(digest.error());
-    if (loaded) continue;
-    problems.push_back({std::string(file), 0, 0, "/spec/tools/" + std::to_string(i) + "/component",
-                        loaded.kind() == ErrorKind::kNotFound
-                            ? "the node's tool store holds no tool " + tool.component +
-                                  " (add it with volent tool add; docs/tools.md)"
-                            : "the stored tool " + tool.component + " cannot be used: " + loaded.message()});
+    const std::string pointer = "/spec/tools/" + std::to_string(i) + "/component";
+    if (!loaded) {
+      problems.push_back({std::string(file), 0, 0, pointer,
+                          loaded.kind() == ErrorKind::kNotFound
+                              ? "the node's tool store holds no tool " + tool.component +
+                                    " (add it with volent tool add; docs/tools.md)"
+                              : "the stored tool " + tool.component + " cannot be used: " + loaded.message()});
+    } else if (loaded->info.kind != tool.kind) {
+      problems.push_back({std::string(file), 0, 0, pointer,
+                          "the stored tool " + tool.component + " was signed as a " + loaded->info.kind +
+                              " tool, and this one is of kind " + tool.kind});
+    }
   }
   return problems;
 }

@@ -64,9 +64,10 @@ class ToolStore {
   std::string folder_;  // DATA_DIR/tools
 };
 
-// The problems of `agent`'s wasm tools against `store`, one for each tool
-// whose component the store does not hold or that fails its checks there, at
-// /spec/tools/N/component of the file `file`. Empty when every one loads.
+// The problems of `agent`'s sealed tools against `store`, one for each tool
+// whose component the store does not hold, fails its checks there or was
+// signed as another kind, at /spec/tools/N/component of the file `file`.
+// Empty when every one loads.
 manifest::Problems CheckAgentTools(const manifest::Agent& agent, const ToolStore& store,
                                    std::span<const PublicKey> trusted, std::string_view file);
 

@@ -144,11 +144,20 @@ TEST_F(ToolStoreTest, AReceiptOrAStatementOfTwoSubjectsIsNotAToolSignature) {
   EXPECT_NE(refused.message().find("exactly one subject"), std::string::npos) << refused.message();
 }
 
-TEST_F(ToolStoreTest, OnlyWasmModulesAreSignedOrStored) {
+TEST_F(ToolStoreTest, EachKindIsCheckedForWhatItIs) {
   EXPECT_FALSE(SignTool("print('hi')\n", kWasmKind, "tool.py", author_).ok());
-  auto python = SignTool(kModule, "python", "tool.py", author_);
-  ASSERT_FALSE(python.ok());
-  EXPECT_NE(python.message().find("not run by this node"), std::string::npos) << python.message();
+  EXPECT_FALSE(SignTool(kModule, "python", "tool.py", author_).ok());  // a module is no program text
+  auto ruby = SignTool("puts 1\n", "ruby", "tool.rb", author_);
+  ASSERT_FALSE(ruby.ok());
+  EXPECT_NE(ruby.message().find("not run by this node"), std::string::npos) << ruby.message();
+
+  ToolStore store(dir_);
+  const std::string program = "import json, sys\nprint(json.dumps(json.load(sys.stdin)))\n";
+  auto signature = SignTool(program, "python", "echo.py", author_);
+  ASSERT_TRUE(signature.ok()) << signature.message();
+  auto info = store.Add(program, *signature, trusted_);
+  ASSERT_TRUE(info.ok()) << info.message();
+  EXPECT_EQ(info->kind, "python");
 }
 
 TEST_F(ToolStoreTest, MissingToolsAndBadDigestsAreErrorsNotCrashes) {
