@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """The Volent story of the main demo (docs/demo.md, "The Volent story").
 
-    python3 scripts/demo-volent.py --volent BIN [--dir DIR]
+    python3 scripts/demo-volent.py --volent BIN --kernel KERNEL [--dir DIR]
 
-A Volent node runs two agents against `volent mock-model` and a small
+A Volent node runs three agents against `volent mock-model` and a small
 internal order service (examples/volent/), every step a real command printed
 with its output (`$ command`, its output indented, then the check
 `-> ...: as expected`):
 
   1. the mock model and the order service start on 127.0.0.1;
-  2. volent.yaml and two agent manifests are written (examples/volent/, with
-     the servers' ports filled in), `volent check`ed, and `volent node`
-     starts on a fresh data folder;
+  2. a tool author's key is made (`ampoule keygen`), volent.yaml and three
+     agent manifests are written (examples/volent/, with the servers' ports
+     and that key filled in), `volent check`ed; the Python tool
+     examples/tools/refund_policy.py is signed and added to the node's tool
+     store, and `volent node` starts on a fresh data folder;
   3. the agents are applied through the control API and listed;
   4. a refund run: the model (the mock's default plan) calls lookup_order,
      which goes through the egress gate to the order service, then
@@ -24,7 +26,11 @@ with its output (`$ command`, its output indented, then the check
      again while the approved refund call is in flight (the order service
      applied it and holds its answer); each time it restarts on the same
      data folder, and the run finishes with every side effect applied once;
-  7. `volent journal verify` and `volent journal digest` on the data folder.
+  7. a sealed tool call: the refund-policy agent's run calls the Python tool,
+     which runs on Ampoule's kernel; its receipt, fetched from the control
+     API, is checked off the node with `ampoule-verify` (VERIFIED), replayed
+     (REPLAY OK), and FAILED against a result it did not give;
+  8. `volent journal verify` and `volent journal digest` on the data folder.
 
 A summary of the checks ends the story. Exit 0 only if every check held, 1
 if one did not, 2 on a usage error. The working folder (DIR, new, empty or a
@@ -340,32 +346,44 @@ def story():
     orders_port = orders.match.group(1)
     ORDERS_URL = f"http://127.0.0.1:{orders_port}"
 
-    step("2. the node's configuration and the agents, checked; the node starts")
+    step("2. the node's configuration and the agents, checked; a sealed tool signed and stored; the node starts")
     os.makedirs(os.path.join(WORK, "agents"), exist_ok=True)
-    files = ["volent.yaml", "agents/refund.agent.yaml", "agents/web-reader.agent.yaml"]
+    command(["ampoule", "keygen", "-o", "tool-author.key"], name="a tool author's key pair, exit 0")
+    with open(os.path.join(WORK, "tool-author.key.pub")) as f:
+        tool_key = f.read().split()[-1]
+    files = ["volent.yaml", "agents/refund.agent.yaml", "agents/web-reader.agent.yaml", "agents/policy.agent.yaml"]
     for name in files:
         with open(os.path.join(EXAMPLES, name)) as f:
-            text = f.read().replace("@MOCK_PORT@", mock_port).replace("@ORDERS_PORT@", orders_port)
+            text = (f.read().replace("@MOCK_PORT@", mock_port).replace("@ORDERS_PORT@", orders_port)
+                    .replace("@TOOL_KEY@", tool_key))
         with open(os.path.join(WORK, name), "w") as f:
             f.write(text)
     with open(os.path.join(WORK, "mock-model.key"), "w") as f:
         f.write(MOCK_KEY + "\n")
     os.chmod(os.path.join(WORK, "mock-model.key"), 0o600)
     say(f"(written from examples/volent/ with the ports {mock_port} (model) and {orders_port} "
-        f"(order service): {', '.join(files)}; mock-model.key, mode 0600)")
+        f"(order service) and the tool author's public key: {', '.join(files)}; mock-model.key, mode 0600)")
     command(["sed", "-n", "/^egress:/,$p", "volent.yaml"])
     command(["volent", "check", "volent.yaml"], name="volent.yaml is valid, exit 0")
     command(["volent", "check", "--config", "volent.yaml"] + files[1:],
-            name="both manifests are valid under this allowlist, exit 0")
+            name="the three manifests are valid under this allowlist, exit 0")
+    shutil.copy(os.path.join(ROOT, "examples", "tools", "refund_policy.py"), WORK)
+    command(["volent", "tool", "sign", "refund_policy.py", "--key", "tool-author.key", "-o", "refund_policy.sig"],
+            name="the author signs the Python tool, exit 0")
+    command(["volent", "tool", "add", "refund_policy.py", "--sig", "refund_policy.sig", "--config", "volent.yaml",
+             "--data-dir", "data"], expect_out=r"^added sha256:[0-9a-f]{64} \(python, ",
+            name="the node's tool store takes it: the signature is by a trusted key and names its SHA-256")
     node = start_node(1)
 
     step("3. the agents, applied through the control API and listed")
-    for name, agent in (("agents/refund.agent.yaml", "refund-agent"), ("agents/web-reader.agent.yaml", "web-reader")):
+    for name, agent in (("agents/refund.agent.yaml", "refund-agent"), ("agents/web-reader.agent.yaml", "web-reader"),
+                        ("agents/policy.agent.yaml", "refund-policy")):
         s, body = api("POST", "/v1/agents", ctype="application/yaml", file=name, quiet_body=True)
         check(f"{agent} applied: 201", s == 201 and body.get("name") == agent, f"HTTP {s} {body}")
     s, body = api("GET", "/v1/agents")
     names = [(a.get("name"), a.get("status")) for a in (body or {}).get("agents", [])]
-    check("both agents listed, idle", names == [("refund-agent", "idle"), ("web-reader", "idle")], str(names))
+    check("the three agents listed, idle",
+          names == [("refund-agent", "idle"), ("refund-policy", "idle"), ("web-reader", "idle")], str(names))
 
     step("4. a refund run: the model calls lookup_order, through the egress gate to the order service")
     refund = "/v1/agents/refund-agent/runs/order-A-1002"
@@ -483,7 +501,38 @@ def story():
     check("the mock model: no errors, no model call repeated (no duplicate Idempotency-Key)",
           s == 200 and mstats.get("errors") == 0 and mstats.get("duplicates") == 0, str(mstats))
 
-    step("7. the journal: verified and its digest")
+    step("7. a sealed tool call: the Python tool runs on Ampoule's kernel; its receipt is checked off the node")
+    order = {"amount_cents": 12000, "days_since_delivery": 3, "opened": True}
+    s, body = api("POST", "/v1/agents/refund-policy/runs", json.dumps({"id": "policy-1", "input": order}),
+                  "application/json")
+    check("the refund-policy run starts: 201", s == 201, f"HTTP {s} {body}")
+    run = wait_for("the refund-policy run to finish", lambda: run_status("refund-policy", "policy-1", ("finished", "failed")))
+    s, run = api("GET", "/v1/agents/refund-policy/runs/policy-1")
+    calls = (run or {}).get("tool_calls") or [{}]
+    call = calls[0]
+    check("the run finished; its tool call answered, with a receipt",
+          s == 200 and run.get("status") == "finished" and call.get("outcome") == "answered" and "receipt" in call,
+          f"HTTP {s} {str(run)[:300]}")
+    s, receipt = api("GET", call.get("receipt", "/v1/none"), quiet_body=True)
+    check("the control API serves the receipt: 200", s == 200 and isinstance(receipt, dict), f"HTTP {s}")
+    with open(os.path.join(WORK, "receipt.json"), "w") as f:
+        json.dump(receipt if isinstance(receipt, dict) else {}, f)
+    with open(os.path.join(WORK, "arguments.json"), "w") as f:
+        f.write(call.get("stdin", ""))
+    say("(saved as receipt.json; the call's stdin, tool_calls[0].stdin, as arguments.json)")
+    proof = ["--key", "data/node.key.pub", "--kernel", KERNEL, "--program", "refund_policy.py", "--stdin",
+             "arguments.json"]
+    command(["ampoule-verify", "receipt.json"] + proof, expect_out=r"^VERIFIED$",
+            name="off the node: the receipt is signed by the node's key and names this program, kernel and stdin")
+    command(["ampoule-verify", "--replay", "receipt.json"] + proof, expect_out=r"^REPLAY OK$",
+            name="off the node: a replay gives the same output, fuel and status")
+    with open(os.path.join(WORK, "claimed.json"), "w") as f:
+        f.write('{"refundable_cents": 12000, "rule": "full"}\n')
+    command(["ampoule-verify", "receipt.json", "--key", "data/node.key.pub", "--output", "claimed.json"],
+            expect_rc=1, expect_out=r"^FAILED$",
+            name="a result the tool did not give (the full amount) is FAILED against the receipt")
+
+    step("8. the journal: verified and its digest")
     s, body = api("GET", "/v1/journal?limit=1", quiet_body=True)
     digest = (body or {}).get("digest") or {}
     show(f"(its digest member) {json.dumps(digest)}")
@@ -511,14 +560,25 @@ def prepare(folder):
 
 
 def main():
-    global WORK, ENV, CURL
+    global WORK, ENV, CURL, KERNEL
     parser = argparse.ArgumentParser(description="The Volent story of the main demo (docs/demo.md).")
     parser.add_argument("--volent", required=True, help="the volent binary")
+    parser.add_argument("--kernel", required=True,
+                        help="the Ampoule kernel (ampoule kernel path): the node runs sealed tools on it, "
+                             "and ampoule-verify checks a receipt against it")
     parser.add_argument("--dir", help="the working folder (new, empty or an earlier run's)")
     args = parser.parse_args()
     volent = os.path.abspath(args.volent)
     if not os.access(volent, os.X_OK):
         print(f"demo-volent: {args.volent} is not an executable volent binary", file=sys.stderr)
+        return 2
+    for tool in ("ampoule", "ampoule-verify"):
+        if not os.access(os.path.join(os.path.dirname(volent), tool), os.X_OK):
+            print(f"demo-volent: no {tool} beside {volent} (the story uses both)", file=sys.stderr)
+            return 2
+    KERNEL = os.path.abspath(args.kernel)
+    if not os.path.isfile(KERNEL):
+        print(f"demo-volent: no kernel file {args.kernel} (scripts/build-kernel.sh makes one)", file=sys.stderr)
         return 2
     try:
         WORK = prepare(args.dir)
@@ -526,8 +586,11 @@ def main():
         print(e, file=sys.stderr)
         return 2
     open(os.path.join(WORK, MARKER), "w").close()
-    # `volent` in the printed commands is this binary: its folder comes first on PATH.
-    ENV = dict(os.environ, PATH=os.path.dirname(volent) + os.pathsep + os.environ.get("PATH", ""))
+    # `volent`, `ampoule` and `ampoule-verify` in the printed commands are the
+    # binaries of this build: their folder comes first on PATH. The node runs
+    # its sealed tools on the same kernel.
+    ENV = dict(os.environ, PATH=os.path.dirname(volent) + os.pathsep + os.environ.get("PATH", ""),
+               AMPOULE_KERNEL=KERNEL)
     CURL = shutil.which("curl") is not None
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda n, _: sys.exit(128 + n))

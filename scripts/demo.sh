@@ -65,7 +65,8 @@ story() {
 failed=0
 story "ampoule demo refund" build/bin/ampoule demo refund --dir "$work/refund" \
   --kernel build/share/ampoule/ampoule.kernel || failed=1
-story "the Volent story" python3 scripts/demo-volent.py --volent build/bin/volent --dir "$work/volent" || failed=1
+story "the Volent story" python3 scripts/demo-volent.py --volent build/bin/volent \
+  --kernel build/share/ampoule/ampoule.kernel --dir "$work/volent" || failed=1
 
 step "demo summary"
 printf '  %s\n' "${results[@]}"
