@@ -4,7 +4,8 @@
   tests/volent/sealed_tools_test.py --volent BIN --ampoule BIN --verify BIN --modules DIR
 
 DIR holds the tool modules built by tests/volent/tool.cmake: the example
-refund_policy.wasm and the hostile spin.wasm, hog.wasm and not_json.wasm. The
+refund_policy.wasm and the hostile spin.wasm, hog.wasm, not_json.wasm and
+bad_utf8.wasm. The
 script signs them with a fresh author key (`volent tool sign`), adds them to
 a node's store (`volent tool add`), applies an agent whose model (the mock,
 scripted) calls each tool once, and checks that:
@@ -14,7 +15,8 @@ scripted) calls each tool once, and checks that:
     receipt with its result altered is FAILED;
   - a manifest naming a tool the store lacks is refused (422 at its component);
   - spin ends on its fuel limit, hog on its memory limit, not_json as a
-    failed call that says the output is not JSON; the run goes on and finishes;
+    failed call that says the output is not JSON, bad_utf8's stderr with its
+    bytes replaced; the run goes on and finishes;
   - after the module is changed inside the store, the next call is refused;
   - after a tool is removed (node stopped), the restarted node lists the
     agent as rejected and says why.
@@ -39,7 +41,7 @@ parser.add_argument("--modules", required=True, metavar="DIR")
 opts = parser.parse_args()
 skip_unless_runs(opts.volent, "node", "mock-model", "tool")
 KERNEL = kernel_or_skip(opts.ampoule)
-WASM_TOOLS = ["refund_policy", "spin", "hog", "not_json"]
+WASM_TOOLS = ["refund_policy", "spin", "hog", "not_json", "bad_utf8"]
 for name in WASM_TOOLS:
     if not os.path.isfile(os.path.join(opts.modules, name + ".wasm")):
         skip(f"no {name}.wasm in {opts.modules} (built by tests/volent/tool.cmake; needs clang-14 and wasi-libc)")
@@ -90,6 +92,7 @@ with open(script, "w") as f:
                {"tool_calls": [{"name": "spin"}]},
                {"tool_calls": [{"name": "hog"}]},
                {"tool_calls": [{"name": "not_json"}]},
+               {"tool_calls": [{"name": "bad_utf8"}]},
                {"tool_calls": [{"name": "refund_py", "arguments": ARGS}]},
                {"tool_calls": [{"name": "word_count", "arguments": {"text": "the cat and The dog"}}]},
                {"text": "done"}], f)
@@ -138,6 +141,7 @@ limits = {"refund_policy": "{memory_mb: 32, fuel: 200000000, time_ms: 20000}",
           "spin": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
           "hog": "{memory_mb: 16, fuel: 2000000000, time_ms: 20000}",
           "not_json": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
+          "bad_utf8": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
           "missing": "{memory_mb: 16, fuel: 50000000, time_ms: 20000}",
           "refund_py": "{memory_mb: 256, fuel: 20000000000, time_ms: 60000}",
           "word_count": "{memory_mb: 128, fuel: 5000000000, time_ms: 60000}"}
@@ -201,7 +205,8 @@ check("a manifest naming a tool the store lacks is refused at its component", s 
               for e in (body or {}).get("errors", [])), f"HTTP {s} {body}")
 s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS, {"refund_py": "wasm"}), "application/yaml")
 check("a manifest naming a python tool as wasm is refused at its component", s == 422
-      and any(e.get("pointer") == "/spec/tools/4/component" and "signed as a python tool" in e.get("detail", "")
+      and any(e.get("pointer") == f"/spec/tools/{TOOLS.index('refund_py')}/component"
+              and "signed as a python tool" in e.get("detail", "")
               for e in (body or {}).get("errors", [])), f"HTTP {s} {body}")
 s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS), "application/yaml")
 check("the agent applies", s == 201, f"HTTP {s} {body}")
@@ -216,6 +221,10 @@ check("hog ends on its memory limit, as a failed call", done.get("hog", {}).get(
       and done["hog"].get("stop") == "memory", str(done.get("hog"))[:400])
 check("not_json is a failed call that says why", done.get("not_json", {}).get("outcome") == "failed"
       and "not JSON" in done["not_json"].get("reason", ""), str(done.get("not_json"))[:400])
+check("a tool that fails with bytes that are not UTF-8 is journaled, the bytes replaced",
+      done.get("bad_utf8", {}).get("outcome") == "failed"
+      and "exited with status 3: bad_utf8: \ufffd" in done["bad_utf8"].get("reason", ""),
+      str(done.get("bad_utf8"))[:400])
 check("the Python tool gives the C tool's answer, on the kernel's CPython",
       done.get("refund_py", {}).get("outcome") == "answered" and done["refund_py"].get("result") == answer.get("result"),
       str(done.get("refund_py"))[:400])

@@ -134,7 +134,7 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   parts->tool_keys = std::move(*tool_keys);
   parts->tool_store = std::make_unique<tools::ToolStore>(data_dir);
 
-  // A stored manifest must still pass this configuration, and its wasm tools
+  // A stored manifest must still pass this configuration, and its sealed tools
   // must still be in the tool store and pass their checks.
   auto recheck = [&](std::string_view name, std::string_view manifest_json) {
     auto again = manifest::LoadAgent(manifest_json, std::string(name), &cfg);

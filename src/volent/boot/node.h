@@ -7,8 +7,10 @@
 // store (every stored manifest re-checked against this configuration; one
 // that no longer passes is kept but marked rejected), the model providers'
 // keys (a missing or unreadable key stops the start, not the first run), the
-// journal, the egress gate, the runs (every unfinished run resumes), then
-// binds the control API. Nothing is served until Run.
+// journal, the egress gate, the node's own key (DATA_DIR/node.key, made on
+// the first start) and the sealed-tool runner, the runs (every unfinished run
+// resumes), then binds the control API. Nothing is served until Run. A stored
+// manifest must also find its sealed tools in the tool store (DATA_DIR/tools).
 //
 // Threading: Start, Run and the destructor on one thread; Stop and port()
 // from any thread.

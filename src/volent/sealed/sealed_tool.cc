@@ -16,14 +16,21 @@ nlohmann::json Failed(const agent::ToolDef& tool, const std::string& reason) {
   return {{"type", "tool"}, {"tool", tool.name}, {"outcome", "failed"}, {"reason", reason}};
 }
 
-// The last non-empty line of what the tool wrote to stderr, for the model.
+// `text` with invalid UTF-8 replaced by U+FFFD: what a tool writes is any
+// bytes, and the journal takes only valid JSON text.
+std::string ValidUtf8(const std::string& text) {
+  return nlohmann::json::parse(ampoule::DumpJson(nlohmann::json(text))).get<std::string>();
+}
+
+// The last non-empty line of what the tool wrote to stderr, for the model:
+// at most 500 bytes, valid UTF-8.
 std::string LastLine(const std::string& text) {
   size_t end = text.find_last_not_of("\r\n");
   if (end == std::string::npos) return "";
   size_t start = text.rfind('\n', end);
   start = start == std::string::npos ? 0 : start + 1;
   std::string line = text.substr(start, end - start + 1);
-  return line.size() > 500 ? line.substr(0, 500) + "..." : line;
+  return ValidUtf8(line.size() > 500 ? line.substr(0, 500) + "..." : line);
 }
 
 std::string WhyStopped(const run::RunRecord& record, const std::string& stderr_data) {
