@@ -54,6 +54,7 @@ from api import median_spread, rss_kib  # noqa: E402
 from bench_options import Usage, volent_and_quick  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body, request  # noqa: E402
+from harness.node_config import write_mock_config  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, NotListening, Server  # noqa: E402
 
 USAGE = "usage: bash bench/storm.sh [--build DIR | --volent BIN] [--quick]"
@@ -97,27 +98,8 @@ class Storm:
         os.makedirs(self.work)
         self.mock = Server([volent, "mock-model", "--listen", "127.0.0.1:0"],
                            os.path.join(self.work, "mock.err"), VOLENT_MOCK_MODEL)
-        key_file = os.path.join(self.work, "mock.key")
-        with open(os.open(key_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
-            f.write("mock-key\n")
-        config = os.path.join(self.work, "volent.yaml")
-        with open(config, "w") as f:
-            f.write(f"""apiVersion: volent/v1
-kind: NodeConfig
-data_dir: data
-egress:
-  allow:
-    - capability: model.mock
-      scheme: http
-      cidr: 127.0.0.1/32
-      port: {self.mock.port}
-model_keys:
-  - capability: model.mock
-    key_file: mock.key
-tool_keys:
-  - name: rfc8032-test-key-1
-    public_key: {base64.b64encode(bytes.fromhex(KEY_PUBLIC)).decode()}
-""")
+        config = write_mock_config(self.work, self.mock.port, tool_keys=[
+            ("rfc8032-test-key-1", base64.b64encode(bytes.fromhex(KEY_PUBLIC)).decode())])
         tool_key = os.path.join(self.work, "tool.key")
         with open(os.open(tool_key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
             f.write("ed25519-secret " + base64.b64encode(bytes.fromhex(KEY_SEED)).decode() + "\n")

@@ -26,6 +26,7 @@ from harness.binaries import skip_unless_runs  # noqa: E402
 from harness.checks import Checks  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body, request as http_request  # noqa: E402
+from harness.node_config import write_mock_config  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
 
 parser = argparse.ArgumentParser(description="Egress denials through the control API of `volent node`.")
@@ -56,26 +57,9 @@ def request(port, method, path, body=None, ctype=None):
 
 # --- the model, the configuration, the node -------------------------------------------------------
 MOCK_PORT = start(["mock-model", "--listen", "127.0.0.1:0"], "mock-model", VOLENT_MOCK_MODEL).port
-key_file = os.path.join(WORK, "mock.key")
-with open(key_file, "w") as f:
-    f.write("mock-key\n")
-os.chmod(key_file, 0o600)
-config = os.path.join(WORK, "volent.yaml")
-with open(config, "w") as f:
-    f.write(f"""apiVersion: volent/v1
-kind: NodeConfig
-egress:
-  allow:
-    - capability: model.mock
-      scheme: http
-      cidr: 127.0.0.1/32
-      port: {MOCK_PORT}
-    - capability: cloud
+config = write_mock_config(WORK, MOCK_PORT, allow="""    - capability: cloud
       scheme: http
       host: "*"
-model_keys:
-  - capability: model.mock
-    key_file: mock.key
 """)
 DATA = os.path.join(WORK, "data")
 NODE_ARGS = ["node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", DATA]

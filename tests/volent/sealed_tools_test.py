@@ -31,6 +31,7 @@ from harness.binaries import kernel_or_skip, skip_unless_runs  # noqa: E402
 from harness.checks import Checks, skip  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
 from harness.http_client import json_body, request as http_request  # noqa: E402
+from harness.node_config import write_mock_config  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
 
 parser = argparse.ArgumentParser(description="wasm tool calls through `volent node`.")
@@ -98,28 +99,7 @@ with open(script, "w") as f:
                {"text": "done"}], f)
 MOCK_PORT = start(["mock-model", "--listen", "127.0.0.1:0", "--script", script], "mock-model",
                   VOLENT_MOCK_MODEL).port
-key_file = os.path.join(WORK, "mock.key")
-with open(key_file, "w") as f:
-    f.write("mock-key\n")
-os.chmod(key_file, 0o600)
-config = os.path.join(WORK, "volent.yaml")
-with open(config, "w") as f:
-    f.write(f"""apiVersion: volent/v1
-kind: NodeConfig
-data_dir: data
-egress:
-  allow:
-    - capability: model.mock
-      scheme: http
-      cidr: 127.0.0.1/32
-      port: {MOCK_PORT}
-model_keys:
-  - capability: model.mock
-    key_file: mock.key
-tool_keys:
-  - name: author
-    public_key: {author_public}
-""")
+config = write_mock_config(WORK, MOCK_PORT, tool_keys=[("author", author_public)])
 
 digests = {}
 for name in TOOLS:
