@@ -57,7 +57,7 @@ target_link_libraries(volent_sealed PUBLIC volent_agent volent_tools amp_run amp
                                            Threads::Threads)
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
-target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal core core_http Boost::headers
+target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal volent_tools core core_http Boost::headers
                                             Threads::Threads)
 amp_glob(BOOT_SRCS src/volent/boot/*.cc)
 add_library(volent_boot STATIC ${BOOT_SRCS})

@@ -179,6 +179,28 @@ def completions(run_id):
         after = page["next"]
 
 
+# --- the tool store over the control API ------------------------------------------------------------
+s, listed = request(PORT, "GET", "/v1/tools")
+check("GET /v1/tools lists the added tools, each checked, with its signer",
+      s == 200 and sorted(t.get("digest") for t in listed.get("tools", [])) == sorted(digests[n] for n in TOOLS)
+      and all(t.get("signer") == "author" for t in listed["tools"]), f"HTTP {s} {str(listed)[:300]}")
+with open(os.path.join(opts.modules, "not_json.wasm"), "rb") as f:
+    not_json_bytes = f.read()
+with open(os.path.join(WORK, "not_json.sig")) as f:
+    not_json_sig = json.load(f)
+s, body = request(PORT, "POST", "/v1/tools", json.dumps({"tool": base64.b64encode(not_json_bytes).decode(),
+                                                         "signature": not_json_sig}), "application/json")
+check("POST /v1/tools of a stored tool: 200, the tool", s == 200 and body.get("digest") == digests["not_json"],
+      f"HTTP {s} {str(body)[:300]}")
+s, body = request(PORT, "POST", "/v1/tools", json.dumps({"tool": base64.b64encode(not_json_bytes + b"\0").decode(),
+                                                         "signature": not_json_sig}), "application/json")
+check("POST /v1/tools of a changed module: 422, the digest named",
+      s == 422 and "the file was changed" in str(body.get("detail", "")), f"HTTP {s} {str(body)[:300]}")
+s, body = request(PORT, "POST", "/v1/tools", json.dumps({"tool": "not base64!", "signature": []}), "application/json")
+check("POST /v1/tools with a bad body: 422 at both fields",
+      s == 422 and {e.get("pointer") for e in body.get("errors", [])} == {"/tool", "/signature"},
+      f"HTTP {s} {str(body)[:300]}")
+
 s, body = request(PORT, "POST", "/v1/agents", manifest_of(TOOLS + ["missing"]), "application/yaml")
 check("a manifest naming a tool the store lacks is refused at its component", s == 422
       and any(e.get("pointer") == f"/spec/tools/{len(TOOLS)}/component" and "holds no tool" in e.get("detail", "")

@@ -205,6 +205,8 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   context.journal = parts->journal.get();
   context.config = &parts->config;
   context.metrics = &parts->metrics;
+  context.tool_store = parts->tool_store.get();
+  context.tool_keys = &parts->tool_keys;
   context.check_agent = [store = parts->tool_store.get(), keys = &parts->tool_keys](const manifest::Agent& agent) {
     return tools::CheckAgentTools(agent, *store, *keys, "manifest");
   };

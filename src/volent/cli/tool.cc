@@ -168,16 +168,6 @@ int Sign(const Options& o) {
   return 0;
 }
 
-nlohmann::json InfoJson(const tools::ToolInfo& info, const manifest::NodeConfig& config,
-                        const std::vector<tools::PublicKey>& trusted) {
-  std::string signer = info.signer_key;
-  for (size_t i = 0; i < trusted.size(); ++i) {
-    if (trusted[i].KeyId() == info.signer_key) signer = config.tool_keys[i].name;
-  }
-  return {{"digest", "sha256:" + info.digest}, {"kind", info.kind}, {"name", info.name},
-          {"bytes", info.bytes}, {"signer", signer}, {"signer_key_id", info.signer_key}};
-}
-
 int Store(const Options& o) {
   auto config = LoadConfigFile(o.config, "volent tool");
   if (!config) return 2;
@@ -199,7 +189,7 @@ int Store(const Options& o) {
     }
     std::printf("added sha256:%s (%s, %llu bytes, signed by %s)\n", info->digest.c_str(), info->kind.c_str(),
                 static_cast<unsigned long long>(info->bytes),
-                InfoJson(*info, *config, *trusted)["signer"].get<std::string>().c_str());
+                tools::ToolInfoJson(*info, config->tool_keys, *trusted)["signer"].get<std::string>().c_str());
     return 0;
   }
   if (o.action == "list") {
@@ -211,12 +201,12 @@ int Store(const Options& o) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& t : *listed) {
       if (o.json) {
-        all.push_back(t.check ? InfoJson(*t.check, *config, *trusted)
+        all.push_back(t.check ? tools::ToolInfoJson(*t.check, config->tool_keys, *trusted)
                               : nlohmann::json{{"digest", "sha256:" + t.digest}, {"problem", t.check.message()}});
       } else if (t.check) {
         std::printf("sha256:%s  %-6s %10llu bytes  %s  (signed by %s)\n", t.digest.c_str(), t.check->kind.c_str(),
                     static_cast<unsigned long long>(t.check->bytes), t.check->name.c_str(),
-                    InfoJson(*t.check, *config, *trusted)["signer"].get<std::string>().c_str());
+                    tools::ToolInfoJson(*t.check, config->tool_keys, *trusted)["signer"].get<std::string>().c_str());
       } else {
         std::printf("sha256:%s  REFUSED: %s\n", t.digest.c_str(), t.check.message().c_str());
       }
@@ -241,7 +231,7 @@ int Store(const Options& o) {
     std::fprintf(stderr, "volent tool: %s\n", loaded.message().c_str());
     return 1;
   }
-  std::printf("%s\n", InfoJson(loaded->info, *config, *trusted).dump(2).c_str());
+  std::printf("%s\n", tools::ToolInfoJson(loaded->info, config->tool_keys, *trusted).dump(2).c_str());
   return 0;
 }
 

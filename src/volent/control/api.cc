@@ -11,6 +11,7 @@ ControlApi::ControlApi(ApiContext context) : context_(std::move(context)), table
   AddApprovalRoutes(*this, table_);
   AddJournalRoutes(*this, table_);
   AddEgressRoutes(*this, table_);
+  AddToolRoutes(*this, table_);
   AddPendingRoutes(table_);
   openapi_json_ = BuildOpenApi(table_, context_.version).dump();
 }

@@ -18,6 +18,7 @@
 #include "volent/journal/journal.h"
 #include "volent/manifest/manifest.h"
 #include "volent/node/agent_store.h"
+#include "volent/tools/tool_store.h"
 
 namespace volent::control {
 
@@ -34,6 +35,10 @@ struct ApiContext {
   // configuration (the node's tool store): its problems, none when it passes.
   // Empty: none.
   std::function<manifest::Problems(const manifest::Agent&)> check_agent;
+  // The node's tool store and its trusted keys (volent.yaml tool_keys,
+  // decoded); null: the tool routes answer 503.
+  tools::ToolStore* tool_store = nullptr;
+  const std::vector<ampoule::receipt::PublicKey>* tool_keys = nullptr;
   std::string version = "1";                      // info.version of the OpenAPI document
 };
 
@@ -63,6 +68,7 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table);
 void AddApprovalRoutes(const ControlApi& api, RouteTable& table);
 void AddJournalRoutes(const ControlApi& api, RouteTable& table);
 void AddEgressRoutes(const ControlApi& api, RouteTable& table);
+void AddToolRoutes(const ControlApi& api, RouteTable& table);
 void AddPendingRoutes(RouteTable& table);
 
 }  // namespace volent::control

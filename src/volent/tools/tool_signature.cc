@@ -91,6 +91,16 @@ Result<ToolInfo> CheckToolSignature(std::string_view tool, std::string_view sign
                   verified->signer.KeyId()};
 }
 
+nlohmann::json ToolInfoJson(const ToolInfo& info, const std::vector<manifest::TrustedToolKey>& keys,
+                            std::span<const PublicKey> trusted) {
+  std::string signer = info.signer_key;
+  for (size_t i = 0; i < trusted.size() && i < keys.size(); ++i) {
+    if (trusted[i].KeyId() == info.signer_key) signer = keys[i].name;
+  }
+  return {{"digest", "sha256:" + info.digest}, {"kind", info.kind}, {"name", info.name},
+          {"bytes", info.bytes}, {"signer", signer}, {"signer_key_id", info.signer_key}};
+}
+
 Result<std::string> ParseToolDigest(std::string_view text) {
   std::string_view hex = text.substr(0, 7) == "sha256:" ? text.substr(7) : text;
   std::string lower(hex);

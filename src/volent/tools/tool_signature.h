@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ampoule/receipt/ed25519.h"
 #include "core/result.h"
 #include "volent/manifest/manifest.h"
@@ -68,6 +70,13 @@ Result<std::string> SignTool(std::string_view tool, std::string_view kind, std::
 // step failed.
 Result<ToolInfo> CheckToolSignature(std::string_view tool, std::string_view signature,
                                     std::span<const PublicKey> trusted);
+
+// What `volent tool show` and GET /v1/tools print of a tool:
+// {"digest":"sha256:HEX","kind","name","bytes","signer","signer_key_id"},
+// "signer" being the name of the tool_keys entry whose key signed (`keys`
+// and `trusted` in the same order, as TrustedToolKeys makes them).
+nlohmann::json ToolInfoJson(const ToolInfo& info, const std::vector<manifest::TrustedToolKey>& keys,
+                            std::span<const PublicKey> trusted);
 
 // "sha256:<hex>" or "<hex>" (64 hex digits, either case) as 64 lowercase hex
 // digits; an error for anything else.
