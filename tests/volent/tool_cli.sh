@@ -96,6 +96,11 @@ expect 0 "remove" "removed sha256:$digest" -- remove "sha256:$digest" "${cfg[@]}
 expect 1 "remove what is gone" "holds no tool" -- remove "sha256:$digest" "${cfg[@]}"
 expect 0 "add after remove" "added sha256:$digest" -- add tool.wasm --sig tool.sig "${cfg[@]}"
 
+# A FIFO planted in the store is refused at once, never waited on.
+mv "data/tools/$digest/tool" stored.tool && mkfifo "data/tools/$digest/tool"
+expect 0 "a FIFO in the store is refused without blocking" "sha256:$digest  REFUSED: .*FIFO" -- list "${cfg[@]}"
+rm "data/tools/$digest/tool" && mv stored.tool "data/tools/$digest/tool"
+
 # A node that trusts nobody takes no tool.
 sed -i '/^tool_keys:/,$d' volent.yaml
 expect 1 "no trusted keys" "trusts no tool key" -- add tool.wasm --sig tool.sig "${cfg[@]}" --data-dir other

@@ -136,9 +136,12 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
 
   // A stored manifest must still pass this configuration, and its sealed tools
   // must still be in the tool store and pass their checks.
+  tools::ToolCheckCache checked_tools;  // each stored tool is loaded once, however many agents name it
   auto recheck = [&](std::string_view name, std::string_view manifest_json) {
     auto again = manifest::LoadAgent(manifest_json, std::string(name), &cfg);
-    if (again.ok()) again.problems = tools::CheckAgentTools(*again.value, *parts->tool_store, parts->tool_keys, name);
+    if (again.ok()) {
+      again.problems = tools::CheckAgentTools(*again.value, *parts->tool_store, parts->tool_keys, name, &checked_tools);
+    }
     if (again.problems.empty()) return true;
     if (options.warn) {
       std::string text = "agent " + std::string(name) + " no longer passes this configuration (status rejected):";

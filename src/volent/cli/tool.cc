@@ -189,7 +189,7 @@ int Store(const Options& o) {
     }
     std::printf("added sha256:%s (%s, %llu bytes, signed by %s)\n", info->digest.c_str(), info->kind.c_str(),
                 static_cast<unsigned long long>(info->bytes),
-                tools::ToolInfoJson(*info, config->tool_keys, *trusted)["signer"].get<std::string>().c_str());
+                tools::SignerName(*info, config->tool_keys, *trusted).c_str());
     return 0;
   }
   if (o.action == "list") {
@@ -201,12 +201,11 @@ int Store(const Options& o) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& t : *listed) {
       if (o.json) {
-        all.push_back(t.check ? tools::ToolInfoJson(*t.check, config->tool_keys, *trusted)
-                              : nlohmann::json{{"digest", "sha256:" + t.digest}, {"problem", t.check.message()}});
+        all.push_back(tools::ListedToolJson(t, config->tool_keys, *trusted));
       } else if (t.check) {
         std::printf("sha256:%s  %-6s %10llu bytes  %s  (signed by %s)\n", t.digest.c_str(), t.check->kind.c_str(),
                     static_cast<unsigned long long>(t.check->bytes), t.check->name.c_str(),
-                    tools::ToolInfoJson(*t.check, config->tool_keys, *trusted)["signer"].get<std::string>().c_str());
+                    tools::SignerName(*t.check, config->tool_keys, *trusted).c_str());
       } else {
         std::printf("sha256:%s  REFUSED: %s\n", t.digest.c_str(), t.check.message().c_str());
       }

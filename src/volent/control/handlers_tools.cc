@@ -5,7 +5,6 @@
 #include <variant>
 
 #include "ampoule/receipt/base64.h"
-#include "core/sha256.h"
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
 #include "volent/tools/tool_store.h"
@@ -17,6 +16,12 @@ using nlohmann::json;
 
 Problem NoStore(const Request& request) {
   return Unavailable("this node has no tool store open", request.path);
+}
+
+// The configuration's tool_keys, which name the signers.
+const std::vector<manifest::TrustedToolKey>& KeyNames(const ApiContext& ctx) {
+  static const std::vector<manifest::TrustedToolKey> kNone;
+  return ctx.config ? ctx.config->tool_keys : kNone;
 }
 
 // One add at a time: two requests adding the same tool must not race on
@@ -48,18 +53,13 @@ Response Add(const ApiContext& ctx, const Request& request) {
   if (!errors.empty()) return ProblemResponse(InvalidBody(std::move(errors), request.path));
 
   std::lock_guard<std::mutex> lock(AddLock());
-  const bool existed = [&] {
-    auto digest = ampoule::core::Sha256Hex(tool);
-    return ctx.tool_store->Load(digest, *ctx.tool_keys).ok();
-  }();
-  auto info = ctx.tool_store->Add(tool, sig_it->dump(), *ctx.tool_keys);
+  bool stored_now = false;
+  auto info = ctx.tool_store->Add(tool, sig_it->dump(), *ctx.tool_keys, &stored_now);
   if (!info) {
     if (info.kind() == ampoule::ErrorKind::kConflict) return ProblemResponse(Conflict(info.message(), request.path));
     return ProblemResponse(MakeProblem(422, "tool-refused", "The tool was refused", info.message(), request.path));
   }
-  return JsonResponse(existed ? 200 : 201, tools::ToolInfoJson(*info, ctx.config ? ctx.config->tool_keys
-                                                                                  : std::vector<manifest::TrustedToolKey>{},
-                                                               *ctx.tool_keys));
+  return JsonResponse(stored_now ? 201 : 200, tools::ToolInfoJson(*info, KeyNames(ctx), *ctx.tool_keys));
 }
 
 Response List(const ApiContext& ctx, const Request& request) {
@@ -68,10 +68,7 @@ Response List(const ApiContext& ctx, const Request& request) {
   if (!listed) return ProblemResponse(Unavailable(listed.message(), request.path));
   json out = json::array();
   for (const auto& t : *listed) {
-    out.push_back(t.check ? tools::ToolInfoJson(*t.check, ctx.config ? ctx.config->tool_keys
-                                                                      : std::vector<manifest::TrustedToolKey>{},
-                                                *ctx.tool_keys)
-                          : json{{"digest", "sha256:" + t.digest}, {"problem", t.check.message()}});
+    out.push_back(tools::ListedToolJson(t, KeyNames(ctx), *ctx.tool_keys));
   }
   return JsonResponse(200, {{"tools", std::move(out)}});
 }

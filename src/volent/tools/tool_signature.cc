@@ -91,14 +91,18 @@ Result<ToolInfo> CheckToolSignature(std::string_view tool, std::string_view sign
                   verified->signer.KeyId()};
 }
 
+std::string SignerName(const ToolInfo& info, const std::vector<manifest::TrustedToolKey>& keys,
+                       std::span<const PublicKey> trusted) {
+  for (size_t i = 0; i < trusted.size() && i < keys.size(); ++i) {
+    if (trusted[i].KeyId() == info.signer_key) return keys[i].name;
+  }
+  return info.signer_key;
+}
+
 nlohmann::json ToolInfoJson(const ToolInfo& info, const std::vector<manifest::TrustedToolKey>& keys,
                             std::span<const PublicKey> trusted) {
-  std::string signer = info.signer_key;
-  for (size_t i = 0; i < trusted.size() && i < keys.size(); ++i) {
-    if (trusted[i].KeyId() == info.signer_key) signer = keys[i].name;
-  }
   return {{"digest", "sha256:" + info.digest}, {"kind", info.kind}, {"name", info.name},
-          {"bytes", info.bytes}, {"signer", signer}, {"signer_key_id", info.signer_key}};
+          {"bytes", info.bytes}, {"signer", SignerName(info, keys, trusted)}, {"signer_key_id", info.signer_key}};
 }
 
 Result<std::string> ParseToolDigest(std::string_view text) {

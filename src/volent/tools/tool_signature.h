@@ -77,6 +77,9 @@ Result<ToolInfo> CheckToolSignature(std::string_view tool, std::string_view sign
 // and `trusted` in the same order, as TrustedToolKeys makes them).
 nlohmann::json ToolInfoJson(const ToolInfo& info, const std::vector<manifest::TrustedToolKey>& keys,
                             std::span<const PublicKey> trusted);
+// The "signer" of that view: the tool_keys name, else the key id.
+std::string SignerName(const ToolInfo& info, const std::vector<manifest::TrustedToolKey>& keys,
+                       std::span<const PublicKey> trusted);
 
 // "sha256:<hex>" or "<hex>" (64 hex digits, either case) as 64 lowercase hex
 // digits; an error for anything else.

@@ -90,7 +90,8 @@ Result<LoadedTool> ToolStore::Load(std::string_view digest, std::span<const Publ
 }
 
 Result<ToolInfo> ToolStore::Add(std::string_view tool, std::string_view signature,
-                                std::span<const PublicKey> trusted) {
+                                std::span<const PublicKey> trusted, bool* stored_now) {
+  if (stored_now) *stored_now = false;
   auto info = CheckToolSignature(tool, signature, trusted);
   if (!info) return info.error();
   const std::string target = folder_ + "/" + info->digest;
@@ -117,6 +118,7 @@ Result<ToolInfo> ToolStore::Add(std::string_view tool, std::string_view signatur
     return written.error();
   }
   AMP_RETURN_IF_ERROR(SyncFolder(folder_));
+  if (stored_now) *stored_now = true;
   return std::move(*info);
 }
 
@@ -154,14 +156,31 @@ Status ToolStore::Remove(std::string_view digest) {
   return SyncFolder(folder_);
 }
 
+nlohmann::json ListedToolJson(const ListedTool& tool, const std::vector<manifest::TrustedToolKey>& keys,
+                              std::span<const PublicKey> trusted) {
+  if (tool.check) return ToolInfoJson(*tool.check, keys, trusted);
+  return {{"digest", "sha256:" + tool.digest}, {"problem", tool.check.message()}};
+}
+
 manifest::Problems CheckAgentTools(const manifest::Agent& agent, const ToolStore& store,
-                                   std::span<const PublicKey> trusted, std::string_view file) {
+                                   std::span<const PublicKey> trusted, std::string_view file,
+                                   ToolCheckCache* cache) {
   manifest::Problems problems;
+  auto check = [&](const std::string& component) -> Result<ToolInfo> {
+    auto digest = ParseToolDigest(component);
+    if (!digest) return digest.error();
+    auto loaded = store.Load(*digest, trusted);
+    if (!loaded) return loaded.error();
+    return std::move(loaded->info);
+  };
   for (size_t i = 0; i < agent.tools.size(); ++i) {
     const manifest::ToolSpec& tool = agent.tools[i];
     if (!manifest::IsSealedToolKind(tool.kind)) continue;
-    auto digest = ParseToolDigest(tool.component);
-    auto loaded = digest ? store.Load(*digest, trusted) : Result<LoadedTool>(digest.error());
+    ToolCheckCache local;
+    ToolCheckCache& seen = cache ? *cache : local;
+    auto [entry, fresh] = seen.try_emplace(tool.component, Error{});
+    if (fresh) entry->second = check(tool.component);
+    const Result<ToolInfo>& loaded = entry->second;
     const std::string pointer = "/spec/tools/" + std::to_string(i) + "/component";
     if (!loaded) {
       problems.push_back({std::string(file), 0, 0, pointer,
@@ -169,9 +188,9 @@ manifest::Problems CheckAgentTools(const manifest::Agent& agent, const ToolStore
                               ? "the node's tool store holds no tool " + tool.component +
                                     " (add it with volent tool add; docs/tools.md)"
                               : "the stored tool " + tool.component + " cannot be used: " + loaded.message()});
-    } else if (loaded->info.kind != tool.kind) {
+    } else if (loaded->kind != tool.kind) {
       problems.push_back({std::string(file), 0, 0, pointer,
-                          "the stored tool " + tool.component + " was signed as a " + loaded->info.kind +
+                          "the stored tool " + tool.component + " was signed as a " + loaded->kind +
                               " tool, and this one is of kind " + tool.kind});
     }
   }

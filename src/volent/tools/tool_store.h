@@ -14,6 +14,7 @@
 // `volent tool` command while the node is stopped).
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,9 +45,10 @@ class ToolStore {
   explicit ToolStore(std::string data_dir);
 
   // Checks `tool` with `signature` against `trusted` and stores both. Adding
-  // a tool that is already stored (and still checks) is not an error.
+  // a tool that is already stored (and still checks) is not an error;
+  // `*stored_now` (if given) says whether this call stored it.
   Result<ToolInfo> Add(std::string_view tool, std::string_view signature,
-                       std::span<const PublicKey> trusted);
+                       std::span<const PublicKey> trusted, bool* stored_now = nullptr);
 
   // The tool with `digest` (64 lowercase hex digits), checked again; kNotFound
   // when the store does not hold it.
@@ -64,11 +66,23 @@ class ToolStore {
   std::string folder_;  // DATA_DIR/tools
 };
 
+// A listed tool as `volent tool list --json` and GET /v1/tools show it:
+// ToolInfoJson, or {"digest":"sha256:HEX","problem":WHY} for one that fails
+// its checks.
+nlohmann::json ListedToolJson(const ListedTool& tool, const std::vector<manifest::TrustedToolKey>& keys,
+                              std::span<const PublicKey> trusted);
+
+// What checking a stored tool found, by component ("sha256:HEX"): a node
+// that checks many agents at start loads each tool once.
+using ToolCheckCache = std::map<std::string, Result<ToolInfo>>;
+
 // The problems of `agent`'s sealed tools against `store`, one for each tool
 // whose component the store does not hold, fails its checks there or was
 // signed as another kind, at /spec/tools/N/component of the file `file`.
-// Empty when every one loads.
+// Empty when every one loads. With `cache`, a component already checked is
+// not loaded again.
 manifest::Problems CheckAgentTools(const manifest::Agent& agent, const ToolStore& store,
-                                   std::span<const PublicKey> trusted, std::string_view file);
+                                   std::span<const PublicKey> trusted, std::string_view file,
+                                   ToolCheckCache* cache = nullptr);
 
 }  // namespace volent::tools
