@@ -14,7 +14,7 @@ add_library(amp_wasm STATIC ${WASM_CORE_SRCS} ${WASM_DECODER_SRCS} ${WASM_VALIDA
 # The deterministic WASI host (src/ampoule/wasi).
 amp_glob(WASI_SRCS src/ampoule/wasi/*.cc)
 add_library(amp_wasi STATIC ${WASI_SRCS})
-target_link_libraries(amp_wasi PUBLIC amp_wasm core sodium)
+target_link_libraries(amp_wasi PUBLIC amp_wasm amp_receipt core sodium)
 # The core spec test runner (src/ampoule/spectest).
 amp_glob(SPECTEST_SRCS src/ampoule/spectest/*.cc)
 add_library(amp_spectest STATIC ${SPECTEST_SRCS})

@@ -33,6 +33,7 @@ EngineResult FromRunResult(wasi::RunResult& run) {
   r.memory_cap_hit = run.memory_cap_hit;
   r.stdout_total_bytes = run.stdout_total_bytes;
   r.stderr_total_bytes = run.stderr_total_bytes;
+  r.http_pending = std::move(run.http_pending);
   for (wasi::OutputFile& f : run.files) {
     if (!CheckOutputName(f.name).ok() || r.outputs.size() >= kMaxOutputFiles) {
       ++r.outputs_left_out;
@@ -56,6 +57,12 @@ void ApplyLimits(const EngineRequest& request, wasi::RunRequest& run) {
   if (request.fs_files != 0) run.fs_limits.max_nodes = request.fs_files;
   if (request.fs_depth != 0) run.fs_limits.max_depth = uint32_t(std::min<uint64_t>(request.fs_depth, UINT32_MAX));
   run.output_dir = std::string(kernel::kOutputDir);
+  // The tool capability answers from the recorded exchanges, an input like
+  // any other so that a receipt names their digest and a replay gets them.
+  run.http.ask_host = request.http_ask_host;
+  for (const ProgramInput& in : request.inputs) {
+    if (in.name == wasi::kHttpExchangesInput) run.http.exchanges = in.bytes;
+  }
 }
 
 Status AddInputs(const EngineRequest& request, wasi::Mailbox& mailbox) {

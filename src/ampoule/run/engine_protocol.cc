@@ -79,6 +79,7 @@ std::string EncodeRequest(const EngineRequest& r) {
                  {"fs_bytes", r.fs_bytes},
                  {"fs_files", r.fs_files},
                  {"fs_depth", r.fs_depth}};
+  if (r.http_ask_host) header["http_ask_host"] = true;
   std::string head = header.dump();
   std::string out(kRequestMagic);
   PutU32(out, uint32_t(head.size()));
@@ -112,6 +113,9 @@ Result<EngineRequest> DecodeRequest(std::string_view bytes) {
     if (h.contains(key) && !Get(h, key, *field)) {
       return Error{std::string("engine request: header field '") + key + "' is not an unsigned integer"};
     }
+  }
+  if (h.contains("http_ask_host") && !Get(h, "http_ask_host", r.http_ask_host)) {
+    return Error{"engine request: header field 'http_ask_host' is not a boolean"};
   }
   auto inputs = h.find("inputs");
   if (inputs == h.end() || !inputs->is_array()) return Error{"engine request: 'inputs' missing"};
@@ -150,6 +154,7 @@ std::string EncodeResult(const EngineResult& r) {
             {"outputs", std::move(outputs)},
             {"outputs_left_out", r.outputs_left_out},
             {"error", r.error}};
+  if (!r.http_pending.empty()) j["http_pending"] = r.http_pending;
   std::string head = DumpJson(j);
   std::string out(kResultMagic);
   PutU32(out, uint32_t(head.size()));
@@ -186,6 +191,9 @@ Result<EngineResult> DecodeResult(std::string_view bytes) {
   else return Error{"engine result: unknown stop '" + stop + "'"};
   if (exit_code < INT32_MIN || exit_code > INT32_MAX) return Error{"engine result: exit_code out of range"};
   r.exit_code = int(exit_code);
+  if (j.contains("http_pending") && !Get(j, "http_pending", r.http_pending)) {
+    return Error{"engine result: 'http_pending' is not a string"};
+  }
   if (!framed) return r;  // an older engine: no output files
 
   auto outputs = j.find("outputs");

@@ -58,6 +58,9 @@ struct EngineRequest {
   uint64_t fs_bytes = 0;
   uint64_t fs_files = 0;
   uint64_t fs_depth = 0;
+  // Stop the run at an HTTP request of the tool capability that the input
+  // wasi::kHttpExchangesInput does not answer (wasi/http_capability.h).
+  bool http_ask_host = false;
 };
 
 struct EngineOutputFile {
@@ -80,6 +83,8 @@ struct EngineResult {
   // Files there whose names cannot leave the run, and links (not counted
   // as files: see output_files.h).
   uint64_t outputs_left_out = 0;
+  // The request the run stopped at, when http_ask_host (canonical JSON).
+  std::string http_pending;
   // Set when the engine could not run the request at all (bad module, bad
   // snapshot, ...): the run did not start and there is no guest outcome.
   std::string error;

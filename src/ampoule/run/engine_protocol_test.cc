@@ -140,5 +140,22 @@ TEST(EngineProtocol, FilesystemCapsAreOptionalInTheRequest) {
   EXPECT_EQ(back->fs_depth, 3u);
 }
 
+TEST(EngineProtocol, TheToolCapabilityFieldsTravelOnlyWhenSet) {
+  EXPECT_FALSE(DecodeRequest(EncodeRequest(Sample()))->http_ask_host);
+  EXPECT_EQ(EncodeRequest(Sample()).find("http_ask_host"), std::string::npos);  // older engines see nothing new
+  EngineRequest req = Sample();
+  req.http_ask_host = true;
+  EXPECT_TRUE(DecodeRequest(EncodeRequest(req))->http_ask_host);
+
+  EngineResult e;
+  e.stop = Stop::kTrap;
+  e.http_pending = R"({"url":"https://a.example/"})";
+  Result<EngineResult> r = DecodeResult(EncodeResult(e));
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->http_pending, e.http_pending);
+  EXPECT_EQ(EncodeResult(EngineResult{}).find("http_pending"), std::string::npos);
+  EXPECT_EQ(DecodeResult(EncodeResult(EngineResult{}))->http_pending, "");
+}
+
 }  // namespace
 }  // namespace ampoule::run

@@ -251,7 +251,7 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
                         spec.program,          spec.inputs,          spec.stdin_bytes,
                         spec.seed,             spec.limits.fuel,     spec.limits.memory_bytes,
                         spec.limits.output_cap_bytes, spec.limits.fs_bytes, spec.limits.fs_files,
-                        spec.limits.fs_depth};
+                        spec.limits.fs_depth,  spec.http_ask_host};
   Exchange x;
   x.request = EncodeRequest(request);
 
@@ -321,6 +321,7 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
       run.output_files.push_back({std::move(f.name), std::move(f.bytes)});
     }
     record.outputs_left_out = result->outputs_left_out;
+    if (spec.http_ask_host) run.http_pending = std::move(result->http_pending);
   }
   run.record = std::move(record);
   run.stdout_data = std::move(x.stdout_data);

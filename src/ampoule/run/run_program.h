@@ -47,6 +47,11 @@ struct RunSpec {
                    kDefaultOutputCapBytes, wasi::kDefaultFsMaxBytes,  wasi::kDefaultFsMaxNodes,
                    wasi::kDefaultFsMaxDepth};
   bool insecure_no_jail = false;
+  // Stop the run at an HTTP request of the tool capability that the input
+  // named wasi::kHttpExchangesInput does not answer, and return it in
+  // ProgramRun::http_pending (wasi/http_capability.h; Volent's sealed tool
+  // calls). Off: such a request is answered {"error":"unavailable"}.
+  bool http_ask_host = false;
   // Optional live views of the guest's output as it arrives.
   std::function<void(std::string_view)> on_stdout;
   std::function<void(std::string_view)> on_stderr;
@@ -62,6 +67,9 @@ struct ProgramRun {
   std::string stdout_data;  // the kept bytes (at most limits.output_cap_bytes)
   std::string stderr_data;
   std::vector<OutputFileBytes> output_files;  // in record.outputs' order, with their bytes
+  // With spec.http_ask_host: the request (canonical JSON) the run stopped
+  // at, a trap in the record; "" when the run did not stop for one.
+  std::string http_pending;
 };
 
 // "python" for .py, "js" for .js/.mjs, "wasm" for .wasm; an error naming the

@@ -174,17 +174,22 @@ wasm::FunctionInstance* WasiHost::Find(std::string_view name) const {
   return it != funcs_.end() && it->first == name ? it->second : nullptr;
 }
 
-Result<std::vector<wasm::Extern>> WasiHost::LinkImports(const wasm::Module& module) const {
+Result<std::vector<wasm::Extern>> WasiHost::LinkImports(const wasm::Module& module,
+                                                        const HttpCapability* http) const {
   std::vector<wasm::Extern> externs;
   for (const wasm::Import& imp : module.imports) {
     wasm::FunctionInstance* f = nullptr;
-    if (imp.module == kWasiModuleName && imp.kind == wasm::ExternKind::Func) f = Find(imp.name);
+    if (imp.kind == wasm::ExternKind::Func) {
+      if (imp.module == kWasiModuleName) f = Find(imp.name);
+      if (imp.module == kHttpModuleName && http != nullptr) f = http->Find(imp.name);
+    }
     if (f == nullptr) {
       std::string hint =
           imp.module == "wasi_unstable"
               ? " (\"wasi_unstable\" is the older WASI snapshot; rebuild the module for "
                 "wasi_snapshot_preview1)"
-              : " (a WASI command may import only wasi_snapshot_preview1 functions)";
+              : " (a WASI command may import only wasi_snapshot_preview1 functions and the tool "
+                "capability's " + std::string(kHttpModuleName) + " request and answer)";
       return Error{"unknown import \"" + imp.module + "\" \"" + imp.name +
                    "\": the module asks for " + KindName(imp.kind) +
                    " that the WASI host does not provide" + hint};

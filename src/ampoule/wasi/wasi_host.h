@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "ampoule/wasi/http_capability.h"
 #include "ampoule/wasi/wasi_context.h"
 #include "ampoule/wasm/runtime.h"
 
@@ -32,11 +33,13 @@ class WasiHost {
   // The host function for wasi_snapshot_preview1.`name`, or null.
   wasm::FunctionInstance* Find(std::string_view name) const;
 
-  // One Extern per import of `module`, in order. Error (naming the import's
-  // module and field) for anything that is not a known WASI function. A
-  // known function imported with the wrong type is left to instantiation,
-  // which reports the expected and actual types.
-  Result<std::vector<wasm::Extern>> LinkImports(const wasm::Module& module) const;
+  // One Extern per import of `module`, in order: a WASI function, or a
+  // function of `http` (the tool capability, http_capability.h; null: none).
+  // Error (naming the import's module and field) for anything else. A known
+  // function imported with the wrong type is left to instantiation, which
+  // reports the expected and actual types.
+  Result<std::vector<wasm::Extern>> LinkImports(const wasm::Module& module,
+                                                const HttpCapability* http = nullptr) const;
 
  private:
   std::vector<std::pair<std::string_view, wasm::FunctionInstance*>> funcs_;  // sorted by name

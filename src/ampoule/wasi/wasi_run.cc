@@ -81,6 +81,7 @@ RunSession::RunSession(const RunRequest& request,
       ctx_(config, env_),
       store_(request.limits),
       host_(store_, ctx_),
+      http_(store_, request.http),
       output_dir_(request.output_dir) {}
 
 Result<std::unique_ptr<RunSession>> RunSession::Start(
@@ -93,7 +94,7 @@ Result<std::unique_ptr<RunSession>> RunSession::Start(
   env_options.epoch_ns = request.epoch_ns;
   env_options.ns_per_fuel = 1;
   std::unique_ptr<RunSession> session(new RunSession(request, env_options, config));
-  Result<std::vector<wasm::Extern>> imports = session->host_.LinkImports(module->module);
+  Result<std::vector<wasm::Extern>> imports = session->host_.LinkImports(module->module, &session->http_);
   if (!imports) return imports.error();
 
   session->store_.set_fuel(request.fuel);
@@ -149,6 +150,7 @@ void RunSession::Finish(const wasm::Outcome& outcome, RunResult& result) {
     for (const wasm::MemoryInstance* m : instance_->memories) result.memory_cap_hit |= m->cap_hit;
   }
   RecordOutput(ctx_, result);
+  result.http_pending = http_.pending();
   if (output_dir_.empty()) return;
   for (const Vfs::Root& root : ctx_.vfs().roots()) {
     if (root.guest_path == output_dir_) CollectFiles(*root.node, "", result.files);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "ampoule/wasi/http_capability.h"
 #include "ampoule/wasi/mailbox.h"
 #include "ampoule/wasi/output_capture.h"
 #include "ampoule/wasi/wasi_context.h"
@@ -48,6 +49,8 @@ struct RunRequest {
   wasm::StoreLimits limits;             // memory cap, table cap, call depth, value stack
   uint64_t stdout_cap = kDefaultOutputCap;
   uint64_t stderr_cap = kDefaultOutputCap;
+  // The tool capability's recorded HTTP exchanges (http_capability.h).
+  HttpCapabilityConfig http;
   // Optional live views of kept output (they do not affect the result).
   OutputSink stdout_sink;
   OutputSink stderr_sink;
@@ -77,6 +80,9 @@ struct RunResult {
   // symbolic links and empty folders are not files. Their names are the
   // guest's bytes, unchecked: what may leave the run is the caller's rule.
   std::vector<OutputFile> files;
+  // The HTTP request the run stopped at, waiting for the host's answer
+  // (only when request.http.ask_host; the stop is then a trap).
+  std::string http_pending;
 };
 
 // Links `module`'s imports to the WASI host, instantiates it, and calls its
@@ -139,6 +145,7 @@ class RunSession {
   WasiContext ctx_;
   wasm::Store store_;
   WasiHost host_;
+  HttpCapability http_;
   wasm::Instance* instance_ = nullptr;
   wasm::Outcome instantiate_outcome_;
   std::string output_dir_;
