@@ -40,4 +40,10 @@ if(TARGET volent AND TARGET ampoule AND TARGET ampoule-verify)
                   --ampoule $<TARGET_FILE:ampoule> --verify $<TARGET_FILE:ampoule-verify>
                   --modules ${TOOL_MODULE_DIR})
   set_tests_properties(volent_sealed_tools PROPERTIES TIMEOUT 600 LABELS volent)
+  # HTTP requests of sealed tools (tests/volent/tool_http_test.py): granted,
+  # denied and journaled, invalid, past the limit; replayed off the node.
+  add_python_test(volent_tool_http volent/tool_http_test.py --volent $<TARGET_FILE:volent>
+                  --ampoule $<TARGET_FILE:ampoule> --verify $<TARGET_FILE:ampoule-verify>
+                  --modules ${TOOL_MODULE_DIR})
+  set_tests_properties(volent_tool_http PROPERTIES TIMEOUT 600 LABELS volent)
 endif()

@@ -185,6 +185,7 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   sealed_options.trusted = parts->tool_keys;
   sealed_options.kernel_path = ampoule::kernel::DefaultKernelPath();
   sealed_options.receipt_key = std::move(*node_key);
+  sealed_options.gate = parts->gate.get();  // declared before the runner: outlives its calls
   parts->sealed_tools = std::make_unique<sealed::SealedToolRunner>(std::move(sealed_options));
   // Sealed tools (wasm, python, js) run on the kernel; http tools go through the egress gate.
   agent::ToolPerformer http_tools = agent::GateToolPerformer(*parts->gate, parts->delays);
@@ -192,7 +193,7 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
                                    const agent::ToolDef& tool, const nlohmann::json& request,
                                    const std::string& key, agent::StepDone done) {
     if (manifest::IsSealedToolKind(tool.kind)) {
-      sealed->Perform(tool, request, std::move(done));
+      sealed->Perform(tool, request, key, std::move(done));
     } else {
       http_tools(tool, request, key, std::move(done));
     }

@@ -41,16 +41,9 @@ void CheckTools(CheckedDocument& doc, const NodeConfig* config) {
         }
         names.insert(it->first);
       }
-      const json* kind = Member(&tool, "kind");
-      if (kind && kind->is_string() && IsSealedToolKind(kind->get<std::string>()) && Member(&tool, "capability")) {
-        // Refused rather than ignored: a sealed tool runs with no network
-        // (docs/tools.md) until the capability import lands.
-        doc.Add(pointer + "/capability", "a " + kind->get<std::string>() +
-                                             " tool cannot use a capability yet: the node runs it with no network "
-                                             "(docs/tools.md)");
-      } else if (config) {
-        CheckCapability(doc, &tool, pointer, *config);
-      }
+      // Every kind: an http tool's requests, and a sealed tool's through its
+      // capability import (docs/tools.md), go through the egress gate.
+      if (config) CheckCapability(doc, &tool, pointer, *config);
     }
   }
   if (config) CheckCapability(doc, Member(spec, "model"), "/spec/model", *config);

@@ -135,10 +135,19 @@ TEST(ManifestTest, WrongType) {
 
 TEST(ManifestTest, BadEnum) {
   ExpectOne(Check(Edit(15, "      kind: grpc")), 15, 13, "/spec/tools/0/kind", "must be one of \"http\", \"wasm\", \"python\", \"js\"; found \"grpc\"");
-  // A wasm tool runs with no network: a capability would be ignored, so it is refused.
-  ExpectOne(Check(Edit(21, "      limits: {memory_mb: 64, fuel: 1000000, time_ms: 2000}\n      capability: erp.orders")),
-            22, 19, "/spec/tools/1/capability",
-            "a wasm tool cannot use a capability yet: the node runs it with no network (docs/tools.md)");
+}
+
+TEST(ManifestTest, ASealedToolsCapabilityMustBeOnTheAllowlistLikeAnHttpTools) {
+  const std::string text =
+      Edit(21, "      limits: {memory_mb: 64, fuel: 1000000, time_ms: 2000}\n      capability: erp.refunds");
+  NodeConfig config = ConfigWith({"erp.orders"});
+  ExpectOne(Check(text, &config), 22, 19, "/spec/tools/1/capability",
+            "capability \"erp.refunds\" has no entry in the node's egress allowlist");
+  config = ConfigWith({"erp.orders", "erp.refunds"});
+  Checked<Agent> agent = LoadAgent(text, "a.agent.yaml", &config);
+  ASSERT_TRUE(agent.ok()) << FormatProblem(agent.problems.at(0));
+  EXPECT_EQ(agent.value->tools[1].kind, "wasm");
+  EXPECT_EQ(agent.value->tools[1].capability, "erp.refunds");
 }
 
 TEST(ManifestTest, MissingRequiredPointsAtTheObject) {
@@ -212,7 +221,7 @@ TEST(ManifestTest, AFloatIsNotAnInteger) {
 
 TEST(ManifestTest, WasmToolWithoutComponent) {
   ExpectOne(Check(Edit(20, "")), 18, 7, "/spec/tools/1",
-            "missing required field \"component\" (a sealed tool (wasm, python, js) names its component by hash and makes no requests of its own)");
+            "missing required field \"component\" (a sealed tool (wasm, python, js) names its component by hash; its requests go through its capability import, under its capability (docs/tools.md))");
 }
 
 TEST(ManifestTest, HttpToolWithComponent) {

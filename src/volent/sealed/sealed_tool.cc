@@ -1,16 +1,23 @@
 #include "volent/sealed/sealed_tool.h"
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "ampoule/run/receipt_builder.h"
 #include "ampoule/run/run_program.h"
+#include "ampoule/wasi/http_capability.h"
 #include "core/json.h"
+#include "volent/sealed/tool_http.h"
 #include "volent/tools/tool_store.h"
 
 namespace volent::sealed {
 namespace run = ampoule::run;
 
 namespace {
+
+// The most one request may take, within what is left of the call's time.
+constexpr int64_t kToolRequestTimeoutMs = 10'000;
 
 nlohmann::json Failed(const agent::ToolDef& tool, const std::string& reason) {
   return {{"type", "tool"}, {"tool", tool.name}, {"outcome", "failed"}, {"reason", reason}};
@@ -83,15 +90,18 @@ void SealedToolRunner::Work() {
   }
 }
 
-void SealedToolRunner::Perform(const agent::ToolDef& tool, const nlohmann::json& request, agent::StepDone done) {
+void SealedToolRunner::Perform(const agent::ToolDef& tool, const nlohmann::json& request,
+                               const std::string& step_key, agent::StepDone done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back([this, tool, request, done = std::move(done)] { done(Run(tool, request)); });
+    queue_.push_back(
+        [this, tool, request, step_key, done = std::move(done)] { done(Run(tool, request, step_key)); });
   }
   cv_.notify_one();
 }
 
-nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann::json& request) const {
+nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann::json& request,
+                                     const std::string& step_key) const {
   tools::ToolStore store(options_.data_dir);
   auto loaded = store.Load(tool.component, options_.trusted);
   if (!loaded) return Failed(tool, "the tool cannot be loaded: " + loaded.message());
@@ -112,15 +122,39 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
   spec.stdin_bytes.assign(stdin_text.begin(), stdin_text.end());
   spec.limits.fuel = tool.fuel ? tool.fuel : kDefaultToolFuel;
   spec.limits.memory_bytes = uint64_t(tool.memory_mb ? tool.memory_mb : kDefaultToolMemoryMb) << 20;
-  spec.limits.timeout_seconds = (tool.time_ms ? tool.time_ms : kDefaultToolTimeMs) / 1000.0;
   spec.limits.output_cap_bytes = kToolOutputCap;
-  auto ran = run::RunProgram(spec);
-  if (!ran) return Failed(tool, "the tool could not be run: " + ran.message());
+  spec.http_ask_host = true;
+
+  // Run, and again after each request the run stopped at, with its answer
+  // recorded (the top of sealed_tool.h).
+  const int time_ms = tool.time_ms ? tool.time_ms : kDefaultToolTimeMs;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_ms);
+  std::string exchanges;
+  ampoule::Result<run::ProgramRun> ran = ampoule::Error{""};
+  for (int number = 1;; ++number) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return Failed(tool, "the tool ran out of time (limit " + std::to_string(time_ms / 1000.0) +
+                              " s) waiting for the answers to its " + std::to_string(number - 1) + " HTTP requests");
+    }
+    spec.limits.timeout_seconds = left.count() / 1000.0;
+    spec.inputs.clear();
+    if (!exchanges.empty()) {
+      spec.inputs.push_back({std::string(ampoule::wasi::kHttpExchangesInput), {exchanges.begin(), exchanges.end()}});
+    }
+    ran = run::RunProgram(spec);
+    if (!ran) return Failed(tool, "the tool could not be run: " + ran.message());
+    if (ran->http_pending.empty()) break;
+    ToolHttpExchange exchange = SendToolRequest(options_.gate, tool, ran->http_pending, step_key, number,
+                                                int(std::min<int64_t>(left.count(), kToolRequestTimeoutMs)));
+    exchanges += ampoule::wasi::HttpExchangeLine(exchange.request, exchange.answer);
+  }
 
   const run::RunRecord& record = ran->record;
   nlohmann::json result = {{"type", "tool"}, {"tool", tool.name}, {"stdin", stdin_text},
                            {"stop", std::string(run::StopName(record.result.stop))},
                            {"fuel_used", record.result.fuel_used}};
+  if (!exchanges.empty()) result["http_exchanges"] = exchanges;
   if (record.result.stop == run::Stop::kExit && record.result.exit_code == 0 && !record.stdout_digest.truncated) {
     auto value = ampoule::ParseJsonBounded(ran->stdout_data, "the tool's output",
                                            {agent::kMaxJournaledBody});

@@ -11,8 +11,18 @@
 // result, one JSON value, to stdout and exits 0. Any other end
 // (an exit status, a trap, fuel, memory or time running out, output that
 // is not JSON) is a failed call the model is told about, never a node
-// failure. The module has no network, no clock but the virtual one and no
-// files but an empty, private /tmp.
+// failure. The module has no clock but the virtual one, no files but an
+// empty, private /tmp, and no network but its capability import: HTTP
+// requests through the egress gate under the tool's capability.
+//
+// A request is answered by running the call again: the run stops at a
+// request it has no answer for (ampoule/wasi/http_capability.h), the
+// runner sends it through the gate (tool_http.h), records the exchange and
+// runs the call from the start with every answer so far recorded, in the
+// input ampoule::wasi::kHttpExchangesInput. The last run, which the
+// receipt signs, names those answers as an input, so a replay gives the
+// tool the same answers (docs/decisions/0037-tool-http-capability.md).
+// The manifest's time limit covers the whole call, requests included.
 //
 // Thread-safe. Calls run on the runner's own worker threads (RunProgram
 // blocks for the whole run); the destructor waits for the calls started.
@@ -32,6 +42,7 @@
 
 #include "ampoule/receipt/ed25519.h"
 #include "volent/agent/tool_call.h"
+#include "volent/egress/gate.h"
 
 namespace volent::sealed {
 
@@ -47,6 +58,7 @@ struct SealedToolOptions {
   std::vector<ampoule::receipt::PublicKey> trusted;    // the node's tool keys
   std::string kernel_path;                             // the Ampoule kernel the calls run on
   std::shared_ptr<const ampoule::receipt::SecretKey> receipt_key;  // signs each call's receipt
+  const egress::Gate* gate = nullptr;                  // sends the tools' requests; null: all denied
   unsigned workers = 0;                                // 0: one per hardware thread
 };
 
@@ -59,16 +71,22 @@ class SealedToolRunner {
 
   // An agent::ToolPerformer for sealed tools: queues the call and returns;
   // `done` gets Run's result on a worker thread.
-  void Perform(const agent::ToolDef& tool, const nlohmann::json& request, agent::StepDone done);
+  void Perform(const agent::ToolDef& tool, const nlohmann::json& request, const std::string& step_key,
+               agent::StepDone done);
 
-  // One call, start to end, on the calling thread. The result:
+  // One call, start to end, on the calling thread; `step_key` is the step's
+  // idempotency key ("AGENT/RUN/STEP"). The result:
   //   {"type":"tool","tool":NAME,"outcome":"answered","result":VALUE,
-  //    "stdin":TEXT,"stop":"exit","fuel_used":N,"receipt":ENVELOPE}
+  //    "stdin":TEXT,"stop":"exit","fuel_used":N,"receipt":ENVELOPE,
+  //    "http_exchanges":TEXT}
   //   {"type":"tool","tool":NAME,"outcome":"failed","reason":WHY, ...}
-  // where "stdin" is the exact bytes the tool read (its arguments) and
-  // "receipt" the signed Ampoule receipt of the run (absent only when the
-  // tool could not be run at all: not in the store, no kernel).
-  nlohmann::json Run(const agent::ToolDef& tool, const nlohmann::json& request) const;
+  // where "stdin" is the exact bytes the tool read (its arguments),
+  // "http_exchanges" the exact bytes of the recorded requests and answers
+  // (only when the tool made a request) and "receipt" the signed Ampoule
+  // receipt of the run (absent only when the tool could not be run at all:
+  // not in the store, no kernel, or its time ran out between two runs).
+  nlohmann::json Run(const agent::ToolDef& tool, const nlohmann::json& request,
+                     const std::string& step_key = "") const;
 
  private:
   void Work();
