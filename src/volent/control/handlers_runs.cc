@@ -80,8 +80,9 @@ Response Start(const ApiContext& ctx, const Request& request, const PathParams& 
 }
 
 // The run's tool calls that have completed, from the journal, in step order:
-// {"step","tool","outcome"}, and for a sealed (wasm) call its "stdin" and the
-// path of its receipt. A run takes at most a few hundred steps (its budget),
+// {"step","tool","outcome"}, and for a sealed call its "stdin", the path of
+// its receipt and, when it made HTTP requests, its "http_exchanges" (the
+// receipt's input http-exchanges.jsonl, docs/tools.md). A run takes at most a few hundred steps (its budget),
 // so they are looked up one by one.
 ampoule::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView& run) {
   json calls = json::array();
@@ -95,6 +96,7 @@ ampoule::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView&
     if (payload.contains("receipt")) {
       call["stdin"] = payload.value("stdin", "");
       call["receipt"] = "/v1/agents/" + run.agent + "/runs/" + run.id + "/steps/" + std::to_string(step) + "/receipt";
+      if (payload.contains("http_exchanges")) call["http_exchanges"] = payload["http_exchanges"];
     }
     calls.push_back(std::move(call));
   }
@@ -177,7 +179,12 @@ json RunSchema() {
                   {"outcome", {{"type", "string"}}},
                   {"stdin", {{"type", "string"}, {"description", "A sealed call: the exact arguments it read"}}},
                   {"receipt",
-                   {{"type", "string"}, {"description", "A sealed call: the path of its Ampoule receipt"}}}}}}}}},
+                   {{"type", "string"}, {"description", "A sealed call: the path of its Ampoule receipt"}}},
+                  {"http_exchanges",
+                   {{"type", "string"},
+                    {"description",
+                     "A sealed call that made HTTP requests: its recorded requests and answers, the exact bytes of "
+                     "the receipt's input http-exchanges.jsonl"}}}}}}}}},
             {"agent", {{"type", "string"}}},
             {"id", {{"type", "string"}}},
             {"status", {{"enum", {"running", "waiting-approval", "finished", "failed"}}}},
