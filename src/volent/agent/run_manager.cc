@@ -511,6 +511,16 @@ ampoule::Result<RunView> RunManager::GetRun(std::string_view agent, std::string_
   return it->second.view;
 }
 
+std::vector<RunView> RunManager::FindRuns(std::string_view run_id) {
+  std::vector<RunView> views;
+  std::lock_guard lock(mu_);
+  for (const auto& [key, run] : runs_) {
+    if (run.view.id == run_id) views.push_back(run.view);
+  }
+  std::sort(views.begin(), views.end(), [](const RunView& a, const RunView& b) { return a.agent < b.agent; });
+  return views;
+}
+
 std::vector<RunView> RunManager::ListRuns(std::string_view agent, size_t limit) {
   std::vector<RunView> views;
   {

@@ -81,6 +81,7 @@ class RunManager final : public Runs {
                                        const nlohmann::json& input) override;
   ampoule::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) override;
   std::vector<RunView> ListRuns(std::string_view agent, size_t limit) override;
+  std::vector<RunView> FindRuns(std::string_view run_id) override;
   std::vector<ApprovalView> ListApprovals(bool pending_only) override;
   ampoule::Result<ApprovalView> GetApproval(std::string_view id) override;
   ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,

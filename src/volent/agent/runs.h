@@ -74,6 +74,9 @@ class Runs {
   virtual ampoule::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) = 0;
   // Newest first; `agent` "" for every agent; at most `limit`.
   virtual std::vector<RunView> ListRuns(std::string_view agent, size_t limit) = 0;
+  // Every agent's run with this id (ids are unique per agent, not per node),
+  // by agent name.
+  virtual std::vector<RunView> FindRuns(std::string_view run_id) = 0;
 
   // Pending approvals only, or all, oldest first.
   virtual std::vector<ApprovalView> ListApprovals(bool pending_only) = 0;

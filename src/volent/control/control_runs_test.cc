@@ -207,6 +207,23 @@ TEST_F(RunsApiTest, GetRun) {
   Problem(Call("DELETE", "/v1/agents/bot/runs/a1"), 405, "method-not-allowed");
 }
 
+TEST_F(RunsApiTest, GetRunByIdAlone) {
+  Ok(Call("POST", "/v1/agents/bot/runs", R"({"id":"order-17"})"), 201);
+  json run = Ok(Call("GET", "/v1/runs/order-17"));
+  EXPECT_EQ(run["agent"], "bot");
+  EXPECT_EQ(run["id"], "order-17");
+  EXPECT_TRUE(run["tool_calls"].is_array());
+  EXPECT_EQ(run, Ok(Call("GET", "/v1/agents/bot/runs/order-17")));
+  // Ids are unique per agent: an id two agents use names both, never picks one.
+  Ok(Call("POST", "/v1/agents/clerk/runs", R"({"id":"order-17"})"), 201);
+  json both = Problem(Call("GET", "/v1/runs/order-17"), 409, "conflict");
+  EXPECT_NE(both["detail"].get<std::string>().find("/v1/agents/bot/runs/order-17, /v1/agents/clerk/runs/order-17"),
+            std::string::npos)
+      << both;
+  Problem(Call("GET", "/v1/runs/nope"), 404, "not-found");
+  Problem(Call("GET", "/v1/runs/a.b"), 400, "bad-request");
+}
+
 TEST_F(RunsApiTest, ListRuns) {
   for (const char* agent : {"a", "b", "a", "b", "a"}) Ok(Call("POST", std::string("/v1/agents/") + agent + "/runs", "{}"), 201);
   json all = Ok(Call("GET", "/v1/runs"));

@@ -103,6 +103,17 @@ ampoule::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView&
   return calls;
 }
 
+// The run with its tool calls.
+Response RunWithToolCalls(const ApiContext& ctx, const Request& request, const agent::RunView& run) {
+  json body = RunJson(run);
+  if (ctx.journal) {
+    auto calls = ToolCalls(*ctx.journal, run);
+    if (!calls.ok()) return ProblemResponse(Unavailable("the journal cannot be read: " + calls.message(), request.path));
+    body["tool_calls"] = std::move(*calls);
+  }
+  return JsonResponse(200, body);
+}
+
 Response Get(const ApiContext& ctx, const Request& request, const PathParams& params) {
   if (!ctx.runs) return ProblemResponse(NoRuns(request));
   const std::string& name = params.find("name")->second;
@@ -111,13 +122,29 @@ Response Get(const ApiContext& ctx, const Request& request, const PathParams& pa
   if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
   auto run = ctx.runs->GetRun(name, id);
   if (!run.ok()) return ProblemResponse(RefusalProblem(run.error(), request.path));
-  json body = RunJson(*run);
-  if (ctx.journal) {
-    auto calls = ToolCalls(*ctx.journal, *run);
-    if (!calls.ok()) return ProblemResponse(Unavailable("the journal cannot be read: " + calls.message(), request.path));
-    body["tool_calls"] = std::move(*calls);
+  return RunWithToolCalls(ctx, request, *run);
+}
+
+// A run by its id alone: run ids are unique per agent, so an id two agents
+// use is a conflict that names both runs' paths rather than a guess.
+Response GetById(const ApiContext& ctx, const Request& request, const PathParams& params) {
+  if (!ctx.runs) return ProblemResponse(NoRuns(request));
+  const std::string& id = params.find("id")->second;
+  if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
+  const std::vector<agent::RunView> found = ctx.runs->FindRuns(id);
+  if (found.empty()) {
+    return ProblemResponse(MakeProblem(404, "not-found", "Not found", "no agent has a run \"" + id + "\"",
+                                       request.path));
   }
-  return JsonResponse(200, body);
+  if (found.size() > 1) {
+    std::string paths;
+    for (const agent::RunView& run : found) {
+      paths += (paths.empty() ? "" : ", ") + std::string("/v1/agents/") + run.agent + "/runs/" + run.id;
+    }
+    return ProblemResponse(MakeProblem(409, "conflict", "Conflict",
+                                       "more than one agent has a run \"" + id + "\": " + paths, request.path));
+  }
+  return RunWithToolCalls(ctx, request, found.front());
 }
 
 // The Ampoule receipt of one sealed tool call, exactly as journaled: the
@@ -229,6 +256,10 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
   table.Add({"GET", "/v1/agents/{name}/runs/{id}", "getRun", "A run of an agent", {NameParam(), RunIdParam()},
              {}, {}, {{200, "The run", "application/json", RunSchema()}},
              [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); }});
+  table.Add({"GET", "/v1/runs/{id}", "getRunById",
+             "A run by its id alone, with its tool calls (409 if more than one agent has a run with that id)",
+             {RunIdParam()}, {}, {}, {{200, "The run", "application/json", RunSchema()}},
+             [ctx](const Request& r, const PathParams& p) { return GetById(*ctx, r, p); }});
   table.Add({"GET", "/v1/agents/{name}/runs/{id}/steps/{step}/receipt", "getToolReceipt",
              "The Ampoule receipt of a sealed tool call (the file ampoule-verify checks)",
              {NameParam(), RunIdParam(),

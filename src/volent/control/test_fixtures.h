@@ -94,6 +94,15 @@ class FakeRuns : public agent::Runs {
     }
     return out;
   }
+  std::vector<agent::RunView> FindRuns(std::string_view run_id) override {
+    std::lock_guard lock(mu_);
+    std::vector<agent::RunView> out;
+    for (const auto& run : runs_) {
+      if (run.id == run_id) out.push_back(run);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.agent < b.agent; });
+    return out;
+  }
   std::vector<agent::ApprovalView> ListApprovals(bool pending_only) override {
     std::lock_guard lock(mu_);
     std::vector<agent::ApprovalView> out;
