@@ -13,7 +13,10 @@
   manifest.py write OUT_DIR INPUTS.tsv EXTRA.tsv OUTPUT...
       Writes OUT_DIR/manifest.json: the key, every input, the SHA-256 and size
       of each OUTPUT (paths relative to OUT_DIR), and EXTRA.tsv's facts about
-      the build (for example which CPython modules could not be built).
+      the build (for example which CPython modules could not be built, and
+      each runtime's imports: how many WASI functions, and the functions of
+      volent:tool/http@0.1.0, a Volent tool's capability and the one other
+      import module a runtime may have; runtimes/wasm_imports.py).
 
   manifest.py verify OUT_DIR
       Exits 0 when OUT_DIR/manifest.json exists and every output it lists has

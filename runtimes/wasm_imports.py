@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """Prints how many functions a WebAssembly module imports from WASI preview 1.
 
-Usage: wasm_imports.py MODULE.wasm [--list | --exports]
+Usage: wasm_imports.py MODULE.wasm [--list | --tool | --exports]
 
 The count (or, with --list, the names) is what a host must provide to run the
-module; with --exports, the names the module exports, in order, one a line
-(for the runtimes: memory, _initialize, ampoule_init, ampoule_main).
-scripts/build-runtimes.sh records both in the manifest.
+module, together with, listed by --tool, the functions it imports from a Volent
+tool's capability module volent:tool/http@0.1.0 (wit/volent-tool.wit): the one
+import module beyond WASI the runtimes have. Any import from another module is
+an error (exit status 1), so a build that picked one up fails. With
+--exports, the names the module exports, in order, one a line (for the
+runtimes: memory, _initialize, ampoule_init, ampoule_main).
+scripts/build-runtimes.sh records all of them in the manifest.
 """
 import sys
 
 WASI = "wasi_snapshot_preview1"
+TOOL = "volent:tool/http@0.1.0"
 
 
 class Reader:
@@ -79,8 +84,7 @@ def imports(data):
                     r.limits()
                 elif kind == 3:    # global: value type, mutability
                     r.pos += 2
-                if kind == 0:
-                    yield module, field
+                yield module, field, kind
 
 
 def main():
@@ -91,11 +95,21 @@ def main():
     if sys.argv[2:] == ["--exports"]:
         print("\n".join(exports(data)))
         return
-    names = [field for module, field in imports(data) if module == WASI]
+    found = list(imports(data))
+    for module, field, kind in found:
+        if module not in (WASI, TOOL) or kind != 0:
+            what = {0: "function", 1: "table", 2: "memory", 3: "global"}.get(kind, f"kind {kind}")
+            sys.exit(f"wasm_imports: {sys.argv[1]} imports the {what} {module}.{field}; "
+                     f"a runtime may import only functions of {WASI} and {TOOL}")
+    wasi = [field for module, field, _kind in found if module == WASI]
     if sys.argv[2:] == ["--list"]:
-        print("\n".join(names))
+        print("\n".join(wasi))
+    elif sys.argv[2:] == ["--tool"]:
+        print("\n".join(field for module, field, _kind in found if module == TOOL))
+    elif sys.argv[2:] == []:
+        print(len(wasi))
     else:
-        print(len(names))
+        sys.exit(__doc__)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,19 @@
  * (traceback on stderr); 2 when the program file cannot be opened; 120 when
  * flushing the standard streams fails at the end. Statuses are reduced to
  * 0-255 as a POSIX exit status is, so sys.exit(256) gives 0 as it does
- * natively. */
+ * natively.
+ *
+ * Besides WASI, python.wasm imports the one capability a Volent tool has
+ * (wit/volent-tool.wit): module "volent:tool/http@0.1.0", functions request
+ * and answer, which the builtin module _volent_tool below wraps for
+ * volent_tool.py. Every host must provide them; ours answers
+ * {"error":"unavailable",...} outside a tool call. */
 /* Python.h first: it sets the feature macros the C headers below rely on. */
 #define PY_SSIZE_T_CLEAN
 #include "Python.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +59,59 @@ enum { kRecursionLimit = 1000 };
 
 static int initialized = 0;
 
+/* --- _volent_tool: the HTTP capability of a Volent tool ---------------------
+ * request(text: str) -> str sends the request JSON text through the host and
+ * returns its answer JSON text; volent_tool.py (in python311.zip) builds and
+ * reads them. */
+#define VOLENT_HTTP_IMPORT(name) __attribute__((import_module("volent:tool/http@0.1.0"), import_name(name)))
+VOLENT_HTTP_IMPORT("request") int32_t volent_http_request(const char *ptr, int32_t len);
+VOLENT_HTTP_IMPORT("answer") int32_t volent_http_answer(char *ptr, int32_t len);
+
+static PyObject *volent_tool_request(PyObject *module, PyObject *arg) {
+  (void)module;
+  if (!PyUnicode_Check(arg)) {
+    PyErr_Format(PyExc_TypeError, "request: the request must be str (JSON text), not %.100s",
+                 Py_TYPE(arg)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t len;
+  const char *text = PyUnicode_AsUTF8AndSize(arg, &len); /* fails on lone surrogates */
+  if (!text) return NULL;
+  if (len > INT32_MAX) {
+    PyErr_SetString(PyExc_ValueError, "request: the request text is too long");
+    return NULL;
+  }
+  int32_t size = volent_http_request(text, (int32_t)len);
+  if (size < 0) {
+    PyErr_Format(PyExc_OSError, "request: the host returned an answer length of %d", (int)size);
+    return NULL;
+  }
+  char *buf = PyMem_Malloc(size ? (size_t)size : 1);
+  if (!buf) return PyErr_NoMemory();
+  int32_t got = volent_http_answer(buf, size);
+  PyObject *answer = NULL;
+  if (got == size)
+    answer = PyUnicode_DecodeUTF8(buf, size, "strict");
+  else
+    PyErr_Format(PyExc_OSError, "request: the host gave %d bytes of a %d-byte answer", (int)got, (int)size);
+  PyMem_Free(buf);
+  return answer;
+}
+
+static PyMethodDef volent_tool_methods[] = {
+    {"request", volent_tool_request, METH_O,
+     "request($module, text, /)\n--\n\nSends one HTTP request (JSON text) through the node's egress gate "
+     "and returns the answer (JSON text). Tools call volent_tool.http_request instead."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef volent_tool_module = {
+    PyModuleDef_HEAD_INIT, "_volent_tool",
+    "The Volent tool capability imports (wit/volent-tool.wit); see volent_tool.", 0, volent_tool_methods,
+};
+
+static PyObject *PyInit__volent_tool(void) { return PyModuleDef_Init(&volent_tool_module); }
+
 static int fail_status(const char *what, PyStatus status) {
   fprintf(stderr, "python: %s: %s%s%s\n", what, status.func ? status.func : "",
           status.func ? ": " : "", status.err_msg ? status.err_msg : "failed");
@@ -62,6 +122,15 @@ EXPORT("ampoule_init")
 int ampoule_init(void) {
   if (initialized) return 0;
   PyStatus status;
+
+  /* Before the interpreter starts, which freezes the table of builtins; the
+   * module itself is created only when a program imports it. */
+  static int inittab_added = 0;
+  if (!inittab_added && PyImport_AppendInittab("_volent_tool", PyInit__volent_tool) < 0) {
+    fprintf(stderr, "python: cannot register the _volent_tool module\n");
+    return 1;
+  }
+  inittab_added = 1;
 
   /* UTF-8 mode, as native python3.11 picks under the C locale it gets from an
    * empty environment: files and stdio are UTF-8 whatever the locale. */

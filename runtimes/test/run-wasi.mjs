@@ -12,6 +12,14 @@
 // The guest's argv is MODULE's base name without ".wasm" followed by the ARGs
 // (["python", "/program/prog.py"], as our host passes it).
 //
+// Besides WASI the guest gets the one other import module the runtimes have,
+// a Volent tool's HTTP capability "volent:tool/http@0.1.0" (request, answer;
+// wit/volent-tool.wit), as a fake that sends nothing: a request for
+// http://fake.test/echo is answered status 200 with the request's own JSON
+// text as the body, one for http://fake.test/bytes with a body that is not
+// UTF-8 (body_base64), and any other with {"error":"unavailable",...}, as a
+// plain `ampoule run` answers.
+//
 // stdin, stdout and stderr are the process's own; the exit code is the
 // guest's, or 134 when the guest trapped. The guest runs on a worker thread
 // with a large native stack, so deep guest recursion ends in the guest's own
@@ -63,14 +71,51 @@ function describe(err) {
   return err && err.message ? err.message : String(err);
 }
 
+// The fake volent:tool/http@0.1.0 described above; MEMORY() is the guest's
+// memory. Bytes outside it throw, which ends the guest as a trap does.
+function fakeToolHttp(memory) {
+  let last = new Uint8Array(0);
+  const bytes = (ptr, len) => new Uint8Array(memory().buffer, ptr >>> 0, len >>> 0);
+  function answerFor(raw) {
+    let text, request;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+      request = JSON.parse(text);
+    } catch (err) {
+      return { error: 'invalid', reason: `the request is not JSON text: ${describe(err)}` };
+    }
+    if (request?.url === 'http://fake.test/echo') {
+      return { status: 200, headers: [['content-type', 'application/json']], body: text };
+    }
+    if (request?.url === 'http://fake.test/bytes') {
+      return { status: 200, headers: [['content-type', 'application/octet-stream']],
+               body_base64: Buffer.from([0, 0xff, 0xfe, 0x41]).toString('base64') };
+    }
+    return { error: 'unavailable', reason: 'no node is answering (run-wasi.mjs fakes only http://fake.test/)' };
+  }
+  return {
+    request(ptr, len) {
+      last = new TextEncoder().encode(JSON.stringify(answerFor(bytes(ptr, len))));
+      return last.length;
+    },
+    answer(ptr, len) {
+      const n = Math.min(len >>> 0, last.length);
+      bytes(ptr, n).set(last.subarray(0, n));
+      return n;
+    },
+  };
+}
+
 async function runGuest({ preopens, env, modulePath, guestArgs }) {
   const wasi = new WASI({ version: 'preview1', args: guestArgs, env, preopens, returnOnExit: true });
   const imports = wasi.getImportObject();
+  let instance;
+  imports['volent:tool/http@0.1.0'] = fakeToolHttp(() => instance.exports.memory);
   // proc_exit ends the guest with our own marker, so that it works the same
   // whether the guest was entered by wasi.start or by a reactor export.
   imports.wasi_snapshot_preview1.proc_exit = (code) => { throw new GuestExit(code); };
   const module = await WebAssembly.compile(await readFile(modulePath));
-  const instance = await WebAssembly.instantiate(module, imports);
+  instance = await WebAssembly.instantiate(module, imports);
   const ex = instance.exports;
   try {
     if (typeof ex._start === 'function') {
