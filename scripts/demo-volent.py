@@ -26,10 +26,14 @@ with its output (`$ command`, its output indented, then the check
      again while the approved refund call is in flight (the order service
      applied it and holds its answer); each time it restarts on the same
      data folder, and the run finishes with every side effect applied once;
-  7. a sealed tool call: the refund-policy agent's run calls the Python tool,
-     which runs on Ampoule's kernel; its receipt, fetched from the control
-     API, is checked off the node with `ampoule-verify` (VERIFIED), replayed
-     (REPLAY OK), and FAILED against a result it did not give;
+  7. sealed tool calls: the refund-policy agent's run calls two Python
+     tools, which run on Ampoule's kernel; the first one's receipt, fetched
+     from the control API, is checked off the node with `ampoule-verify`
+     (VERIFIED), replayed (REPLAY OK), and FAILED against a result it did
+     not give; the second asks the order service for the order through its
+     capability (the egress gate), and its call replays off the node from
+     the recorded answer with the service stopped, while an altered answer
+     is refused;
   8. `volent journal verify` and `volent journal digest` on the data folder.
 
 A summary of the checks ends the story. Exit 0 only if every check held, 1
@@ -367,12 +371,13 @@ def story():
     command(["volent", "check", "volent.yaml"], name="volent.yaml is valid, exit 0")
     command(["volent", "check", "--config", "volent.yaml"] + files[1:],
             name="the three manifests are valid under this allowlist, exit 0")
-    shutil.copy(os.path.join(ROOT, "examples", "tools", "refund_policy.py"), WORK)
-    command(["volent", "tool", "sign", "refund_policy.py", "--key", "tool-author.key", "-o", "refund_policy.sig"],
-            name="the author signs the Python tool, exit 0")
-    command(["volent", "tool", "add", "refund_policy.py", "--sig", "refund_policy.sig", "--config", "volent.yaml",
-             "--data-dir", "data"], expect_out=r"^added sha256:[0-9a-f]{64} \(python, ",
-            name="the node's tool store takes it: the signature is by a trusted key and names its SHA-256")
+    for tool in ("refund_policy", "order_refund"):
+        shutil.copy(os.path.join(ROOT, "examples", "tools", tool + ".py"), WORK)
+        command(["volent", "tool", "sign", tool + ".py", "--key", "tool-author.key", "-o", tool + ".sig"],
+                name=f"the author signs the Python tool {tool}.py, exit 0")
+        command(["volent", "tool", "add", tool + ".py", "--sig", tool + ".sig", "--config", "volent.yaml",
+                 "--data-dir", "data"], expect_out=r"^added sha256:[0-9a-f]{64} \(python, ",
+                name="the node's tool store takes it: the signature is by a trusted key and names its SHA-256")
     node = start_node(1)
 
     step("3. the agents, applied through the control API and listed")
@@ -501,17 +506,20 @@ def story():
     check("the mock model: no errors, no model call repeated (no duplicate Idempotency-Key)",
           s == 200 and mstats.get("errors") == 0 and mstats.get("duplicates") == 0, str(mstats))
 
-    step("7. a sealed tool call: the Python tool runs on Ampoule's kernel; its receipt is checked off the node")
-    order = {"amount_cents": 12000, "days_since_delivery": 3, "opened": True}
+    step("7. sealed tool calls: Python tools run on Ampoule's kernel, one asks the order service through its "
+         "capability; their receipts are checked off the node")
+    order = {"amount_cents": 12000, "days_since_delivery": 3, "opened": True,
+             "orders_api": f"{ORDERS_URL}/api", "order_id": "A1003"}
     s, body = api("POST", "/v1/agents/refund-policy/runs", json.dumps({"id": "policy-1", "input": order}),
                   "application/json")
     check("the refund-policy run starts: 201", s == 201, f"HTTP {s} {body}")
     run = wait_for("the refund-policy run to finish", lambda: run_status("refund-policy", "policy-1", ("finished", "failed")))
     s, run = api("GET", "/v1/agents/refund-policy/runs/policy-1")
-    calls = (run or {}).get("tool_calls") or [{}]
-    call = calls[0]
-    check("the run finished; its tool call answered, with a receipt",
-          s == 200 and run.get("status") == "finished" and call.get("outcome") == "answered" and "receipt" in call,
+    calls = ((run or {}).get("tool_calls") or []) + [{}, {}]
+    call, asked = calls[0], calls[1]
+    check("the run finished; its two tool calls answered, each with a receipt",
+          s == 200 and run.get("status") == "finished" and call.get("outcome") == "answered" and "receipt" in call
+          and asked.get("tool") == "order_refund" and asked.get("outcome") == "answered" and "receipt" in asked,
           f"HTTP {s} {str(run)[:300]}")
     s, receipt = api("GET", call.get("receipt", "/v1/none"), quiet_body=True)
     check("the control API serves the receipt: 200", s == 200 and isinstance(receipt, dict), f"HTTP {s}")
@@ -531,6 +539,37 @@ def story():
     command(["ampoule-verify", "receipt.json", "--key", "data/node.key.pub", "--output", "claimed.json"],
             expect_rc=1, expect_out=r"^FAILED$",
             name="a result the tool did not give (the full amount) is FAILED against the receipt")
+
+    say("order_refund asked the order service for the order through its capability, orders.internal:")
+    s, stats = http("GET", f"{ORDERS_URL}/stats")
+    order_key = f"refund-policy/policy-1/{asked.get('step')}/http/1"
+    check("the order service got one GET of /api/orders/A1003, with the node's Idempotency-Key (step key/http/1)",
+          s == 200 and (stats.get("keys") or {}).get(order_key, {}).get("deliveries") == 1, str(stats)[:400])
+    s, body = api("GET", "/v1/runs/policy-1", quiet_body=True)
+    answer = next((c for c in (body or {}).get("tool_calls", []) if c.get("tool") == "order_refund"), {})
+    exchanges = answer.get("http_exchanges", "")
+    show(f"(GET /v1/runs/policy-1: the http_exchanges of step {asked.get('step')}) {exchanges.strip()[:200]}...")
+    check("the run, found by its id alone, lists the request and its answer as the call recorded them",
+          s == 200 and '"url":"' + ORDERS_URL + '/api/orders/A1003"' in exchanges, str(body)[:300])
+    s, receipt = api("GET", asked.get("receipt", "/v1/none"), quiet_body=True)
+    for name, text in (("order-receipt.json", json.dumps(receipt if isinstance(receipt, dict) else {})),
+                       ("order-arguments.json", asked.get("stdin", "")), ("http-exchanges.jsonl", exchanges)):
+        with open(os.path.join(WORK, name), "w") as f:
+            f.write(text)
+    say("(its receipt, stdin and recorded exchanges saved as order-receipt.json, order-arguments.json and "
+        "http-exchanges.jsonl)")
+    orders.kill(signal.SIGTERM)
+    say("(the order service is stopped: the replay needs no network)")
+    order_proof = ["--key", "data/node.key.pub", "--kernel", KERNEL, "--program", "order_refund.py", "--stdin",
+                   "order-arguments.json", "--input", "http-exchanges.jsonl"]
+    command(["ampoule-verify", "--replay", "order-receipt.json"] + order_proof, expect_out=r"^REPLAY OK$",
+            name="off the node: the call replays from the recorded answer, the same result, fuel and status")
+    os.makedirs(os.path.join(WORK, "altered"), exist_ok=True)
+    with open(os.path.join(WORK, "altered", "http-exchanges.jsonl"), "w") as f:
+        f.write(exchanges.replace("47.59", "470.59"))
+    command(["ampoule-verify", "--replay", "order-receipt.json"] + order_proof[:-1] + ["altered/http-exchanges.jsonl"],
+            expect_rc=1, expect_out=r"^REPLAY FAILED: input http-exchanges.jsonl differs from the receipt$",
+            name="an answer altered in the record (the price) no longer matches what the receipt signed")
 
     step("8. the journal: verified and its digest")
     s, body = api("GET", "/v1/journal?limit=1", quiet_body=True)
