@@ -41,6 +41,15 @@ def json_body(payload):
         return None
 
 
+def api(port, method, path, body=None, ctype=None):
+    """A control API call to a node on 127.0.0.1:`port`: (status, the body
+    parsed as JSON, else its bytes; None when empty). `ctype` names the
+    body's Content-Type."""
+    status, _, data = request("127.0.0.1", port, method, path, body, {"Content-Type": ctype} if ctype else {})
+    parsed = json_body(data) if data else None
+    return status, parsed if parsed is not None or not data else data
+
+
 def raw_exchange(host, port, data, shut=True, timeout=10):
     """Sends `data` on a fresh connection, half-closes it if `shut`, and reads
     until the server closes or `timeout` passes; the bytes read."""

@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness.binaries import kernel_or_skip, skip_unless_runs  # noqa: E402
 from harness.checks import Checks, skip  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
-from harness.http_client import json_body, request as http_request  # noqa: E402
+from harness.http_client import api as request  # noqa: E402
 from harness.node_config import write_mock_config  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
 
@@ -71,10 +71,6 @@ def start(args, name, listening):
     return start_server([opts.volent] + args, os.path.join(WORK, f"{name}.{STARTED}.stderr"), listening)
 
 
-def request(port, method, path, body=None, ctype=None):
-    status, _, data = http_request("127.0.0.1", port, method, path, body, {"Content-Type": ctype} if ctype else {})
-    parsed = json_body(data) if data else None
-    return status, parsed if parsed is not None or not data else data
 
 
 def run_cmd(*args):
