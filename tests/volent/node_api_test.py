@@ -448,7 +448,7 @@ DOC_ROUTES = {("GET", "/healthz"), ("GET", "/metrics"), ("GET", "/openapi.json")
               ("GET", "/v1/schemas/node-config"), ("POST", "/v1/agents"), ("GET", "/v1/agents"),
               ("GET", "/v1/agents/{name}"), ("DELETE", "/v1/agents/{name}"), ("POST", "/v1/agents/{name}/runs"),
               ("GET", "/v1/agents/{name}/runs/{id}"), ("GET", "/v1/agents/{name}/runs/{id}/steps/{step}/receipt"),
-              ("GET", "/v1/runs"), ("GET", "/v1/approvals"),
+              ("GET", "/v1/runs"), ("GET", "/v1/runs/{id}"), ("GET", "/v1/approvals"),
               ("GET", "/v1/approvals/{id}"), ("POST", "/v1/approvals/{id}/approve"), ("POST", "/v1/approvals/{id}/deny"),
               ("GET", "/v1/journal"), ("GET", "/v1/egress/denials"), ("GET", "/v1/attestation"),
               ("POST", "/v1/tools"), ("GET", "/v1/tools")}
