@@ -3,6 +3,7 @@
 #   result.h   errors as values (Status, Result<T>, the error kind)
 #   hex.h, sha256.h   lowercase hex and SHA-256 (libsodium)
 #   file_read.h  the one safe file reader (O_NONBLOCK, regular files, caps)
+#   file_write.h  replacing a file whole (temporary file, fsync, rename)
 #   sqlite.h   SQLite opened for durability, statements, transactions
 #   json.h     bounded parsing of JSON from outside, writing that never throws
 #   crash_point.h  test-only kill points armed by an environment variable

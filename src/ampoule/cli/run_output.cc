@@ -1,15 +1,10 @@
 #include "ampoule/cli/run_output.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/run/output_files.h"
 #include "ampoule/run/receipt_builder.h"
+#include "core/file_write.h"
 #include "core/json.h"
 
 namespace ampoule::cli {
@@ -81,39 +76,15 @@ void ExplainOutputFiles(const run::RunRecord& record, const std::string& outputs
   }
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp" + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{"cannot write '" + path + "': " + strerror(errno)};
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = strerror(errno);
-      close(fd);
-      unlink(tmp.c_str());
-      return Error{"cannot write '" + path + "': " + why};
-    }
-    done += size_t(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string why = strerror(errno);
-    unlink(tmp.c_str());
-    return Error{"cannot write '" + path + "': " + why};
-  }
-  return Status::Ok();
-}
-
 Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_path, bool json,
                        const ReceiptSigner& signer, const std::string& receipt_path) {
   nlohmann::json record = run::RecordToJson(run.record);
   if (!record_path.empty()) {
-    AMP_RETURN_IF_ERROR(WriteFileAtomically(record_path, DumpJson(record, 2) + "\n"));
+    AMP_RETURN_IF_ERROR(core::WriteFileAtomically(record_path, DumpJson(record, 2) + "\n"));
   }
   if (signer.enabled()) {
     std::string envelope = run::MakeReceipt(run.record, signer.key());
-    AMP_RETURN_IF_ERROR(WriteFileAtomically(receipt_path, envelope));
+    AMP_RETURN_IF_ERROR(core::WriteFileAtomically(receipt_path, envelope));
   }
   if (json) {
     nlohmann::json out = {{"record", std::move(record)},

@@ -39,7 +39,5 @@ void ExplainOutputFiles(const run::RunRecord& record, const std::string& outputs
 Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_path, bool json,
                        const ReceiptSigner& signer, const std::string& receipt_path);
 
-// Writes `text` to `path` through a temporary file in the same directory.
-Status WriteFileAtomically(const std::string& path, const std::string& text);
 
 }  // namespace ampoule::cli

@@ -1,5 +1,7 @@
 #include "ampoule/run/run_program.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -56,8 +58,14 @@ Result<Fd> EngineMemfd(std::span<const uint8_t> engine) {
     if (n <= 0) return Errno("cannot write the engine's in-memory file");
     done += size_t(n);
   }
-  if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-    return Errno("cannot seal the engine's in-memory file");
+  // The kernel refuses a write seal with EBUSY while a page of the file is
+  // still pinned, which the page cache's own batching does for a moment
+  // after the writes (seen under load); the pins go away by themselves, so
+  // a few short waits are enough.
+  for (int attempt = 0;; ++attempt) {
+    if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) break;
+    if (errno != EBUSY || attempt == 20) return Errno("cannot seal the engine's in-memory file");
+    usleep(1000 << std::min(attempt, 6));
   }
   return fd;
 }
