@@ -27,6 +27,9 @@ readonly PACKAGES=(
   libssl-dev ca-certificates
   # the egress gate's DNS client, when the node names its DNS server (c-ares)
   libc-ares-dev
+  # the node's TPM (tpm2-tss: ESYS, MU, the TCTI loader); its tests run a
+  # software TPM (swtpm) and check quotes with tpm2-tools' tpm2_checkquote
+  libtss2-dev swtpm swtpm-tools tpm2-tools
   # the compiler cache scripts/test.sh builds through (keyed by inputs)
   ccache
   # bench/api.sh: the load generator and the reference server

@@ -10,6 +10,7 @@
 #   agent      the agent loop: runs, steps, tool calls, approvals
 #   tools      signed tools and the node's content-addressed store of them
 #   sealed     wasm tool calls run through Ampoule's run path, each with a receipt
+#   attest     the attestation report; the TPM (tpm2-tss): PCRs, AK, quotes, their check
 #   control    the control API: routes, problem details, OpenAPI, HTTP server
 #   boot       the node assembled: configuration in, control API served
 #              (`volent node`, the tests and the sealed image start it)
@@ -55,13 +56,26 @@ amp_glob(SEALED_SRCS src/volent/sealed/*.cc)
 add_library(volent_sealed STATIC ${SEALED_SRCS})
 target_link_libraries(volent_sealed PUBLIC volent_agent volent_tools amp_run amp_kernel nlohmann_json::nlohmann_json
                                            Threads::Threads)
+# The TPM layer over tpm2-tss (ESYS, MU, the TCTI loader) and the quote
+# check, which needs only MU and OpenSSL (docs/decisions/0038-tpm-through-tpm2-tss.md);
+# the report is signed as receipts are (amp_receipt).
+amp_glob(ATTEST_SRCS src/volent/attest/*.cc)
+add_library(volent_attest STATIC ${ATTEST_SRCS})
+target_link_libraries(volent_attest PUBLIC core amp_receipt PkgConfig::TSS2 OpenSSL::Crypto
+                                           nlohmann_json::nlohmann_json)
+# A release-shaped build (the sealed image's) refuses to sign an attestation
+# report while the node's key is dev-only (docs/attestation.md).
+option(VOLENT_RELEASE_SHAPED "Refuse to sign attestation reports with a dev-only key" OFF)
+if(VOLENT_RELEASE_SHAPED)
+  target_compile_definitions(volent_attest PUBLIC VOLENT_RELEASE_SHAPED=1)
+endif()
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
 target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal volent_tools core core_http Boost::headers
                                             Threads::Threads)
 amp_glob(BOOT_SRCS src/volent/boot/*.cc)
 add_library(volent_boot STATIC ${BOOT_SRCS})
-target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_sealed volent_tools volent_model
+target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_sealed volent_tools volent_attest volent_model
                                          volent_egress volent_node volent_manifest volent_journal core core_http)
 
 amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)

@@ -18,9 +18,9 @@ drives it with python3's http.client and raw sockets (tests/harness/):
   - invalid manifests (422 with errors carrying pointer, line and column),
     a capability with no allowlist entry (422), malformed JSON and YAML
     (400), other content types (415), a 2 MiB body (413, announced and
-    chunked), unknown paths (404), wrong methods (405 with Allow), the 501
-    route (attestation), bad query parameters and names
-    (400);
+    chunked), unknown paths (404), wrong methods (405 with Allow), the
+    attestation report (200, 400 without a nonce), bad query parameters
+    and names (400);
   - runs (start with an id: 201 then 200, get, list), approvals (the run's
     tool call pending, approved, a second decision 409; an unknown id 404,
     a decision without `by` 422) and the journal (a page with its digest,
@@ -773,10 +773,14 @@ s, h, p = request("BREW", "/healthz")
 check("an unknown method (BREW): 405 or 400 or 501 problem", s in (400, 405, 501) and not is_problem(s, h, p),
       f"HTTP {s} {short(p)}")
 
-NOT_YET = [("GET", "/v1/attestation")]
-for method, path in NOT_YET:
-    expect_problem(f"{method} {path}: 501 not-implemented", 501, "not-implemented",
-                   request(method, path, b"{}" if method == "POST" else None, JSON_T if method == "POST" else None), path)
+# The attestation report (tests/volent/attest_test.py checks it with a TPM).
+expect_problem("GET /v1/attestation without a nonce: 400", 400, "bad-request",
+               request("GET", "/v1/attestation"), "/v1/attestation")
+s, h, p = request("GET", "/v1/attestation?nonce=00ff")
+envelope = jbody(p) or {}
+check("GET /v1/attestation?nonce=00ff: 200, a signed report (DSSE envelope)", s == 200
+      and envelope.get("payloadType") == "application/vnd.in-toto+json" and len(envelope.get("signatures", [])) == 1,
+      f"HTTP {s} {short(p)}")
 
 # --- runs, approvals and the journal ------------------------------------------------------------------
 MS3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")

@@ -16,6 +16,7 @@
 #include "volent/agent/model_step.h"
 #include "volent/agent/run_manager.h"
 #include "volent/agent/tool_call.h"
+#include "volent/attest/attestor.h"
 #include "volent/control/api.h"
 #include "volent/control/http_server.h"
 #include "volent/control/metrics.h"
@@ -47,6 +48,7 @@ struct Node::Parts {
   std::unique_ptr<model::Client> models;
   agent::Delays delays;
   std::unique_ptr<sealed::SealedToolRunner> sealed_tools;
+  std::unique_ptr<attest::Attestor> attestor;
   std::unique_ptr<agent::RunManager> runs;
   control::Metrics metrics;
   std::unique_ptr<control::ControlApi> api;
@@ -84,14 +86,22 @@ bool MakeDirs(const std::string& dir) {
 
 Error Failed(std::string message) { return Error{std::move(message), ErrorKind::kUnavailable}; }
 
-// The key that signs the receipts of the node's tool calls: DATA_DIR/node.key,
-// made on the first start (mode 0600, with node.key.pub beside it for
-// auditors; docs/tools.md).
-Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const std::string& data_dir) {
+}  // namespace
+
+// DATA_DIR/node.key is made on the first start, mode 0600, with node.key.pub
+// beside it for auditors (docs/tools.md).
+Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const manifest::NodeConfig& config,
+                                                                   const std::string& data_dir, bool create) {
+  if (!config.attestation.signing_key.empty()) {
+    auto key = ampoule::receipt::ReadSecretKeyFile(config.attestation.signing_key);
+    if (!key) return Failed("attestation.signing_key " + config.attestation.signing_key + ": " + key.message());
+    return std::make_shared<const ampoule::receipt::SecretKey>(std::move(*key));
+  }
   const std::string path = data_dir + "/" + kNodeKeyFile;
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) return Failed("cannot read " + path + ": " + std::strerror(errno));
+    if (!create) return Failed("no node key in " + data_dir + " (" + kNodeKeyFile + "): has the node started there?");
     auto written = ampoule::receipt::WriteKeyPair(path, ampoule::receipt::SecretKey::Generate());
     if (!written.ok()) return Failed("cannot create the node's key " + path + ": " + written.message());
   }
@@ -100,7 +110,27 @@ Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const std::st
   return std::make_shared<const ampoule::receipt::SecretKey>(std::move(*key));
 }
 
-}  // namespace
+attest::AttestorOptions AttestorOptionsFor(const manifest::NodeConfig& config, const std::string& data_dir,
+                                           std::shared_ptr<const ampoule::receipt::SecretKey> key,
+                                           journal::Journal& journal) {
+  attest::AttestorOptions o;
+  o.tpm = config.attestation.tpm;
+  o.pcr = static_cast<uint32_t>(config.attestation.pcr);
+  // What the operator states of a key they provisioned; a key the node made
+  // itself is a development key.
+  o.key_provenance = config.attestation.signing_key.empty() ? "dev-only" : config.attestation.key_provenance;
+  o.key = std::move(key);
+  const nlohmann::json* egress = config.document.contains("egress") ? &config.document["egress"] : nullptr;
+  o.allowlist = egress && egress->contains("allow") ? (*egress)["allow"] : nlohmann::json::array();
+  o.kernel_path = ampoule::kernel::DefaultKernelPath();
+  o.data_dir = data_dir;
+  o.journal_digest = [&journal]() -> Result<std::pair<uint64_t, std::string>> {
+    auto digest = journal.GetDigest();
+    if (!digest) return digest.error();
+    return std::make_pair(digest->entries, digest->ToString());
+  };
+  return o;
+}
 
 Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const NodeOptions& options) {
   RaiseDescriptorLimit(options);
@@ -178,8 +208,15 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   gate_options.on_denial = agent::JournalDenials(*parts->journal);
   parts->gate = std::make_unique<egress::Gate>(cfg.egress, std::move(gate_options));
   parts->models = std::make_unique<model::Client>(*parts->gate, std::move(keys.keys));
-  auto node_key = NodeKey(data_dir);
+  auto node_key = NodeKey(cfg, data_dir, /*create=*/true);
   if (!node_key) return node_key.error();
+  // Measured before anything is served (docs/attestation.md).
+  auto attestor = attest::Attestor::Start(AttestorOptionsFor(cfg, data_dir, *node_key, *parts->journal));
+  if (!attestor) return Failed("attestation: " + attestor.message());
+  parts->attestor = std::move(*attestor);
+  if (!parts->attestor->no_tpm_reason().empty() && options.warn) {
+    options.warn("attestation reports will carry no TPM quote: " + parts->attestor->no_tpm_reason());
+  }
   sealed::SealedToolOptions sealed_options;
   sealed_options.data_dir = data_dir;
   sealed_options.trusted = parts->tool_keys;
@@ -214,6 +251,7 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   context.check_agent = [store = parts->tool_store.get(), keys = &parts->tool_keys](const manifest::Agent& agent) {
     return tools::CheckAgentTools(agent, *store, *keys, "manifest");
   };
+  context.attest = [attestor = parts->attestor.get()](const std::string& nonce) { return attestor->Report(nonce); };
   parts->api = std::make_unique<control::ControlApi>(context);
   auto server = control::HttpServer::Bind(*parts->api, server_options);
   if (!server) return server.error();

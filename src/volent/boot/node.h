@@ -21,6 +21,9 @@
 #include <string>
 
 #include "core/result.h"
+#include "ampoule/receipt/ed25519.h"
+#include "volent/attest/attestor.h"
+#include "volent/journal/journal.h"
 #include "volent/manifest/manifest.h"
 
 namespace volent::boot {
@@ -38,6 +41,18 @@ struct NodeOptions {
   // limit, a loose key file); the node goes on. Ignored if empty.
   std::function<void(const std::string&)> warn;
 };
+
+// The node's signing key (receipts, attestation reports): the provisioned
+// attestation.signing_key, else DATA_DIR/node.key, made at the first start
+// when `create` (the node) and an error otherwise (`volent attest`).
+ampoule::Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const manifest::NodeConfig& config,
+                                                                           const std::string& data_dir, bool create);
+
+// The attestation of a node with `config` and `data_dir` (attest/attestor.h):
+// what Node::Start measures, and what `volent attest` reports from.
+attest::AttestorOptions AttestorOptionsFor(const manifest::NodeConfig& config, const std::string& data_dir,
+                                           std::shared_ptr<const ampoule::receipt::SecretKey> key,
+                                           journal::Journal& journal);
 
 class Node {
  public:

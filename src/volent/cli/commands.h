@@ -19,6 +19,8 @@ int JournalCommand(const Args& args);
 int EgressCommand(const Args& args);
 // volent tool sign|add|list|show|remove ...   (src/volent/cli/tool.cc)
 int ToolCommand(const Args& args);
+// `volent attest`: the attestation report, made and verified (attest.cc).
+int AttestCommand(const Args& args);
 // volent mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]
 //                   [--script FILE] [--max-connections N]   (src/volent/cli/mock_model.cc)
 int MockModelCommand(const Args& args);

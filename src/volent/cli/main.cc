@@ -20,6 +20,10 @@ constexpr char kUsage[] =
     "  egress test --config volent.yaml --capability CAP [--method M] URL\n"
     "                                         one request through the egress gate: allow or deny\n"
     "  tool sign|add|list|show|remove ...     the node's store of signed tools\n"
+    "  attest --config volent.yaml --nonce HEX [-o FILE]\n"
+    "                                         the node's signed attestation report\n"
+    "  attest --verify POLICY REPORT [--nonce HEX]\n"
+    "                                         check a report against a policy: VERIFIED or FAILED\n"
     "  mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]\n"
     "             [--script FILE] [--max-connections N]\n"
     "                                         a mock model server (Anthropic and OpenAI APIs)\n"
@@ -40,6 +44,7 @@ int main(int argc, char** argv) {
   if (command == "journal") return volent::cli::JournalCommand(args);
   if (command == "egress") return volent::cli::EgressCommand(args);
   if (command == "tool") return volent::cli::ToolCommand(args);
+  if (command == "attest") return volent::cli::AttestCommand(args);
   if (command == "mock-model") return volent::cli::MockModelCommand(args);
   std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;

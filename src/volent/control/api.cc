@@ -12,7 +12,7 @@ ControlApi::ControlApi(ApiContext context) : context_(std::move(context)), table
   AddJournalRoutes(*this, table_);
   AddEgressRoutes(*this, table_);
   AddToolRoutes(*this, table_);
-  AddPendingRoutes(table_);
+  AddAttestationRoutes(*this, table_);
   openapi_json_ = BuildOpenApi(table_, context_.version).dump();
 }
 

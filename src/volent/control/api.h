@@ -39,6 +39,10 @@ struct ApiContext {
   // decoded); null: the tool routes answer 503.
   tools::ToolStore* tool_store = nullptr;
   const std::vector<ampoule::receipt::PublicKey>* tool_keys = nullptr;
+  // The signed attestation report for a nonce (hex), or the refusal
+  // (kInvalidArgument 400, kConflict 409, kUnavailable 503); empty: the
+  // route answers 503.
+  std::function<ampoule::Result<std::string>(const std::string& nonce_hex)> attest;
   std::string version = "1";                      // info.version of the OpenAPI document
 };
 
@@ -69,6 +73,6 @@ void AddApprovalRoutes(const ControlApi& api, RouteTable& table);
 void AddJournalRoutes(const ControlApi& api, RouteTable& table);
 void AddEgressRoutes(const ControlApi& api, RouteTable& table);
 void AddToolRoutes(const ControlApi& api, RouteTable& table);
-void AddPendingRoutes(RouteTable& table);
+void AddAttestationRoutes(const ControlApi& api, RouteTable& table);
 
 }  // namespace volent::control

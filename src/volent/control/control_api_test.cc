@@ -274,11 +274,28 @@ TEST_F(ApiTest, UnknownPathsAndMethods) {
   Problem(Call("DELETE", "/healthz"), 405, "method-not-allowed");
 }
 
-TEST_F(ApiTest, PendingFeaturesAre501) {
-  for (auto [method, path] : std::vector<std::pair<std::string, std::string>>{
-           {"GET", "/v1/attestation"}}) {
-    Problem(Call(method, path), 501, "not-implemented");
-  }
+TEST_F(ApiTest, AttestationNeedsANonceAndMapsRefusals) {
+  Problem(Call("GET", "/v1/attestation?nonce=00ff"), 503, "unavailable");  // no attestor: never a 501
+  ApiContext ctx;
+  ctx.store = store_.get();
+  ctx.config = &config_;
+  std::string asked;
+  ctx.attest = [&asked](const std::string& nonce) -> ampoule::Result<std::string> {
+    asked = nonce;
+    if (nonce == "dead") return ampoule::Error{"refusing to sign", ampoule::ErrorKind::kConflict};
+    if (nonce == "zz") return ampoule::Error{"not hex", ampoule::ErrorKind::kInvalidArgument};
+    return std::string(R"({"payload":"e30=","payloadType":"application/vnd.in-toto+json","signatures":[]})");
+  };
+  api_ = std::make_unique<ControlApi>(ctx);
+  Response ok = Call("GET", "/v1/attestation?nonce=00ff");
+  ASSERT_EQ(ok.status, 200);
+  EXPECT_EQ(ok.content_type.rfind("application/json", 0), 0u);
+  EXPECT_EQ(asked, "00ff");
+  EXPECT_EQ(json::parse(ok.body)["payloadType"], "application/vnd.in-toto+json");
+  Problem(Call("GET", "/v1/attestation"), 400, "bad-request");
+  Problem(Call("GET", "/v1/attestation?nonce="), 400, "bad-request");
+  Problem(Call("GET", "/v1/attestation?nonce=zz"), 400, "bad-request");
+  Problem(Call("GET", "/v1/attestation?nonce=dead"), 409, "conflict");
 }
 
 TEST_F(ApiTest, SystemRoutes) {

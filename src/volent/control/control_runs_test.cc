@@ -435,10 +435,6 @@ TEST_F(RunsApiTest, WithoutRunsOrJournalTheRoutesAre503) {
   Problem(Call("GET", "/v1/runs"), 503, "unavailable");
 }
 
-TEST_F(RunsApiTest, AttestationIsStill501) {
-  Problem(Call("GET", "/v1/attestation"), 501, "not-implemented");
-}
-
 // Every success answered here is one the OpenAPI document lists for its
 // route, and the document says each route's body is application/json.
 TEST_F(RunsApiTest, AnswersAreDocumented) {

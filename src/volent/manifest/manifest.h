@@ -76,6 +76,14 @@ struct ModelKeyFile {
   std::string key_file;  // resolved against the config file's folder when relative
 };
 
+// volent.yaml `attestation` (docs/attestation.md).
+struct AttestationConfig {
+  std::string tpm = "default";               // "none", "default", "device:/dev/tpmrmN", "swtpm:host=H,port=P"
+  int pcr = 15;                               // the PCR the node extends with its own measurements
+  std::string signing_key;                    // a provisioned key file; "" for DATA_DIR/node.key
+  std::string key_provenance = "dev-only";    // "dev-only" or "production" (only with signing_key)
+};
+
 struct NodeConfig {
   std::string listen_host = "127.0.0.1";
   int listen_port = 8470;
@@ -85,6 +93,7 @@ struct NodeConfig {
   int egress_max_redirects = 5;   // egress.max_redirects (0..20)
   std::vector<TrustedToolKey> tool_keys;
   std::vector<ModelKeyFile> model_keys;
+  AttestationConfig attestation;
   nlohmann::json document;  // the whole configuration as JSON
 };
 

@@ -76,6 +76,15 @@ void CheckRest(CheckedDocument& doc) {
   CheckAllowlist(doc);
   CheckEgressOptions(doc);
   CheckModelKeys(doc);
+  // "production" is the operator's statement about a key they provisioned;
+  // a key the node makes itself is a development key whatever is written.
+  const json* attestation = Member(&doc.value, "attestation");
+  if (const json* provenance = Member(attestation, "key_provenance");
+      provenance && provenance->is_string() && provenance->get<std::string>() == "production" &&
+      !Member(attestation, "signing_key")) {
+    doc.Add("/attestation/key_provenance",
+            "\"production\" needs attestation.signing_key: a key the node makes itself is dev-only");
+  }
   const json* keys = Member(&doc.value, "tool_keys");
   if (keys == nullptr || !keys->is_array()) return;
   std::map<std::string, size_t> first;
@@ -129,6 +138,16 @@ NodeConfig ToConfig(const json& v, std::string_view base_dir) {
       if (file.is_relative()) file = std::filesystem::path(base_dir) / file;
       config.model_keys.push_back({StringAt(&k, "capability"), file.lexically_normal().string()});
     }
+  }
+  if (const json* a = Member(&v, "attestation")) {
+    if (Member(a, "tpm")) config.attestation.tpm = StringAt(a, "tpm");
+    if (const json* pcr = Member(a, "pcr")) config.attestation.pcr = pcr->get<int>();
+    if (Member(a, "signing_key")) {
+      std::filesystem::path key = StringAt(a, "signing_key");
+      if (key.is_relative()) key = std::filesystem::path(base_dir) / key;
+      config.attestation.signing_key = key.lexically_normal().string();
+    }
+    if (Member(a, "key_provenance")) config.attestation.key_provenance = StringAt(a, "key_provenance");
   }
   config.document = v;
   return config;

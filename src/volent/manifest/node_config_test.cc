@@ -215,3 +215,34 @@ TEST(NodeConfigTest, SchemasAreServedAsWritten) {
 
 }  // namespace
 }  // namespace volent::manifest
+
+namespace volent::manifest {
+namespace {
+
+TEST(NodeConfigTest, Attestation) {
+  Checked<NodeConfig> plain = LoadNodeConfig(kConfig, "volent.yaml", "/etc/volent");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain.value->attestation.tpm, "default");
+  EXPECT_EQ(plain.value->attestation.pcr, 15);
+  EXPECT_EQ(plain.value->attestation.signing_key, "");
+  EXPECT_EQ(plain.value->attestation.key_provenance, "dev-only");
+
+  const std::string with = std::string(kConfig) +
+                           "attestation:\n  tpm: \"swtpm:host=127.0.0.1,port=2321\"\n  pcr: 14\n"
+                           "  signing_key: keys/node.key\n  key_provenance: production\n";
+  Checked<NodeConfig> config = LoadNodeConfig(with, "volent.yaml", "/etc/volent");
+  ASSERT_TRUE(config.ok()) << FormatProblem(config.problems.at(0));
+  EXPECT_EQ(config.value->attestation.tpm, "swtpm:host=127.0.0.1,port=2321");
+  EXPECT_EQ(config.value->attestation.pcr, 14);
+  EXPECT_EQ(config.value->attestation.signing_key, "/etc/volent/keys/node.key");
+  EXPECT_EQ(config.value->attestation.key_provenance, "production");
+
+  EXPECT_EQ(OnlyProblem(std::string(kConfig) + "attestation:\n  key_provenance: production\n"),
+            "volent.yaml:20:19: /attestation/key_provenance: \"production\" needs attestation.signing_key: a key "
+            "the node makes itself is dev-only");
+  EXPECT_NE(OnlyProblem(std::string(kConfig) + "attestation:\n  tpm: \"device:/etc/passwd\"\n"), "");
+  EXPECT_NE(OnlyProblem(std::string(kConfig) + "attestation:\n  pcr: 23\n"), "");
+}
+
+}  // namespace
+}  // namespace volent::manifest

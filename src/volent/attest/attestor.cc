@@ -1,0 +1,125 @@
+#include "volent/attest/attestor.h"
+
+#include <ctime>
+
+#include "core/file_read.h"
+#include "core/hex.h"
+#include "core/sha256.h"
+#include "volent/attest/platform_facts.h"
+#include "volent/attest/report.h"
+#include "volent/attest/tpm_section.h"
+
+namespace volent::attest {
+namespace {
+
+using ampoule::Error;
+using ampoule::ErrorKind;
+
+constexpr char kPcrLogFile[] = "attestation-pcr-log.json";
+constexpr size_t kMaxEventLogBytes = size_t{4} << 20;
+
+std::array<uint8_t, 32> Digest(const std::string& hex) {
+  std::array<uint8_t, 32> out{};
+  auto raw = ampoule::core::HexDecode(hex, "digest");
+  if (raw && raw->size() == 32) std::copy(raw->begin(), raw->end(), out.begin());
+  return out;
+}
+
+std::string Now() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  tm utc{};
+  gmtime_r(&ts.tv_sec, &utc);
+  char buf[40];
+  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
+  char out[64];
+  snprintf(out, sizeof out, "%s.%03ldZ", buf, ts.tv_nsec / 1'000'000);
+  return out;
+}
+
+// tctildr's configuration for volent.yaml's attestation.tpm.
+std::string Tcti(const std::string& tpm) { return tpm == "default" ? "" : tpm; }
+
+}  // namespace
+
+ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions options) {
+  std::unique_ptr<Attestor> a(new Attestor(std::move(options)));
+  const AttestorOptions& o = a->options_;
+  a->secure_boot_ = SecureBootState(o.efi_dir, o.efi_dir + "/efivars");
+  auto own = OwnBinarySha256();
+  if (!own) return own.error();
+  a->volent_sha256_ = *own;
+  a->kernel_sha256_ = nullptr;
+  if (!o.kernel_path.empty()) {
+    auto kernel = ampoule::core::ReadFileCapped(o.kernel_path, size_t{256} << 20);
+    if (kernel) a->kernel_sha256_ = ampoule::core::Sha256Hex(*kernel);
+  }
+  auto event_log = ampoule::core::ReadFileCapped(o.event_log_path, kMaxEventLogBytes, nullptr,
+                                                 {.from = ampoule::core::PathFrom::kUntrusted});
+  if (event_log) {
+    a->event_log_ = std::move(*event_log);
+  } else {
+    a->event_log_reason_ = "the platform's event log cannot be read: " + event_log.message();
+  }
+
+  if (o.tpm == "none") {
+    a->no_tpm_reason_ = "attestation.tpm is \"none\" in volent.yaml";
+    return a;
+  }
+  auto tpm = Tpm::Open(Tcti(o.tpm));
+  if (!tpm) {
+    a->no_tpm_reason_ = "no TPM could be used (" + tpm.message() + ")";
+    return a;
+  }
+  auto boot_id = BootId();
+  if (!boot_id) return boot_id.error();
+  std::vector<NodeEvent> events = {{"volent-binary", Digest(a->volent_sha256_)},
+                                   {"egress-allowlist", Digest(AllowlistDigest(o.allowlist))}};
+  if (a->kernel_sha256_.is_string()) events.push_back({"ampoule-kernel", Digest(a->kernel_sha256_.get<std::string>())});
+  auto log = MeasureNode(**tpm, o.pcr, o.measure ? events : std::vector<NodeEvent>{},
+                         o.data_dir + "/" + kPcrLogFile, *boot_id);
+  if (!log) return ampoule::Error{"cannot measure the node into PCR " + std::to_string(o.pcr) + ": " + log.message()};
+  a->log_ = std::move(*log);
+  return a;
+}
+
+ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
+  const AttestorOptions& o = options_;
+  ReportFacts facts;
+  facts.nonce_hex = nonce_hex;
+  if (!ampoule::core::IsLowerHex(nonce_hex, nonce_hex.size() / 2) || nonce_hex.empty() || nonce_hex.size() % 2 ||
+      nonce_hex.size() > 2 * kMaxNonceBytes) {
+    return Error{"the nonce must be 1 to " + std::to_string(kMaxNonceBytes) + " bytes in lowercase hex (2 to " +
+                     std::to_string(2 * kMaxNonceBytes) + " digits)",
+                 ErrorKind::kInvalidArgument};
+  }
+  AMP_RETURN_IF_ERROR(MaySign(o.key_provenance, o.release_shaped));
+  facts.time = Now();
+  facts.boot_profile = "unsealed";  // the sealed image's init is the only one that may say otherwise
+  facts.secure_boot = secure_boot_;
+  facts.verity_roothash = nullptr;
+  facts.key_provenance = o.key_provenance;
+  facts.volent_sha256 = volent_sha256_;
+  facts.kernel_sha256 = kernel_sha256_;
+  facts.allowlist = o.allowlist.is_array() ? o.allowlist : nlohmann::json::array();
+  auto journal = o.journal_digest ? o.journal_digest() : ampoule::Result<std::pair<uint64_t, std::string>>(
+                                                             Error{"no journal"});
+  if (!journal) return Error{"the journal's digest cannot be read: " + journal.message(), ErrorKind::kUnavailable};
+  facts.journal_entries = journal->first;
+  facts.journal_head = journal->second;
+
+  if (!no_tpm_reason_.empty()) {
+    facts.tpm = NoTpmSection(no_tpm_reason_);
+  } else {
+    std::lock_guard<std::mutex> lock(tpm_mu_);
+    auto tpm = Tpm::Open(Tcti(o.tpm));
+    if (!tpm) return Error{"the TPM used at start cannot be used now: " + tpm.message(), ErrorKind::kUnavailable};
+    auto nonce = ampoule::core::HexDecode(nonce_hex, "nonce");
+    auto section = TpmSection(**tpm, *nonce, log_, event_log_, event_log_reason_);
+    if (!section) return Error{"the TPM quote failed: " + section.message(), ErrorKind::kUnavailable};
+    facts.tpm = std::move(*section);
+  }
+  return SignReport(facts, *o.key, o.release_shaped);
+}
+
+}  // namespace volent::attest

@@ -1,0 +1,89 @@
+// The node's attestation, start to report (docs/attestation.md).
+//
+// At the node's start (Attestor::Start with measure = true) the facts that do
+// not change while it runs are read once: the Secure Boot state, the
+// digests of its binary and of the Ampoule kernel, the allowlist; and, when
+// there is a TPM, the node extends its PCR with them (node_pcr.h). Each
+// Report then adds what changes (the time, the journal's digest, a fresh
+// quote for the verifier's nonce) and signs. `volent attest` on the node's
+// host makes the same report with measure = false: it reads the PCR log the
+// node kept instead of extending again.
+//
+// The TPM is opened for each quote and closed after it: a software TPM or a
+// raw device takes one client at a time, and `volent attest` may need it
+// while the node runs.
+//
+// Thread-safe: Report may be called from many threads (quotes are
+// serialized).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ampoule/receipt/ed25519.h"
+#include "core/result.h"
+#include "volent/attest/node_pcr.h"
+
+namespace volent::attest {
+
+// Whether this build is release-shaped (VOLENT_RELEASE_SHAPED at configure
+// time): it then refuses to sign with a dev-only key (report.h, MaySign).
+#ifdef VOLENT_RELEASE_SHAPED
+inline constexpr bool kReleaseShaped = VOLENT_RELEASE_SHAPED;
+#else
+inline constexpr bool kReleaseShaped = false;
+#endif
+
+struct AttestorOptions {
+  std::string tpm = "default";          // volent.yaml attestation.tpm
+  uint32_t pcr = 15;                    // attestation.pcr
+  std::string key_provenance;           // dev-only or production
+  std::shared_ptr<const ampoule::receipt::SecretKey> key;
+  nlohmann::json allowlist;             // egress.allow as written (an array)
+  std::string kernel_path;              // the Ampoule kernel; "" or missing: none
+  std::string data_dir;                 // where the PCR log is kept
+  bool measure = true;                  // extend the PCR (the node) or only read the log (volent attest)
+  bool release_shaped = kReleaseShaped;
+  // The journal's digest now: {entries, "sha256:HEX"}.
+  std::function<ampoule::Result<std::pair<uint64_t, std::string>>()> journal_digest;
+  // Test seams: the platform's paths.
+  std::string efi_dir = "/sys/firmware/efi";
+  std::string event_log_path = "/sys/kernel/security/tpm0/binary_bios_measurements";
+};
+
+class Attestor {
+ public:
+  // Reads the facts and, with a TPM and `measure`, extends the node's PCR.
+  // A TPM that cannot be used is not an error: the reports then say there
+  // is none, and why. Errors: the node's own binary cannot be read, or the
+  // PCR log cannot be written.
+  static ampoule::Result<std::unique_ptr<Attestor>> Start(AttestorOptions options);
+
+  // A signed report for `nonce_hex` (the envelope's JSON text). Errors:
+  // kInvalidArgument for a bad nonce, kConflict when this build refuses
+  // to sign with a dev-only key, kUnavailable when the TPM that was there
+  // at start fails now.
+  ampoule::Result<std::string> Report(const std::string& nonce_hex);
+
+  // Why the reports carry no quote ("" when they do).
+  const std::string& no_tpm_reason() const { return no_tpm_reason_; }
+
+ private:
+  explicit Attestor(AttestorOptions options) : options_(std::move(options)) {}
+
+  AttestorOptions options_;
+  std::string secure_boot_;
+  std::string volent_sha256_;
+  nlohmann::json kernel_sha256_;
+  NodePcrLog log_;
+  std::string no_tpm_reason_;
+  std::string event_log_;
+  std::string event_log_reason_;
+  std::mutex tpm_mu_;
+};
+
+}  // namespace volent::attest

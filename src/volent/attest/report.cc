@@ -1,0 +1,80 @@
+#include "volent/attest/report.h"
+
+#include <set>
+
+#include "ampoule/receipt/base64.h"
+#include "ampoule/receipt/envelope.h"
+#include "ampoule/receipt/statement.h"
+#include "core/hex.h"
+#include "core/json.h"
+#include "core/sha256.h"
+
+namespace volent::attest {
+namespace rc = ampoule::receipt;
+using ampoule::Error;
+using ampoule::ErrorKind;
+
+namespace {
+
+bool IsHexOfBytes(const std::string& text, size_t max_bytes) {
+  return !text.empty() && text.size() % 2 == 0 && text.size() <= 2 * max_bytes &&
+         ampoule::core::IsLowerHex(text, text.size() / 2);
+}
+
+}  // namespace
+
+std::string AllowlistDigest(const nlohmann::json& allowlist) {
+  return ampoule::core::Sha256Hex(ampoule::DumpJson(allowlist));
+}
+
+ampoule::Status MaySign(std::string_view provenance, bool release_shaped) {
+  if (release_shaped && provenance != "production") {
+    return Error{"refusing to sign: this is a release build and the node's key is " + std::string(provenance) +
+                     " (made by the node itself, or not stated as production); provision a production key "
+                     "(attestation.signing_key and key_provenance: production in volent.yaml)",
+                 ErrorKind::kConflict};
+  }
+  return ampoule::Status::Ok();
+}
+
+nlohmann::json ReportPredicate(const ReportFacts& facts, const rc::PublicKey& signer) {
+  return {
+      {"nonce", facts.nonce_hex},
+      {"time", facts.time},
+      {"boot", {{"profile", facts.boot_profile}, {"secure_boot", facts.secure_boot},
+                {"verity_roothash", facts.verity_roothash}}},
+      {"key", {{"provenance", facts.key_provenance}, {"public_key", rc::Base64Encode(signer.raw())}}},
+      {"software", {{"volent", {{"sha256", facts.volent_sha256}}},
+                    {"ampoule_kernel", facts.kernel_sha256.is_null() ? nlohmann::json(nullptr)
+                                                                     : nlohmann::json{{"sha256", facts.kernel_sha256}}}}},
+      {"egress", {{"allowlist", facts.allowlist}, {"sha256", AllowlistDigest(facts.allowlist)}}},
+      {"journal", {{"entries", facts.journal_entries}, {"head", facts.journal_head}}},
+      {"tpm", facts.tpm},
+  };
+}
+
+ampoule::Result<std::string> SignReport(const ReportFacts& facts, const rc::SecretKey& key, bool release_shaped) {
+  static const std::set<std::string> kProfiles = {"full-chain", "shim-chain", "verity-only", "unsealed"};
+  static const std::set<std::string> kSecureBoot = {"enabled", "disabled", "not-efi", "unknown"};
+  static const std::set<std::string> kProvenance = {"dev-only", "production"};
+  if (!IsHexOfBytes(facts.nonce_hex, kMaxNonceBytes)) {
+    return Error{"the nonce must be 1 to " + std::to_string(kMaxNonceBytes) + " bytes in lowercase hex",
+                 ErrorKind::kInvalidArgument};
+  }
+  if (!kProfiles.count(facts.boot_profile) || !kSecureBoot.count(facts.secure_boot) ||
+      !kProvenance.count(facts.key_provenance) || !ampoule::core::IsLowerHex(facts.volent_sha256, 32) ||
+      !facts.allowlist.is_array() || !facts.tpm.is_object()) {
+    return Error{"the report's facts are incomplete or out of their domain", ErrorKind::kUnknown};
+  }
+  AMP_RETURN_IF_ERROR(MaySign(facts.key_provenance, release_shaped));
+  rc::Statement statement;
+  rc::Subject subject;
+  subject.name = "volent";
+  subject.digest["sha256"] = facts.volent_sha256;
+  statement.subject.push_back(std::move(subject));
+  statement.predicate_type = std::string(kNodePredicateType);
+  statement.predicate = ReportPredicate(facts, key.public_key());
+  return rc::SerializeEnvelope(rc::SignEnvelope(rc::kInTotoPayloadType, rc::SerializeStatement(statement), key));
+}
+
+}  // namespace volent::attest

@@ -1,0 +1,278 @@
+#include "volent/attest/report_verify.h"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+
+#include "ampoule/receipt/verify.h"
+#include "core/hex.h"
+#include "volent/attest/quote_verify.h"
+#include "volent/attest/report.h"
+#include "volent/attest/tpm_section.h"
+
+namespace volent::attest {
+namespace {
+
+using nlohmann::json;
+
+// Seconds a report's time may run ahead of the verifier's clock.
+constexpr int64_t kClockSkewSeconds = 60;
+
+// "2026-12-02T22:41:22.123Z" as Unix seconds, or -1.
+int64_t ParseTime(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (end == nullptr) return -1;
+  if (*end == '.') {
+    ++end;
+    while (*end >= '0' && *end <= '9') ++end;
+  }
+  if (std::string(end) != "Z") return -1;
+  return timegm(&tm);
+}
+
+std::string Str(const json& value, const json::json_pointer& at) {
+  return value.contains(at) && value.at(at).is_string() ? value.at(at).get<std::string>() : std::string();
+}
+
+std::string Hex(const std::array<uint8_t, 32>& digest) { return ampoule::core::HexEncode(std::span(digest)); }
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+class Checker {
+ public:
+  explicit Checker(Verdict& verdict) : verdict_(verdict) {}
+  void Checked(const std::string& claim) { verdict_.checked.push_back(claim); }
+  void Fail(const std::string& claim, const std::string& why) { verdict_.failed.push_back({claim, why}); }
+
+ private:
+  Verdict& verdict_;
+};
+
+// The last event of `kind` in the node's PCR log: what the node measured
+// at its latest start, which is the one that made this report.
+const NodeEvent* LastEvent(const NodePcrLog& log, const std::string& kind) {
+  for (auto it = log.events.rbegin(); it != log.events.rend(); ++it) {
+    if (it->kind == kind) return &*it;
+  }
+  return nullptr;
+}
+
+void CheckMeasured(Checker& c, const std::string& claim, const NodePcrLog* log, const std::string& kind,
+                   const std::string& reported_hex) {
+  if (log == nullptr) return;  // no TPM: a signed statement only (the policy decides whether that is enough)
+  const NodeEvent* event = LastEvent(*log, kind);
+  if (event == nullptr) {
+    c.Fail(claim, "the node's PCR log has no " + kind + " event: the value is not bound to the quote");
+  } else if (Hex(event->sha256) != reported_hex) {
+    c.Fail(claim, "the node measured " + kind + " " + Hex(event->sha256) +
+                      " but the report says " + reported_hex);
+  }
+}
+
+// The TPM claims; the node's log when the quote holds, else null.
+std::optional<NodePcrLog> CheckTpm(Checker& c, const Policy& policy, const json& tpm, const std::string& nonce) {
+  c.Checked("tpm");
+  if (!tpm.is_object() || tpm.value("present", false) != true) {
+    if (policy.tpm_required) {
+      c.Fail("tpm", "the report has no TPM quote (" + tpm.value("reason", std::string("no reason given")) +
+                        "); the policy requires one");
+    }
+    return std::nullopt;
+  }
+  auto evidence = ReadTpmSection(tpm);
+  if (!evidence) {
+    c.Fail("tpm", evidence.message());
+    return std::nullopt;
+  }
+  c.Checked("tpm.quote");
+  bool quote_ok = true;
+  for (const Problem& p : VerifyQuote(evidence->quote, nonce, evidence->ak_name)) {
+    c.Fail("tpm.quote", std::string(ProblemName(p.kind)) + ": " + p.detail);
+    quote_ok = false;
+  }
+  // The report names its AK, and the quote was checked against that name;
+  // an enrolled AK (credential activation) is what makes it this TPM's.
+  const std::string ak_name = ampoule::core::HexEncode(evidence->ak_name);
+  if (!policy.tpm_ak_names.empty() && !Contains(policy.tpm_ak_names, ak_name)) {
+    c.Fail("tpm.quote", "ak_not_expected: the quote is signed by AK " + ak_name + ", not one the policy enrolled");
+    quote_ok = false;
+  }
+  std::map<uint32_t, std::array<uint8_t, 32>> quoted;
+  for (const PcrValue& v : evidence->quote.pcrs) quoted[v.index] = v.sha256;
+
+  c.Checked("tpm.node_pcr");
+  const NodePcrLog& log = evidence->node_log;
+  std::vector<std::array<uint8_t, 32>> digests;
+  for (const NodeEvent& e : log.events) digests.push_back(e.sha256);
+  if (log.prior_unknown) {
+    c.Fail("tpm.node_pcr", "PCR " + std::to_string(log.pcr) +
+                               " held extends the node could not account for when it started");
+  } else if (!quoted.count(log.pcr)) {
+    c.Fail("tpm.node_pcr", "the node's PCR " + std::to_string(log.pcr) + " is not in the quote");
+  } else if (ReplayPcr(digests) != quoted[log.pcr]) {
+    c.Fail("tpm.node_pcr", "the node's " + std::to_string(log.events.size()) + " events replay to " +
+                               Hex(ReplayPcr(digests)) + ", the quote has PCR " +
+                               std::to_string(log.pcr) + " = " + Hex(quoted[log.pcr]));
+  }
+  if (!evidence->event_log.empty()) {
+    c.Checked("tpm.event_log");
+    c.Fail("tpm.event_log", "the platform's event log is in the report but this verifier does not replay it yet");
+  }
+
+  for (const auto& [index, allowed] : policy.pcrs) {
+    const std::string claim = "pcrs." + std::to_string(index);
+    c.Checked(claim);
+    if (!quoted.count(index)) {
+      c.Fail(claim, "PCR " + std::to_string(index) + " is not in the quote");
+    } else if (!Contains(allowed, Hex(quoted[index]))) {
+      c.Fail(claim, "PCR " + std::to_string(index) + " is " + Hex(quoted[index]) +
+                        ", not a value the policy allows");
+    }
+  }
+  if (!quote_ok) return std::nullopt;  // nothing the quote should bind is bound
+  return log;
+}
+
+bool EntryIn(const json& entry, const json& list) {
+  return std::any_of(list.begin(), list.end(), [&](const json& e) { return e == entry; });
+}
+
+}  // namespace
+
+Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std::string& nonce_hex, int64_t now_unix) {
+  Verdict verdict;
+  Checker c(verdict);
+  c.Checked("signature");
+  auto verified = ampoule::receipt::VerifyReceipt(envelope, policy.signers);
+  if (!verified) {
+    c.Fail("signature", verified.message() + " (the policy's signers are the node keys it trusts)");
+    return verdict;  // nothing unsigned is read
+  }
+  const auto& st = verified->statement;
+  c.Checked("statement");
+  if (st.predicate_type != kNodePredicateType || st.subject.size() != 1 || !st.predicate.is_object()) {
+    c.Fail("statement", "not a node attestation report (predicateType '" + st.predicate_type + "')");
+    return verdict;
+  }
+  const json& p = st.predicate;
+
+  // Freshness: the verifier's nonce, in the report and (below) in the quote.
+  const std::string nonce = !nonce_hex.empty() ? nonce_hex : policy.nonce_hex;
+  c.Checked("nonce");
+  std::string nonce_bytes;
+  if (nonce.empty()) {
+    c.Fail("nonce", "no nonce to check (give --nonce, or \"nonce\" in the policy): the report could be a replay");
+  } else if (Str(p, json::json_pointer("/nonce")) != nonce) {
+    c.Fail("nonce", "the report was made for nonce " + Str(p, json::json_pointer("/nonce")) + ", not " + nonce);
+  }
+  if (auto raw = ampoule::core::HexDecode(nonce, "nonce"); raw) nonce_bytes = *raw;
+  if (policy.max_age_seconds) {
+    c.Checked("time");
+    const int64_t t = ParseTime(Str(p, json::json_pointer("/time")));
+    if (t < 0) {
+      c.Fail("time", "the report's time is not RFC 3339 UTC");
+    } else if (now_unix - t > static_cast<int64_t>(*policy.max_age_seconds) || t - now_unix > kClockSkewSeconds) {
+      c.Fail("time", "the report is from " + Str(p, json::json_pointer("/time")) + ", outside the policy's " +
+                         std::to_string(*policy.max_age_seconds) + " s");
+    }
+  }
+
+  const std::optional<NodePcrLog> log = CheckTpm(c, policy, p.value("tpm", json()), nonce_bytes);
+  const NodePcrLog* measured = log ? &*log : nullptr;
+
+  // Software: the subject is the node's binary.
+  c.Checked("software.volent");
+  const std::string volent = st.subject[0].digest.count("sha256") ? st.subject[0].sha256() : "";
+  if (Str(p, json::json_pointer("/software/volent/sha256")) != volent) {
+    c.Fail("software.volent", "the predicate's binary digest differs from the statement's subject");
+  }
+  if (!policy.volent_sha256.empty() && !Contains(policy.volent_sha256, volent)) {
+    c.Fail("software.volent", "the node's binary " + volent + " is not one the policy allows");
+  }
+  CheckMeasured(c, "software.volent", measured, "volent-binary", volent);
+  const std::string kernel = Str(p, json::json_pointer("/software/ampoule_kernel/sha256"));
+  if (!policy.kernel_sha256.empty()) {
+    c.Checked("software.ampoule_kernel");
+    if (!Contains(policy.kernel_sha256, kernel)) {
+      c.Fail("software.ampoule_kernel", "the Ampoule kernel " + (kernel.empty() ? "(none)" : kernel) +
+                                            " is not one the policy allows");
+    }
+  }
+  if (!kernel.empty()) CheckMeasured(c, "software.ampoule_kernel", measured, "ampoule-kernel", kernel);
+
+  // The egress allowlist: the digest recomputed, bound to the quote, and
+  // compared with the policy's.
+  c.Checked("egress.allowlist");
+  const json allowlist = p.contains("egress") && p["egress"].is_object() ? p["egress"].value("allowlist", json())
+                                                                         : json();
+  if (!allowlist.is_array()) {
+    c.Fail("egress.allowlist", "the report has no allowlist");
+  } else {
+    const std::string digest = AllowlistDigest(allowlist);
+    if (Str(p, json::json_pointer("/egress/sha256")) != digest) {
+      c.Fail("egress.allowlist", "the allowlist's digest is " + digest + ", the report says " +
+                                     Str(p, json::json_pointer("/egress/sha256")));
+    }
+    CheckMeasured(c, "egress.allowlist", measured, "egress-allowlist", digest);
+    if (policy.allowlist_equal && allowlist != *policy.allowlist_equal) {
+      c.Fail("egress.allowlist", "the node's allowlist is not the policy's");
+    }
+    if (policy.allowlist_subset_of) {
+      for (size_t i = 0; i < allowlist.size(); ++i) {
+        if (!EntryIn(allowlist[i], *policy.allowlist_subset_of)) {
+          c.Fail("egress.allowlist", "entry " + std::to_string(i) + " (capability " +
+                                         allowlist[i].value("capability", std::string("?")) +
+                                         ") is not one the policy allows");
+        }
+      }
+    }
+  }
+
+  if (!policy.boot_profiles.empty()) {
+    c.Checked("boot.profile");
+    const std::string profile = Str(p, json::json_pointer("/boot/profile"));
+    if (!Contains(policy.boot_profiles, profile)) {
+      c.Fail("boot.profile", "the node booted " + (profile.empty() ? "(none)" : profile) +
+                                 ", not a profile the policy allows");
+    }
+  }
+  if (policy.secure_boot_required) {
+    c.Checked("boot.secure_boot");
+    const std::string state = Str(p, json::json_pointer("/boot/secure_boot"));
+    if (state != "enabled") c.Fail("boot.secure_boot", "Secure Boot is " + state + "; the policy requires it");
+  }
+  if (!policy.verity_roothash.empty()) {
+    c.Checked("boot.verity_roothash");
+    const std::string roothash = Str(p, json::json_pointer("/boot/verity_roothash"));
+    if (roothash != policy.verity_roothash) {
+      c.Fail("boot.verity_roothash", "the root's verity hash is " + (roothash.empty() ? "(none)" : roothash) +
+                                         ", not the policy's");
+    }
+  }
+  if (!policy.key_provenance.empty()) {
+    c.Checked("key.provenance");
+    const std::string provenance = Str(p, json::json_pointer("/key/provenance"));
+    if (provenance != policy.key_provenance) {
+      c.Fail("key.provenance", "the node's key is " + provenance + "; the policy requires " + policy.key_provenance);
+    }
+  }
+  if (policy.journal_entries || !policy.journal_head.empty()) {
+    c.Checked("journal");
+    const json entries = p.contains("journal") && p["journal"].is_object() ? p["journal"].value("entries", json())
+                                                                           : json();
+    if (policy.journal_entries && (!entries.is_number_unsigned() || entries.get<uint64_t>() != *policy.journal_entries)) {
+      c.Fail("journal", "the journal has " + entries.dump() + " entries, the policy expects " +
+                            std::to_string(*policy.journal_entries));
+    }
+    if (!policy.journal_head.empty() && Str(p, json::json_pointer("/journal/head")) != policy.journal_head) {
+      c.Fail("journal", "the journal's head is " + Str(p, json::json_pointer("/journal/head")) +
+                            ", the policy expects " + policy.journal_head);
+    }
+  }
+  return verdict;
+}
+
+}  // namespace volent::attest
