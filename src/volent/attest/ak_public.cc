@@ -28,12 +28,9 @@ using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, Free<EVP_PKEY_CTX_free>>;
 using ParamBldPtr = std::unique_ptr<OSSL_PARAM_BLD, Free<OSSL_PARAM_BLD_free>>;
 using ParamPtr = std::unique_ptr<OSSL_PARAM, Free<OSSL_PARAM_free>>;
 
-// What a key must say about itself to be an AK: generated in the TPM, never
-// leaving it, and signing only what the TPM produced.
-constexpr TPMA_OBJECT kRequired = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
-                                  TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_SIGN_ENCRYPT;
-
 std::string AttributeFault(TPMA_OBJECT attrs) {
+  // What a key must say about itself to be an AK: generated in the TPM,
+  // never leaving it, and signing only what the TPM produced.
   static constexpr std::pair<TPMA_OBJECT, const char*> kNames[] = {
       {TPMA_OBJECT_FIXEDTPM, "fixedTPM"},         {TPMA_OBJECT_FIXEDPARENT, "fixedParent"},
       {TPMA_OBJECT_SENSITIVEDATAORIGIN, "sensitiveDataOrigin"},

@@ -2,8 +2,9 @@
 // encoding (a marshaled TPM2B_PUBLIC), with no TPM.
 //
 // An AK is acceptable when its public area says it is a restricted signing
-// key that cannot leave its TPM (restricted|sign|fixedTPM|fixedParent, not
-// decrypt) and is ECC NIST P-256 with ECDSA-SHA256 and nameAlg SHA-256.
+// key made in its TPM and unable to leave it (restricted|sign|fixedTPM|
+// fixedParent|sensitiveDataOrigin, not decrypt) and is ECC NIST P-256 with
+// ECDSA-SHA256 and nameAlg SHA-256.
 // "Restricted" is what makes a quote worth anything: a restricted key signs
 // only digests the TPM computed itself, so it cannot sign a forged
 // TPMS_ATTEST. These bits are what the public area claims, though: a

@@ -6,6 +6,7 @@
 
 #include "ampoule/receipt/verify.h"
 #include "core/hex.h"
+#include "volent/attest/event_log.h"
 #include "volent/attest/quote_verify.h"
 #include "volent/attest/report.h"
 #include "volent/attest/tpm_section.h"
@@ -118,8 +119,21 @@ std::optional<NodePcrLog> CheckTpm(Checker& c, const Policy& policy, const json&
                                std::to_string(log.pcr) + " = " + Hex(quoted[log.pcr]));
   }
   if (!evidence->event_log.empty()) {
+    // The firmware's and boot loaders' own account of PCRs 0-14: each PCR it
+    // extends must end where the quote says.
     c.Checked("tpm.event_log");
-    c.Fail("tpm.event_log", "the platform's event log is in the report but this verifier does not replay it yet");
+    auto replay = ReplayEventLog(evidence->event_log);
+    if (!replay) {
+      c.Fail("tpm.event_log", replay.message());
+    } else {
+      for (const auto& [index, value] : replay->pcrs) {
+        if (!quoted.count(index)) continue;  // a PCR the quote does not cover (16-23)
+        if (quoted[index] != value) {
+          c.Fail("tpm.event_log", "the log's events replay PCR " + std::to_string(index) + " to " + Hex(value) +
+                                      ", the quote has " + Hex(quoted[index]));
+        }
+      }
+    }
   }
 
   for (const auto& [index, allowed] : policy.pcrs) {
