@@ -141,7 +141,8 @@ ampoule::Result<Policy> ParsePolicy(std::string_view text) {
     const json& a = p["allowlist"];
     const bool one = a.is_object() && a.size() == 1 && (a.contains("equal") || a.contains("subset_of"));
     if (!one) return At("/allowlist", "must be {\"equal\": [...]} or {\"subset_of\": [...]}");
-    const auto& [how, entries] = *a.items().begin();
+    const std::string how = a.begin().key();
+    const json& entries = a.begin().value();
     if (!entries.is_array()) return At("/allowlist/" + how, "must be a list of allowlist entries (as in volent.yaml)");
     for (size_t i = 0; i < entries.size(); ++i) {
       if (!entries[i].is_object()) return At("/allowlist/" + how + "/" + std::to_string(i), "must be an object");

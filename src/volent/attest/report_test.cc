@@ -7,13 +7,20 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
 
 #include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
 #include "volent/attest/attestor.h"
 #include "volent/attest/policy.h"
+#include "core/sha256.h"
+#include "volent/attest/event_log.h"
+#include "volent/attest/quote_verify.h"
 #include "volent/attest/report_verify.h"
+#include "volent/attest/swtpm_testing.h"
 #include "volent/attest/tpm_section.h"
 
 namespace volent::attest {
@@ -164,6 +171,153 @@ TEST(PolicyTest, ReadsStrictly) {
   EXPECT_FALSE(all->tpm_required);
   EXPECT_EQ(all->pcrs.at(7).size(), 1u);
   EXPECT_EQ(*all->journal_entries, 4u);
+}
+
+
+// --- with a TPM (swtpm) ---------------------------------------------------------------------------------
+
+void Put32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+// A crypto-agile event log (event_log.h): the Spec ID header with sha256,
+// then one EV_POST_CODE event per (pcr, digest).
+std::string EventLog(const std::vector<std::pair<uint32_t, std::array<uint8_t, 32>>>& events) {
+  std::string spec("Spec ID Event03\0", 16);
+  Put32(spec, 0);                           // platformClass
+  spec += std::string("\0\2\0\2", 4);      // version 2.0 errata 0, uintnSize 2
+  Put32(spec, 1);                           // one algorithm
+  spec += std::string("\x0b\0\x20\0", 4);  // sha256, 32 bytes
+  spec.push_back('\0');                     // no vendor info
+  std::string log;
+  Put32(log, 0);
+  Put32(log, 3);  // EV_NO_ACTION
+  log += std::string(20, '\0');
+  Put32(log, static_cast<uint32_t>(spec.size()));
+  log += spec;
+  for (const auto& [pcr, digest] : events) {
+    Put32(log, pcr);
+    Put32(log, 1);  // EV_POST_CODE
+    Put32(log, 1);
+    log += std::string("\x0b\0", 2);
+    log.append(reinterpret_cast<const char*>(digest.data()), 32);
+    Put32(log, 4);
+    log += "code";
+  }
+  return log;
+}
+
+TEST(EventLogTest, ReplaysEachPcrAndRefusesBrokenLogs) {
+  const std::array<uint8_t, 32> a = ampoule::core::Sha256(std::string_view("a")), b = ampoule::core::Sha256(std::string_view("b"));
+  auto replay = ReplayEventLog(EventLog({{0, a}, {7, b}, {0, b}}));
+  ASSERT_TRUE(replay.ok()) << replay.message();
+  const std::vector<std::array<uint8_t, 32>> zero_ab = {a, b};
+  EXPECT_EQ(replay->pcrs.at(0), ReplayPcr(zero_ab));
+  EXPECT_EQ(replay->pcrs.at(7), ReplayPcr(std::vector<std::array<uint8_t, 32>>{b}));
+  EXPECT_EQ(replay->events, 4u);
+  const std::string log = EventLog({{0, a}});
+  const size_t header = EventLog({}).size();  // a log of no events is a log
+  EXPECT_TRUE(ReplayEventLog(log.substr(0, header)).ok());
+  for (size_t cut = 0; cut < log.size(); ++cut) {
+    if (cut != header) EXPECT_FALSE(ReplayEventLog(log.substr(0, cut)).ok()) << cut;
+  }
+  EXPECT_FALSE(ReplayEventLog(log + "x").ok());
+  std::string bad_pcr = log;
+  bad_pcr[header] = 24;  // the event's PCR index
+  EXPECT_FALSE(ReplayEventLog(bad_pcr).ok());
+}
+
+class TpmReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    tpm_ = testing::SwTpm::Start(why);
+    if (!tpm_) GTEST_SKIP() << why;
+    dir_ = tpm_->dir() + "/data";
+    std::filesystem::create_directories(dir_);
+  }
+
+  std::unique_ptr<Attestor> Start(const std::string& event_log = "") {
+    AttestorOptions o;
+    o.tpm = tpm_->tcti();
+    o.key_provenance = "dev-only";
+    o.key = std::make_shared<const rc::SecretKey>(rc::SecretKey::FromSeed(std::string(32, '\x05')).value());
+    o.allowlist = json::array({{{"capability", "web"}, {"scheme", "https"}, {"host", "*"}}});
+    o.data_dir = dir_;
+    o.journal_digest = [] { return ampoule::Result<std::pair<uint64_t, std::string>>(std::make_pair(0, "sha256:00")); };
+    if (!event_log.empty()) {
+      o.event_log_path = dir_ + "/event_log.bin";
+      std::ofstream(o.event_log_path, std::ios::binary) << event_log;
+    }
+    auto attestor = Attestor::Start(o);
+    EXPECT_TRUE(attestor.ok()) << attestor.message();
+    EXPECT_EQ((*attestor)->no_tpm_reason(), "");
+    return attestor.ok() ? std::move(*attestor) : nullptr;
+  }
+
+  Policy TpmPolicy() {
+    Policy p = PolicyFor();
+    p.tpm_required = true;
+    return p;
+  }
+
+  std::unique_ptr<testing::SwTpm> tpm_;
+  std::string dir_;
+};
+
+TEST_F(TpmReportTest, AlteredAndSignedAgainTheQuoteStillCatchesIt) {
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  const Policy policy = TpmPolicy();
+  Verdict good = VerifyReport(*report, policy, "0a0b", kNow);
+  EXPECT_TRUE(good.verified()) << good.failed[0].claim << ": " << good.failed[0].why;
+
+  // Whoever holds the node key can sign anything; the quote is the TPM's.
+  const std::string pcr = Resigned(*report, [](json& p) { p["tpm"]["quote"]["pcrs"]["0"] = std::string(64, '1'); });
+  Verdict v = VerifyReport(pcr, policy, "0a0b", kNow);
+  EXPECT_EQ(Claims(v), std::set<std::string>{"tpm.quote"});
+  EXPECT_NE(v.failed[0].why.find("pcr_digest_mismatch"), std::string::npos) << v.failed[0].why;
+
+  const std::string event = Resigned(*report, [](json& p) {
+    p["tpm"]["node"]["events"][1]["sha256"] = std::string(64, '2');  // the allowlist's measurement
+  });
+  EXPECT_EQ(Claims(VerifyReport(event, policy, "0a0b", kNow)),
+            (std::set<std::string>{"tpm.node_pcr", "egress.allowlist"}));
+
+  const std::string allowlist = Resigned(*report, [](json& p) {
+    p["egress"]["allowlist"] = json::array();
+    p["egress"]["sha256"] = AllowlistDigest(json::array());
+  });
+  EXPECT_EQ(Claims(VerifyReport(allowlist, policy, "0a0b", kNow)), std::set<std::string>{"egress.allowlist"});
+
+  const std::string stale = Resigned(*report, [](json& p) { p["nonce"] = "0a0c"; });
+  EXPECT_EQ(Claims(VerifyReport(stale, policy, "0a0c", kNow)), std::set<std::string>{"tpm.quote"});
+}
+
+TEST_F(TpmReportTest, ThePlatformEventLogMustReplayToTheQuote) {
+  // The "firmware" extends PCR 0 and logs it; the node reports both.
+  const std::array<uint8_t, 32> boot = ampoule::core::Sha256(std::string_view("firmware"));
+  {
+    auto tpm = Tpm::Open(tpm_->tcti());
+    ASSERT_TRUE(tpm.ok()) << tpm.message();
+    ASSERT_TRUE((*tpm)->Extend(0, boot).ok());
+  }
+  auto attestor = Start(EventLog({{0, boot}}));
+  ASSERT_NE(attestor, nullptr);
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  Verdict v = VerifyReport(*report, TpmPolicy(), "0a0b", kNow);
+  EXPECT_TRUE(v.verified()) << v.failed[0].claim << ": " << v.failed[0].why;
+  EXPECT_NE(std::find(v.checked.begin(), v.checked.end(), "tpm.event_log"), v.checked.end());
+
+  const std::string forged = Resigned(*report, [](json& p) {
+    p["tpm"]["event_log"] = rc::Base64Encode(EventLog({{0, ampoule::core::Sha256(std::string_view("other"))}}));
+  });
+  EXPECT_EQ(Claims(VerifyReport(forged, TpmPolicy(), "0a0b", kNow)), std::set<std::string>{"tpm.event_log"});
+  const std::string garbage = Resigned(*report, [](json& p) { p["tpm"]["event_log"] = rc::Base64Encode("garbage"); });
+  EXPECT_EQ(Claims(VerifyReport(garbage, TpmPolicy(), "0a0b", kNow)), std::set<std::string>{"tpm.event_log"});
 }
 
 }  // namespace

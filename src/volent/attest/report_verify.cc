@@ -76,9 +76,11 @@ void CheckMeasured(Checker& c, const std::string& claim, const NodePcrLog* log, 
 // The TPM claims; the node's log when the quote holds, else null.
 std::optional<NodePcrLog> CheckTpm(Checker& c, const Policy& policy, const json& tpm, const std::string& nonce) {
   c.Checked("tpm");
-  if (!tpm.is_object() || tpm.value("present", false) != true) {
+  const bool present = tpm.is_object() && tpm.contains("present") && tpm["present"] == true;
+  if (!present) {
     if (policy.tpm_required) {
-      c.Fail("tpm", "the report has no TPM quote (" + tpm.value("reason", std::string("no reason given")) +
+      const std::string reason = Str(tpm, json::json_pointer("/reason"));
+      c.Fail("tpm", "the report has no TPM quote (" + (reason.empty() ? "no reason given" : reason) +
                         "); the policy requires one");
     }
     return std::nullopt;
@@ -194,7 +196,7 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
     }
   }
 
-  const std::optional<NodePcrLog> log = CheckTpm(c, policy, p.value("tpm", json()), nonce_bytes);
+  const std::optional<NodePcrLog> log = CheckTpm(c, policy, p.contains("tpm") ? p["tpm"] : json(), nonce_bytes);
   const NodePcrLog* measured = log ? &*log : nullptr;
 
   // Software: the subject is the node's binary.
@@ -220,8 +222,8 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
   // The egress allowlist: the digest recomputed, bound to the quote, and
   // compared with the policy's.
   c.Checked("egress.allowlist");
-  const json allowlist = p.contains("egress") && p["egress"].is_object() ? p["egress"].value("allowlist", json())
-                                                                         : json();
+  const json::json_pointer allowlist_at("/egress/allowlist");
+  const json allowlist = p.contains(allowlist_at) ? p.at(allowlist_at) : json();
   if (!allowlist.is_array()) {
     c.Fail("egress.allowlist", "the report has no allowlist");
   } else {
@@ -238,7 +240,7 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
       for (size_t i = 0; i < allowlist.size(); ++i) {
         if (!EntryIn(allowlist[i], *policy.allowlist_subset_of)) {
           c.Fail("egress.allowlist", "entry " + std::to_string(i) + " (capability " +
-                                         allowlist[i].value("capability", std::string("?")) +
+                                         Str(allowlist[i], json::json_pointer("/capability")) +
                                          ") is not one the policy allows");
         }
       }
@@ -275,8 +277,8 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
   }
   if (policy.journal_entries || !policy.journal_head.empty()) {
     c.Checked("journal");
-    const json entries = p.contains("journal") && p["journal"].is_object() ? p["journal"].value("entries", json())
-                                                                           : json();
+    const json::json_pointer entries_at("/journal/entries");
+    const json entries = p.contains(entries_at) ? p.at(entries_at) : json();
     if (policy.journal_entries && (!entries.is_number_unsigned() || entries.get<uint64_t>() != *policy.journal_entries)) {
       c.Fail("journal", "the journal has " + entries.dump() + " entries, the policy expects " +
                             std::to_string(*policy.journal_entries));

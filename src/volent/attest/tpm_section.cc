@@ -52,7 +52,9 @@ Result<json> TpmSection(Tpm& tpm, const std::string& nonce, const NodePcrLog& no
 }
 
 Result<TpmEvidence> ReadTpmSection(const json& section) {
-  if (!section.is_object() || section.value("present", false) != true) return Bad("no TPM is present");
+  if (!section.is_object() || !section.contains("present") || section["present"] != true) {
+    return Bad("no TPM is present");
+  }
   TpmEvidence evidence;
   auto ak_public = Bytes(section, json::json_pointer("/ak/public"), "ak.public");
   auto attest = Bytes(section, json::json_pointer("/quote/attest"), "quote.attest");
@@ -86,7 +88,7 @@ Result<TpmEvidence> ReadTpmSection(const json& section) {
   }
   if (evidence.quote.pcrs.size() != section.at(pcrs_at).size()) return Bad("quote.pcrs names a PCR out of 0-23");
 
-  auto node = NodePcrLogFromJson(section.value("node", json()));
+  auto node = NodePcrLogFromJson(section.contains("node") ? section["node"] : json());
   if (!node) return Bad(node.message());
   evidence.node_log = std::move(*node);
   if (section.contains("event_log") && !section["event_log"].is_null()) {
