@@ -16,6 +16,10 @@ Starts its own software TPMs (swtpm) and nodes on them, and checks that:
     policy does not allow (egress.allowlist), a PCR value it does not allow
     (pcrs.N), a quote from another TPM (tpm.quote ak_not_expected), a
     forged envelope and one signed by another key (signature);
+  - credential activation: a credential made off the node for the report's
+    AK under its EK (tpm2_makecredential, in software) gives its secret
+    back through POST /v1/attestation/credential; one for another AK is
+    refused;
   - a node restarted in the same boot still verifies (its PCR log goes on);
   - a node without a TPM gives an honest report (no quote, the reason), which
     a policy requiring a TPM fails and one that does not verifies;
@@ -265,8 +269,40 @@ rc, _, out = verify(GOOD, REPORT, NONCE)
 check("a policy others may write: exit 2", rc == 2, out)
 os.chmod(GOOD, 0o600)
 
-# --- another TPM ---------------------------------------------------------------------------------------
+# --- credential activation: the AK is in the TPM that holds the EK -----------------------------------
 AK_A = tpm["ak"]["name"]
+if shutil.which("tpm2_makecredential"):
+    def credential(name, ak_name, secret=b"an auditor's secret"):
+        """tpm2_makecredential in software (no TPM), for `ak_name` under the report's EK; the file, base64."""
+        ek = os.path.join(WORK, f"cred/{name}.ek.pub")
+        os.makedirs(os.path.dirname(ek), exist_ok=True)
+        with open(ek, "wb") as f:
+            f.write(base64.b64decode(tpm["ek"]["public"]))
+        write(f"cred/{name}.secret", secret.decode())
+        out = os.path.join(WORK, f"cred/{name}.out")
+        r = subprocess.run(["tpm2_makecredential", "--tcti=none", "--encryption-key=" + ek,
+                            "--secret=" + os.path.join(WORK, f"cred/{name}.secret"), "--name=" + ak_name,
+                            "--credential-blob=" + out], capture_output=True, text=True, timeout=60)
+        with open(out, "rb") as f:
+            return r.returncode, base64.b64encode(f.read()).decode()
+
+    made, blob = credential("good", AK_A)
+    s, body = request(node.port, "POST", "/v1/attestation/credential", json.dumps({"credential": blob}),
+                      "application/json")
+    check("credential activation: a credential made off the node (tpm2_makecredential, no TPM) for the report's "
+          "AK under its EK gives its secret back", made == 0 and s == 200
+          and base64.b64decode(body.get("secret", "")) == b"an auditor's secret", f"HTTP {s} {body}")
+    made, blob = credential("other-ak", "000b" + "ab" * 32)
+    s, body = request(node.port, "POST", "/v1/attestation/credential", json.dumps({"credential": blob}),
+                      "application/json")
+    check("... and one made for another AK name is refused: 409", made == 0 and s == 409, f"HTTP {s} {body}")
+    s, body = request(node.port, "POST", "/v1/attestation/credential", json.dumps({"credential": "AAAA"}),
+                      "application/json")
+    check("... a malformed credential: 400", s == 400, f"HTTP {s} {body}")
+else:
+    print("note: tpm2_makecredential is not installed (tpm2-tools); credential activation is not checked here")
+
+# --- another TPM ---------------------------------------------------------------------------------------
 PINNED = policy("policy/pinned.json", KEY_A, tpm_ak_names=[AK_A])
 rc, last, out = verify(PINNED, REPORT, NONCE)
 check("the AK the policy enrolled: VERIFIED", rc == 0 and last == "VERIFIED", out)

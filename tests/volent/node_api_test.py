@@ -451,6 +451,7 @@ DOC_ROUTES = {("GET", "/healthz"), ("GET", "/metrics"), ("GET", "/openapi.json")
               ("GET", "/v1/runs"), ("GET", "/v1/runs/{id}"), ("GET", "/v1/approvals"),
               ("GET", "/v1/approvals/{id}"), ("POST", "/v1/approvals/{id}/approve"), ("POST", "/v1/approvals/{id}/deny"),
               ("GET", "/v1/journal"), ("GET", "/v1/egress/denials"), ("GET", "/v1/attestation"),
+              ("POST", "/v1/attestation/credential"),
               ("POST", "/v1/tools"), ("GET", "/v1/tools")}
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 API_ROUTES = {(m.upper(), path) for path, item in (OPENAPI.get("paths") or {}).items()

@@ -83,6 +83,30 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
   return a;
 }
 
+ampoule::Result<std::string> Attestor::ActivateCredential(std::string_view credential) {
+  if (!no_tpm_reason_.empty()) return Error{"this node has no TPM: " + no_tpm_reason_, ErrorKind::kUnavailable};
+  // tpm2-tools' credential file: 0xbadcc0de, version 1 (big-endian), then
+  // the TPM2B_ID_OBJECT (a 2-byte size and the blob) and the rest, the
+  // TPM2B_ENCRYPTED_SECRET, as the TPM marshals them.
+  static constexpr std::string_view kHeader("\xba\xdc\xc0\xde\x00\x00\x00\x01", 8);
+  if (credential.size() < 12 || credential.substr(0, 8) != kHeader) {
+    return Error{"not a credential file (tpm2_makecredential's format: 0xbadcc0de, version 1)",
+                 ErrorKind::kInvalidArgument};
+  }
+  const size_t blob = 2 + (static_cast<uint8_t>(credential[8]) << 8 | static_cast<uint8_t>(credential[9]));
+  if (8 + blob + 2 > credential.size()) return Error{"the credential file is truncated", ErrorKind::kInvalidArgument};
+  std::lock_guard<std::mutex> lock(tpm_mu_);
+  auto tpm = Tpm::Open(Tcti(options_.tpm));
+  if (!tpm) return Error{"the TPM cannot be used now: " + tpm.message(), ErrorKind::kUnavailable};
+  auto secret = (*tpm)->ActivateCredential(
+      Credential{std::string(credential.substr(8, blob)), std::string(credential.substr(8 + blob))});
+  if (!secret) {
+    return Error{"the TPM refused the credential (not made for this node's EK and AK name): " + secret.message(),
+                 ErrorKind::kConflict};
+  }
+  return secret;
+}
+
 ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   const AttestorOptions& o = options_;
   ReportFacts facts;

@@ -69,6 +69,14 @@ class Attestor {
   // at start fails now.
   ampoule::Result<std::string> Report(const std::string& nonce_hex);
 
+  // Credential activation: `credential` is a credential made for this
+  // node's AK under its EK, in tpm2-tools' file format (tpm2_makecredential:
+  // magic 0xbadcc0de, version 1, TPM2B_ID_OBJECT, TPM2B_ENCRYPTED_SECRET);
+  // the secret inside it. Errors: kInvalidArgument for a malformed file,
+  // kConflict when the TPM refuses it (not made for this EK and AK),
+  // kUnavailable without a TPM.
+  ampoule::Result<std::string> ActivateCredential(std::string_view credential);
+
   // Why the reports carry no quote ("" when they do).
   const std::string& no_tpm_reason() const { return no_tpm_reason_; }
 

@@ -36,6 +36,10 @@ Result<json> TpmSection(Tpm& tpm, const std::string& nonce, const NodePcrLog& no
   if (!ak) return ak.error();
   auto quote = tpm.Quote(kQuotedPcrs, nonce);
   if (!quote) return quote.error();
+  // The EK's public part: what a verifier makes a credential under to learn
+  // that the AK lives in this TPM (credential activation, docs/attestation.md).
+  auto ek = tpm.EndorsementKeyPublic();
+  if (!ek) return ek.error();
   json pcrs = json::object();
   for (const PcrValue& v : quote->pcrs) pcrs[std::to_string(v.index)] = ampoule::core::HexEncode(std::span(v.sha256));
   json section = {
@@ -44,6 +48,7 @@ Result<json> TpmSection(Tpm& tpm, const std::string& nonce, const NodePcrLog& no
               {"name", ampoule::core::HexEncode(ak->name)}}},
       {"quote", {{"attest", rc::Base64Encode(quote->attest)}, {"signature", rc::Base64Encode(quote->signature)},
                  {"pcrs", std::move(pcrs)}}},
+      {"ek", {{"public", rc::Base64Encode(*ek)}}},
       {"node", NodePcrLogJson(node_log)},
       {"event_log", event_log.empty() ? json(nullptr) : json(rc::Base64Encode(event_log))},
   };

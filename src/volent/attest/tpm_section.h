@@ -7,6 +7,7 @@
 //    "ak": {"public": B64 TPM2B_PUBLIC, "pem": PEM, "name": HEX},
 //    "quote": {"attest": B64 TPMS_ATTEST, "signature": B64 TPMT_SIGNATURE,
 //              "pcrs": {"0": HEX, ..., "15": HEX}},
+//    "ek": {"public": B64 TPM2B_PUBLIC},
 //    "node": {"pcr": 15, "prior_unknown": false, "events": [{"kind", "sha256"}]},
 //    "event_log": B64 or null, "event_log_reason": TEXT (when null)}
 //

@@ -252,6 +252,9 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
     return tools::CheckAgentTools(agent, *store, *keys, "manifest");
   };
   context.attest = [attestor = parts->attestor.get()](const std::string& nonce) { return attestor->Report(nonce); };
+  context.activate_credential = [attestor = parts->attestor.get()](std::string_view credential) {
+    return attestor->ActivateCredential(credential);
+  };
   parts->api = std::make_unique<control::ControlApi>(context);
   auto server = control::HttpServer::Bind(*parts->api, server_options);
   if (!server) return server.error();

@@ -43,6 +43,9 @@ struct ApiContext {
   // (kInvalidArgument 400, kConflict 409, kUnavailable 503); empty: the
   // route answers 503.
   std::function<ampoule::Result<std::string>(const std::string& nonce_hex)> attest;
+  // Credential activation (attest/attestor.h): the secret in a credential
+  // file, or the refusal (400, 409, 503); empty: the route answers 503.
+  std::function<ampoule::Result<std::string>(std::string_view credential)> activate_credential;
   std::string version = "1";                      // info.version of the OpenAPI document
 };
 

@@ -276,6 +276,8 @@ TEST_F(ApiTest, UnknownPathsAndMethods) {
 
 TEST_F(ApiTest, AttestationNeedsANonceAndMapsRefusals) {
   Problem(Call("GET", "/v1/attestation?nonce=00ff"), 503, "unavailable");  // no attestor: never a 501
+  Problem(Call("POST", "/v1/attestation/credential", R"({"credential":"AAAA"})", "application/json"), 503,
+          "unavailable");
   ApiContext ctx;
   ctx.store = store_.get();
   ctx.config = &config_;
@@ -296,6 +298,21 @@ TEST_F(ApiTest, AttestationNeedsANonceAndMapsRefusals) {
   Problem(Call("GET", "/v1/attestation?nonce="), 400, "bad-request");
   Problem(Call("GET", "/v1/attestation?nonce=zz"), 400, "bad-request");
   Problem(Call("GET", "/v1/attestation?nonce=dead"), 409, "conflict");
+
+  ctx.activate_credential = [](std::string_view credential) -> ampoule::Result<std::string> {
+    if (credential == "other") return ampoule::Error{"refused", ampoule::ErrorKind::kConflict};
+    return std::string("secret of ") + std::string(credential);
+  };
+  api_ = std::make_unique<ControlApi>(ctx);
+  Response opened = Call("POST", "/v1/attestation/credential", R"({"credential":"Y3JlZA=="})", "application/json");
+  ASSERT_EQ(opened.status, 200);
+  EXPECT_EQ(json::parse(opened.body)["secret"], "c2VjcmV0IG9mIGNyZWQ=");  // "secret of cred"
+  Problem(Call("POST", "/v1/attestation/credential", R"({"credential":"b3RoZXI="})", "application/json"), 409,
+          "conflict");
+  Problem(Call("POST", "/v1/attestation/credential", R"({"credential":"not base64!"})", "application/json"), 422,
+          "invalid-body");
+  Problem(Call("POST", "/v1/attestation/credential", R"({"credential":"Y3JlZA==","x":1})", "application/json"), 422,
+          "invalid-body");
 }
 
 TEST_F(ApiTest, SystemRoutes) {

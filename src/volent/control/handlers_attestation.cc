@@ -1,7 +1,12 @@
 // The node's attestation report (docs/attestation.md): GET
 // /v1/attestation?nonce=HEX answers the signed report, a DSSE envelope, for
-// the verifier's nonce. The report is the node's business (attest/); this
-// route checks the request and maps the refusals.
+// the verifier's nonce; POST /v1/attestation/credential answers the secret
+// of a credential made for the node's AK under its EK (credential
+// activation). The attestation is the node's business (attest/); these
+// routes check the requests and map the refusals.
+#include <variant>
+
+#include "ampoule/receipt/base64.h"
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
 
@@ -28,6 +33,29 @@ Response Get(const ApiContext& ctx, const Request& request) {
   return r;
 }
 
+Response Activate(const ApiContext& ctx, const Request& request) {
+  if (!ctx.activate_credential) {
+    return ProblemResponse(Unavailable("attestation is not available on this node now", request.path));
+  }
+  auto parsed = ParseJsonObject(request.body, request.path);
+  if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
+  const nlohmann::json& body = std::get<nlohmann::json>(parsed);
+  std::vector<FieldError> errors = UnknownMembers(body, {"credential"});
+  std::string credential;
+  auto it = body.find("credential");
+  if (it == body.end() || !it->is_string()) {
+    errors.push_back({"/credential", 0, 0, "required: the tpm2_makecredential output file, base64"});
+  } else if (auto decoded = ampoule::receipt::Base64Decode(it->get<std::string>(), "the credential")) {
+    credential = std::move(*decoded);
+  } else {
+    errors.push_back({"/credential", 0, 0, decoded.message()});
+  }
+  if (!errors.empty()) return ProblemResponse(InvalidBody(std::move(errors), request.path));
+  auto secret = ctx.activate_credential(credential);
+  if (!secret) return ProblemResponse(RefusalProblem(secret.error(), request.path));
+  return JsonResponse(200, {{"secret", ampoule::receipt::Base64Encode(*secret)}});
+}
+
 }  // namespace
 
 void AddAttestationRoutes(const ControlApi& api, RouteTable& table) {
@@ -41,6 +69,19 @@ void AddAttestationRoutes(const ControlApi& api, RouteTable& table) {
                     "https://volent.dev/attestations/node/v1)",
                "application/json", {{"type", "object"}, {"required", {"payload", "payloadType", "signatures"}}}}},
              [ctx](const Request& r, const PathParams&) { return Get(*ctx, r); }});
+  table.Add({"POST", "/v1/attestation/credential", "activateCredential",
+             "Credential activation: the secret of a credential made for the node's AK under its EK, which only "
+             "that TPM can recover (docs/attestation.md)",
+             {},
+             {"application/json"},
+             {{"type", "object"},
+              {"additionalProperties", false},
+              {"required", {"credential"}},
+              {"properties",
+               {{"credential", {{"type", "string"}, {"description", "tpm2_makecredential's output file, base64"}}}}}},
+             {{200, "The secret, base64", "application/json",
+               {{"type", "object"}, {"required", {"secret"}}, {"properties", {{"secret", {{"type", "string"}}}}}}}},
+             [ctx](const Request& r, const PathParams&) { return Activate(*ctx, r); }});
 }
 
 }  // namespace volent::control
