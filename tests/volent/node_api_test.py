@@ -1065,10 +1065,10 @@ req_total = [(l, v) for n, l, v in samples if n == "volent_http_requests_total"]
 check("volent_http_requests_total: a counter with route, method and code",
       types.get("volent_http_requests_total") == "counter" and req_total
       and all({"route", "method", "code"} <= set(l) for l, v in req_total), str(req_total[:3]))
-check("requests are counted under the route template (/v1/agents/{name}, 201, 404, 501...)",
+check("requests are counted under the route template (/v1/agents/{name}, 201, 404, 400...)",
       any(l.get("route") == "/v1/agents/{name}" and l.get("code") == "404" for l, v in req_total)
       and any(l.get("route") == "/v1/agents" and l.get("code") == "201" for l, v in req_total)
-      and any(l.get("code") == "501" for l, v in req_total), str(sorted({(l.get("route"), l.get("code")) for l, v in req_total})[:40]))
+      and any(l.get("route") == "/v1/attestation" and l.get("code") == "400" for l, v in req_total), str(sorted({(l.get("route"), l.get("code")) for l, v in req_total})[:40]))
 def runs_count(samples_):
     return sum(v for n, l, v in samples_ if n == "volent_http_requests_total" and l.get("route") == "/v1/runs"
                and l.get("method") == "GET" and l.get("code") == "200")
