@@ -2,7 +2,7 @@
 // the node against an auditor's policy (docs/attestation.md). The library
 // (src/volent/attest/) decides; this file parses arguments and prints.
 //
-//   volent attest --config volent.yaml --nonce HEX [--data-dir DIR] [-o FILE]
+//   volent attest --nonce HEX [--config volent.yaml] [--data-dir DIR] [-o FILE]
 //     on the node's host: the same report GET /v1/attestation gives, made
 //     from the node's configuration, data folder (its key, journal and PCR
 //     log) and TPM; written to FILE or stdout.
@@ -27,11 +27,12 @@ namespace volent::cli {
 namespace {
 
 constexpr char kAttestUsage[] =
-    "usage: volent attest --config volent.yaml --nonce HEX [--data-dir DIR] [-o FILE]\n"
+    "usage: volent attest --nonce HEX [--config volent.yaml] [--data-dir DIR] [-o FILE]\n"
     "       volent attest --verify POLICY REPORT [--nonce HEX]\n"
     "\n"
     "The first form makes the node's signed attestation report for the verifier's nonce\n"
-    "(1 to 32 bytes in lowercase hex) on the node's host, as GET /v1/attestation does.\n"
+    "(1 to 32 bytes in lowercase hex) on the node's host, as GET /v1/attestation does;\n"
+    "--config defaults to volent.yaml in the current folder.\n"
     "The second checks a report against a policy (docs/attestation.md): one line per\n"
     "failed claim, then VERIFIED or FAILED.\n"
     "\n"
@@ -81,7 +82,7 @@ int ParseArgs(const Args& args, Options& o) {
     return -1;
   }
   if (!positional.empty()) return Usage("unexpected argument '" + positional[0] + "'");
-  if (o.config.empty()) return Usage("--config is required (or --verify POLICY REPORT)");
+  if (o.config.empty()) o.config = "volent.yaml";  // the node's configuration in this folder
   if (o.nonce.empty()) return Usage("--nonce is required: the verifier's fresh value, in hex");
   return -1;
 }

@@ -20,7 +20,7 @@ constexpr char kUsage[] =
     "  egress test --config volent.yaml --capability CAP [--method M] URL\n"
     "                                         one request through the egress gate: allow or deny\n"
     "  tool sign|add|list|show|remove ...     the node's store of signed tools\n"
-    "  attest --config volent.yaml --nonce HEX [-o FILE]\n"
+    "  attest --nonce HEX [--config volent.yaml] [-o FILE]\n"
     "                                         the node's signed attestation report\n"
     "  attest --verify POLICY REPORT [--nonce HEX]\n"
     "                                         check a report against a policy: VERIFIED or FAILED\n"
