@@ -1,5 +1,6 @@
 // `volent`: the agent node and its offline tools. docs/cli.md.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -33,6 +34,10 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // tpm2-tss logs its own errors to stderr; the node and `volent attest`
+  // report them in their own words (src/volent/attest/tpm.h). Set before any
+  // thread starts (setenv is not thread-safe); a user's TSS2_LOG wins.
+  setenv("TSS2_LOG", "all+none", /*overwrite=*/0);
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
