@@ -10,23 +10,13 @@
 #include <memory>
 
 #include "core/sha256.h"
+#include "volent/attest/openssl_ptr.h"
 
 namespace volent::attest {
 namespace {
 
 using ampoule::Error;
 using ampoule::ErrorKind;
-
-template <auto F>
-struct Free {
-  template <class T>
-  void operator()(T* p) const { F(p); }
-};
-using BioPtr = std::unique_ptr<BIO, Free<BIO_free>>;
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Free<EVP_PKEY_free>>;
-using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, Free<EVP_PKEY_CTX_free>>;
-using ParamBldPtr = std::unique_ptr<OSSL_PARAM_BLD, Free<OSSL_PARAM_BLD_free>>;
-using ParamPtr = std::unique_ptr<OSSL_PARAM, Free<OSSL_PARAM_free>>;
 
 std::string AttributeFault(TPMA_OBJECT attrs) {
   // What a key must say about itself to be an AK: generated in the TPM,

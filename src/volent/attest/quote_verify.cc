@@ -13,22 +13,13 @@
 #include "core/hex.h"
 #include "core/sha256.h"
 #include "volent/attest/ak_public.h"
+#include "volent/attest/openssl_ptr.h"
 
 namespace volent::attest {
 namespace {
 
 using ampoule::Error;
 using ampoule::ErrorKind;
-
-template <auto F>
-struct Free {
-  template <class T>
-  void operator()(T* p) const { F(p); }
-};
-using BioPtr = std::unique_ptr<BIO, Free<BIO_free>>;
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Free<EVP_PKEY_free>>;
-using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Free<EVP_MD_CTX_free>>;
-using EcdsaSigPtr = std::unique_ptr<ECDSA_SIG, Free<ECDSA_SIG_free>>;
 
 const uint8_t* Bytes(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 std::string_view View(const uint8_t* p, size_t n) { return {reinterpret_cast<const char*>(p), n}; }
