@@ -37,8 +37,18 @@ std::string Now() {
   return out;
 }
 
-// tctildr's configuration for volent.yaml's attestation.tpm.
-std::string Tcti(const std::string& tpm) { return tpm == "default" ? "" : tpm; }
+// The TPM volent.yaml's attestation.tpm names. "default" is the kernel's
+// devices only, the resource manager first: tctildr's own default search
+// would also try simulators on loopback ports, and the node opens no
+// connection it was not told to.
+Result<std::unique_ptr<Tpm>> OpenTpm(const std::string& tpm) {
+  if (tpm != "default") return Tpm::Open(tpm);
+  auto managed = Tpm::Open("device:/dev/tpmrm0");
+  if (managed) return managed;
+  auto raw = Tpm::Open("device:/dev/tpm0");
+  if (raw) return raw;
+  return Error{"no TPM device (" + managed.message() + "; " + raw.message() + ")", ErrorKind::kUnavailable};
+}
 
 }  // namespace
 
@@ -66,7 +76,7 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
     a->no_tpm_reason_ = "attestation.tpm is \"none\" in volent.yaml";
     return a;
   }
-  auto tpm = Tpm::Open(Tcti(o.tpm));
+  auto tpm = OpenTpm(o.tpm);
   if (!tpm) {
     a->no_tpm_reason_ = "no TPM could be used (" + tpm.message() + ")";
     return a;
@@ -96,7 +106,7 @@ ampoule::Result<std::string> Attestor::ActivateCredential(std::string_view crede
   const size_t blob = 2 + (static_cast<uint8_t>(credential[8]) << 8 | static_cast<uint8_t>(credential[9]));
   if (8 + blob + 2 > credential.size()) return Error{"the credential file is truncated", ErrorKind::kInvalidArgument};
   std::lock_guard<std::mutex> lock(tpm_mu_);
-  auto tpm = Tpm::Open(Tcti(options_.tpm));
+  auto tpm = OpenTpm(options_.tpm);
   if (!tpm) return Error{"the TPM cannot be used now: " + tpm.message(), ErrorKind::kUnavailable};
   auto secret = (*tpm)->ActivateCredential(
       Credential{std::string(credential.substr(8, blob)), std::string(credential.substr(8 + blob))});
@@ -136,7 +146,7 @@ ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
     facts.tpm = NoTpmSection(no_tpm_reason_);
   } else {
     std::lock_guard<std::mutex> lock(tpm_mu_);
-    auto tpm = Tpm::Open(Tcti(o.tpm));
+    auto tpm = OpenTpm(o.tpm);
     if (!tpm) return Error{"the TPM used at start cannot be used now: " + tpm.message(), ErrorKind::kUnavailable};
     auto nonce = ampoule::core::HexDecode(nonce_hex, "nonce");
     auto section = TpmSection(**tpm, *nonce, log_, event_log_, event_log_reason_);
