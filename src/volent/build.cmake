@@ -11,6 +11,7 @@
 #   tools      signed tools and the node's content-addressed store of them
 #   sealed     wasm tool calls run through Ampoule's run path, each with a receipt
 #   attest     the attestation report; the TPM (tpm2-tss): PCRs, AK, quotes, their check
+#   init       volent-init, the sealed image's PID 1 (static, libc only; docs/image.md)
 #   control    the control API: routes, problem details, OpenAPI, HTTP server
 #   boot       the node assembled: configuration in, control API served
 #              (`volent node`, the tests and the sealed image start it)
@@ -77,6 +78,8 @@ amp_glob(BOOT_SRCS src/volent/boot/*.cc)
 add_library(volent_boot STATIC ${BOOT_SRCS})
 target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_sealed volent_tools volent_attest volent_model
                                          volent_egress volent_node volent_manifest volent_journal core core_http)
+# The sealed image's PID 1 (volent-init): static, libc only, none of the above.
+include(src/volent/init/build.cmake)
 
 amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)
 add_executable(volent ${VOLENT_CLI_SRCS})

@@ -1,0 +1,24 @@
+#include "volent/init/heartbeat.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+namespace volent::init {
+
+std::string HeartbeatLine(const timespec& since_boot) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "heartbeat %lld.%03ld", static_cast<long long>(since_boot.tv_sec),
+           since_boot.tv_nsec / 1000000);
+  return buf;
+}
+
+ampoule::Result<timespec> SinceBoot() {
+  timespec now{};
+  if (clock_gettime(CLOCK_BOOTTIME, &now) != 0) {
+    return ampoule::Error{std::string("clock_gettime(CLOCK_BOOTTIME): ") + strerror(errno)};
+  }
+  return now;
+}
+
+}  // namespace volent::init

@@ -1,0 +1,39 @@
+#include "volent/init/mounts.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <string>
+
+namespace volent::init {
+namespace {
+
+// nosuid and noexec wherever nothing is meant to run from: none of these
+// filesystems holds programs.
+constexpr unsigned long kSafe = MS_NOSUID | MS_NOEXEC;
+
+constexpr MountPoint kEarlyMounts[] = {
+    {"/proc", "proc", kSafe | MS_NODEV},
+    {"/sys", "sysfs", kSafe | MS_NODEV},
+    {"/dev", "devtmpfs", kSafe},  // device nodes: no MS_NODEV
+};
+
+ampoule::Error MountError(const MountPoint& m, const char* step, int errnum) {
+  return ampoule::Error{std::string(step) + " " + m.target + " (" + m.fstype + "): " + strerror(errnum)};
+}
+
+}  // namespace
+
+std::span<const MountPoint> EarlyMounts() { return kEarlyMounts; }
+
+ampoule::Status Mount(const MountPoint& m) {
+  if (mkdir(m.target, 0755) != 0 && errno != EEXIST) return MountError(m, "mkdir", errno);
+  if (mount(m.fstype, m.target, m.fstype, m.flags, nullptr) != 0 && errno != EBUSY) {
+    return MountError(m, "mount", errno);
+  }
+  return ampoule::Status::Ok();
+}
+
+}  // namespace volent::init
