@@ -28,12 +28,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 readonly ROOT
-readonly QEMU=qemu-system-x86_64
 readonly TIMEOUT="${BOOT_TIMEOUT:-60}"
-# microvm: no PCI, no firmware ROMs to scan (x-option-roms=off); the ISA
-# serial port is the console (ttyS0); the RTC gives the guest the time of
-# day; ACPI (on by default) is how the guest's power-off reaches QEMU.
-readonly MACHINE=microvm,x-option-roms=off,isa-serial=on,rtc=on
+# shellcheck source=scripts/image/qemu.sh
+source "$ROOT/scripts/image/qemu.sh"
 # panic=-1: a kernel panic reboots at once, which -no-reboot turns into
 # QEMU's exit, so a failed boot ends now instead of at the timeout.
 readonly APPEND="console=ttyS0 panic=-1 volent.test=heartbeat"
@@ -75,26 +72,7 @@ if [[ -z $kernel ]]; then
 fi
 [[ -f $kernel ]] || die 2 "no kernel at $kernel"
 
-# host_tsc_khz: the host's TSC rate in kHz, as its kernel reports it in
-# /proc/cpuinfo ("cpu MHz": the TSC rate in a VM without cpufreq, the usual
-# CI machine; on bare metal the current core clock, close enough, and there
-# KVM is usually the accelerator anyway). Empty if unknown.
-host_tsc_khz() {
-  awk -F': *' '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo 2>/dev/null || true
-}
-
-kvm_usable() {
-  [[ -r /dev/kvm && -w /dev/kvm ]] && { [[ -d /sys/module/kvm_intel ]] || [[ -d /sys/module/kvm_amd ]]; }
-}
-if [[ $accel == auto ]]; then
-  if kvm_usable; then accel=kvm; else accel=tcg; fi
-fi
-# Under TCG the guest's TSC counts at the host's TSC rate, and the kernel's
-# own calibration against the PIT fails when the host is busy (TCG runs too
-# slowly for its timing window); with no other reference in a microvm (no
-# HPET, no ACPI PM timer) the kernel then marks the TSC unstable and hangs
-# before init: about half the boots on a loaded 2-core machine. Telling it
-# the rate skips that calibration (15 of 15 boots then came up).
+accel=$(resolve_accel "$accel")
 append=$APPEND
 tsc_khz=$(host_tsc_khz)
 if [[ $accel == tcg && -n $tsc_khz ]]; then

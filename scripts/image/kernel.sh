@@ -27,7 +27,7 @@
 # rest. The payload ends with the decompressed size (4 bytes, little endian),
 # which checks the result.
 #
-# Cache: ${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/image/<package version>/,
+# Cache: ${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ampoule}/image/<package version>-<module list hash>/,
 # made in a temporary folder beside it and renamed into place when complete,
 # so a folder that exists is whole and a second run returns at once.
 #
@@ -51,6 +51,7 @@ readonly MODULES=(
   dm_verity       # the root's integrity check
   ext4            # /data
   crc32c_generic  # ext4's metadata checksums
+  virtio_net      # the network (the control API, the model, the tools)
 )
 readonly META=linux-image-amd64
 
@@ -164,7 +165,9 @@ add_module() {
 
 resolve_package
 CACHE_ROOT="${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:?HOME is not set; set AMPOULE_CACHE_DIR}/.cache}/ampoule}"
-readonly DEST="$CACHE_ROOT/image/$VERSION"
+# Keyed by the package version and the module list: another list is another folder.
+MODULES_KEY="$(printf '%s\n' "${MODULES[@]}" | sha256sum | cut -c1-8)"
+readonly DEST="$CACHE_ROOT/image/$VERSION-$MODULES_KEY"
 if [[ -f $DEST/kernel.env ]]; then
   log "$PACKAGE $VERSION: cached"
   echo "$DEST"

@@ -3,28 +3,41 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/reboot.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <string>
 
 namespace volent::init {
+namespace {
 
-ampoule::Status BlockChildSignal() {
+sigset_t HandledSignals() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
+  for (int s : {SIGCHLD, SIGTERM, SIGINT}) sigaddset(&set, s);
+  return set;
+}
+
+}  // namespace
+
+ampoule::Status BlockSignals() {
+  sigset_t set = HandledSignals();
   if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
-    return ampoule::Error{std::string("sigprocmask(SIGCHLD): ") + strerror(errno)};
+    return ampoule::Error{std::string("sigprocmask: ") + strerror(errno)};
   }
+  reboot(RB_DISABLE_CAD);  // fails only outside PID 1's powers; the signal then never comes
   return ampoule::Status::Ok();
 }
 
-int ReapChildren() {
+int ReapChildren(const std::function<void(pid_t, int)>& exited) {
   int reaped = 0;
   for (;;) {
-    pid_t pid = waitpid(-1, nullptr, WNOHANG);
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid > 0) {
       ++reaped;
+      if (exited) exited(pid, status);
     } else if (pid < 0 && errno == EINTR) {
       continue;
     } else {
@@ -33,13 +46,18 @@ int ReapChildren() {
   }
 }
 
-void WaitForChild(long timeout_ms) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
+int WaitForSignal(long timeout_ms) {
+  sigset_t set = HandledSignals();
+  if (timeout_ms < 0) timeout_ms = 0;
   timespec timeout{timeout_ms / 1000, (timeout_ms % 1000) * 1000000};
-  // EAGAIN (timed out) and EINTR both just mean: look again.
-  sigtimedwait(&set, nullptr, &timeout);
+  int signal = sigtimedwait(&set, nullptr, &timeout);
+  return signal > 0 ? signal : 0;  // EAGAIN (timed out) and EINTR: look again
+}
+
+long NowMs() {
+  timespec now{};
+  if (clock_gettime(CLOCK_BOOTTIME, &now) != 0) return 0;
+  return now.tv_sec * 1000L + now.tv_nsec / 1000000;
 }
 
 }  // namespace volent::init

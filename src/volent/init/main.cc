@@ -1,29 +1,55 @@
 // volent-init: the sealed image's PID 1 (docs/image.md, SPEC B8).
 //
-// This slice: mount /proc, /sys and /dev; say a heartbeat on the console;
-// reap children. With volent.test=heartbeat on the kernel command line it
-// says one heartbeat and powers the machine off, which ends the boot test
-// (tests/image/boot_test.sh). Without it, a heartbeat every
-// kHeartbeatSeconds, forever: PID 1 never exits.
+// From the initramfs, in this order, before anything of the disk runs:
+//   1. mounts /proc, /sys, /dev; reads the kernel command line (cmdline.h)
+//   2. loads the image's modules (modules.h)
+//   3. makes the dm-verity device from the command line's root hash
+//      (verity.h); a wrong hash or a corrupted block panics the kernel the
+//      moment the block is read, and any failure here halts the machine
+//   4. mounts the verified root read-only and /data noexec (root.h),
+//      switches into it, writes the boot record (boot_record.h)
+//   5. brings the network up (network.h)
+//   6. starts `volent node` and supervises it (supervisor.h); a heartbeat
+//      on the console every kHeartbeatSeconds; reaps every child; SIGTERM
+//      powers off, SIGINT (Ctrl-Alt-Del) reboots, the node stopped first
 //
-// Every failure goes to the console as "volent-init: error: WHAT: WHY" and
-// the init goes on as far as it can: a heartbeat after a failed mount still
-// tells more than a kernel panic.
+// Without volent.roothash there is no root: the init says its heartbeat
+// and lives (the bare boot test). volent.test=heartbeat powers off after
+// the first heartbeat (without starting the node), volent.test=checks
+// after the checks from inside (selfcheck.h).
 //
-// Static, libc only: the initramfs holds this one file and no loader.
+// Every line goes to the console as "volent-init: ...". A failure that
+// leaves no verified root is "volent-init: halt: WHY", then power-off.
+//
+// Static, libc only: the initramfs holds this file, the modules and no loader.
+#include <sys/mount.h>
+#include <sys/reboot.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 
+#include "volent/init/boot_record.h"
 #include "volent/init/children.h"
 #include "volent/init/cmdline.h"
 #include "volent/init/console.h"
 #include "volent/init/heartbeat.h"
+#include "volent/init/modules.h"
 #include "volent/init/mounts.h"
+#include "volent/init/network.h"
 #include "volent/init/power.h"
+#include "volent/init/root.h"
+#include "volent/init/selfcheck.h"
+#include "volent/init/supervisor.h"
+#include "volent/init/verity.h"
 
 namespace volent::init {
 namespace {
+
+constexpr char kNode[] = "/usr/bin/volent";
+constexpr long kDiskWaitMs = 5000;
+constexpr long kNodeStopGraceMs = 20000;
 
 void SayIfError(const ampoule::Status& s) {
   if (!s.ok()) Say("error: " + s.message());
@@ -35,61 +61,109 @@ void Heartbeat() {
   Say(HeartbeatLine(*now));
 }
 
-// The options on the kernel command line; the defaults when it cannot be read.
-// `*ok` is false when the command line named something the init cannot do.
-BootOptions ReadOptions(bool* ok) {
-  *ok = true;
-  auto text = ReadCmdline();
-  if (!text.ok()) {
-    Say("error: " + text.message());
-    return {};
-  }
-  auto options = ParseCmdline(*text);
-  if (!options.ok()) {
-    Say("error: " + options.message());
-    *ok = false;
-    return {};
-  }
-  return *options;
-}
-
-// Heartbeats every kHeartbeatSeconds and reaps children in between, forever.
-[[noreturn]] void Live() {
-  auto ms = [] {
-    auto now = SinceBoot();
-    return now.ok() ? now->tv_sec * 1000L + now->tv_nsec / 1000000 : 0L;
-  };
-  long next = ms() + kHeartbeatSeconds * 1000L;
-  for (;;) {
-    long now = ms();
-    if (now >= next) {
-      Heartbeat();
-      next = now + kHeartbeatSeconds * 1000L;
-    }
-    WaitForChild(next - now);  // > 0: a due heartbeat moved `next` on
-    ReapChildren();
-  }
-}
-
-// Powers off, or, when that fails, says so and lives on.
-[[noreturn]] void PowerOffOrLive() {
+// Powers off, or, when that fails, says so and sleeps forever: a machine
+// that cannot end itself must still never go on.
+[[noreturn]] void PowerOffOrSleep() {
   ReapChildren();
   Say("powering off");
   SayIfError(PowerOff());
-  Live();
+  for (;;) pause();
+}
+
+// The root cannot be trusted or used: nothing from the disk may run.
+[[noreturn]] void Halt(const std::string& why) {
+  Say("halt: " + why);
+  PowerOffOrSleep();
+}
+
+// The options on the kernel command line. A command line the init cannot
+// read or understand halts: it may name a root the init would not verify.
+BootOptions ReadOptions() {
+  auto text = ReadCmdline();
+  if (!text.ok()) Halt(text.message());
+  auto options = ParseCmdline(*text);
+  if (!options.ok()) Halt(options.message());
+  return *options;
+}
+
+// Stops the node, flushes /data and powers off (or reboots).
+[[noreturn]] void Shutdown(Supervisor* node, bool reboot_after) {
+  Say(reboot_after ? "rebooting" : "shutting down");
+  if (node) node->Stop(kNodeStopGraceMs);
+  ReapChildren();
+  sync();
+  if (mount(nullptr, "/data", nullptr, MS_REMOUNT | MS_RDONLY, nullptr) != 0 && errno != EINVAL) {
+    SayError("remount /data read-only", errno);
+  }
+  if (!reboot_after) PowerOffOrSleep();
+  reboot(RB_AUTOBOOT);
+  SayError("reboot", errno);
+  PowerOffOrSleep();
+}
+
+// Heartbeats, the node's restarts and the signals, forever.
+[[noreturn]] void Live(Supervisor* node) {
+  long next_beat = NowMs() + kHeartbeatSeconds * 1000L;
+  for (;;) {
+    long now = NowMs();
+    if (now >= next_beat) {
+      Heartbeat();
+      next_beat = now + kHeartbeatSeconds * 1000L;
+    }
+    if (node) node->Tick(now);
+    long due = next_beat;
+    if (node && node->NextDueMs() >= 0) due = std::min(due, node->NextDueMs());
+    int signal = WaitForSignal(due - NowMs());
+    ReapChildren([&](pid_t pid, int status) {
+      if (node) node->Exited(pid, status, NowMs());
+    });
+    if (signal == SIGTERM || signal == SIGINT) Shutdown(node, signal == SIGINT);
+  }
+}
+
+// Steps 2 to 5. Returns the verity device's node.
+std::string BringUp(const BootOptions& options) {
+  const VerityRoot& root = *options.root;
+  if (auto s = LoadModules(kModulesDir, options.module_parameters); !s.ok()) Halt(s.message());
+  if (auto s = WaitForPath(root.device, kDiskWaitMs); !s.ok()) Halt("no root disk: " + s.message());
+  auto device = CreateVerityDevice(root);
+  if (!device.ok()) Halt(device.message());
+  Say("root " + root.device + " verified by dm-verity as " + *device + ", root hash " + root.roothash);
+  if (auto s = WaitForPath(options.data_device, kDiskWaitMs); !s.ok()) Halt("no data disk: " + s.message());
+  if (auto s = MountRoot(*device, options.data_device); !s.ok()) Halt(s.message());
+  if (auto s = SwitchRoot(); !s.ok()) Halt(s.message());
+  auto status = ReadVerityStatus();
+  if (!status.ok()) Halt(status.message());
+  SayIfError(WriteBootRecord(root, *status));
+  SayIfError(BringUpLoopback());
+  if (options.network) SayIfError(ConfigureEthernet(*options.network));
+  return *device;
 }
 
 [[noreturn]] void Run() {
   for (const MountPoint& m : EarlyMounts()) SayIfError(Mount(m));
   AttachConsole();  // if it fails there is no one to tell
-  SayIfError(BlockChildSignal());
-  bool options_ok = true;
-  BootOptions options = ReadOptions(&options_ok);
+  SayIfError(BlockSignals());
+  const BootOptions options = ReadOptions();
+  if (!options.root) {
+    Heartbeat();
+    if (options.test != TestMode::kNone) PowerOffOrSleep();
+    Live(nullptr);
+  }
+  const std::string device = BringUp(options);
+  if (options.test == TestMode::kChecks) {
+    RunSelfChecks(*options.root, device, kNode);
+    PowerOffOrSleep();
+  }
+  if (options.test == TestMode::kHeartbeat) {
+    Heartbeat();
+    PowerOffOrSleep();
+  }
+  Supervisor node({kNode, "node", "--config", "/etc/volent/volent.yaml", "--data-dir", "/data"},
+                  {"PATH=/usr/bin", "HOME=/data", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"});
+  node.Tick(NowMs());
   Heartbeat();
-  // A test was asked for that this init does not know: end the machine
-  // rather than leave the test waiting for its timeout.
-  if (!options_ok || options.test == TestMode::kHeartbeat) PowerOffOrLive();
-  Live();
+  Live(&node);
 }
 
 }  // namespace

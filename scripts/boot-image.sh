@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Boots the sealed image (scripts/build-image.sh) under QEMU's microvm: the
+# PVH kernel, the initramfs with volent-init, the root disk read-only (its
+# dm-verity tree checked by the init) and a second disk for /data, the
+# control API forwarded to a loopback port of the host. docs/image.md.
+#
+# Usage: scripts/boot-image.sh [--image DIR] [--data FILE] [--api-port N]
+#                              [--test heartbeat|checks] [--disk FILE]
+#                              [--set KEY=VALUE]... [--accel auto|kvm|tcg]
+#                              [--timeout S] [--memory MB]
+#   --image DIR     the image (default build/image)
+#   --data FILE     the /data disk (default DIR/data.img); made when missing:
+#                   256 MiB, ext4, journaled (the node's crash safety relies
+#                   on it)
+#   --api-port N    the host's 127.0.0.1:N is the guest's control API (port
+#                   8470); default 8470
+#   --test T        heartbeat: up, one heartbeat, power off; checks: the
+#                   checks from inside (docs/image.md), power off
+#   --disk FILE     another root disk than DIR/disk.raw (a tampered copy)
+#   --set K=V       replace volent.K on the kernel command line (a wrong
+#                   roothash); repeatable
+#   --accel A       kvm, tcg or auto (default): KVM when usable, else TCG
+#   --timeout S     stop QEMU after S seconds (default 600; 60 with --test)
+#   --memory MB     guest memory (default 1024)
+# The guest reaches the host as 10.0.2.2 (QEMU's user networking): a node's
+# allowlist names that address for services on the host's loopback.
+#
+# Prints the console. Exit status: QEMU's (0 after the guest powered off),
+# 124 when the timeout stopped it; 2 usage or a missing tool or image.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
+# shellcheck source=scripts/image/qemu.sh
+source "$ROOT/scripts/image/qemu.sh"
+usage() { sed -n '7,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() { local rc=$1; shift; printf 'boot-image: %s\n' "$*" >&2; exit "$rc"; }
+
+image="$ROOT/build/image"
+data=""
+disk=""
+api_port=8470
+test_mode=""
+accel=auto
+timeout_s=""
+memory=1024
+sets=()
+while (($#)); do
+  case "$1" in
+    --image) image="${2:?--image needs a folder}"; shift 2 ;;
+    --data) data="${2:?--data needs a file}"; shift 2 ;;
+    --disk) disk="${2:?--disk needs a file}"; shift 2 ;;
+    --api-port) api_port="${2:?--api-port needs a port}"; shift 2 ;;
+    --test) test_mode="${2:?--test needs heartbeat or checks}"; shift 2 ;;
+    --set) sets+=("${2:?--set needs KEY=VALUE}"); shift 2 ;;
+    --accel) accel="${2:?--accel needs auto, kvm or tcg}"; shift 2 ;;
+    --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
+    --memory) memory="${2:?--memory needs megabytes}"; shift 2 ;;
+    -h | --help) usage ;;
+    *) echo "boot-image: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[[ -z $test_mode || $test_mode =~ ^(heartbeat|checks)$ ]] || die 2 "--test takes heartbeat or checks, not '$test_mode'"
+[[ $accel =~ ^(auto|kvm|tcg)$ ]] || die 2 "--accel takes auto, kvm or tcg, not '$accel'"
+[[ $api_port =~ ^[1-9][0-9]{0,4}$ ]] || die 2 "--api-port takes a port number, not '$api_port'"
+[[ $memory =~ ^[1-9][0-9]*$ ]] || die 2 "--memory takes megabytes, not '$memory'"
+timeout_s="${timeout_s:-$([[ -n $test_mode ]] && echo 60 || echo 600)}"
+command -v "$QEMU" >/dev/null || die 2 "$QEMU not found; run 'sudo bash scripts/setup.sh' (package qemu-system-x86)"
+[[ -f $image/image.env ]] || die 2 "no image in $image; build it: bash scripts/build-image.sh"
+disk="${disk:-$image/disk.raw}"
+data="${data:-$image/data.img}"
+[[ -f $disk ]] || die 2 "no root disk $disk"
+
+CMDLINE=""
+# shellcheck source=/dev/null
+source "$image/image.env"
+cmdline="$CMDLINE"
+for kv in "${sets[@]}"; do
+  [[ $kv =~ ^[a-z_]+=[^[:space:]]*$ ]] || die 2 "--set takes KEY=VALUE, not '$kv'"
+  key=${kv%%=*}
+  cmdline="$(sed -E "s/(^| )volent\\.$key=[^ ]*//" <<<"$cmdline") volent.$kv"
+done
+[[ -n $test_mode ]] && cmdline+=" volent.test=$test_mode"
+accel=$(resolve_accel "$accel")
+tsc_khz=$(host_tsc_khz)
+[[ $accel == tcg && -n $tsc_khz ]] && cmdline+=" tsc_early_khz=$tsc_khz"
+
+if [[ ! -f $data ]]; then
+  command -v mkfs.ext4 >/dev/null || die 2 "mkfs.ext4 not found (Debian package e2fsprogs)"
+  truncate -s 256M "$data.tmp"
+  mkfs.ext4 -q -F -L volent-data -E root_owner=0:0 "$data.tmp"
+  mv "$data.tmp" "$data"
+fi
+
+# The kernel names the disks in the order given: the root vda, /data vdb.
+exec timeout -k 5 "$timeout_s" "$QEMU" -M "$MACHINE" -accel "$accel" -cpu max -m "$memory" -nographic -no-reboot \
+  -kernel "$image/vmlinux" -initrd "$image/initrd" -append "$cmdline" \
+  -drive "id=root,file=$disk,format=raw,if=none,readonly=on" -device virtio-blk-device,drive=root \
+  -drive "id=data,file=$data,format=raw,if=none" -device virtio-blk-device,drive=data \
+  -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$api_port-:8470" -device virtio-net-device,netdev=net0 \
+  </dev/null

@@ -1,0 +1,30 @@
+// The boot record: what PID 1 set up, for the node to report. Written once,
+// after the switch into the verified root, to /run/volent/boot.json (a
+// tmpfs only root writes; mode 0644):
+//
+//   {"profile": "verity-only", "roothash": HEX, "root_device": "/dev/vda",
+//    "verity_table": "...", "verity_status": "V", "init": "volent-init"}
+//
+// verity_table and verity_status are the kernel's (DM_TABLE_STATUS), read
+// back after the device was made, not what the init asked for. The node's
+// attestation (attest/platform_facts.h) reads this file; without it the
+// node reports the unsealed profile.
+#pragma once
+
+#include <string>
+
+#include "core/result.h"
+#include "volent/init/cmdline.h"
+#include "volent/init/verity.h"
+
+namespace volent::init {
+
+inline constexpr char kBootRecordPath[] = "/run/volent/boot.json";
+
+// The record's JSON text.
+std::string BootRecordJson(const VerityRoot& root, const VerityStatus& status);
+
+// Writes BootRecordJson to kBootRecordPath (its folder made if missing).
+ampoule::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status);
+
+}  // namespace volent::init

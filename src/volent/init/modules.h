@@ -1,0 +1,28 @@
+// Loading the kernel modules the image needs (virtio, squashfs, dm-verity,
+// ext4, the network), from the initramfs, in the order the image build
+// wrote: scripts/image/kernel.sh lists them dependencies first in
+// modules/load-order. There is no modprobe: finit_module(2) on each file,
+// with the MODULE.KEY=VALUE parameters the kernel command line gave it.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "core/result.h"
+
+namespace volent::init {
+
+// The folder of the initramfs that holds the .ko files and load-order.
+inline constexpr char kModulesDir[] = "/modules";
+
+// Loads every module `dir`/load-order names, in order; a module already
+// loaded (or built in) counts as loaded. Stops at the first failure, naming
+// the module and the kernel's errno text. `parameters` maps a module name
+// (dashes as underscores) to its "KEY=VALUE ..." string.
+ampoule::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters);
+
+// Waits up to `timeout_ms` for `path` (a device node or a /sys entry) to
+// exist: a driver's probe may finish after its module's init returns.
+ampoule::Status WaitForPath(const std::string& path, long timeout_ms);
+
+}  // namespace volent::init

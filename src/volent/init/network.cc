@@ -1,0 +1,99 @@
+#include "volent/init/network.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <net/route.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "volent/init/modules.h"
+
+namespace volent::init {
+namespace {
+
+constexpr char kEthernet[] = "eth0";
+
+class Socket {
+ public:
+  Socket() : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {}
+  ~Socket() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+sockaddr_in Inet(uint32_t network_order) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = network_order;
+  return a;
+}
+
+ifreq Request(const char* name) {
+  ifreq r{};
+  strncpy(r.ifr_name, name, IFNAMSIZ - 1);
+  return r;
+}
+
+ampoule::Error NetError(const std::string& what, int errnum) {
+  return ampoule::Error{what + ": " + strerror(errnum)};
+}
+
+ampoule::Status BringUp(const Socket& s, const char* name) {
+  ifreq r = Request(name);
+  if (ioctl(s.fd(), SIOCGIFFLAGS, &r) != 0) return NetError(std::string("flags of ") + name, errno);
+  r.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (ioctl(s.fd(), SIOCSIFFLAGS, &r) != 0) return NetError(std::string("bring up ") + name, errno);
+  return ampoule::Status::Ok();
+}
+
+}  // namespace
+
+ampoule::Status BringUpLoopback() {
+  Socket s;
+  if (s.fd() < 0) return NetError("socket", errno);
+  return BringUp(s, "lo");
+}
+
+ampoule::Status ConfigureEthernet(const Network& network) {
+  AMP_RETURN_IF_ERROR(WaitForPath(std::string("/sys/class/net/") + kEthernet, 3000));
+  Socket s;
+  if (s.fd() < 0) return NetError("socket", errno);
+  in_addr address{}, gateway{};
+  inet_pton(AF_INET, network.address.c_str(), &address);  // ParseCmdline checked both
+  const uint32_t mask = htonl(~uint32_t{0} << (32 - network.prefix));
+
+  ifreq r = Request(kEthernet);
+  sockaddr_in a = Inet(address.s_addr);
+  memcpy(&r.ifr_addr, &a, sizeof a);
+  if (ioctl(s.fd(), SIOCSIFADDR, &r) != 0) return NetError("address of eth0", errno);
+  a = Inet(mask);
+  memcpy(&r.ifr_netmask, &a, sizeof a);
+  if (ioctl(s.fd(), SIOCSIFNETMASK, &r) != 0) return NetError("netmask of eth0", errno);
+  AMP_RETURN_IF_ERROR(BringUp(s, kEthernet));
+  if (network.gateway.empty()) return ampoule::Status::Ok();
+
+  inet_pton(AF_INET, network.gateway.c_str(), &gateway);
+  rtentry route{};
+  a = Inet(0);
+  memcpy(&route.rt_dst, &a, sizeof a);
+  memcpy(&route.rt_genmask, &a, sizeof a);
+  a = Inet(gateway.s_addr);
+  memcpy(&route.rt_gateway, &a, sizeof a);
+  route.rt_flags = RTF_UP | RTF_GATEWAY;
+  char device[] = "eth0";
+  route.rt_dev = device;
+  if (ioctl(s.fd(), SIOCADDRT, &route) != 0) return NetError("default route via " + network.gateway, errno);
+  return ampoule::Status::Ok();
+}
+
+}  // namespace volent::init

@@ -1,0 +1,38 @@
+// The verified root: a dm-verity device over the root disk, made by PID 1
+// with the device-mapper's ioctls before anything from the disk is read.
+//
+// The table carries panic_on_corruption: a block whose hash does not match
+// the tree panics the kernel the moment it is read, whoever reads it (a
+// mount, the node's loader, a tool). A wrong root hash or a flipped block
+// therefore halts the machine; nothing goes on with unverified bytes.
+// Kernel documentation: admin-guide/device-mapper/verity.rst.
+#pragma once
+
+#include <string>
+
+#include "core/result.h"
+#include "volent/init/cmdline.h"
+
+namespace volent::init {
+
+// The name of the device under /dev/mapper (shown by the kernel's messages).
+inline constexpr char kVerityName[] = "volent-root";
+
+// The dm-verity table's parameter string for `root`: format 1, data and
+// hash tree on root.device, 4096-byte blocks, sha256, panic_on_corruption.
+std::string VerityTable(const VerityRoot& root);
+
+// Creates, loads (read-only) and resumes kVerityName with VerityTable(root).
+// Returns the device's node ("/dev/dm-N"). A failure removes what was made.
+ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root);
+
+// The kernel's view of the running device: its table's parameters and its
+// status ("V" verified so far, "C" a corruption seen), as DM_TABLE_STATUS
+// gives them. What the boot record and the checks compare with the command line.
+struct VerityStatus {
+  std::string table;
+  std::string status;
+};
+ampoule::Result<VerityStatus> ReadVerityStatus();
+
+}  // namespace volent::init
