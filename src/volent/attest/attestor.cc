@@ -56,6 +56,7 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
   std::unique_ptr<Attestor> a(new Attestor(std::move(options)));
   const AttestorOptions& o = a->options_;
   a->secure_boot_ = SecureBootState(o.efi_dir, o.efi_dir + "/efivars");
+  a->boot_ = ReadBootFacts(o.boot_record_path);
   auto own = OwnBinarySha256();
   if (!own) return own.error();
   a->volent_sha256_ = *own;
@@ -129,9 +130,9 @@ ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   }
   AMP_RETURN_IF_ERROR(MaySign(o.key_provenance, o.release_shaped));
   facts.time = Now();
-  facts.boot_profile = "unsealed";  // the sealed image's init is the only one that may say otherwise
+  facts.boot_profile = boot_.profile;  // verity-only only from the sealed image's own PID 1
   facts.secure_boot = secure_boot_;
-  facts.verity_roothash = nullptr;
+  facts.verity_roothash = boot_.verity_roothash;
   facts.key_provenance = o.key_provenance;
   facts.volent_sha256 = volent_sha256_;
   facts.kernel_sha256 = kernel_sha256_;

@@ -27,6 +27,7 @@
 #include "ampoule/receipt/ed25519.h"
 #include "core/result.h"
 #include "volent/attest/node_pcr.h"
+#include "volent/attest/platform_facts.h"
 
 namespace volent::attest {
 
@@ -52,6 +53,7 @@ struct AttestorOptions {
   std::function<ampoule::Result<std::pair<uint64_t, std::string>>()> journal_digest;
   // Test seams: the platform's paths.
   std::string efi_dir = "/sys/firmware/efi";
+  std::string boot_record_path = "/run/volent/boot.json";  // platform_facts.h ReadBootFacts
   std::string event_log_path = "/sys/kernel/security/tpm0/binary_bios_measurements";
 };
 
@@ -79,12 +81,15 @@ class Attestor {
 
   // Why the reports carry no quote ("" when they do).
   const std::string& no_tpm_reason() const { return no_tpm_reason_; }
+  // How the machine booted (the report's boot section).
+  const BootFacts& boot() const { return boot_; }
 
  private:
   explicit Attestor(AttestorOptions options) : options_(std::move(options)) {}
 
   AttestorOptions options_;
   std::string secure_boot_;
+  BootFacts boot_;
   std::string volent_sha256_;
   nlohmann::json kernel_sha256_;
   NodePcrLog log_;

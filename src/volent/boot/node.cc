@@ -214,6 +214,9 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   auto attestor = attest::Attestor::Start(AttestorOptionsFor(cfg, data_dir, *node_key, *parts->journal));
   if (!attestor) return Failed("attestation: " + attestor.message());
   parts->attestor = std::move(*attestor);
+  if (!parts->attestor->boot().why.empty() && options.warn) {
+    options.warn("attestation reports will say the unsealed profile: " + parts->attestor->boot().why);
+  }
   if (!parts->attestor->no_tpm_reason().empty() && options.warn) {
     options.warn("attestation reports will carry no TPM quote: " + parts->attestor->no_tpm_reason());
   }
