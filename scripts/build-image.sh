@@ -113,10 +113,12 @@ tcti=/usr/lib/x86_64-linux-gnu/libtss2-tcti-device.so.0
 install -m 0644 "$(readlink -f "$tcti")" "$stage/usr/lib/x86_64-linux-gnu/${tcti##*/}"
 add_libraries "$tcti"
 
-# The configuration: regular files only, mode 0644 (keys too: the root is
-# read-only and only the node runs).
+# The configuration: regular files only, owned by root; a file others may
+# not read (a key) stays 0600, the rest is 0644.
 (cd "$config" && find . -type f -print0 | sort -z) | while IFS= read -r -d '' f; do
-  install -D -m 0644 "$config/$f" "$stage/etc/volent/${f#./}"
+  mode=0644
+  [[ $(( 0$(stat -c %a "$config/$f") & 04 )) -eq 0 ]] && mode=0600
+  install -D -m "$mode" "$config/$f" "$stage/etc/volent/${f#./}"
 done
 {
   echo "NAME=Volent sealed image"
@@ -164,7 +166,7 @@ python3 "$ROOT/scripts/image/initramfs.py" "$out/initrd" "init=$init" "modules/l
   "${modules[@]}"
 ln -f "$kdir/vmlinux" "$out/vmlinux" 2>/dev/null || cp "$kdir/vmlinux" "$out/vmlinux"
 
-cmdline="console=ttyS0 panic=-1 volent.roothash=$roothash volent.salt=$salt volent.data_blocks=$data_blocks"
+cmdline="console=ttyS0 loglevel=4 panic=-1 volent.roothash=$roothash volent.salt=$salt volent.data_blocks=$data_blocks"
 cmdline+=" volent.hash_start=$data_blocks volent.ip=10.0.2.15/24 volent.gateway=10.0.2.2"
 {
   echo "ROOTHASH=$roothash"

@@ -48,6 +48,7 @@ readonly MODULES=(
   virtio_mmio     # microvm's virtio transport
   virtio_blk      # the disk: root, hash tree, /data
   squashfs        # the read-only root
+  sha256_ssse3    # SHA-256 with the CPU's SHA or AVX2 instructions, for dm-verity
   dm_verity       # the root's integrity check
   ext4            # /data
   crc32c_generic  # ext4's metadata checksums

@@ -9,3 +9,13 @@ if(TARGET volent-init)
   add_test(NAME image_boot COMMAND bash ${CMAKE_SOURCE_DIR}/tests/image/boot_test.sh --init $<TARGET_FILE:volent-init>)
   set_tests_properties(image_boot PROPERTIES TIMEOUT 300 LABELS image SKIP_REGULAR_EXPRESSION "^skipped: ")
 endif()
+
+# image_vm: the whole image (tests/image/image_test.py): built by
+#   scripts/build-image.sh with a configuration pointing at a receiver and the
+#   mock model on the host; checked from inside; tampered disks and a wrong
+#   root hash halt; the node in the VM runs agents, is killed with SIGKILL,
+#   boots again and resumes with every effect applied once.
+if(TARGET volent-init AND TARGET volent)
+  add_test(NAME image_vm COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/image/image_test.py --build ${CMAKE_BINARY_DIR})
+  set_tests_properties(image_vm PROPERTIES TIMEOUT 900 LABELS image SKIP_REGULAR_EXPRESSION "^skipped: ")
+endif()

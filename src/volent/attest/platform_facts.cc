@@ -95,7 +95,8 @@ BootFacts ReadBootFacts(const std::string& record_path, const std::string& mount
   if (!root) return unsealed("no mount at / in " + mountinfo_path);
   if (root->fstype != "squashfs") return unsealed("/ is " + root->fstype + ", not squashfs");
   if (root->options != "ro" && root->options.rfind("ro,", 0) != 0) return unsealed("/ is not mounted read-only");
-  auto name = ampoule::core::ReadFileCapped(sys_dev_block + "/" + root->device + "/dm/name", 256, nullptr,
+  // sysfs files say 4096 bytes whatever they hold: the cap is above that.
+  auto name = ampoule::core::ReadFileCapped(sys_dev_block + "/" + root->device + "/dm/name", 8192, nullptr,
                                             {.from = PathFrom::kUntrusted});
   if (!name || *name != "volent-root\n") return unsealed("/ is not on the device-mapper device volent-root");
   facts.profile = "verity-only";

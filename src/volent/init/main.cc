@@ -3,9 +3,10 @@
 // From the initramfs, in this order, before anything of the disk runs:
 //   1. mounts /proc, /sys, /dev; reads the kernel command line (cmdline.h)
 //   2. loads the image's modules (modules.h)
-//   3. makes the dm-verity device from the command line's root hash
-//      (verity.h); a wrong hash or a corrupted block panics the kernel the
-//      moment the block is read, and any failure here halts the machine
+//   3. makes the dm-verity device from the command line's root hash and
+//      reads every block through it (verity.h): a wrong hash or any
+//      corrupted block panics the kernel there, before anything of the disk
+//      runs, and any other failure here halts the machine
 //   4. mounts the verified root read-only and /data noexec (root.h),
 //      switches into it, writes the boot record (boot_record.h)
 //   5. brings the network up (network.h)
@@ -128,7 +129,10 @@ std::string BringUp(const BootOptions& options) {
   if (auto s = WaitForPath(root.device, kDiskWaitMs); !s.ok()) Halt("no root disk: " + s.message());
   auto device = CreateVerityDevice(root);
   if (!device.ok()) Halt(device.message());
-  Say("root " + root.device + " verified by dm-verity as " + *device + ", root hash " + root.roothash);
+  const long read_from = NowMs();
+  if (auto s = ReadEveryBlock(*device); !s.ok()) Halt(s.message());
+  Say("root " + root.device + " verified by dm-verity as " + *device + " (every block read in " +
+      std::to_string(NowMs() - read_from) + " ms), root hash " + root.roothash);
   if (auto s = WaitForPath(options.data_device, kDiskWaitMs); !s.ok()) Halt("no data disk: " + s.message());
   if (auto s = MountRoot(*device, options.data_device); !s.ok()) Halt(s.message());
   if (auto s = SwitchRoot(); !s.ok()) Halt(s.message());

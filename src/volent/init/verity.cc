@@ -98,6 +98,24 @@ ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root) {
   return "/dev/dm-" + std::to_string(minor(dev));
 }
 
+ampoule::Status ReadEveryBlock(const std::string& device) {
+  int fd = open(device.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ampoule::Error{"open " + device + ": " + strerror(errno)};
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    ssize_t n = read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      close(fd);
+      return ampoule::Error{"read " + device + ": " + strerror(err) + " (a block that does not match its hash)"};
+    }
+    if (n == 0) break;
+  }
+  close(fd);
+  return ampoule::Status::Ok();
+}
+
 ampoule::Result<VerityStatus> ReadVerityStatus() {
   Control control;
   if (control.fd() < 0) return ampoule::Error{std::string("open /dev/mapper/control: ") + strerror(errno)};

@@ -26,6 +26,12 @@ std::string VerityTable(const VerityRoot& root);
 // Returns the device's node ("/dev/dm-N"). A failure removes what was made.
 ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root);
 
+// Reads every block of `device` once, so that dm-verity checks the whole
+// root before anything from it runs: a flipped block anywhere panics the
+// kernel here, not later in the middle of the node's life. The blocks stay
+// in the page cache, so the node's own reads of them cost nothing more.
+ampoule::Status ReadEveryBlock(const std::string& device);
+
 // The kernel's view of the running device: its table's parameters and its
 // status ("V" verified so far, "C" a corruption seen), as DM_TABLE_STATUS
 // gives them. What the boot record and the checks compare with the command line.
