@@ -30,8 +30,9 @@ readonly PACKAGES=(
   # the node's TPM (tpm2-tss: ESYS, MU, the TCTI loader); its tests run a
   # software TPM (swtpm) and check quotes with tpm2-tools' tpm2_checkquote
   libtss2-dev swtpm swtpm-tools tpm2-tools
-  # the sealed image's boot test (scripts/image/boot.sh): QEMU's microvm
-  qemu-system-x86
+  # the sealed image (scripts/build-image.sh, scripts/boot-image.sh): its
+  # squashfs root, dm-verity tree, disk formats, /data disk and QEMU's microvm
+  qemu-system-x86 squashfs-tools cryptsetup-bin qemu-utils e2fsprogs
   # the compiler cache scripts/test.sh builds through (keyed by inputs)
   ccache
   # bench/api.sh: the load generator and the reference server

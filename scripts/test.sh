@@ -29,7 +29,9 @@
 #                   scripts/build-host-tools.sh --strict: rebuild the kernel and
 #                   the host tools from the commit in build-release/ and compare
 #                   with the pins (through the compiler cache, which holds
-#                   build/'s identical objects; an auditor's rebuild uses none)
+#                   build/'s identical objects; an auditor's rebuild uses none);
+#                   scripts/image/reproduce.sh: the sealed image from those
+#                   rebuilt binaries, compared with build/'s
 #
 # Every phase runs even if an earlier one failed (except the tests of a build
 # that failed); a summary with the time of each phase comes last. Exits 0 only
@@ -363,6 +365,9 @@ else
   step "repro: build-kernel.sh --strict" bash "$ROOT/scripts/build-kernel.sh" --strict \
     --out "$OUT/build-kernel/share/ampoule"
   step "repro: build-host-tools.sh --strict" bash "$ROOT/scripts/build-host-tools.sh" --strict
+  # The sealed image from those rebuilt binaries, byte for byte as build/'s.
+  step "repro: image" bash "$ROOT/scripts/image/reproduce.sh" --reference "$OUT/build" \
+    --kernel "$OUT/build-kernel/share/ampoule/ampoule.kernel"
 fi
 
 say "summary"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The sealed image rebuilt from this commit and compared byte for byte with
+# the one made from the everyday build (docs/image.md, "Reproducible").
+#
+# Usage: scripts/image/reproduce.sh --reference BUILD --kernel AMPOULE_KERNEL
+#   --reference BUILD  a build folder (bin/volent, bin/volent-init,
+#                      share/ampoule/ampoule.kernel): the image to compare with
+#   --kernel FILE      the Ampoule kernel rebuilt by scripts/build-kernel.sh --strict
+#
+# 1. compiles volent and volent-init in the reproducible build folder
+#    (build-release/, the settings of scripts/build-host-tools.sh);
+# 2. builds the image (examples/image) from them and the rebuilt kernel;
+# 3. builds the image from BUILD's binaries and kernel;
+# 4. prints "MATCH image:NAME SHA256" or "MISMATCH image:NAME ..." for
+#    disk.raw, disk.qcow2, disk.vhd and initrd.
+# Needs a clean checkout (both images carry the commit). Exit status: 0 all
+# match; 1 a mismatch or a failed build; 2 usage or a dirty tree; 3 no kernel
+# package to be had (scripts/image/kernel.sh's 3).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+readonly ROOT
+readonly REPRO_NAME=image-reproduce
+# shellcheck source=scripts/reproducible.sh
+source "$ROOT/scripts/reproducible.sh"
+
+reference=""
+kernel=""
+while (($#)); do
+  case "$1" in
+    --reference) reference="${2:?--reference needs a build folder}"; shift 2 ;;
+    --kernel) kernel="${2:?--kernel needs a file}"; shift 2 ;;
+    *) repro_die "unknown argument '$1' (usage: --reference BUILD --kernel FILE)" 2 ;;
+  esac
+done
+[[ -n $reference && -n $kernel ]] || repro_die "usage: --reference BUILD --kernel AMPOULE_KERNEL" 2
+[[ -f $kernel ]] || repro_die "no rebuilt Ampoule kernel at $kernel (scripts/build-kernel.sh --strict makes it)" 2
+repro_strict_check
+repro_begin
+[[ -f $REPRO_BUILD_DIR/build.ninja ]] || repro_step configure "configure (Release, reproducible)" repro_configure
+repro_step compile-image "compile volent volent-init (-j$REPRO_JOBS)" repro_build volent volent-init
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/rebuilt/bin" "$work/rebuilt/share/ampoule"
+ln -s "$REPRO_BUILD_DIR/bin/volent" "$REPRO_BUILD_DIR/bin/volent-init" "$work/rebuilt/bin/"
+ln -s "$(readlink -f "$kernel")" "$work/rebuilt/share/ampoule/ampoule.kernel"
+
+build_image() {
+  local rc=0
+  bash "$ROOT/scripts/build-image.sh" --build "$1" --out "$2" >"$2.log" 2>&1 || rc=$?
+  if ((rc != 0)); then
+    tail -n 20 "$2.log" >&2
+    ((rc == 3)) && exit 3
+    repro_die "scripts/build-image.sh --build $1 exited $rc"
+  fi
+}
+repro_log "image from the rebuilt binaries"
+build_image "$work/rebuilt" "$work/rebuilt-image"
+repro_log "image from $reference"
+build_image "$reference" "$work/reference-image"
+
+for name in disk.raw disk.qcow2 disk.vhd initrd; do
+  want=$(awk -v n="$name" '$2 == n { print $1 }' "$work/reference-image/SHA256SUMS")
+  got=$(awk -v n="$name" '$2 == n { print $1 }' "$work/rebuilt-image/SHA256SUMS")
+  if [[ -n $want && $want == "$got" ]]; then
+    echo "MATCH image:$name $got"
+  else
+    echo "MISMATCH image:$name rebuilt $got, from $reference $want"
+    REPRO_MISMATCHES=$((REPRO_MISMATCHES + 1))
+  fi
+done
+if ((REPRO_MISMATCHES)); then
+  for b in volent volent-init; do
+    echo "  $b: rebuilt $(sha256sum <"$REPRO_BUILD_DIR/bin/$b" | cut -c1-16)…, $reference $(sha256sum <"$reference/bin/$b" | cut -c1-16)…"
+  done
+  exit 1
+fi
+repro_log "the image is reproducible: root hash $(sed -n 's/^ROOTHASH=//p' "$work/rebuilt-image/image.env")"
