@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The sealed image's boot time under QEMU's microvm (bench/boot.sh).
+
+    boot.py IMAGE_DIR BARE_INIT RUNS
+
+Interleaves RUNS boots of each of:
+  bare      Debian's kernel and an initramfs holding only volent-init, which
+            says its heartbeat and powers off (scripts/image/boot.sh): the
+            floor, what the kernel alone costs on this machine
+  image     the sealed image up to its heartbeat (scripts/boot-image.sh
+            --test heartbeat): modules, dm-verity over every block of the
+            root, the root and /data mounted, the network up
+  node      the sealed image booted for real, until its node answers
+            /healthz on the forwarded port (wall time only: the guest's
+            clock is not visible from the host there)
+For each: the guest's CLOCK_BOOTTIME at the heartbeat (what volent-init
+prints) and the wall time from QEMU's start to its exit (or to the first
+/healthz answer); the median, the spread (max - min) / median (over 10%: not
+yet trustworthy on this machine, and said so) and the ratio to bare.
+"""
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HEARTBEAT = re.compile(r"^volent-init: heartbeat (\d+\.\d+)\s*$", re.M)
+BARE = re.compile(r"heartbeat at (\d+\.\d+)s guest time, (\d+\.\d+)s wall")  # scripts/image/boot.sh --quiet
+SPREAD_LIMIT = 0.10
+
+
+def boot(argv, tmp):
+    """(heartbeat guest seconds or None, wall seconds, console)."""
+    t0 = time.monotonic()
+    out = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    wall = time.monotonic() - t0
+    console = out.stdout.decode(errors="replace").replace("\r", "")
+    m = HEARTBEAT.search(console)
+    return (float(m.group(1)) if m else None), wall, console
+
+
+def boot_node(image, data):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    console = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    proc = subprocess.Popen(["bash", os.path.join(ROOT, "scripts", "boot-image.sh"), "--image", image, "--data", data,
+                             "--api-port", str(port), "--timeout", "120"], stdin=subprocess.DEVNULL, stdout=console,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    wall = None
+    while time.monotonic() - t0 < 120 and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                if r.status == 200:
+                    wall = time.monotonic() - t0
+                    break
+        except OSError:
+            time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    console.seek(0)
+    text = console.read().decode(errors="replace").replace("\r", "")
+    m = HEARTBEAT.search(text)
+    return (float(m.group(1)) if m else None), wall, text
+
+
+def summary(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None, None
+    median = statistics.median(values)
+    return median, (max(values) - min(values)) / median if median else 0.0
+
+
+def main(argv):
+    if len(argv) != 4:
+        sys.exit(__doc__.split("\n\n")[1])
+    image, bare_init, runs = argv[1], argv[2], int(argv[3])
+    tmp = tempfile.mkdtemp()
+    data = os.path.join(tmp, "data.img")
+    results = {"bare": ([], []), "image": ([], []), "node": ([], [])}
+    for n in range(1, runs + 1):
+        for name in ("bare", "image", "node"):
+            if name == "bare":
+                _, _, console = boot(["bash", os.path.join(ROOT, "scripts", "image", "boot.sh"), "--init",
+                                      bare_init, "--quiet"], tmp)
+                m = BARE.search(console)  # its own figures: QEMU alone, without the script's set-up
+                beat, wall = (float(m.group(1)), float(m.group(2))) if m else (None, None)
+            elif name == "image":
+                beat, wall, console = boot(["bash", os.path.join(ROOT, "scripts", "boot-image.sh"), "--image", image,
+                                            "--data", data, "--test", "heartbeat"], tmp)
+            else:
+                beat, wall, console = boot_node(image, data)
+            if beat is None or wall is None:
+                print(f"boot: run {n} {name}: no heartbeat or no answer; console tail:\n" +
+                      "\n".join(console.strip().splitlines()[-8:]), file=sys.stderr)
+            results[name][0].append(beat)
+            results[name][1].append(wall)
+            print(f"boot: run {n}/{runs} {name:5}: heartbeat "
+                  f"{'-' if beat is None else f'{beat:.3f} s'} guest, "
+                  f"{'-' if wall is None else f'{wall:.2f} s'} wall", file=sys.stderr, flush=True)
+    print(f"\nboot under QEMU microvm, {runs} runs each, interleaved (median, spread = (max - min) / median)")
+    print(f"{'':8}{'heartbeat (guest)':>24}{'wall':>24}{'vs bare (guest)':>18}")
+    bare_beat, _ = summary(results["bare"][0])
+    untrusted = []
+    for name in ("bare", "image", "node"):
+        beat, beat_spread = summary(results[name][0])
+        wall, wall_spread = summary(results[name][1])
+        what = "to /healthz" if name == "node" else "to exit"
+        cell = lambda v, s: "-" if v is None else f"{v:.3f} s ±{100 * s:.0f}%"
+        ratio = f"{beat / bare_beat:.2f}x" if beat and bare_beat else "-"
+        print(f"{name:8}{cell(beat, beat_spread):>24}{cell(wall, wall_spread) + ' ' + what:>24}{ratio:>18}")
+        for label, s in (("heartbeat", beat_spread), ("wall", wall_spread)):
+            if s is not None and s > SPREAD_LIMIT:
+                untrusted.append(f"{name} {label}")
+    if untrusted:
+        print(f"note: spread over {100 * SPREAD_LIMIT:.0f}% ({', '.join(untrusted)}): not yet trustworthy on this "
+              "machine (other work running; TCG makes the guest's speed the host's)")
+    complete = all(v is not None for name in ("bare", "image") for v in results[name][0] + results[name][1])
+    return 0 if complete and all(v is not None for v in results["node"][1]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
