@@ -5,7 +5,7 @@
 # control API forwarded to a loopback port of the host. docs/image.md.
 #
 # Usage: scripts/boot-image.sh [--image DIR] [--data FILE] [--api-port N]
-#                              [--test heartbeat|checks] [--disk FILE]
+#                              [--test heartbeat|checks|stop] [--disk FILE]
 #                              [--set KEY=VALUE]... [--accel auto|kvm|tcg]
 #                              [--timeout S] [--memory MB]
 #   --image DIR     the image (default build/image)
@@ -15,7 +15,8 @@
 #   --api-port N    the host's 127.0.0.1:N is the guest's control API (port
 #                   8470); default 8470
 #   --test T        heartbeat: up, one heartbeat, power off; checks: the
-#                   checks from inside (docs/image.md), power off
+#                   checks from inside (docs/image.md), power off; stop: the
+#                   node started, then stopped as SIGTERM to PID 1 would
 #   --disk FILE     another root disk than DIR/disk.raw (a tampered copy)
 #   --set K=V       replace volent.K on the kernel command line (a wrong
 #                   roothash); repeatable
@@ -33,7 +34,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 # shellcheck source=scripts/image/qemu.sh
 source "$ROOT/scripts/image/qemu.sh"
-usage() { sed -n '7,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^#   --memory/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { local rc=$1; shift; printf 'boot-image: %s\n' "$*" >&2; exit "$rc"; }
 
 image="$ROOT/build/image"
@@ -51,7 +52,7 @@ while (($#)); do
     --data) data="${2:?--data needs a file}"; shift 2 ;;
     --disk) disk="${2:?--disk needs a file}"; shift 2 ;;
     --api-port) api_port="${2:?--api-port needs a port}"; shift 2 ;;
-    --test) test_mode="${2:?--test needs heartbeat or checks}"; shift 2 ;;
+    --test) test_mode="${2:?--test needs heartbeat, checks or stop}"; shift 2 ;;
     --set) sets+=("${2:?--set needs KEY=VALUE}"); shift 2 ;;
     --accel) accel="${2:?--accel needs auto, kvm or tcg}"; shift 2 ;;
     --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
@@ -60,7 +61,7 @@ while (($#)); do
     *) echo "boot-image: unknown argument '$1'" >&2; usage ;;
   esac
 done
-[[ -z $test_mode || $test_mode =~ ^(heartbeat|checks)$ ]] || die 2 "--test takes heartbeat or checks, not '$test_mode'"
+[[ -z $test_mode || $test_mode =~ ^(heartbeat|checks|stop)$ ]] || die 2 "--test takes heartbeat, checks or stop, not '$test_mode'"
 [[ $accel =~ ^(auto|kvm|tcg)$ ]] || die 2 "--accel takes auto, kvm or tcg, not '$accel'"
 [[ $api_port =~ ^[1-9][0-9]{0,4}$ ]] || die 2 "--api-port takes a port number, not '$api_port'"
 [[ $memory =~ ^[1-9][0-9]*$ ]] || die 2 "--memory takes megabytes, not '$memory'"

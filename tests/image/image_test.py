@@ -24,6 +24,8 @@
    /data, the runs are posted again with the same ids and resume; every run
    finishes, and the receiver applied every effect exactly once (none
    duplicated, none lost).
+5. stop: boots on that /data with volent.test=stop: PID 1 takes its SIGTERM
+   path (the node stopped with status 0, /data flushed, power-off).
 Every QEMU runs under `timeout` (scripts/boot-image.sh); a boot that hangs
 is tried once more.
 
@@ -394,6 +396,16 @@ else:
         if finished == AGENTS and not lost and stats.get("duplicated_effects") == 0:
             ok(f"every run finished after the kill: {total}/{total} effects applied once, none duplicated, none lost")
         vm.kill()
+
+# --- 5. a clean stop: the SIGTERM path of PID 1 --------------------------------------------------------------
+rc, console = boot_to_end("stop", "--test", "stop", data=DATA)
+wanted = ["volent-init: started /usr/bin/volent", "volent-init: shutting down",
+          "volent-init: /usr/bin/volent exited with status 0", "volent-init: powering off", "reboot: Power down"]
+missing = [w for w in wanted if w not in console]
+if rc != 0 or missing:
+    fail(f"the stop boot ended with {rc}, missing {missing}:\n    {tail(console)}")
+else:
+    ok("stop: PID 1 stopped the node (status 0), flushed /data and powered off")
 
 print(f"image_test: {'FAILED' if FAILURES else 'passed'} ({len(FAILURES)} failures)")
 sys.exit(1 if FAILURES else 0)

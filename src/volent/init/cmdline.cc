@@ -99,8 +99,10 @@ ampoule::Result<BootOptions> ParseCmdline(std::string_view cmdline) {
         options.test = TestMode::kHeartbeat;
       } else if (value == "checks") {
         options.test = TestMode::kChecks;
+      } else if (value == "stop") {
+        options.test = TestMode::kStop;
       } else {
-        return bad("unknown test (known: heartbeat, checks)");
+        return bad("unknown test (known: heartbeat, checks, stop)");
       }
     } else if (key == "roothash") {
       if (!IsHex(value) || value.size() != 64) return bad("not a SHA-256 root hash (64 lowercase hex digits)");

@@ -7,6 +7,9 @@
 //   volent.test=heartbeat     bring the machine up, one heartbeat, power off
 //   volent.test=checks        bring it up, check the root from inside
 //                             (selfcheck.h), power off
+//   volent.test=stop          bring it up, start the node, and after
+//                             kStopTestSeconds stop the machine as SIGTERM
+//                             would (the node stopped first)
 //   volent.roothash=HEX       the root is dm-verity: the SHA-256 root of its
 //   volent.salt=HEX|-         hash tree, the tree's salt, the data blocks
 //   volent.data_blocks=N      (4096 bytes) and the block where the tree
@@ -38,7 +41,10 @@ enum class TestMode {
   kNone,       // the image's normal life: the node, heartbeats until the machine stops
   kHeartbeat,  // up, one heartbeat, then power off
   kChecks,     // up, the checks from inside, then power off
+  kStop,       // up, the node started, then the SIGTERM path after kStopTestSeconds
 };
+
+inline constexpr int kStopTestSeconds = 8;
 
 // The dm-verity root, as `veritysetup format --no-superblock` made it.
 struct VerityRoot {

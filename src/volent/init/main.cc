@@ -17,7 +17,8 @@
 // Without volent.roothash there is no root: the init says its heartbeat
 // and lives (the bare boot test). volent.test=heartbeat powers off after
 // the first heartbeat (without starting the node), volent.test=checks
-// after the checks from inside (selfcheck.h).
+// after the checks from inside (selfcheck.h); volent.test=stop takes the
+// SIGTERM path on its own once the node has run a few seconds.
 //
 // Every line goes to the console as "volent-init: ...". A failure that
 // leaves no verified root is "volent-init: halt: WHY", then power-off.
@@ -102,11 +103,13 @@ BootOptions ReadOptions() {
   PowerOffOrSleep();
 }
 
-// Heartbeats, the node's restarts and the signals, forever.
-[[noreturn]] void Live(Supervisor* node) {
+// Heartbeats, the node's restarts and the signals, forever. `stop_at_ms`
+// (volent.test=stop): when to take the SIGTERM path without a signal; -1 never.
+[[noreturn]] void Live(Supervisor* node, long stop_at_ms = -1) {
   long next_beat = NowMs() + kHeartbeatSeconds * 1000L;
   for (;;) {
     long now = NowMs();
+    if (stop_at_ms >= 0 && now >= stop_at_ms) Shutdown(node, false);
     if (now >= next_beat) {
       Heartbeat();
       next_beat = now + kHeartbeatSeconds * 1000L;
@@ -114,6 +117,7 @@ BootOptions ReadOptions() {
     if (node) node->Tick(now);
     long due = next_beat;
     if (node && node->NextDueMs() >= 0) due = std::min(due, node->NextDueMs());
+    if (stop_at_ms >= 0) due = std::min(due, stop_at_ms);
     int signal = WaitForSignal(due - NowMs());
     ReapChildren([&](pid_t pid, int status) {
       if (node) node->Exited(pid, status, NowMs());
@@ -167,7 +171,7 @@ std::string BringUp(const BootOptions& options) {
                   {"PATH=/usr/bin", "HOME=/data", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"});
   node.Tick(NowMs());
   Heartbeat();
-  Live(&node);
+  Live(&node, options.test == TestMode::kStop ? NowMs() + kStopTestSeconds * 1000L : -1);
 }
 
 }  // namespace
