@@ -20,6 +20,8 @@ TEST(InitCmdlineTest, HeartbeatSwitchAmongKernelParameters) {
   ASSERT_TRUE(o.ok()) << o.message();
   EXPECT_EQ(o->test, TestMode::kHeartbeat);
   EXPECT_EQ(ParseCmdline("\tvolent.test=heartbeat")->test, TestMode::kHeartbeat);
+  EXPECT_EQ(ParseCmdline("volent.test=checks")->test, TestMode::kChecks);
+  EXPECT_EQ(ParseCmdline("volent.test=stop")->test, TestMode::kStop);
 }
 
 TEST(InitCmdlineTest, QuotedValuesAreOneWord) {
