@@ -64,7 +64,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness.binaries import skip_unless_runs  # noqa: E402
 from harness.checks import Checks, fail  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
-from harness.http_client import json_body as jbody, raw_exchange, raw_status, request as http_request  # noqa: E402
+from harness.http_client import auth_line, json_body as jbody, raw_exchange, raw_status, request as http_request, token_for  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -884,7 +884,8 @@ if page.get("entries"):
 
 # The template requires approval for its tool: the run parks on it.
 APPROVAL_KEYS = {"id", "agent", "run", "step", "tool", "arguments", "requested_at", "state", "decided_by", "reason",
-                 "decided_at"}
+                 "decided_at",
+                 "decided_by_identity", "call_digest", "signature"}
 waiting, deadline = None, time.monotonic() + 15
 while time.monotonic() < deadline:
     s, h, p = request("GET", "/v1/approvals")
@@ -906,15 +907,23 @@ if check("the run's tool call that needs approval is listed as a pending approva
     s, h, p = request("GET", f"/v1/approvals/{APPROVAL}")
     check(f"GET /v1/approvals/{APPROVAL}: 200, the approval", s == 200 and jbody(p) == waiting, f"HTTP {s} {short(p)}")
     s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/approve", {"by": "node-api", "reason": "checked"})
+    check(f"POST /v1/approvals/{APPROVAL}/approve naming a decider in the body: 422 at /by (who decides is the "
+          "credential)", s == 422 and [e.get("pointer") for e in (jbody(p) or {}).get("errors", [])] == ["/by"],
+          f"HTTP {s} {short(p)}")
+    TOKEN_ID = (token_for(PORT) or "")[4:20]
+    s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/approve", {"reason": "checked"})
     decided = jbody(p) or {}
-    check(f"POST /v1/approvals/{APPROVAL}/approve: 200, approved by node-api with the reason and a time",
-          s == 200 and decided.get("state") == "approved" and decided.get("decided_by") == "node-api"
+    check(f"POST /v1/approvals/{APPROVAL}/approve: 200, approved by the authenticated token with the reason and a time",
+          s == 200 and decided.get("state") == "approved"
+          and decided.get("decided_by") == f"token {TOKEN_ID} (bootstrap admin)"
+          and (decided.get("decided_by_identity") or {}).get("token_id") == TOKEN_ID
+          and (decided.get("decided_by_identity") or {}).get("kind") == "token"
           and decided.get("reason") == "checked" and MS3339.match(str(decided.get("decided_at"))), f"HTTP {s} {short(p)}")
     for verb in ("deny", "approve"):
-        s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/{verb}", {"by": "someone-else"})
+        s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/{verb}", {})
         check(f"... then /{verb}: 409 conflict naming the decision and who made it",
               s == 409 and not is_problem(s, h, p, "conflict") and "approved" in (jbody(p) or {}).get("detail", "")
-              and "node-api" in (jbody(p) or {}).get("detail", ""), f"HTTP {s} {short(p)}")
+              and TOKEN_ID in (jbody(p) or {}).get("detail", ""), f"HTTP {s} {short(p)}")
     s, h, p = request("GET", "/v1/approvals?state=all")
     check("GET /v1/approvals?state=all lists it approved; the pending list no longer has it",
           any(a.get("id") == APPROVAL and a.get("state") == "approved" for a in (jbody(p) or {}).get("approvals", []))
@@ -924,6 +933,12 @@ if check("the run's tool call that needs approval is listed as a pending approva
     kinds = [e["kind"] for e in (jbody(p) or {}).get("entries", []) if e.get("run") == RUN_ID]
     check("the journal holds the approval's request and decision for the run",
           "approval-requested" in kinds and "approval-decided" in kinds, str(kinds))
+    decided_entries = [e for e in (jbody(p) or {}).get("entries", [])
+                       if e.get("run") == RUN_ID and e.get("kind") == "approval-decided"]
+    identity = (decided_entries[0].get("payload") or {}).get("identity", {}) if decided_entries else {}
+    check("... and the approval-decided entry names the authenticated identity (token id and name), not a "
+          "self-declared one", identity.get("token_id") == TOKEN_ID and identity.get("name") == "bootstrap admin",
+          str(decided_entries)[:400])
 
 expect_problem("POST a run with malformed JSON: 400 malformed-body", 400, "malformed-body",
                request("POST", f"/v1/agents/{RUN_AGENT}/runs", b'{"id":', JSON_T), f"/v1/agents/{RUN_AGENT}/runs")
@@ -948,9 +963,9 @@ expect_problem("GET /v1/approvals?state=done: 400 bad-request", 400, "bad-reques
 for verb in ("approve", "deny"):
     path = f"/v1/approvals/987654321/{verb}"
     expect_problem(f"POST {path} (no such approval): 404 not-found", 404, "not-found",
-                   request("POST", path, {"by": "node-api"}), path)
-    s, h, p = request("POST", path, {})
-    check(f"POST {path} without by: 422 invalid-body at /by",
+                   request("POST", path, {}), path)
+    s, h, p = request("POST", path, {"by": "node-api"})
+    check(f"POST {path} with a self-declared by: 422 invalid-body at /by",
           s == 422 and not is_problem(s, h, p, "invalid-body")
           and [e.get("pointer") for e in (jbody(p) or {}).get("errors", [])] == ["/by"], f"HTTP {s} {short(p)}")
     expect_problem(f"POST {path} with malformed JSON: 400 malformed-body", 400, "malformed-body",

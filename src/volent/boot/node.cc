@@ -1,9 +1,7 @@
 // Node::Start and the node's lifetime (node.h).
 #include "volent/boot/node.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,6 +9,7 @@
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/receipt/key_file.h"
 #include "core/crash_point.h"
+#include "core/file_write.h"
 #include "core/host_port.h"
 #include "core/http/descriptor_limit.h"
 #include "volent/agent/delays.h"
@@ -97,44 +96,32 @@ bool IsLoopbackHost(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
-// Writes `token` to `path` (mode 0600), refusing to replace a file.
-ampoule::Status WriteTokenFile(const std::string& path, const std::string& token) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return Error{"cannot create " + path + ": " + std::strerror(errno)};
-  std::string line = token + "\n";
-  bool ok = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && fsync(fd) == 0;
-  ok = close(fd) == 0 && ok;
-  if (!ok) {
-    unlink(path.c_str());
-    return Error{"cannot write " + path};
-  }
-  return ampoule::Status::Ok();
-}
-
-// At the first start: an admin token for the operator, in a file only the
-// node's user can read, journaled like any other credential.
+// When no admin token is active (the first start; or every admin token
+// expired or was revoked, and the operator restarts the node to get back
+// in): an admin token for the operator, in a file only the node's user can
+// read (replacing an older one), journaled like any other credential.
 ampoule::Status Bootstrap(control::CredentialStore& credentials, journal::Journal& journal,
                           const std::string& data_dir, const NodeOptions& options) {
   control::NewCredential request;
   request.name = "bootstrap admin";
   request.roles = {control::Role::kAdmin};
   request.ttl_seconds = kBootstrapTokenTtlSeconds;
-  request.created_by = "the node (first start)";
+  request.created_by = "the node (no admin token was active at start)";
   auto made = credentials.Create(request);
   if (!made) return made.error();
   const std::string path = data_dir + "/" + kBootstrapTokenFile;
-  AMP_RETURN_IF_ERROR(WriteTokenFile(path, made->second));
+  AMP_RETURN_IF_ERROR(ampoule::core::WriteFileAtomically(path, made->second + "\n", 0600));
   nlohmann::json payload = {{"id", made->first.id},
                             {"kind", "token"},
                             {"name", request.name},
                             {"roles", {"admin"}},
                             {"expires_ms", made->first.expires_ms},
                             {"approval_key", nullptr},
-                            {"by", {{"kind", "node"}, {"reason", "first start"}}}};
+                            {"by", {{"kind", "node"}, {"reason", "no admin token was active at start"}}}};
   auto journaled = journal.AppendOwnKey(journal::EntryKind::kCredentialCreated, "control", "credentials", payload);
   if (!journaled) return journaled.error();
   if (options.notice) {
-    options.notice("first start: an admin token, valid for 24 hours, is in " + path +
+    options.notice("no admin token was active: a new one, valid for 24 hours, is in " + path +
                    " (mode 0600); use it to make your own credentials (docs/operator-guide.md), then delete the file");
   }
   return ampoule::Status::Ok();
@@ -314,7 +301,7 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
     auto credentials = control::CredentialStore::Open(data_dir);
     if (!credentials) return Failed("credentials: " + credentials.message());
     parts->credentials = std::move(*credentials);
-    if (parts->credentials->fresh() && control_config.tokens) {
+    if (control_config.tokens && !parts->credentials->HasActive(control::Role::kAdmin)) {
       auto made = Bootstrap(*parts->credentials, *parts->journal, data_dir, options);
       if (!made.ok()) return Failed("the first admin token: " + made.message());
     }

@@ -191,6 +191,14 @@ ampoule::Result<Credential> CredentialStore::Revoke(std::string_view id, const s
   return result;
 }
 
+bool CredentialStore::HasActive(Role role) const {
+  std::shared_lock lock(mu_);
+  const int64_t now = clock_();
+  return std::any_of(credentials_.begin(), credentials_.end(), [&](const Credential& c) {
+    return c.revoked_ms == 0 && now < c.expires_ms && std::find(c.roles.begin(), c.roles.end(), role) != c.roles.end();
+  });
+}
+
 TokenCheck CredentialStore::Check(std::string_view token) const {
   TokenCheck check;
   if (token.size() != kTokenLength || token.substr(0, kTokenPrefix.size()) != kTokenPrefix ||

@@ -96,6 +96,8 @@ class CredentialStore {
   // Revokes `id`. Errors: kNotFound, kConflict (already revoked),
   // kUnavailable (not written: nothing changed).
   ampoule::Result<Credential> Revoke(std::string_view id, const std::string& by);
+  // True when some token holding `role` is neither revoked nor expired.
+  bool HasActive(Role role) const;
   // Judges a presented token, in time independent of the secret's bytes.
   TokenCheck Check(std::string_view token) const;
 

@@ -143,6 +143,7 @@ class FakeRuns : public agent::Runs {
     a.tool = std::move(tool);
     a.arguments = {{"amount", 42}};
     a.requested_ms = kT0 + static_cast<int64_t>(id);
+    a.call_digest = "sha256:" + std::string(63, '0') + std::to_string(id % 10);
     approvals_[id] = a;
   }
   void Finish(size_t index, nlohmann::json output, std::string error = "") {
