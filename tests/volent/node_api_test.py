@@ -242,6 +242,16 @@ def healthz():
 def alive(after):
     check(f"still serves /healthz after {after}", healthz())
 
+def authed(data):
+    """Raw request bytes with the node's token after each request line."""
+    return re.sub(rb"( HTTP/1\.[01]\r\n)", lambda m: m.group(1) + auth_line(PORT), data)
+
+
+def bearer():
+    """The Authorization header for http.client calls made here directly."""
+    return {"Authorization": f"Bearer {token_for(PORT)}"}
+
+
 def raw(data, shut=True, timeout=10):
     """Sends bytes on a fresh connection, optionally half-closes, and reads
     until the node closes or `timeout` passes. Returns the bytes read."""
@@ -452,7 +462,8 @@ DOC_ROUTES = {("GET", "/healthz"), ("GET", "/metrics"), ("GET", "/openapi.json")
               ("GET", "/v1/approvals/{id}"), ("POST", "/v1/approvals/{id}/approve"), ("POST", "/v1/approvals/{id}/deny"),
               ("GET", "/v1/journal"), ("GET", "/v1/egress/denials"), ("GET", "/v1/attestation"),
               ("POST", "/v1/attestation/credential"),
-              ("POST", "/v1/tools"), ("GET", "/v1/tools")}
+              ("POST", "/v1/tools"), ("GET", "/v1/tools"),
+              ("POST", "/v1/credentials"), ("GET", "/v1/credentials"), ("POST", "/v1/credentials/{id}/revoke")}
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 API_ROUTES = {(m.upper(), path) for path, item in (OPENAPI.get("paths") or {}).items()
               for m in (item or {}) if m in HTTP_METHODS}
@@ -1148,13 +1159,13 @@ m = re.search(r"boost|beast|asio|nlohmann|yaml-cpp|valijson|exception", oa, re.I
 check("the OpenAPI document names no library", not m, oa[max(0, m.start() - 80):m.end() + 80] if m else "")
 
 # --- bad clients ---------------------------------------------------------------------------------------
-req = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n\r\n".encode()
+req = authed(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n\r\n".encode())
 out = raw(req, shut=True)
 check("a client that half-closes after a whole request gets its answer", out.startswith(b"HTTP/1.1 200") and b'"ok"' in out,
       short(out, 120))
 body = json.dumps(named(TEMPLATE, "half-closed")).encode()
-out = raw(b"POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
-          + str(len(body)).encode() + b"\r\n\r\n" + body, shut=True)
+out = raw(authed(b"POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+                 + str(len(body)).encode() + b"\r\n\r\n" + body), shut=True)
 check("... also for an apply (201)", out.startswith(b"HTTP/1.1 201"), short(out, 120))
 out = raw(b"POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
           shut=True)
@@ -1165,7 +1176,7 @@ check("... the same with half a header", not out.startswith(b"HTTP/1.1 2"), shor
 alive("half-closed clients")
 
 sock = socket.create_connection((HOST, PORT), timeout=10)
-sock.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+sock.sendall(authed(b"GET /healthz HTTP/1.0\r\n\r\n"))
 out, t_ = b"", time.monotonic()
 try:
     while True:
@@ -1179,7 +1190,7 @@ sock.close()
 check("an HTTP/1.0 request without keep-alive: answered, then the node closes the connection",
       out.startswith(b"HTTP/1.") and b" 200 " in out[:20] and time.monotonic() - t_ < 9, short(out, 100))
 sock = socket.create_connection((HOST, PORT), timeout=10)
-sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+sock.sendall(authed(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
 out, t_ = b"", time.monotonic()
 try:
     while True:
@@ -1192,8 +1203,8 @@ except OSError:
 sock.close()
 check("Connection: close: answered, then the node closes the connection",
       out.startswith(b"HTTP/1.1 200") and time.monotonic() - t_ < 9, short(out, 100))
-out = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/runs HTTP/1.1\r\nHost: x\r\n\r\n"
-          b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", shut=False)
+out = raw(authed(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/runs HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), shut=False)
 codes = [int(x) for x in re.findall(rb"HTTP/1\.1 (\d{3}) ", out)]
 check("three pipelined requests: three answers in order (200, 200, 200)", codes[:3] == [200, 200, 200], str(codes))
 
@@ -1235,10 +1246,10 @@ results = []
 def one_client():
     try:
         c = http.client.HTTPConnection(HOST, PORT, timeout=30)
-        c.request("GET", "/healthz")
+        c.request("GET", "/healthz", headers=bearer())
         r = c.getresponse()
         r.read()
-        c.request("GET", f"/v1/agents/{NAME}")
+        c.request("GET", f"/v1/agents/{NAME}", headers=bearer())
         r2 = c.getresponse()
         r2.read()
         results.append((r.status, r2.status))
@@ -1411,9 +1422,9 @@ def kill_round(rnd, workers=2, min_acks=40):
             try:
                 if op[0] == "POST":
                     conn.request("POST", "/v1/agents", body=json.dumps(named(TEMPLATE, name)),
-                                 headers={"Content-Type": JSON_T})
+                                 headers={"Content-Type": JSON_T, **bearer()})
                 else:
-                    conn.request("DELETE", f"/v1/agents/{op[1]}")
+                    conn.request("DELETE", f"/v1/agents/{op[1]}", headers=bearer())
                 r = conn.getresponse()
                 payload = r.read()
                 with lock:
@@ -1428,7 +1439,7 @@ def kill_round(rnd, workers=2, min_acks=40):
             if i % 4 == 0:
                 try:
                     conn.request("POST", "/v1/agents", body=json.dumps(named(TEMPLATE, f"k{rnd}-w{w}-hot")),
-                                 headers={"Content-Type": JSON_T})
+                                 headers={"Content-Type": JSON_T, **bearer()})
                     r = conn.getresponse()
                     payload = r.read()
                     if r.status in (200, 201):

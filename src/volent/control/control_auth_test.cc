@@ -161,6 +161,20 @@ TEST_F(AuthTest, EveryRouteNamesItsRole) {
   }
 }
 
+TEST_F(AuthTest, TheOpenApiDocumentDeclaresTheSchemesAndEachOperationsRole) {
+  json doc = json::parse(api_->openapi_json());
+  EXPECT_EQ(doc["components"]["securitySchemes"]["bearerAuth"]["scheme"], "bearer");
+  EXPECT_EQ(doc["components"]["securitySchemes"]["mutualTLS"]["type"], "mutualTLS");
+  for (const Route& route : api_->routes().routes()) {
+    std::string method = route.method;
+    for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const json& op = doc["paths"][route.path][method];
+    EXPECT_EQ(op["x-volent-role"], RoleName(route.role)) << route.path;
+    EXPECT_EQ(op["security"].size(), 2u) << route.path;
+    EXPECT_TRUE(op["responses"].contains("401") && op["responses"].contains("403")) << route.path;
+  }
+}
+
 TEST_F(AuthTest, EveryRouteRefusesAMissingOrBadCredentialWith401) {
   const std::string expired = Token({Role::kAdmin}, 60);
   const std::string revoked = Token({Role::kAdmin});
