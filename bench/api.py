@@ -23,6 +23,10 @@ BIN is read from there.)
    own prefix and configuration on another free port) serving two static
    files with the node's two answers, byte for byte. Runs are interleaved
    (node, nginx, node, nginx...) so a change of machine load hits both.
+   The node is measured twice, each run beside the other: with
+   authentication (every wrk request carries the bootstrap admin token,
+   the node's default) and without (a second node in development mode,
+   control.development_no_auth, on a copy of the same data folder).
    End to end: p50 and p99 from wrk, requests per second. In the handler:
    volent_http_handler_seconds{route,quantile} from /metrics after each
    node run (the summary covers the route's last 8,192 requests, all of
@@ -64,7 +68,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from bench_options import Usage, volent_and_quick  # noqa: E402
 from harness.cleanup import die_with_parent, forget, kill_at_exit, work_folder  # noqa: E402
-from harness.http_client import json_body, request  # noqa: E402
+from harness.http_client import json_body, request, token_for  # noqa: E402
 from harness.servers import VOLENT_NODE, NotListening, Server  # noqa: E402
 
 USAGE = "usage: bash bench/api.sh [--build DIR | --volent BIN] [--quick]"
@@ -114,10 +118,10 @@ class Options:
 
 # --- processes and requests -----------------------------------------------------------
 
-def start_node(options, work, data, number):
+def start_node(options, work, data, number, config=CONFIG):
     """`volent node` on a free loopback port and the data folder `data`."""
     try:
-        return Server([options.volent, "node", "--config", CONFIG, "--listen", "127.0.0.1:0", "--data-dir", data],
+        return Server([options.volent, "node", "--config", config, "--listen", "127.0.0.1:0", "--data-dir", data],
                       os.path.join(work, f"node.{number}.err"), VOLENT_NODE)
     except NotListening as e:
         die(f"the node did not start: {e}")
@@ -340,10 +344,16 @@ def start_nginx(options, work, probe, static, paths, answers):
 
 # --- latency --------------------------------------------------------------------------
 
+def auth_args(port):
+    """wrk's header option carrying the token of the node on `port`, if any."""
+    token = token_for(port)
+    return ["-H", f"Authorization: Bearer {token}"] if token else []
+
+
 def wrk(options, port, path):
     """One timed wrk run: (p50 s, p99 s, requests per second)."""
     out = run_quietly(["wrk", "--latency", "-t1", f"-c{options.connections}", f"-d{options.seconds}s",
-                       "--timeout", "10s", f"http://127.0.0.1:{port}{path}"]).stdout
+                       "--timeout", "10s"] + auth_args(port) + [f"http://127.0.0.1:{port}{path}"]).stdout
     pct = {}
     for q, v, u in re.findall(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s|m)\s*$", out, re.M):
         pct[q] = float(v) * UNITS[u]
@@ -370,27 +380,32 @@ def handler_quantiles(port, route):
     return q.get("0.5"), q.get("0.99")
 
 
-def measure_latency(options, node_port, nginx_port, paths):
-    """Interleaved wrk runs on the node and nginx; (cells, in_handler):
-    cells[(who, key)] and in_handler[key] map a metric to its values."""
+NODES = ("node", "no-auth")  # the node with authentication, and in development mode
+
+
+def measure_latency(options, ports, paths):
+    """Interleaved wrk runs on the nodes and nginx (`ports` by who); (cells,
+    in_handler): cells[(who, key)] and in_handler[(node, key)] map a metric
+    to its values."""
     for path in paths.values():  # warm-up, untimed
-        for port in (node_port, nginx_port):
-            run_quietly(["wrk", "-t1", f"-c{options.connections}", "-d1s", f"http://127.0.0.1:{port}{path}"])
-    cells = {(who, key): {"p50": [], "p99": [], "rps": []} for who in ("node", "nginx") for key in paths}
-    in_handler = {key: {"p50": [], "p99": []} for key in paths}
+        for port in ports.values():
+            run_quietly(["wrk", "-t1", f"-c{options.connections}", "-d1s"] + auth_args(port) +
+                        [f"http://127.0.0.1:{port}{path}"])
+    cells = {(who, key): {"p50": [], "p99": [], "rps": []} for who in ports for key in paths}
+    in_handler = {(who, key): {"p50": [], "p99": []} for who in NODES for key in paths}
     for r in range(options.runs):
         for key, path in paths.items():
-            for who, port in (("node", node_port), ("nginx", nginx_port)):
+            for who, port in ports.items():
                 p50, p99, rps = wrk(options, port, path)
                 cells[(who, key)]["p50"].append(p50)
                 cells[(who, key)]["p99"].append(p99)
                 cells[(who, key)]["rps"].append(rps)
-                if who == "node":
-                    h50, h99 = handler_quantiles(node_port, ROUTES[key])
+                if who in NODES:
+                    h50, h99 = handler_quantiles(port, ROUTES[key])
                     if h50 is None or h99 is None:
                         die(f"/metrics has no volent_http_handler_seconds for route {ROUTES[key]}")
-                    in_handler[key]["p50"].append(h50)
-                    in_handler[key]["p99"].append(h99)
+                    in_handler[(who, key)]["p50"].append(h50)
+                    in_handler[(who, key)]["p99"].append(h99)
         print(f"  run {r + 1}/{options.runs} done", file=sys.stderr)
     return cells, in_handler
 
@@ -415,9 +430,9 @@ def print_latency(options, paths, sizes, cells, in_handler):
           f"kept-alive, loopback; {options.runs} run(s) per cell, interleaved; median (spread)")
     for key, path in paths.items():
         print(f"GET {path}  ({sizes[key]} bytes; nginx serves the same bytes from a file)")
-        for who in ("node", "nginx"):
+        for who in NODES + ("nginx",):
             cell = cells[(who, key)]
-            line = f"  {who:<6} end to end"
+            line = f"  {who:<7} end to end"
             for metric in ("p50", "p99"):
                 m, s, flag = median_spread(cell[metric])
                 line += f"   {metric} {us(m):8.0f} us ({s * 100:4.1f}%){'!' if flag else ''}"
@@ -429,15 +444,20 @@ def print_latency(options, paths, sizes, cells, in_handler):
                   for metric in ("p50", "p99")]
         ratios.append(f"req/s {statistics.median(node['rps']) / statistics.median(nginx['rps']):.2f}x")
         print(f"  node / nginx: {', '.join(ratios)}")
-        line = "  node   in the handler (volent_http_handler_seconds)"
-        for metric in ("p50", "p99"):
-            m, s, flag = median_spread(in_handler[key][metric])
-            line += f"   {metric} {us(m):7.1f} us ({s * 100:4.1f}%){'!' if flag else ''}"
-        print(line)
+        off = cells[("no-auth", key)]
+        print("  with / without authentication: " +
+              ", ".join(f"{metric} {statistics.median(node[metric]) / statistics.median(off[metric]):.2f}x"
+                        for metric in ("p50", "p99", "rps")))
+        for who in NODES:
+            line = f"  {who:<7} in the handler (volent_http_handler_seconds)"
+            for metric in ("p50", "p99"):
+                m, s, flag = median_spread(in_handler[(who, key)][metric])
+                line += f"   {metric} {us(m):7.1f} us ({s * 100:4.1f}%){'!' if flag else ''}"
+            print(line)
     series = [v for c in cells.values() for v in c.values()] + [v for c in in_handler.values() for v in c.values()]
     if any(median_spread(v)[2] for v in series):
         print("! spread over 10%: not trustworthy yet (a busy machine; run again or raise API_BENCH_RUNS/SECONDS)")
-    return max(statistics.median(in_handler[key]["p99"]) for key in paths)
+    return max(statistics.median(in_handler[("node", key)]["p99"]) for key in paths)
 
 
 def main():
@@ -456,13 +476,26 @@ def main():
     static = os.path.join(work, "static")
     answers = save_answers(node.port, paths, static)
     nginx, nginx_port = start_nginx(options, work, probe, static, paths, answers)
-    cells, in_handler = measure_latency(options, node.port, nginx_port, paths)
+    # The same agents without authentication: a copy of the data folder (made
+    # while the node is stopped) served by a node in development mode.
+    node.stop()
+    shutil.copytree(data, data + "-no-auth")
+    node = start_node(options, work, data, 3)
+    dev_config = os.path.join(work, "no-auth.yaml")
+    with open(dev_config, "w") as f:
+        f.write(open(CONFIG).read() + "\ncontrol:\n  development_no_auth: true\n")
+    no_auth = start_node(options, work, data + "-no-auth", 4, dev_config)
+    cells, in_handler = measure_latency(options, {"node": node.port, "no-auth": no_auth.port, "nginx": nginx_port},
+                                        paths)
     worst_p99 = print_latency(options, paths, {key: len(body) for key, body in answers.items()}, cells, in_handler)
     node.stop()
+    no_auth.stop()
     nginx.kill()
     nginx.wait()
     forget(nginx)
     print(f"api p99 in-handler: {us(worst_p99):.1f} us")
+    e2e = {who: max(statistics.median(cells[(who, key)]["p99"]) for key in paths) for who in NODES}
+    print(f"api p99 end to end: {us(e2e['node']):.0f} us with authentication, {us(e2e['no-auth']):.0f} us without")
 
 
 if __name__ == "__main__":

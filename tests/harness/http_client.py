@@ -5,6 +5,31 @@ import json
 import re
 import socket
 
+# Bearer tokens by port: a node the harness started (servers.py) registers
+# its bootstrap admin token here, and every request to its port carries it
+# unless the caller names its own Authorization (None: send none).
+_TOKENS = {}
+
+
+def register_token(port, token):
+    """Requests to `port` carry `token` from now on (None: no more)."""
+    if token:
+        _TOKENS[port] = token
+    else:
+        _TOKENS.pop(port, None)
+
+
+def token_for(port):
+    """The token registered for `port`, or None."""
+    return _TOKENS.get(port)
+
+
+def auth_line(port):
+    """The Authorization header line (with CRLF) for raw requests to `port`,
+    as bytes; b"" when none is registered."""
+    tok = _TOKENS.get(port)
+    return f"Authorization: Bearer {tok}\r\n".encode() if tok else b""
+
 
 def request(host, port, method, path, body=None, headers=None, conn=None, timeout=20):
     """One request; (status, headers with lower-case names, body bytes).
@@ -14,6 +39,9 @@ def request(host, port, method, path, body=None, headers=None, conn=None, timeou
     open. Raises OSError or http.client.HTTPException when no answer comes.
     """
     headers = dict(headers or {})
+    if not any(k.lower() == "authorization" for k in headers) and port in _TOKENS:
+        headers["Authorization"] = f"Bearer {_TOKENS[port]}"
+    headers = {k: v for k, v in headers.items() if v is not None}
     if isinstance(body, (dict, list)):
         body = json.dumps(body)
         if not any(k.lower() == "content-type" for k in headers):

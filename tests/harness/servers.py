@@ -10,12 +10,31 @@ import signal
 import subprocess
 import time
 
-from . import cleanup
+from . import cleanup, http_client
 from .checks import fail
 
 VOLENT_NODE = re.compile(r"^volent node: listening on http://(?P<host>[^:/\s]+):(?P<port>\d+)$", re.M)
 VOLENT_MOCK_MODEL = re.compile(r"^volent mock-model: listening on http://(?P<host>[^:/\s]+):(?P<port>\d+)$", re.M)
 AMPOULE_MCP = re.compile(r"^ampoule mcp: listening on http://(?P<host>127\.0\.0\.1):(?P<port>\d+)/mcp$", re.M)
+
+
+BOOTSTRAP_TOKEN_FILE = "bootstrap-admin.token"
+
+
+def adopt_node_token(argv, port):
+    """A `volent node` with --data-dir: its bootstrap admin token (written at
+    its first start), registered for `port` so the harness's requests are
+    authenticated; None without one (development mode, no data folder)."""
+    if "--data-dir" not in argv:
+        return None
+    path = os.path.join(argv[argv.index("--data-dir") + 1], BOOTSTRAP_TOKEN_FILE)
+    try:
+        with open(path, encoding="ascii") as f:
+            token = f.read().strip()
+    except OSError:
+        return None
+    http_client.register_token(port, token)
+    return token
 
 
 class NotListening(Exception):
@@ -48,7 +67,7 @@ class Server:
                  may_die_early=False, stdout_too=True):
         self.argv = argv
         self.stderr_path = stderr_path
-        self.host, self.port = None, None
+        self.host, self.port, self.token = None, None, None
 
         def before_exec():
             cleanup.die_with_parent()
@@ -64,6 +83,7 @@ class Server:
             m = listening.search(self.stderr())
             if m:
                 self.host, self.port = m.group("host"), int(m.group("port"))
+                self.token = adopt_node_token(argv, self.port) if listening is VOLENT_NODE else None
                 return
             if self.proc.poll() is not None:
                 if may_die_early:

@@ -14,3 +14,11 @@ if(TARGET volent)
   add_python_test(volent_openapi volent/openapi_test.py --volent $<TARGET_FILE:volent>)
   set_tests_properties(volent_node_api volent_openapi PROPERTIES TIMEOUT 300 LABELS volent)
 endif()
+# volent_auth: who may operate the node (tests/volent/auth_test.py): every
+# operation of the served OpenAPI document against no credential, bad ones
+# and each role; a signed approval checked off the node; brute force
+# limited and journaled; development mode only on loopback.
+if(TARGET volent AND TARGET ampoule)
+  add_python_test(volent_auth volent/auth_test.py --volent $<TARGET_FILE:volent> --ampoule $<TARGET_FILE:ampoule>)
+  set_tests_properties(volent_auth PROPERTIES TIMEOUT 300 LABELS volent)
+endif()

@@ -64,7 +64,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness.binaries import skip_unless_runs  # noqa: E402
 from harness.checks import Checks, fail  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
-from harness.http_client import json_body as jbody, raw_exchange, raw_status, request as http_request  # noqa: E402
+from harness.http_client import auth_line, json_body as jbody, raw_exchange, raw_status, request as http_request, token_for  # noqa: E402
 from harness.servers import VOLENT_MOCK_MODEL, VOLENT_NODE, start_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -241,6 +241,16 @@ def healthz():
 
 def alive(after):
     check(f"still serves /healthz after {after}", healthz())
+
+def authed(data):
+    """Raw request bytes with the node's token after each request line."""
+    return re.sub(rb"( HTTP/1\.[01]\r\n)", lambda m: m.group(1) + auth_line(PORT), data)
+
+
+def bearer():
+    """The Authorization header for http.client calls made here directly."""
+    return {"Authorization": f"Bearer {token_for(PORT)}"}
+
 
 def raw(data, shut=True, timeout=10):
     """Sends bytes on a fresh connection, optionally half-closes, and reads
@@ -452,7 +462,8 @@ DOC_ROUTES = {("GET", "/healthz"), ("GET", "/metrics"), ("GET", "/openapi.json")
               ("GET", "/v1/approvals/{id}"), ("POST", "/v1/approvals/{id}/approve"), ("POST", "/v1/approvals/{id}/deny"),
               ("GET", "/v1/journal"), ("GET", "/v1/egress/denials"), ("GET", "/v1/attestation"),
               ("POST", "/v1/attestation/credential"),
-              ("POST", "/v1/tools"), ("GET", "/v1/tools")}
+              ("POST", "/v1/tools"), ("GET", "/v1/tools"),
+              ("POST", "/v1/credentials"), ("GET", "/v1/credentials"), ("POST", "/v1/credentials/{id}/revoke")}
 HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 API_ROUTES = {(m.upper(), path) for path, item in (OPENAPI.get("paths") or {}).items()
               for m in (item or {}) if m in HTTP_METHODS}
@@ -884,7 +895,8 @@ if page.get("entries"):
 
 # The template requires approval for its tool: the run parks on it.
 APPROVAL_KEYS = {"id", "agent", "run", "step", "tool", "arguments", "requested_at", "state", "decided_by", "reason",
-                 "decided_at"}
+                 "decided_at",
+                 "decided_by_identity", "call_digest", "signature"}
 waiting, deadline = None, time.monotonic() + 15
 while time.monotonic() < deadline:
     s, h, p = request("GET", "/v1/approvals")
@@ -906,15 +918,23 @@ if check("the run's tool call that needs approval is listed as a pending approva
     s, h, p = request("GET", f"/v1/approvals/{APPROVAL}")
     check(f"GET /v1/approvals/{APPROVAL}: 200, the approval", s == 200 and jbody(p) == waiting, f"HTTP {s} {short(p)}")
     s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/approve", {"by": "node-api", "reason": "checked"})
+    check(f"POST /v1/approvals/{APPROVAL}/approve naming a decider in the body: 422 at /by (who decides is the "
+          "credential)", s == 422 and [e.get("pointer") for e in (jbody(p) or {}).get("errors", [])] == ["/by"],
+          f"HTTP {s} {short(p)}")
+    TOKEN_ID = (token_for(PORT) or "")[4:20]
+    s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/approve", {"reason": "checked"})
     decided = jbody(p) or {}
-    check(f"POST /v1/approvals/{APPROVAL}/approve: 200, approved by node-api with the reason and a time",
-          s == 200 and decided.get("state") == "approved" and decided.get("decided_by") == "node-api"
+    check(f"POST /v1/approvals/{APPROVAL}/approve: 200, approved by the authenticated token with the reason and a time",
+          s == 200 and decided.get("state") == "approved"
+          and decided.get("decided_by") == f"token {TOKEN_ID} (bootstrap admin)"
+          and (decided.get("decided_by_identity") or {}).get("token_id") == TOKEN_ID
+          and (decided.get("decided_by_identity") or {}).get("kind") == "token"
           and decided.get("reason") == "checked" and MS3339.match(str(decided.get("decided_at"))), f"HTTP {s} {short(p)}")
     for verb in ("deny", "approve"):
-        s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/{verb}", {"by": "someone-else"})
+        s, h, p = request("POST", f"/v1/approvals/{APPROVAL}/{verb}", {})
         check(f"... then /{verb}: 409 conflict naming the decision and who made it",
               s == 409 and not is_problem(s, h, p, "conflict") and "approved" in (jbody(p) or {}).get("detail", "")
-              and "node-api" in (jbody(p) or {}).get("detail", ""), f"HTTP {s} {short(p)}")
+              and TOKEN_ID in (jbody(p) or {}).get("detail", ""), f"HTTP {s} {short(p)}")
     s, h, p = request("GET", "/v1/approvals?state=all")
     check("GET /v1/approvals?state=all lists it approved; the pending list no longer has it",
           any(a.get("id") == APPROVAL and a.get("state") == "approved" for a in (jbody(p) or {}).get("approvals", []))
@@ -924,6 +944,12 @@ if check("the run's tool call that needs approval is listed as a pending approva
     kinds = [e["kind"] for e in (jbody(p) or {}).get("entries", []) if e.get("run") == RUN_ID]
     check("the journal holds the approval's request and decision for the run",
           "approval-requested" in kinds and "approval-decided" in kinds, str(kinds))
+    decided_entries = [e for e in (jbody(p) or {}).get("entries", [])
+                       if e.get("run") == RUN_ID and e.get("kind") == "approval-decided"]
+    identity = (decided_entries[0].get("payload") or {}).get("identity", {}) if decided_entries else {}
+    check("... and the approval-decided entry names the authenticated identity (token id and name), not a "
+          "self-declared one", identity.get("token_id") == TOKEN_ID and identity.get("name") == "bootstrap admin",
+          str(decided_entries)[:400])
 
 expect_problem("POST a run with malformed JSON: 400 malformed-body", 400, "malformed-body",
                request("POST", f"/v1/agents/{RUN_AGENT}/runs", b'{"id":', JSON_T), f"/v1/agents/{RUN_AGENT}/runs")
@@ -948,9 +974,9 @@ expect_problem("GET /v1/approvals?state=done: 400 bad-request", 400, "bad-reques
 for verb in ("approve", "deny"):
     path = f"/v1/approvals/987654321/{verb}"
     expect_problem(f"POST {path} (no such approval): 404 not-found", 404, "not-found",
-                   request("POST", path, {"by": "node-api"}), path)
-    s, h, p = request("POST", path, {})
-    check(f"POST {path} without by: 422 invalid-body at /by",
+                   request("POST", path, {}), path)
+    s, h, p = request("POST", path, {"by": "node-api"})
+    check(f"POST {path} with a self-declared by: 422 invalid-body at /by",
           s == 422 and not is_problem(s, h, p, "invalid-body")
           and [e.get("pointer") for e in (jbody(p) or {}).get("errors", [])] == ["/by"], f"HTTP {s} {short(p)}")
     expect_problem(f"POST {path} with malformed JSON: 400 malformed-body", 400, "malformed-body",
@@ -1133,13 +1159,13 @@ m = re.search(r"boost|beast|asio|nlohmann|yaml-cpp|valijson|exception", oa, re.I
 check("the OpenAPI document names no library", not m, oa[max(0, m.start() - 80):m.end() + 80] if m else "")
 
 # --- bad clients ---------------------------------------------------------------------------------------
-req = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n\r\n".encode()
+req = authed(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{PORT}\r\n\r\n".encode())
 out = raw(req, shut=True)
 check("a client that half-closes after a whole request gets its answer", out.startswith(b"HTTP/1.1 200") and b'"ok"' in out,
       short(out, 120))
 body = json.dumps(named(TEMPLATE, "half-closed")).encode()
-out = raw(b"POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
-          + str(len(body)).encode() + b"\r\n\r\n" + body, shut=True)
+out = raw(authed(b"POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+                 + str(len(body)).encode() + b"\r\n\r\n" + body), shut=True)
 check("... also for an apply (201)", out.startswith(b"HTTP/1.1 201"), short(out, 120))
 out = raw(b"POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
           shut=True)
@@ -1150,7 +1176,7 @@ check("... the same with half a header", not out.startswith(b"HTTP/1.1 2"), shor
 alive("half-closed clients")
 
 sock = socket.create_connection((HOST, PORT), timeout=10)
-sock.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+sock.sendall(authed(b"GET /healthz HTTP/1.0\r\n\r\n"))
 out, t_ = b"", time.monotonic()
 try:
     while True:
@@ -1164,7 +1190,7 @@ sock.close()
 check("an HTTP/1.0 request without keep-alive: answered, then the node closes the connection",
       out.startswith(b"HTTP/1.") and b" 200 " in out[:20] and time.monotonic() - t_ < 9, short(out, 100))
 sock = socket.create_connection((HOST, PORT), timeout=10)
-sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+sock.sendall(authed(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
 out, t_ = b"", time.monotonic()
 try:
     while True:
@@ -1177,8 +1203,8 @@ except OSError:
 sock.close()
 check("Connection: close: answered, then the node closes the connection",
       out.startswith(b"HTTP/1.1 200") and time.monotonic() - t_ < 9, short(out, 100))
-out = raw(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/runs HTTP/1.1\r\nHost: x\r\n\r\n"
-          b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", shut=False)
+out = raw(authed(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/runs HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), shut=False)
 codes = [int(x) for x in re.findall(rb"HTTP/1\.1 (\d{3}) ", out)]
 check("three pipelined requests: three answers in order (200, 200, 200)", codes[:3] == [200, 200, 200], str(codes))
 
@@ -1220,10 +1246,10 @@ results = []
 def one_client():
     try:
         c = http.client.HTTPConnection(HOST, PORT, timeout=30)
-        c.request("GET", "/healthz")
+        c.request("GET", "/healthz", headers=bearer())
         r = c.getresponse()
         r.read()
-        c.request("GET", f"/v1/agents/{NAME}")
+        c.request("GET", f"/v1/agents/{NAME}", headers=bearer())
         r2 = c.getresponse()
         r2.read()
         results.append((r.status, r2.status))
@@ -1396,9 +1422,9 @@ def kill_round(rnd, workers=2, min_acks=40):
             try:
                 if op[0] == "POST":
                     conn.request("POST", "/v1/agents", body=json.dumps(named(TEMPLATE, name)),
-                                 headers={"Content-Type": JSON_T})
+                                 headers={"Content-Type": JSON_T, **bearer()})
                 else:
-                    conn.request("DELETE", f"/v1/agents/{op[1]}")
+                    conn.request("DELETE", f"/v1/agents/{op[1]}", headers=bearer())
                 r = conn.getresponse()
                 payload = r.read()
                 with lock:
@@ -1413,7 +1439,7 @@ def kill_round(rnd, workers=2, min_acks=40):
             if i % 4 == 0:
                 try:
                     conn.request("POST", "/v1/agents", body=json.dumps(named(TEMPLATE, f"k{rnd}-w{w}-hot")),
-                                 headers={"Content-Type": JSON_T})
+                                 headers={"Content-Type": JSON_T, **bearer()})
                     r = conn.getresponse()
                     payload = r.read()
                     if r.status in (200, 201):

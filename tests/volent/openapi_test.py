@@ -14,7 +14,7 @@ Starts `volent node` on a free loopback port with a temporary data folder
 SIGTERM. Exit 1 when the document is not a valid OpenAPI 3.1 document;
 `skipped: REASON` (exit 0) without node, node_modules or the binary.
 """
-import argparse, os, shutil, subprocess, sys
+import argparse, json, os, shutil, subprocess, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness.binaries import skip_unless_runs  # noqa: E402
@@ -50,6 +50,17 @@ print(f"document: {len(document)} bytes from {url}", flush=True)
 check = Checks(numbered=False)
 valid = subprocess.run(["node", "validate.mjs", path, "--version", "3.1", "--base", url], cwd=NPM_DIR).returncode == 0
 check("the OpenAPI document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)", valid)
+doc = json.loads(document)
+schemes = (doc.get("components") or {}).get("securitySchemes") or {}
+check("the document declares its security schemes: bearer tokens and mutual TLS",
+      schemes.get("bearerAuth", {}).get("scheme") == "bearer" and schemes.get("mutualTLS", {}).get("type") == "mutualTLS",
+      str(schemes))
+ops = [(m, p, op) for p, item in doc.get("paths", {}).items() for m, op in item.items()]
+unsecured = [f"{m} {p}" for m, p, op in ops
+             if not op.get("security") or op.get("x-volent-role") not in ("reader", "operator", "approver", "admin")
+             or "401" not in op.get("responses", {}) or "403" not in op.get("responses", {})]
+check(f"each of the {len(ops)} operations names its security, its role and its 401 and 403", not unsecured,
+      str(unsecured))
 status = node.stop(timeout=30)
 check("SIGTERM ends the node with status 0", status == 0, f"exit status {status}")
 sys.exit(1 if check.failed else 0)

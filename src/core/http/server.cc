@@ -72,7 +72,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(tcp::socket socket, std::shared_ptr<State> state)
       : stream_(std::move(socket)), hold_(stream_.get_executor()), heartbeat_(stream_.get_executor()),
         // Bounded: a header never needs more, and a body passes through.
-        buffer_(state->options.header_limit + 8192), state_(std::move(state)) {}
+        buffer_(state->options.header_limit + 8192), state_(std::move(state)) {
+    boost::system::error_code ec;
+    auto remote = stream_.socket().remote_endpoint(ec);
+    if (!ec) peer_.address = remote.address().to_string();
+  }
+
+  const Peer& peer() const { return peer_; }
 
   ~Connection() { state_->Unregister(handle_); }
 
@@ -299,6 +305,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   beast::tcp_stream stream_;
+  Peer peer_;
   net::steady_timer hold_;
   net::steady_timer heartbeat_;
   beast::flat_buffer buffer_;
@@ -332,6 +339,8 @@ void Reply::StartStream(StreamHead head, Duration every, std::string heartbeat) 
 }
 
 void Reply::EndStream(std::string last) const { connection_->EndStream(std::move(last)); }
+
+const Peer& Reply::peer() const { return connection_->peer(); }
 
 namespace {
 

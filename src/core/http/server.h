@@ -78,6 +78,11 @@ struct Refusal {
   std::string target;  // the request target when the start line was read, else empty
 };
 
+// Who is at the other end of a connection, as the transport knows it.
+struct Peer {
+  std::string address;  // the client's IP address as text; "" when unknown
+};
+
 class Connection;
 
 // How a handler answers one request: exactly one Send, or one StartStream
@@ -96,6 +101,8 @@ class Reply {
   void StartStream(StreamHead head, std::chrono::steady_clock::duration every, std::string heartbeat) const;
   // Writes `last` as a chunk and ends the stream.
   void EndStream(std::string last) const;
+  // The client of this request's connection (fixed for the connection's life).
+  const Peer& peer() const;
 
  private:
   friend class Connection;

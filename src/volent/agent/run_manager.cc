@@ -62,6 +62,10 @@ void ApplyDecision(ApprovalView& approval, const journal::Entry& entry) {
   approval.by = StringField(payload, "by");
   approval.reason = StringField(payload, "reason");
   approval.decided_ms = entry.time_ms;
+  if (payload.is_object()) {
+    approval.identity = payload.value("identity", nlohmann::json());
+    approval.signature = payload.value("signature", nlohmann::json());
+  }
 }
 
 }  // namespace
@@ -143,6 +147,7 @@ Status RunManager::Rebuild() {
           approval.tool = StringField(payload, "tool");
           approval.arguments = payload.is_object() ? payload.value("arguments", nlohmann::json()) : nlohmann::json();
           approval.requested_ms = entry.time_ms;
+          approval.call_digest = "sha256:" + entry.hash;
           approvals_[entry.seq] = std::move(approval);
           approval_by_key_[entry.key] = entry.seq;
           break;
@@ -347,6 +352,7 @@ Result<nlohmann::json> RunManager::Approval(const std::string& run_key, const Ru
     approval.tool = tool.name;
     approval.arguments = arguments;
     approval.requested_ms = entry.time_ms;
+    approval.call_digest = "sha256:" + entry.hash;
     approvals_[entry.seq] = std::move(approval);
     approval_by_key_[entry.key] = entry.seq;
   }
@@ -560,8 +566,9 @@ ampoule::Result<ApprovalView> RunManager::GetApproval(std::string_view id) {
   return it->second;
 }
 
-ampoule::Result<ApprovalView> RunManager::Decide(std::string_view id, bool approve, std::string_view by,
+ampoule::Result<ApprovalView> RunManager::Decide(std::string_view id, bool approve, const Decider& decider,
                                                  std::string_view reason) {
+  const std::string_view by = decider.by;
   if (by.empty() || by.size() > kMaxDeciderLength || !IsPrintable(by)) {
     return Refuse(ampoule::ErrorKind::kInvalidArgument,
                   "\"by\" must name who decides: 1 to 200 printable characters");
@@ -580,6 +587,8 @@ ampoule::Result<ApprovalView> RunManager::Decide(std::string_view id, bool appro
   nlohmann::json payload = {{"decision", approve ? "approved" : "denied"},
                             {"by", std::string(by)},
                             {"reason", std::string(reason)}};
+  if (!decider.identity.is_null()) payload["identity"] = decider.identity;
+  if (!decider.signature.is_null()) payload["signature"] = decider.signature;
   auto decided = journal_.Append(EntryKind::kApprovalDecided,
                                  EffectKey{approval.agent, approval.run, approval.step}, payload);
   if (!decided) {

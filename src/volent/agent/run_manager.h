@@ -84,7 +84,7 @@ class RunManager final : public Runs {
   std::vector<RunView> FindRuns(std::string_view run_id) override;
   std::vector<ApprovalView> ListApprovals(bool pending_only) override;
   ampoule::Result<ApprovalView> GetApproval(std::string_view id) override;
-  ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+  ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, const Decider& decider,
                                        std::string_view reason) override;
 
  private:

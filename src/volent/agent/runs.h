@@ -45,9 +45,26 @@ struct ApprovalView {
   nlohmann::json arguments;
   int64_t requested_ms = 0;
   std::string decision;          // "" while pending, else "approved" or "denied"
-  std::string by;                // who decided (as they named themselves)
+  std::string by;                // who decided, in one line (the authenticated identity)
   std::string reason;            // optional words of the decider
   int64_t decided_ms = 0;
+  // "sha256:" + the hash of the approval-requested journal entry: what a
+  // signed decision signs (control/approval_signature.h).
+  std::string call_digest;
+  nlohmann::json identity;       // who decided, as authenticated (Principal::ToJson); null before
+  nlohmann::json signature;      // the approver's own signature, or null
+};
+
+// Who decides an approval, as the control API authenticated them; all of it
+// is journaled with the decision.
+struct Decider {
+  Decider() = default;
+  Decider(const char* name) : by(name) {}  // NOLINT: tests name a decider by a string
+  Decider(std::string_view name) : by(name) {}  // NOLINT
+  Decider(const std::string& name) : by(name) {}  // NOLINT
+  std::string by;             // one line: Principal::Describe()
+  nlohmann::json identity;    // Principal::ToJson(); null: none
+  nlohmann::json signature;   // a checked signature over the call digest; null: none
 };
 
 struct StartedRun {
@@ -83,8 +100,8 @@ class Runs {
   virtual ampoule::Result<ApprovalView> GetApproval(std::string_view id) = 0;
   // Records the decision (journaled with who and when) and lets the run go
   // on: an approved call is performed, a denied one is reported to the
-  // model as denied. `by` is required (1 to 200 printable characters).
-  virtual ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+  // model as denied. `decider.by` is required (1 to 200 printable characters).
+  virtual ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, const Decider& decider,
                                                std::string_view reason) = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/receipt/key_file.h"
 #include "core/crash_point.h"
+#include "core/file_write.h"
 #include "core/host_port.h"
 #include "core/http/descriptor_limit.h"
 #include "volent/agent/delays.h"
@@ -18,6 +19,8 @@
 #include "volent/agent/tool_call.h"
 #include "volent/attest/attestor.h"
 #include "volent/control/api.h"
+#include "volent/control/auth.h"
+#include "volent/control/credentials.h"
 #include "volent/control/http_server.h"
 #include "volent/control/metrics.h"
 #include "volent/egress/gate.h"
@@ -51,6 +54,8 @@ struct Node::Parts {
   std::unique_ptr<attest::Attestor> attestor;
   std::unique_ptr<agent::RunManager> runs;
   control::Metrics metrics;
+  std::unique_ptr<control::CredentialStore> credentials;  // null in development mode
+  std::unique_ptr<control::Authenticator> auth;
   std::unique_ptr<control::ControlApi> api;
   std::unique_ptr<control::HttpServer> server;
   std::string host;  // as listened on, without brackets
@@ -85,6 +90,42 @@ bool MakeDirs(const std::string& dir) {
 }
 
 Error Failed(std::string message) { return Error{std::move(message), ErrorKind::kUnavailable}; }
+
+// Whether `host` (as listened on, without brackets) is a loopback address.
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// When no admin token is active (the first start; or every admin token
+// expired or was revoked, and the operator restarts the node to get back
+// in): an admin token for the operator, in a file only the node's user can
+// read (replacing an older one), journaled like any other credential.
+ampoule::Status Bootstrap(control::CredentialStore& credentials, journal::Journal& journal,
+                          const std::string& data_dir, const NodeOptions& options) {
+  control::NewCredential request;
+  request.name = "bootstrap admin";
+  request.roles = {control::Role::kAdmin};
+  request.ttl_seconds = kBootstrapTokenTtlSeconds;
+  request.created_by = "the node (no admin token was active at start)";
+  auto made = credentials.Create(request);
+  if (!made) return made.error();
+  const std::string path = data_dir + "/" + kBootstrapTokenFile;
+  AMP_RETURN_IF_ERROR(ampoule::core::WriteFileAtomically(path, made->second + "\n", 0600));
+  nlohmann::json payload = {{"id", made->first.id},
+                            {"kind", "token"},
+                            {"name", request.name},
+                            {"roles", {"admin"}},
+                            {"expires_ms", made->first.expires_ms},
+                            {"approval_key", nullptr},
+                            {"by", {{"kind", "node"}, {"reason", "no admin token was active at start"}}}};
+  auto journaled = journal.AppendOwnKey(journal::EntryKind::kCredentialCreated, "control", "credentials", payload);
+  if (!journaled) return journaled.error();
+  if (options.notice) {
+    options.notice("no admin token was active: a new one, valid for 24 hours, is in " + path +
+                   " (mode 0600); use it to make your own credentials (docs/operator-guide.md), then delete the file");
+  }
+  return ampoule::Status::Ok();
+}
 
 }  // namespace
 
@@ -243,7 +284,46 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   if (!runs) return Failed("cannot resume the runs in " + parts->journal->path() + ": " + runs.message());
   parts->runs = std::move(*runs);
 
+  const manifest::ControlConfig& control_config = cfg.control;
+  // The authenticator and the OpenAPI document already know client
+  // certificates; the TLS transport that would verify them is not built yet,
+  // so a configuration asking for it is refused rather than served in clear.
+  if (control_config.tls || control_config.mtls) {
+    return Error{"control.tls and control.auth mtls are not served by this version yet (the control API speaks "
+                 "plain HTTP): use auth: tokens, and put TLS in front if the API leaves the machine "
+                 "(docs/decisions/0040-control-api-authentication.md)",
+                 ErrorKind::kInvalidArgument};
+  }
+  control::AuthOptions auth_options;
+  auth_options.development_no_auth = control_config.development_no_auth;
+  auth_options.tokens = control_config.tokens;
+  auth_options.mtls = control_config.mtls;
+  auth_options.journal = parts->journal.get();
+  if (control_config.development_no_auth) {
+    if (!IsLoopbackHost(server_options.host)) {
+      return Error{"control.development_no_auth is true but the node would listen on " + server_options.host +
+                       ": without authentication it listens on loopback only (127.0.0.1 or ::1)",
+                   ErrorKind::kInvalidArgument};
+    }
+    if (options.warn) {
+      options.warn("DEVELOPMENT MODE: the control API has no authentication (control.development_no_auth); "
+                   "anyone on this machine can do anything");
+    }
+  } else {
+    auto credentials = control::CredentialStore::Open(data_dir);
+    if (!credentials) return Failed("credentials: " + credentials.message());
+    parts->credentials = std::move(*credentials);
+    if (control_config.tokens && !parts->credentials->HasActive(control::Role::kAdmin)) {
+      auto made = Bootstrap(*parts->credentials, *parts->journal, data_dir, options);
+      if (!made.ok()) return Failed("the first admin token: " + made.message());
+    }
+    auth_options.credentials = parts->credentials.get();
+  }
+  parts->auth = std::make_unique<control::Authenticator>(std::move(auth_options));
+
   control::ApiContext context;
+  context.auth = parts->auth.get();
+  context.credentials = parts->credentials.get();
   context.store = parts->store.get();
   context.runs = parts->runs.get();
   context.journal = parts->journal.get();
@@ -279,6 +359,7 @@ void Node::CatchSignals() { parts_->server->CatchSignals(); }
 
 void Node::Run() {
   parts_->server->Run();
+  parts_->auth->Flush();
   parts_->runs->Stop();
 }
 

@@ -9,7 +9,9 @@
 // keys (a missing or unreadable key stops the start, not the first run), the
 // journal, the egress gate, the node's own key (DATA_DIR/node.key, made on
 // the first start) and the sealed-tool runner, the runs (every unfinished run
-// resumes), then binds the control API. Nothing is served until Run. A stored
+// resumes), the credentials (DATA_DIR/credentials.json; at the first start
+// a bootstrap admin token in DATA_DIR/bootstrap-admin.token, mode 0600),
+// then binds the control API. Nothing is served until Run. A stored
 // manifest must also find its sealed tools in the tool store (DATA_DIR/tools).
 //
 // Threading: Start, Run and the destructor on one thread; Stop and port()
@@ -40,7 +42,14 @@ struct NodeOptions {
   // Warnings a person should see (a rejected stored agent, a low open-file
   // limit, a loose key file); the node goes on. Ignored if empty.
   std::function<void(const std::string&)> warn;
+  // Things the operator must know at start (where the first admin token is,
+  // development mode); ignored if empty.
+  std::function<void(const std::string&)> notice;
 };
+
+// The first admin token, written at the node's first start (docs/operator-guide.md).
+inline constexpr char kBootstrapTokenFile[] = "bootstrap-admin.token";
+inline constexpr int64_t kBootstrapTokenTtlSeconds = 24 * 3600;
 
 // The node's signing key (receipts, attestation reports): the provisioned
 // attestation.signing_key, else DATA_DIR/node.key, made at the first start

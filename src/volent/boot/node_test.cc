@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <sys/stat.h>
+
 #include <fstream>
 #include <thread>
 
@@ -64,10 +66,23 @@ class NodeTest : public ::testing::Test {
     return options;
   }
 
-  static std::string Get(int port, const std::string& path) {
+  static std::string Get(int port, const std::string& path, const std::string& auth) {
     Client c(port);
-    EXPECT_TRUE(c.Send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+    EXPECT_TRUE(c.Send("GET " + path + " HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n"));
     return c.ReadResponse();
+  }
+
+  // The Authorization header line of the bootstrap admin token the node
+  // wrote at its first start (mode 0600).
+  std::string BootstrapAuth() {
+    const std::string path = dir_ + "/nested/data/" + kBootstrapTokenFile;
+    struct stat st {};
+    EXPECT_EQ(stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    std::ifstream in(path);
+    std::string token;
+    std::getline(in, token);
+    return "Authorization: Bearer " + token + "\r\n";
   }
 
   std::string dir_;
@@ -80,10 +95,11 @@ TEST_F(NodeTest, ServesItsControlApiAndKeepsAgentsAcrossARestart) {
     EXPECT_GT((*node)->port(), 0);
     EXPECT_EQ((*node)->url(), "http://127.0.0.1:" + std::to_string((*node)->port()));
     std::thread serving([&] { (*node)->Run(); });
+    EXPECT_NE(Get((*node)->port(), "/healthz", "").find(" 401 "), std::string::npos);
     Client c((*node)->port());
     const std::string body = kAgent;
-    ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nContent-Length: " +
-                       std::to_string(body.size()) + "\r\n\r\n" + body));
+    ASSERT_TRUE(c.Send("POST /v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n" + BootstrapAuth() +
+                       "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
     const std::string applied = c.ReadResponse();
     EXPECT_NE(applied.find(" 201 "), std::string::npos) << applied;
     (*node)->Stop();
@@ -93,7 +109,7 @@ TEST_F(NodeTest, ServesItsControlApiAndKeepsAgentsAcrossARestart) {
   auto again = Node::Start(Config(), Options());
   ASSERT_TRUE(again.ok()) << again.message();
   std::thread serving([&] { (*again)->Run(); });
-  const std::string agent = Get((*again)->port(), "/v1/agents/keep");
+  const std::string agent = Get((*again)->port(), "/v1/agents/keep", BootstrapAuth());
   EXPECT_NE(agent.find(" 200 "), std::string::npos) << agent;
   (*again)->Stop();
   serving.join();

@@ -19,6 +19,8 @@ int JournalCommand(const Args& args);
 int EgressCommand(const Args& args);
 // volent tool sign|add|list|show|remove ...   (src/volent/cli/tool.cc)
 int ToolCommand(const Args& args);
+// volent approve --node URL ID [--deny] [--reason T] [--key F] [--token-file F]; --verify (approve.cc)
+int ApproveCommand(const Args& args);
 // `volent attest`: the attestation report, made and verified (attest.cc).
 int AttestCommand(const Args& args);
 // volent mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]

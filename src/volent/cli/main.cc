@@ -21,6 +21,10 @@ constexpr char kUsage[] =
     "  egress test --config volent.yaml --capability CAP [--method M] URL\n"
     "                                         one request through the egress gate: allow or deny\n"
     "  tool sign|add|list|show|remove ...     the node's store of signed tools\n"
+    "  approve --node URL ID [--deny] [--reason TEXT] [--key FILE] [--token-file FILE]\n"
+    "                                         decide a pending approval, signed with your own key\n"
+    "  approve --verify --data-dir DIR ID [--key FILE.pub]\n"
+    "                                         check a signed approval off the node: VERIFIED or FAILED\n"
     "  attest --nonce HEX [--config volent.yaml] [-o FILE]\n"
     "                                         the node's signed attestation report\n"
     "  attest --verify POLICY REPORT [--nonce HEX]\n"
@@ -50,6 +54,7 @@ int main(int argc, char** argv) {
   if (command == "egress") return volent::cli::EgressCommand(args);
   if (command == "tool") return volent::cli::ToolCommand(args);
   if (command == "attest") return volent::cli::AttestCommand(args);
+  if (command == "approve") return volent::cli::ApproveCommand(args);
   if (command == "mock-model") return volent::cli::MockModelCommand(args);
   std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;

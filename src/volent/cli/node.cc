@@ -68,6 +68,7 @@ int NodeCommand(const Args& args) {
   node_options.listen = options.listen;
   node_options.data_dir = options.data_dir;
   node_options.warn = [](const std::string& text) { std::fprintf(stderr, "volent node: warning: %s\n", text.c_str()); };
+  node_options.notice = [](const std::string& text) { std::fprintf(stderr, "volent node: %s\n", text.c_str()); };
   auto node = boot::Node::Start(std::move(*config), node_options);
   if (!node) {
     std::fprintf(stderr, "volent node: %s\n", node.message().c_str());

@@ -4,7 +4,7 @@
 
 namespace volent::control {
 
-ControlApi::ControlApi(ApiContext context) : context_(std::move(context)), table_(context_.metrics) {
+ControlApi::ControlApi(ApiContext context) : context_(std::move(context)), table_(context_.metrics, context_.auth) {
   AddSystemRoutes(*this, table_);
   AddAgentRoutes(*this, table_);
   AddRunRoutes(*this, table_);
@@ -13,6 +13,7 @@ ControlApi::ControlApi(ApiContext context) : context_(std::move(context)), table
   AddEgressRoutes(*this, table_);
   AddToolRoutes(*this, table_);
   AddAttestationRoutes(*this, table_);
+  AddCredentialRoutes(*this, table_);
   openapi_json_ = BuildOpenApi(table_, context_.version).dump();
 }
 

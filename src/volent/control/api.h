@@ -12,6 +12,8 @@
 #include <string>
 
 #include "volent/agent/runs.h"
+#include "volent/control/auth.h"
+#include "volent/control/credentials.h"
 #include "volent/control/message.h"
 #include "volent/control/metrics.h"
 #include "volent/control/route_table.h"
@@ -47,6 +49,11 @@ struct ApiContext {
   // file, or the refusal (400, 409, 503); empty: the route answers 503.
   std::function<ampoule::Result<std::string>(std::string_view credential)> activate_credential;
   std::string version = "1";                      // info.version of the OpenAPI document
+  // Who may call what (auth.h); null: no authentication (in-process tests:
+  // every request is the development principal).
+  Authenticator* auth = nullptr;
+  // The tokens; null: the credential routes answer 503.
+  CredentialStore* credentials = nullptr;
 };
 
 class ControlApi {
@@ -55,7 +62,7 @@ class ControlApi {
   ControlApi(const ControlApi&) = delete;
   ControlApi& operator=(const ControlApi&) = delete;
 
-  Response Dispatch(const Request& request) const { return table_.Dispatch(request); }
+  Response Dispatch(Request request) const { return table_.Dispatch(std::move(request)); }
   const RouteTable& routes() const { return table_; }
   const ApiContext& context() const { return context_; }
   const std::string& openapi_json() const { return openapi_json_; }
@@ -77,5 +84,6 @@ void AddJournalRoutes(const ControlApi& api, RouteTable& table);
 void AddEgressRoutes(const ControlApi& api, RouteTable& table);
 void AddToolRoutes(const ControlApi& api, RouteTable& table);
 void AddAttestationRoutes(const ControlApi& api, RouteTable& table);
+void AddCredentialRoutes(const ControlApi& api, RouteTable& table);
 
 }  // namespace volent::control

@@ -251,11 +251,12 @@ TEST_F(RunsApiTest, ListAndGetApprovals) {
   ASSERT_EQ(list["approvals"].size(), 2u);
   EXPECT_EQ(list["approvals"][0], json::parse(R"({"id":"1","agent":"bot","run":"r1","step":3,"tool":"refund",
       "arguments":{"amount":42},"requested_at":"2026-11-30T02:01:07.124Z","state":"pending",
-      "decided_by":null,"reason":null,"decided_at":null})"));
+      "decided_by":null,"decided_by_identity":null,"reason":null,"decided_at":null,"signature":null,
+      "call_digest":"sha256:0000000000000000000000000000000000000000000000000000000000000001"})"));
   EXPECT_EQ(list["approvals"][1]["id"], "2");
   EXPECT_EQ(Ok(Call("GET", "/v1/approvals/2"))["run"], "r2");
 
-  Ok(Call("POST", "/v1/approvals/1/deny", R"({"by":"bob"})"));
+  Ok(Call("POST", "/v1/approvals/1/deny", "{}"));
   EXPECT_EQ(Ok(Call("GET", "/v1/approvals"))["approvals"].size(), 1u);
   EXPECT_EQ(Ok(Call("GET", "/v1/approvals?state=pending"))["approvals"].size(), 1u);
   json all = Ok(Call("GET", "/v1/approvals?state=all"));
@@ -274,28 +275,33 @@ TEST_F(RunsApiTest, ListAndGetApprovals) {
 
 TEST_F(RunsApiTest, ApproveThenTheDecisionIsFinal) {
   runs_.AddApproval(7, "r1", "refund");
-  json a = Ok(Call("POST", "/v1/approvals/7/approve", R"({"by":"alice@example.com","reason":"verified by phone"})"));
+  // Without authentication (no Authenticator), the decider is the
+  // development principal; control_auth_test covers real identities.
+  json a = Ok(Call("POST", "/v1/approvals/7/approve", R"({"reason":"verified by phone"})"));
   EXPECT_EQ(a["state"], "approved");
-  EXPECT_EQ(a["decided_by"], "alice@example.com");
+  EXPECT_EQ(a["decided_by"], "development (no authentication)");
+  EXPECT_EQ(a["decided_by_identity"], json::parse(R"({"kind":"development"})"));
   EXPECT_EQ(a["reason"], "verified by phone");
   EXPECT_EQ(a["decided_at"], "2026-11-30T02:02:07.123Z");
   EXPECT_EQ(Ok(Call("GET", "/v1/approvals/7"))["state"], "approved");
 
-  json again = Problem(Call("POST", "/v1/approvals/7/deny", R"({"by":"mallory"})"), 409, "conflict");
+  json again = Problem(Call("POST", "/v1/approvals/7/deny", "{}"), 409, "conflict");
   std::string detail = again["detail"];
-  EXPECT_NE(detail.find("already approved by alice@example.com at 2026-11-30T02:02:07.123Z"), std::string::npos)
+  EXPECT_NE(detail.find("already approved by development (no authentication) at 2026-11-30T02:02:07.123Z"),
+            std::string::npos)
       << detail;
-  Problem(Call("POST", "/v1/approvals/7/approve", R"({"by":"alice@example.com"})"), 409, "conflict");
-  EXPECT_EQ(Ok(Call("GET", "/v1/approvals/7"))["decided_by"], "alice@example.com");
+  Problem(Call("POST", "/v1/approvals/7/approve", "{}"), 409, "conflict");
+  EXPECT_EQ(Ok(Call("GET", "/v1/approvals/7"))["decided_by"], "development (no authentication)");
 }
 
 TEST_F(RunsApiTest, Deny) {
   runs_.AddApproval(8, "r1", "refund");
-  json d = Ok(Call("POST", "/v1/approvals/8/deny", "{\"by\":\"Zoë Ñ\",\"reason\":\"amount too high; see ticket 4\"}"));
+  json d = Ok(Call("POST", "/v1/approvals/8/deny", "{\"reason\":\"amount too high; Zoë Ñ, see ticket 4\"}"));
   EXPECT_EQ(d["state"], "denied");
-  EXPECT_EQ(d["decided_by"], "Zoë Ñ");
-  EXPECT_EQ(Problem(Call("POST", "/v1/approvals/8/approve", R"({"by":"x"})"), 409, "conflict")["detail"],
-            "approval 8 was already denied by Zoë Ñ at 2026-11-30T02:02:07.123Z; a decision is final");
+  EXPECT_EQ(d["reason"], "amount too high; Zoë Ñ, see ticket 4");
+  EXPECT_EQ(Problem(Call("POST", "/v1/approvals/8/approve", "{}"), 409, "conflict")["detail"],
+            "approval 8 was already denied by development (no authentication) at 2026-11-30T02:02:07.123Z; a "
+            "decision is final");
 }
 
 TEST_F(RunsApiTest, DecisionBodyProblems) {
@@ -305,11 +311,13 @@ TEST_F(RunsApiTest, DecisionBodyProblems) {
     Problem(Call("POST", path, "{\"by\":"), 400, "malformed-body");
     Problem(Call("POST", path, ""), 400, "malformed-body");
     EXPECT_EQ(Pointers(Problem(Call("POST", path, R"("alice")"), 422, "invalid-body")), std::vector<std::string>{""});
-    EXPECT_EQ(Pointers(Problem(Call("POST", path, "{}"), 422, "invalid-body")), std::vector<std::string>{"/by"});
-    EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"reason":"ok"})"), 422, "invalid-body")),
+    // Who decides is the credential's business, never the body's.
+    EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"by":"alice"})"), 422, "invalid-body")),
               std::vector<std::string>{"/by"});
-    EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"by":"a","note":"x"})"), 422, "invalid-body")),
+    EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"note":"x"})"), 422, "invalid-body")),
               std::vector<std::string>{"/note"});
+    EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"signature":"x"})"), 422, "invalid-body")),
+              std::vector<std::string>{"/signature"});
     for (const std::string& by : {std::string(R"("")"), std::string(R"("   ")"), std::string("null"),
                                   std::string("42"), "\"" + std::string(201, 'a') + "\"",
                                   std::string(R"("a\nb")"), std::string(R"("a\u0000b")"),
@@ -321,27 +329,22 @@ TEST_F(RunsApiTest, DecisionBodyProblems) {
     for (const std::string& reason : {"\"" + std::string(1001, 'r') + "\"", std::string("7"),
                                       std::string(R"("a\u0007")"), std::string(R"("two\nlines")"),
                                       std::string(R"("a\u0085")")}) {
-      EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"by":"a","reason":)" + reason + "}"), 422, "invalid-body")),
+      EXPECT_EQ(Pointers(Problem(Call("POST", path, R"({"reason":)" + reason + "}"), 422, "invalid-body")),
                 std::vector<std::string>{"/reason"})
           << reason;
     }
-    Problem(Call("POST", path, R"({"by":"a"})", "text/plain"), 415, "unsupported-media-type");
+    Problem(Call("POST", path, "{}", "text/plain"), 415, "unsupported-media-type");
   }
-  // 200 bytes of UTF-8 is the limit (as the runs count).
-  Problem(Call("POST", "/v1/approvals/9/approve", "{\"by\":\"" + std::string(101 * 2, 'a') + "\"}"), 422,
-          "invalid-body");
-  std::string by;
-  for (int i = 0; i < 100; ++i) by += "é";
-  EXPECT_EQ(Ok(Call("POST", "/v1/approvals/9/approve", "{\"by\":\"" + by + "\",\"reason\":\"" +
-                                                              std::string(1000, 'r') + "\"}"))["state"],
+  // 1,000 bytes of UTF-8 is the limit of a reason.
+  EXPECT_EQ(Ok(Call("POST", "/v1/approvals/9/approve", "{\"reason\":\"" + std::string(1000, 'r') + "\"}"))["state"],
             "approved");
 }
 
 TEST_F(RunsApiTest, DecisionOnUnknownOrBadIds) {
-  Problem(Call("POST", "/v1/approvals/12345/approve", R"({"by":"a"})"), 404, "not-found");
-  Problem(Call("POST", "/v1/approvals/12345/deny", R"({"by":"a"})"), 404, "not-found");
-  Problem(Call("POST", "/v1/approvals/abc/approve", R"({"by":"a"})"), 400, "bad-request");
-  Problem(Call("POST", "/v1/approvals/-1/deny", R"({"by":"a"})"), 400, "bad-request");
+  Problem(Call("POST", "/v1/approvals/12345/approve", "{}"), 404, "not-found");
+  Problem(Call("POST", "/v1/approvals/12345/deny", "{}"), 404, "not-found");
+  Problem(Call("POST", "/v1/approvals/abc/approve", "{}"), 400, "bad-request");
+  Problem(Call("POST", "/v1/approvals/-1/deny", "{}"), 400, "bad-request");
   Problem(Call("GET", "/v1/approvals/1/approve"), 405, "method-not-allowed");
 }
 
@@ -445,9 +448,9 @@ TEST_F(RunsApiTest, AnswersAreDocumented) {
   EXPECT_TRUE(paths["/v1/agents/{name}/runs"]["post"]["requestBody"]["content"].contains("application/json"));
   EXPECT_TRUE(paths["/v1/agents/{name}/runs/{id}"]["get"]["responses"].contains("200"));
   EXPECT_TRUE(paths["/v1/approvals/{id}"]["get"]["responses"].contains("200"));
-  EXPECT_EQ(paths["/v1/approvals/{id}/approve"]["post"]["requestBody"]["content"]["application/json"]["schema"]
-                 ["required"],
-            json::array({"by"}));
+  EXPECT_FALSE(paths["/v1/approvals/{id}/approve"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+                  ["properties"]
+                      .contains("by"));
   EXPECT_EQ(paths["/v1/runs"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["required"],
             json::array({"runs"}));
   EXPECT_EQ(paths["/v1/journal"]["get"]["parameters"].size(), 2u);
@@ -484,8 +487,8 @@ TEST_F(RunsApiTest, SuccessBodiesMatchTheirDocumentedSchemas) {
   expect_documented("GET", "/v1/approvals", Call("GET", "/v1/approvals"));
   expect_documented("GET", "/v1/approvals/{id}", Call("GET", "/v1/approvals/1"));
   expect_documented("POST", "/v1/approvals/{id}/approve",
-                    Call("POST", "/v1/approvals/1/approve", R"({"by":"a","reason":"fine"})"));
-  expect_documented("POST", "/v1/approvals/{id}/deny", Call("POST", "/v1/approvals/2/deny", R"({"by":"b"})"));
+                    Call("POST", "/v1/approvals/1/approve", R"({"reason":"fine"})"));
+  expect_documented("POST", "/v1/approvals/{id}/deny", Call("POST", "/v1/approvals/2/deny", "{}"));
   expect_documented("GET", "/v1/approvals", Call("GET", "/v1/approvals?state=all"));
   expect_documented("GET", "/v1/journal", Call("GET", "/v1/journal"));
   journal::EffectKey key{"bot", "s1", 1};

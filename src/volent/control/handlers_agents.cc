@@ -160,7 +160,8 @@ void AddAgentRoutes(const ControlApi& api, RouteTable& table) {
              {}, ManifestMediaTypes(), {{"$ref", "/v1/schemas/agent"}},
              {{201, "Created", "application/json", AgentSchema()},
               {200, "Replaced", "application/json", AgentSchema()}},
-             [ctx](const Request& r, const PathParams&) { return Apply(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return Apply(*ctx, r); },
+             Role::kOperator});
   table.Add({"GET", "/v1/agents", "listAgents", "List agents by name, a page at a time",
              {{"limit", "query", "Agents per page (1-1000, default 100)",
                {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}, false},
@@ -173,13 +174,16 @@ void AddAgentRoutes(const ControlApi& api, RouteTable& table) {
                 {"properties",
                  {{"agents", {{"type", "array"}, {"items", SummarySchema()}}},
                   {"next", {{"type", {"string", "null"}}}}}}}}},
-             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
+             Role::kReader});
   table.Add({"GET", "/v1/agents/{name}", "getAgent", "An agent with its manifest", {NameParam()}, {}, {},
              {{200, "The agent", "application/json", AgentSchema()}},
-             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); }});
+             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); },
+             Role::kReader});
   table.Add({"DELETE", "/v1/agents/{name}", "deleteAgent", "Delete an agent", {NameParam()}, {}, {},
              {{204, "Deleted", "", nullptr}},
-             [ctx](const Request& r, const PathParams& p) { return Delete(*ctx, r, p); }});
+             [ctx](const Request& r, const PathParams& p) { return Delete(*ctx, r, p); },
+             Role::kOperator});
 }
 
 }  // namespace volent::control

@@ -1,9 +1,14 @@
 // Approvals: tool calls of a run that wait for a person's decision, listed,
 // read, approved and denied (docs/control-api.md, "Runs and approvals").
 // A decision is final: a second one is a 409 that says what the first was.
+// Who decided is the authenticated principal, never a name the caller
+// writes (a body with "by" is refused); a decision may carry the approver's
+// own signature over the call's digest (approval_signature.h), and must
+// when the credential has an approval key.
 #include <variant>
 
 #include "volent/control/api.h"
+#include "volent/control/approval_signature.h"
 #include "volent/control/json_api.h"
 
 namespace volent::control {
@@ -13,8 +18,7 @@ using nlohmann::json;
 
 constexpr size_t kMaxApprovalIdLength = 20;  // digits of the largest uint64
 // In bytes of UTF-8, as the runs count them (so the 422 here is the whole
-// check): 200 and 1,000 characters of ASCII.
-constexpr size_t kMaxByLength = 200;
+// check): 1,000 characters of ASCII.
 constexpr size_t kMaxReasonLength = 1000;
 
 // Approval ids are decimal (agent::ApprovalView::id).
@@ -46,8 +50,11 @@ json ApprovalJson(const agent::ApprovalView& a) {
           {"requested_at", TimeOrNull(a.requested_ms)},
           {"state", State(a)},
           {"decided_by", or_null(a.by)},
+          {"decided_by_identity", a.identity},
           {"reason", or_null(a.reason)},
-          {"decided_at", TimeOrNull(a.decided_ms)}};
+          {"decided_at", TimeOrNull(a.decided_ms)},
+          {"call_digest", a.call_digest},
+          {"signature", a.signature}};
 }
 
 // True when `text` has no control character (C0, DEL, C1): it is written
@@ -63,28 +70,23 @@ bool IsPrintable(std::string_view text) {
 }
 
 struct Decision {
-  std::string by;
   std::string reason;
+  json signature;  // null: none
 };
 
 // The decision of `body`, or 422 invalid-body with every field error.
 std::variant<Decision, Problem> ReadDecision(const json& body, const std::string& instance) {
-  std::vector<FieldError> errors = UnknownMembers(body, {"by", "reason"});
-  Decision d;
-  auto by = body.find("by");
-  if (by == body.end()) {
-    errors.push_back({"/by", 0, 0, "required: who decides (1 to 200 bytes, no control characters)"});
-  } else {
-    const std::string* text = by->is_string() ? &by->get_ref<const std::string&>() : nullptr;
-    if (!text || text->empty() || text->size() > kMaxByLength || !IsPrintable(*text) ||
-        text->find_first_not_of(' ') == std::string::npos) {
+  std::vector<FieldError> errors;
+  for (const auto& [member, value] : body.items()) {
+    if (member == "by") {
       errors.push_back({"/by", 0, 0,
-                        "must be a string of 1 to 200 bytes (UTF-8) with no control characters, not only "
-                        "spaces"});
-    } else {
-      d.by = *text;
+                        "not accepted: the node records who decides from the request's credential, not from the "
+                        "body"});
+    } else if (member != "reason" && member != "signature") {
+      errors.push_back({PointerTo(member), 0, 0, "unknown member"});
     }
   }
+  Decision d;
   if (auto reason = body.find("reason"); reason != body.end()) {
     const std::string* text = reason->is_string() ? &reason->get_ref<const std::string&>() : nullptr;
     if (!text || text->size() > kMaxReasonLength || !IsPrintable(*text)) {
@@ -92,6 +94,13 @@ std::variant<Decision, Problem> ReadDecision(const json& body, const std::string
                         "must be a string of at most 1000 bytes (UTF-8) with no control characters"});
     } else {
       d.reason = *text;
+    }
+  }
+  if (auto signature = body.find("signature"); signature != body.end()) {
+    if (!signature->is_object()) {
+      errors.push_back({"/signature", 0, 0, "must be an object: scheme, public_key, sig (volent approve makes it)"});
+    } else {
+      d.signature = *signature;
     }
   }
   if (!errors.empty()) return InvalidBody(std::move(errors), instance);
@@ -140,7 +149,27 @@ Response Decide(const ApiContext& ctx, const Request& request, const PathParams&
   auto decision = ReadDecision(std::get<json>(parsed), request.path);
   if (auto* problem = std::get_if<Problem>(&decision)) return ProblemResponse(*problem);
   const Decision& d = std::get<Decision>(decision);
-  auto decided = ctx.runs->Decide(id, approve, d.by, d.reason);
+  const Principal& who = request.principal;
+  agent::Decider decider;
+  decider.by = who.Describe();
+  decider.identity = who.ToJson();
+  if (!d.signature.is_null() || !who.approval_key.empty()) {
+    if (d.signature.is_null()) {
+      return ProblemResponse(InvalidBody(
+          {{"/signature", 0, 0,
+            "required: this credential has an approval key, so its decisions must be signed (volent approve)"}},
+          request.path));
+    }
+    auto approval = ctx.runs->GetApproval(id);
+    if (!approval.ok()) return ProblemResponse(RefusalProblem(approval.error(), request.path));
+    auto checked = CheckApprovalSignature(d.signature, approve, approval->call_digest, who.approval_key);
+    if (!checked.ok()) {
+      return ProblemResponse(InvalidBody({{"/signature", 0, 0, checked.message()}}, request.path));
+    }
+    decider.signature = d.signature;
+    decider.signature["call_digest"] = approval->call_digest;
+  }
+  auto decided = ctx.runs->Decide(id, approve, decider, d.reason);
   if (!decided.ok() && decided.kind() == ampoule::ErrorKind::kConflict) {
     return ProblemResponse(AlreadyDecided(ctx, id, decided.message(), request));
   }
@@ -154,8 +183,8 @@ json ApprovalSchema() {
   json time = TimeOrNullSchema();
   return {{"type", "object"},
           {"required",
-           {"id", "agent", "run", "step", "tool", "arguments", "requested_at", "state", "decided_by", "reason",
-            "decided_at"}},
+           {"id", "agent", "run", "step", "tool", "arguments", "requested_at", "state", "decided_by",
+            "decided_by_identity", "reason", "decided_at", "call_digest", "signature"}},
           {"properties",
            {{"id", {{"type", "string"}, {"pattern", "^[0-9]{1,20}$"}}},
             {"agent", {{"type", "string"}}},
@@ -166,24 +195,41 @@ json ApprovalSchema() {
             {"requested_at", time},
             {"state", {{"enum", {"pending", "approved", "denied"}}}},
             {"decided_by", NullableString()},
+            {"decided_by_identity",
+             {{"type", {"object", "null"}},
+              {"description", "Who decided, as the node authenticated them: kind (token, certificate, development), "
+                              "token_id and name, or subject and fingerprint; roles"}}},
             {"reason", NullableString()},
-            {"decided_at", time}}}};
+            {"decided_at", time},
+            {"call_digest",
+             {{"type", "string"},
+              {"description", "sha256: the hash of the call's approval-requested journal entry; what a signed decision "
+                              "signs"}}},
+            {"signature",
+             {{"type", {"object", "null"}},
+              {"description", "The approver's Ed25519 signature over the decision and call_digest, or null"}}}}}};
 }
 
 json DecisionSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
-          {"required", json::array({"by"})},
           {"properties",
-           {{"by",
-             {{"type", "string"},
-              {"minLength", 1},
-              {"maxLength", 200},
-              {"description", "Who decides: at most 200 bytes of UTF-8, no control characters"}}},
-            {"reason",
+           {{"reason",
              {{"type", "string"},
               {"maxLength", 1000},
-              {"description", "Why, for the record: at most 1000 bytes of UTF-8, no control characters"}}}}}};
+              {"description", "Why, for the record: at most 1000 bytes of UTF-8, no control characters"}}},
+            {"signature",
+             {{"type", "object"},
+              {"additionalProperties", false},
+              {"required", {"scheme", "public_key", "sig"}},
+              {"properties",
+               {{"scheme", {{"const", "ed25519"}}},
+                {"public_key", {{"type", "string"}, {"description", "base64 of the 32-byte Ed25519 public key"}}},
+                {"sig", {{"type", "string"}, {"description", "base64 of the 64-byte signature"}}},
+                {"call_digest", {{"type", "string"}}}}},
+              {"description", "The approver's own signature over \"volent-approval/v1\\n\" DECISION \"\\n\" "
+                              "call_digest \"\\n\" (volent approve makes it); required when the credential has an "
+                              "approval key"}}}}}};
 }
 
 ParameterDoc ApprovalId() {
@@ -201,7 +247,8 @@ Route DecideRoute(const ApiContext* ctx, bool approve) {
           {"application/json"},
           DecisionSchema(),
           {{200, "Decided: the approval after the decision", "application/json", ApprovalSchema()}},
-          [ctx, approve](const Request& r, const PathParams& p) { return Decide(*ctx, r, p, approve); }};
+          [ctx, approve](const Request& r, const PathParams& p) { return Decide(*ctx, r, p, approve); },
+          Role::kApprover};
 }
 
 }  // namespace
@@ -216,10 +263,12 @@ void AddApprovalRoutes(const ControlApi& api, RouteTable& table) {
                {{"type", "object"},
                 {"required", json::array({"approvals"})},
                 {"properties", {{"approvals", {{"type", "array"}, {"items", ApprovalSchema()}}}}}}}},
-             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
+             Role::kReader});
   table.Add({"GET", "/v1/approvals/{id}", "getApproval", "An approval", {ApprovalId()}, {}, {},
              {{200, "The approval", "application/json", ApprovalSchema()}},
-             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); }});
+             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); },
+             Role::kReader});
   table.Add(DecideRoute(ctx, true));
   table.Add(DecideRoute(ctx, false));
 }

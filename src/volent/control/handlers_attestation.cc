@@ -68,7 +68,8 @@ void AddAttestationRoutes(const ControlApi& api, RouteTable& table) {
              {{200, "The report: a DSSE envelope around an in-toto statement (predicate "
                     "https://volent.dev/attestations/node/v1)",
                "application/json", {{"type", "object"}, {"required", {"payload", "payloadType", "signatures"}}}}},
-             [ctx](const Request& r, const PathParams&) { return Get(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return Get(*ctx, r); },
+             Role::kReader});
   table.Add({"POST", "/v1/attestation/credential", "activateCredential",
              "Credential activation: the secret of a credential made for the node's AK under its EK, which only "
              "that TPM can recover (docs/attestation.md)",
@@ -81,7 +82,8 @@ void AddAttestationRoutes(const ControlApi& api, RouteTable& table) {
                {{"credential", {{"type", "string"}, {"description", "tpm2_makecredential's output file, base64"}}}}}},
              {{200, "The secret, base64", "application/json",
                {{"type", "object"}, {"required", {"secret"}}, {"properties", {{"secret", {{"type", "string"}}}}}}}},
-             [ctx](const Request& r, const PathParams&) { return Activate(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return Activate(*ctx, r); },
+             Role::kAdmin});
 }
 
 }  // namespace volent::control

@@ -163,7 +163,8 @@ void AddEgressRoutes(const ControlApi& api, RouteTable& table) {
                {{"type", "string"}, {"pattern", kCapabilityPattern}}, false}},
              {}, {},
              {{200, "A page of denials", "application/json", PageSchema()}},
-             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
+             Role::kReader});
 }
 
 }  // namespace volent::control

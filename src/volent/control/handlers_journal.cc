@@ -126,7 +126,8 @@ void AddJournalRoutes(const ControlApi& api, RouteTable& table) {
                {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}, false}},
              {}, {},
              {{200, "A page of entries, ascending, and the journal's digest", "application/json", PageSchema()}},
-             [ctx](const Request& r, const PathParams&) { return Read(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return Read(*ctx, r); },
+             Role::kReader});
 }
 
 }  // namespace volent::control

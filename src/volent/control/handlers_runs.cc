@@ -252,14 +252,17 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
              {"application/json"}, StartSchema(),
              {{201, "Started", "application/json", RunSchema()},
               {200, "A run with this id existed; it is returned as it is", "application/json", RunSchema()}},
-             [ctx](const Request& r, const PathParams& p) { return Start(*ctx, r, p); }});
+             [ctx](const Request& r, const PathParams& p) { return Start(*ctx, r, p); },
+             Role::kOperator});
   table.Add({"GET", "/v1/agents/{name}/runs/{id}", "getRun", "A run of an agent", {NameParam(), RunIdParam()},
              {}, {}, {{200, "The run", "application/json", RunSchema()}},
-             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); }});
+             [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); },
+             Role::kReader});
   table.Add({"GET", "/v1/runs/{id}", "getRunById",
              "A run by its id alone, with its tool calls (409 if more than one agent has a run with that id)",
              {RunIdParam()}, {}, {}, {{200, "The run", "application/json", RunSchema()}},
-             [ctx](const Request& r, const PathParams& p) { return GetById(*ctx, r, p); }});
+             [ctx](const Request& r, const PathParams& p) { return GetById(*ctx, r, p); },
+             Role::kReader});
   table.Add({"GET", "/v1/agents/{name}/runs/{id}/steps/{step}/receipt", "getToolReceipt",
              "The Ampoule receipt of a sealed tool call (the file ampoule-verify checks)",
              {NameParam(), RunIdParam(),
@@ -268,7 +271,8 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
              {}, {},
              {{200, "The receipt: a DSSE envelope (docs/receipt-spec.md)", "application/json",
                {{"type", "object"}, {"required", {"payload", "payloadType", "signatures"}}}}},
-             [ctx](const Request& r, const PathParams& p) { return GetReceipt(*ctx, r, p); }});
+             [ctx](const Request& r, const PathParams& p) { return GetReceipt(*ctx, r, p); },
+             Role::kReader});
   table.Add({"GET", "/v1/runs", "listRuns", "List runs, newest first",
              {{"agent", "query", "Only the runs of this agent",
                {{"type", "string"}, {"pattern", "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"}}, false},
@@ -279,7 +283,8 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
                {{"type", "object"},
                 {"required", json::array({"runs"})},
                 {"properties", {{"runs", {{"type", "array"}, {"items", RunSchema()}}}}}}}},
-             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
+             Role::kReader});
 }
 
 }  // namespace volent::control

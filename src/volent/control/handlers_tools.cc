@@ -100,13 +100,15 @@ void AddToolRoutes(const ControlApi& api, RouteTable& table) {
                 {"signature", {{"type", "object"}, {"description", "Its signature (volent tool sign): a DSSE envelope"}}}}}},
              {{201, "Stored", "application/json", ToolSchema()},
               {200, "Already stored (and still passing its checks)", "application/json", ToolSchema()}},
-             [ctx](const Request& r, const PathParams&) { return Add(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return Add(*ctx, r); },
+             Role::kOperator});
   table.Add({"GET", "/v1/tools", "listTools", "The stored tools, each checked again (digest, signature)", {}, {}, {},
              {{200, "The tools, by digest", "application/json",
                {{"type", "object"},
                 {"required", json::array({"tools"})},
                 {"properties", {{"tools", {{"type", "array"}, {"items", ToolSchema()}}}}}}}},
-             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }});
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
+             Role::kReader});
 }
 
 }  // namespace volent::control

@@ -16,7 +16,9 @@ class ApiHandler : public httpd::Handler {
   explicit ApiHandler(const ControlApi& api) : api_(api) {}
 
   void Handle(httpd::Request request, httpd::Reply reply) override {
-    Response response = api_.Dispatch(FromWire(request));
+    Request parsed = FromWire(request);
+    parsed.peer = reply.peer().address;
+    Response response = api_.Dispatch(std::move(parsed));
     reply.Send(ToWire(response, request.version(), request.keep_alive()));
   }
 

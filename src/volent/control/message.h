@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "volent/control/principal.h"
 #include "volent/control/problem.h"
 
 namespace volent::control {
@@ -19,12 +20,28 @@ namespace volent::control {
 inline constexpr size_t kMaxBodyBytes = 1024 * 1024;
 inline constexpr size_t kMaxHeaderBytes = 16 * 1024;
 
+// A client certificate the TLS handshake verified against the client CA.
+struct ClientCertificate {
+  bool present = false;
+  std::string subject;                      // RFC 2253, e.g. "CN=alice,OU=approver"
+  std::string sha256;                       // lowercase hex SHA-256 of its DER
+  std::vector<std::string> units;           // its subject's OU values (the roles it names)
+};
+
 struct Request {
   std::string method;        // "GET", "POST", ... as sent
   std::string path;          // the target without its query, not decoded
   std::string query;         // after '?', "" when none
   std::string content_type;  // the Content-Type header, "" when none
+  std::string authorization; // the Authorization header, "" when none
   std::string body;
+  // From the transport: the client's address ("" in process) and its
+  // verified certificate, if any.
+  std::string peer;
+  ClientCertificate certificate;
+  // Set by the dispatcher once the request is authenticated; handlers read
+  // it (who approved, who created a credential).
+  Principal principal;
 };
 
 struct Response {

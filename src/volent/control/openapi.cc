@@ -48,6 +48,17 @@ nlohmann::json Operation(const Route& route) {
     if (!r.media_type.empty()) entry["content"] = {{r.media_type, {{"schema", r.schema}}}};
     responses[std::to_string(r.status)] = std::move(entry);
   }
+  // Who may call it: a bearer token or a client certificate, holding the
+  // role the route names (principal.h).
+  op["security"] = nlohmann::json::array({{{"bearerAuth", nlohmann::json::array()}},
+                                          {{"mutualTLS", nlohmann::json::array()}}});
+  op["x-volent-role"] = std::string(RoleName(route.role));
+  nlohmann::json problem = {{std::string(kProblemContentType), {{"schema", {{"$ref", "#/components/schemas/Problem"}}}}}};
+  responses["401"] = {{"description", "No credential, or a bad one (malformed, unknown, expired, revoked); "
+                                      "WWW-Authenticate says what to send"},
+                      {"content", problem}};
+  responses["403"] = {{"description", "The credential's roles do not include " + std::string(RoleName(route.role))},
+                      {"content", problem}};
   responses["default"] = {
       {"description", "An error, as problem details (RFC 9457)"},
       {"content", {{std::string(kProblemContentType), {{"schema", {{"$ref", "#/components/schemas/Problem"}}}}}}}};
@@ -72,8 +83,22 @@ nlohmann::json BuildOpenApi(const RouteTable& table, const std::string& version)
         {"description", "Apply and inspect the agents of a Volent node. Errors are problem "
                         "details (RFC 9457), application/problem+json."}}},
       {"paths", nlohmann::json::object()},
-      {"components", {{"schemas", {{"Problem", ProblemSchema()}}}}},
+      {"components",
+       {{"schemas", {{"Problem", ProblemSchema()}}},
+        {"securitySchemes",
+         {{"bearerAuth",
+           {{"type", "http"},
+            {"scheme", "bearer"},
+            {"bearerFormat", "vlt_<id>_<secret>"},
+            {"description", "A token an admin made (POST /v1/credentials); accepted when the node's control.auth "
+                            "names tokens"}}},
+          {"mutualTLS",
+           {{"type", "mutualTLS"},
+            {"description", "A client certificate signed by the node's client CA, whose subject's OU values name its "
+                            "roles; accepted when control.auth names mtls"}}}}}}},
   };
+  doc["security"] = nlohmann::json::array({{{"bearerAuth", nlohmann::json::array()}},
+                                           {{"mutualTLS", nlohmann::json::array()}}});
   for (const Route& route : table.routes()) {
     doc["paths"][route.path][Lower(route.method)] = Operation(route);
   }

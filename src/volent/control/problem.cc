@@ -13,12 +13,15 @@ struct StatusKind {
 
 constexpr StatusKind kKinds[] = {
     {400, "bad-request", "Bad request"},
+    {401, "unauthorized", "Authentication required"},
+    {403, "forbidden", "Not allowed for this credential"},
     {404, "not-found", "Not found"},
     {405, "method-not-allowed", "Method not allowed"},
     {408, "request-timeout", "Request timeout"},
     {413, "body-too-large", "Request body too large"},
     {415, "unsupported-media-type", "Unsupported media type"},
     {422, "invalid-manifest", "The manifest is not valid"},
+    {429, "too-many-requests", "Too many failed authentications"},
     {431, "headers-too-large", "Request headers too large"},
     {501, "not-implemented", "Not implemented in this version"},
     {503, "unavailable", "Service unavailable"},

@@ -4,6 +4,9 @@
 #include <chrono>
 #include <exception>
 #include <string_view>
+#include <variant>
+
+#include "volent/control/auth.h"
 
 namespace volent::control {
 namespace {
@@ -64,7 +67,7 @@ bool MediaTypeIn(std::string_view media_type, const std::vector<std::string>& ac
 
 void RouteTable::Add(Route route) { routes_.push_back(std::move(route)); }
 
-Response RouteTable::Dispatch(const Request& request) const {
+Response RouteTable::Dispatch(Request request) const {
   auto start = std::chrono::steady_clock::now();
   std::string route_label = "unmatched";
   Response response;
@@ -88,7 +91,16 @@ Response RouteTable::Dispatch(const Request& request) const {
   return response;
 }
 
-Response RouteTable::Handle(const Request& request, std::string& route_label) const {
+Response RouteTable::Handle(Request& request, std::string& route_label) const {
+  // Who asks comes first: an unauthenticated caller learns nothing, not
+  // even which paths exist.
+  if (auth_) {
+    auto who = auth_->Authenticate(request);
+    if (auto* refusal = std::get_if<Response>(&who)) return std::move(*refusal);
+    request.principal = std::move(std::get<Principal>(who));
+  } else {
+    request.principal.kind = Principal::Kind::kDevelopment;
+  }
   std::vector<std::string> allowed;
   for (const Route& route : routes_) {
     PathParams params;
@@ -98,6 +110,12 @@ Response RouteTable::Handle(const Request& request, std::string& route_label) co
       continue;
     }
     route_label = route.path;
+    if (!request.principal.Allows(route.role)) {
+      return ProblemResponse(MakeProblem(
+          403, request.principal.Describe() + " may not " + route.operation_id + ": it needs the " +
+                   std::string(RoleName(route.role)) + " role",
+          request.path));
+    }
     if (request.body.size() > kMaxBodyBytes) {
       return ProblemResponse(MakeProblem(413, "the body exceeds 1 MiB", request.path));
     }

@@ -4,6 +4,8 @@
 // responses). The dispatcher and the OpenAPI document (openapi.h) both read
 // it, so the API and its description cannot drift apart.
 //
+// Dispatch authenticates first (auth.h: 401, 429), then matches, then
+// checks the route's role against the principal (403), then the body.
 // Dispatch turns every outcome into a Response: 404 (no path), 405 with
 // Allow (path without that method), 413 (body over kMaxBodyBytes), 415
 // (a body route with another Content-Type), 500 (a handler failed; no
@@ -19,6 +21,7 @@
 
 #include "volent/control/message.h"
 #include "volent/control/metrics.h"
+#include "volent/control/principal.h"
 
 namespace volent::control {
 
@@ -50,24 +53,33 @@ struct Route {
   nlohmann::json request_schema;                 // of the body, for each media type
   std::vector<ResponseDoc> responses;
   Handler handler;
+  // The role a caller needs (principal.h); every row names one. A row that
+  // does not (kUndeclared) needs admin.
+  Role role = Role::kUndeclared;
 };
+
+class Authenticator;
 
 class RouteTable {
  public:
   // `metrics` (may be null) receives one sample per dispatched request.
-  explicit RouteTable(Metrics* metrics = nullptr) : metrics_(metrics) {}
+  // `auth` (may be null: every request is the development principal, for
+  // in-process tests) decides who a request comes from.
+  explicit RouteTable(Metrics* metrics = nullptr, Authenticator* auth = nullptr)
+      : metrics_(metrics), auth_(auth) {}
 
   void Add(Route route);
   const std::vector<Route>& routes() const { return routes_; }
 
   // Answers `request`; never throws.
-  Response Dispatch(const Request& request) const;
+  Response Dispatch(Request request) const;
 
  private:
-  Response Handle(const Request& request, std::string& route_label) const;
+  Response Handle(Request& request, std::string& route_label) const;
 
   std::vector<Route> routes_;
   Metrics* metrics_;
+  Authenticator* auth_;
 };
 
 // True if `media_type` (a Content-Type value, parameters ignored, any case)

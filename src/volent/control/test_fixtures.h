@@ -117,14 +117,17 @@ class FakeRuns : public agent::Runs {
     if (it == approvals_.end()) return Refuse(ampoule::ErrorKind::kNotFound, "no approval " + std::string(id));
     return it->second;
   }
-  ampoule::Result<agent::ApprovalView> Decide(std::string_view id, bool approve, std::string_view by,
+  ampoule::Result<agent::ApprovalView> Decide(std::string_view id, bool approve, const agent::Decider& decider,
                                               std::string_view reason) override {
+    const std::string& by = decider.by;
     std::lock_guard lock(mu_);
     auto it = approvals_.find(ParseId(id));
     if (it == approvals_.end()) return Refuse(ampoule::ErrorKind::kNotFound, "no approval " + std::string(id));
     if (!it->second.decision.empty()) return Refuse(ampoule::ErrorKind::kConflict, "already decided");
     it->second.decision = approve ? "approved" : "denied";
-    it->second.by = std::string(by);
+    it->second.by = by;
+    it->second.identity = decider.identity;
+    it->second.signature = decider.signature;
     it->second.reason = std::string(reason);
     it->second.decided_ms = kT0 + 60000;
     return it->second;
@@ -140,6 +143,7 @@ class FakeRuns : public agent::Runs {
     a.tool = std::move(tool);
     a.arguments = {{"amount", 42}};
     a.requested_ms = kT0 + static_cast<int64_t>(id);
+    a.call_digest = "sha256:" + std::string(63, '0') + std::to_string(id % 10);
     approvals_[id] = a;
   }
   void Finish(size_t index, nlohmann::json output, std::string error = "") {

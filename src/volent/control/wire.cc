@@ -15,6 +15,8 @@ Request FromWire(const WireRequest& wire) {
   SplitTarget(std::string_view(wire.target().data(), wire.target().size()), request);
   auto type = wire.find(http::field::content_type);
   if (type != wire.end()) request.content_type = std::string(type->value());
+  auto authorization = wire.find(http::field::authorization);
+  if (authorization != wire.end()) request.authorization = std::string(authorization->value());
   request.body = wire.body();
   return request;
 }

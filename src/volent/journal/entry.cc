@@ -9,9 +9,9 @@ namespace volent::journal {
 namespace {
 
 // Indexed by EntryKind; new kinds are appended (the names are stored).
-constexpr std::array<std::string_view, 7> kKindNames = {
-    "intent",           "completion",  "approval-requested", "approval-decided",
-    "run-started",      "run-finished", "egress-denied"};
+constexpr std::array<std::string_view, 10> kKindNames = {
+    "intent",           "completion",   "approval-requested", "approval-decided",   "run-started",
+    "run-finished",     "egress-denied", "credential-created", "credential-revoked", "auth-failures"};
 static_assert(kKindNames.size() == kKindCount, "a name for every EntryKind");
 
 ampoule::Status CheckPart(std::string_view what, std::string_view part) {

@@ -29,9 +29,14 @@ enum class EntryKind {
   kRunFinished,        // step 0 by convention; payload: the outcome
   kEgressDenied,       // the egress gate refused a request; payload: the denial
                        // (src/volent/agent/denial_journal.h)
+  kCredentialCreated,  // a control API credential was made; payload: its id, name,
+                       // roles, expiry and who made it (never the secret)
+  kCredentialRevoked,  // a credential was revoked; payload: its id and who revoked it
+  kAuthFailures,       // failed authentications from one address, counted over a
+                       // window (src/volent/control/auth.h)
 };
 // The number of kinds: EntryKind values are 0 .. kKindCount - 1.
-inline constexpr size_t kKindCount = static_cast<size_t>(EntryKind::kEgressDenied) + 1;
+inline constexpr size_t kKindCount = static_cast<size_t>(EntryKind::kAuthFailures) + 1;
 std::string_view KindName(EntryKind kind);
 std::optional<EntryKind> ParseKind(std::string_view name);
 

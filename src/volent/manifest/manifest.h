@@ -84,6 +84,17 @@ struct AttestationConfig {
   std::string key_provenance = "dev-only";    // "dev-only" or "production" (only with signing_key)
 };
 
+// control: who may call the control API (docs/decisions/0040-control-api-authentication.md).
+struct ControlConfig {
+  bool tokens = true;                 // auth "tokens" or "tokens+mtls": bearer tokens accepted
+  bool mtls = false;                  // auth "mtls" or "tokens+mtls": client certificates accepted
+  bool development_no_auth = false;   // no credentials at all (loopback only)
+  bool tls = false;                   // TLS on: control.tls present, or mtls
+  std::string tls_certificate;        // "" : the node's own, in DATA_DIR/tls
+  std::string tls_key;
+  std::string tls_client_ca;          // "" : the node's own CA
+};
+
 struct NodeConfig {
   std::string listen_host = "127.0.0.1";
   int listen_port = 8470;
@@ -94,6 +105,7 @@ struct NodeConfig {
   std::vector<TrustedToolKey> tool_keys;
   std::vector<ModelKeyFile> model_keys;
   AttestationConfig attestation;
+  ControlConfig control;
   nlohmann::json document;  // the whole configuration as JSON
 };
 

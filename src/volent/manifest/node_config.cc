@@ -149,6 +149,23 @@ NodeConfig ToConfig(const json& v, std::string_view base_dir) {
     }
     if (Member(a, "key_provenance")) config.attestation.key_provenance = StringAt(a, "key_provenance");
   }
+  if (const json* c = Member(&v, "control")) {
+    const std::string auth = Member(c, "auth") ? StringAt(c, "auth") : "tokens";
+    config.control.tokens = auth != "mtls";
+    config.control.mtls = auth != "tokens";
+    if (const json* dev = Member(c, "development_no_auth")) config.control.development_no_auth = dev->get<bool>();
+    const json* tls = Member(c, "tls");
+    config.control.tls = tls != nullptr || config.control.mtls;
+    auto path = [&](const char* name) -> std::string {
+      if (!Member(tls, name)) return "";
+      std::filesystem::path file = StringAt(tls, name);
+      if (file.is_relative()) file = std::filesystem::path(base_dir) / file;
+      return file.lexically_normal().string();
+    };
+    config.control.tls_certificate = path("certificate");
+    config.control.tls_key = path("key");
+    config.control.tls_client_ca = path("client_ca");
+  }
   config.document = v;
   return config;
 }

@@ -1,0 +1,375 @@
+// Who may call what: every route of the table against no credential, bad
+// ones (malformed, unknown, wrong secret, expired, revoked) and each role;
+// approvals attributed to the authenticated identity and signed by the
+// approver; failed authentications limited and journaled; no token in any
+// answer or journal entry. The route table drives the matrix, so a route
+// added later is covered without a line here.
+#include "volent/control/auth.h"
+
+#include <filesystem>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "ampoule/receipt/base64.h"
+#include "core/file_write.h"
+#include "volent/control/api.h"
+#include "volent/control/approval_signature.h"
+#include "volent/control/test_fixtures.h"
+
+namespace volent::control {
+namespace {
+
+using nlohmann::json;
+
+// The policy, written out apart from principal.cc: which granted role may
+// call a route that needs which role.
+bool Expected(Role granted, Role needed) {
+  if (granted == Role::kAdmin) return true;
+  if (needed == Role::kReader) return true;
+  return granted == needed;
+}
+
+class AuthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/control_auth_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto config = manifest::LoadNodeConfig(testing::kNodeConfig, "volent.yaml");
+    ASSERT_TRUE(config.ok());
+    config_ = std::move(*config.value);
+    auto store = node::AgentStore::Open("");
+    ASSERT_TRUE(store.ok());
+    store_ = std::move(*store);
+    journal::OpenOptions options;
+    options.clock = [this] { return now_ms_; };
+    auto j = journal::Journal::Open(dir_, options);
+    ASSERT_TRUE(j.ok()) << j.message();
+    journal_ = std::move(*j);
+    auto credentials = CredentialStore::Open(dir_, [this] { return now_ms_; });
+    ASSERT_TRUE(credentials.ok()) << credentials.message();
+    credentials_ = std::move(*credentials);
+    Build(FailureLimits{1e9, 1e9});
+    runs_.AddApproval(7, "r1", "refund");
+  }
+  void TearDown() override {
+    api_.reset();
+    journal_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Build(FailureLimits limits) {
+    api_.reset();
+    AuthOptions o;
+    o.credentials = credentials_.get();
+    o.journal = journal_.get();
+    o.limits = limits;
+    o.clock = [this] { return now_ms_; };
+    auth_ = std::make_unique<Authenticator>(o);
+    ApiContext ctx;
+    ctx.store = store_.get();
+    ctx.config = &config_;
+    ctx.runs = &runs_;
+    ctx.journal = journal_.get();
+    ctx.auth = auth_.get();
+    ctx.credentials = credentials_.get();
+    api_ = std::make_unique<ControlApi>(ctx);
+  }
+
+  std::string Token(std::vector<Role> roles, int64_t ttl = 3600, std::string approval_key = "") {
+    NewCredential c;
+    c.name = "t" + std::to_string(++made_);
+    c.roles = std::move(roles);
+    c.ttl_seconds = ttl;
+    c.approval_key = std::move(approval_key);
+    c.created_by = "test";
+    auto made = credentials_->Create(c);
+    EXPECT_TRUE(made.ok()) << made.message();
+    tokens_.push_back(made->second);
+    return made->second;
+  }
+
+  // A concrete path for a template: every {param} becomes a value of its form.
+  static std::string Concrete(const std::string& path) {
+    std::string out;
+    for (size_t i = 0; i < path.size(); ++i) {
+      if (path[i] != '{') {
+        out += path[i];
+        continue;
+      }
+      size_t end = path.find('}', i);
+      std::string name = path.substr(i + 1, end - i - 1);
+      out += name == "id" && path.find("credentials") != std::string::npos ? "0123456789abcdef"
+             : name == "id" || name == "step"                               ? "7"
+                                                                            : "x";
+      i = end;
+    }
+    return out;
+  }
+
+  Response Send(const Route& route, const std::string& authorization, const std::string& peer = "192.0.2.1") {
+    Request r;
+    r.method = route.method;
+    r.path = Concrete(route.path);
+    if (route.path == "/v1/attestation") r.query = "nonce=00";
+    r.authorization = authorization;
+    r.peer = peer;
+    if (!route.request_media_types.empty()) {
+      r.content_type = route.request_media_types.front();
+      r.body = "{}";
+    }
+    return api_->Dispatch(std::move(r));
+  }
+
+  Response Call(const std::string& method, const std::string& path, const std::string& token, std::string body = "",
+                const std::string& peer = "192.0.2.1") {
+    Request r;
+    r.method = method;
+    SplitTarget(path, r);
+    r.authorization = token.empty() ? "" : "Bearer " + token;
+    r.peer = peer;
+    if (!body.empty()) {
+      r.content_type = "application/json";
+      r.body = std::move(body);
+    }
+    return api_->Dispatch(std::move(r));
+  }
+
+  std::vector<journal::Entry> Entries(journal::EntryKind kind) {
+    auto entries = journal_->ReadKind(kind, 0, 1000);
+    EXPECT_TRUE(entries.ok());
+    return entries.ok() ? *entries : std::vector<journal::Entry>{};
+  }
+
+  std::string dir_;
+  int64_t now_ms_ = testing::kT0;
+  int made_ = 0;
+  std::vector<std::string> tokens_;
+  manifest::NodeConfig config_;
+  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<journal::Journal> journal_;
+  std::unique_ptr<CredentialStore> credentials_;
+  std::unique_ptr<Authenticator> auth_;
+  testing::FakeRuns runs_;
+  std::unique_ptr<ControlApi> api_;
+};
+
+TEST_F(AuthTest, EveryRouteNamesItsRole) {
+  for (const Route& route : api_->routes().routes()) {
+    EXPECT_NE(route.role, Role::kUndeclared) << route.method << " " << route.path;
+  }
+}
+
+TEST_F(AuthTest, TheOpenApiDocumentDeclaresTheSchemesAndEachOperationsRole) {
+  json doc = json::parse(api_->openapi_json());
+  EXPECT_EQ(doc["components"]["securitySchemes"]["bearerAuth"]["scheme"], "bearer");
+  EXPECT_EQ(doc["components"]["securitySchemes"]["mutualTLS"]["type"], "mutualTLS");
+  for (const Route& route : api_->routes().routes()) {
+    std::string method = route.method;
+    for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const json& op = doc["paths"][route.path][method];
+    EXPECT_EQ(op["x-volent-role"], RoleName(route.role)) << route.path;
+    EXPECT_EQ(op["security"].size(), 2u) << route.path;
+    EXPECT_TRUE(op["responses"].contains("401") && op["responses"].contains("403")) << route.path;
+  }
+}
+
+TEST_F(AuthTest, EveryRouteRefusesAMissingOrBadCredentialWith401) {
+  const std::string expired = Token({Role::kAdmin}, 60);
+  const std::string revoked = Token({Role::kAdmin});
+  ASSERT_TRUE(credentials_->Revoke(revoked.substr(4, 16), "test").ok());
+  now_ms_ += 61'000;
+  std::string wrong_secret = Token({Role::kAdmin});
+  wrong_secret.back() = wrong_secret.back() == '0' ? '1' : '0';
+  const std::string unknown = "vlt_0000000000000000_" + std::string(64, 'a');
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"none", ""},
+      {"not bearer", "Basic YWRtaW46YWRtaW4="},
+      {"malformed", "Bearer vlt_nope"},
+      {"unknown", "Bearer " + unknown},
+      {"wrong secret", "Bearer " + wrong_secret},
+      {"expired", "Bearer " + expired},
+      {"revoked", "Bearer " + revoked},
+  };
+  for (const Route& route : api_->routes().routes()) {
+    for (const auto& [what, authorization] : cases) {
+      Response r = Send(route, authorization);
+      EXPECT_EQ(r.status, 401) << what << ": " << route.method << " " << route.path;
+      EXPECT_EQ(r.content_type, kProblemContentType);
+      bool challenged = false;
+      for (const auto& [name, value] : r.headers) {
+        if (name == "WWW-Authenticate" && value.rfind("Bearer realm=\"volent\"", 0) == 0) challenged = true;
+      }
+      EXPECT_TRUE(challenged) << what << ": " << route.path;
+      EXPECT_EQ(json::parse(r.body)["type"], "urn:volent:problem:unauthorized");
+    }
+  }
+}
+
+TEST_F(AuthTest, EachRoleAgainstEveryRoute) {
+  const std::vector<Role> roles = {Role::kReader, Role::kOperator, Role::kApprover, Role::kAdmin};
+  std::map<Role, std::string> tokens;
+  for (Role role : roles) tokens[role] = Token({role});
+  for (const Route& route : api_->routes().routes()) {
+    for (Role role : roles) {
+      Response r = Send(route, "Bearer " + tokens[role]);
+      const std::string where = std::string(RoleName(role)) + ": " + route.method + " " + route.path;
+      if (Expected(role, route.role)) {
+        EXPECT_NE(r.status, 401) << where;
+        EXPECT_NE(r.status, 403) << where << " " << r.body;
+      } else {
+        ASSERT_EQ(r.status, 403) << where;
+        json problem = json::parse(r.body);
+        EXPECT_EQ(problem["type"], "urn:volent:problem:forbidden");
+        EXPECT_NE(problem["detail"].get<std::string>().find(RoleName(route.role)), std::string::npos);
+      }
+    }
+  }
+  // Operator and approver apart, and together on one credential.
+  const std::string both = Token({Role::kOperator, Role::kApprover});
+  for (const Route& route : api_->routes().routes()) {
+    int status = Send(route, "Bearer " + both).status;
+    EXPECT_EQ(status == 403, route.role == Role::kAdmin) << route.path;
+  }
+}
+
+TEST_F(AuthTest, TheApprovalNamesTheAuthenticatedIdentityNotTheBody) {
+  const std::string approver = Token({Role::kApprover});
+  Response self_named = Call("POST", "/v1/approvals/7/approve", approver, R"({"by":"the CFO"})");
+  EXPECT_EQ(self_named.status, 422);
+  Response r = Call("POST", "/v1/approvals/7/approve", approver, R"({"reason":"ok"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json a = json::parse(r.body);
+  const std::string id = approver.substr(4, 16);
+  EXPECT_EQ(a["decided_by"], "token " + id + " (t1)");
+  EXPECT_EQ(a["decided_by_identity"]["kind"], "token");
+  EXPECT_EQ(a["decided_by_identity"]["token_id"], id);
+  EXPECT_EQ(a["decided_by_identity"]["roles"], json::array({"approver"}));
+}
+
+TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
+  auto key = ampoule::receipt::SecretKey::Generate();
+  const std::string public_key = ampoule::receipt::Base64Encode(key.public_key().raw());
+  const std::string approver = Token({Role::kApprover}, 3600, public_key);
+  auto approval = runs_.GetApproval("7");
+  ASSERT_TRUE(approval.ok());
+  const std::string digest = approval->call_digest;
+
+  // This credential has a key: an unsigned decision, or one signed for
+  // another call or by another key, is refused.
+  EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, "{}").status, 422);
+  json other_call = SignApproval(key, true, "sha256:" + std::string(64, 'f'));
+  EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", other_call}}.dump()).status, 422);
+  auto stranger = ampoule::receipt::SecretKey::Generate();
+  json by_stranger = SignApproval(stranger, true, digest);
+  EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", by_stranger}}.dump()).status, 422);
+  json deny_signature = SignApproval(key, false, digest);  // signed "denied": not an approval
+  EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", deny_signature}}.dump()).status, 422);
+
+  json signature = SignApproval(key, true, digest);
+  Response r = Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", signature}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  json recorded = json::parse(r.body)["signature"];
+  // Off the node: the decision, the call digest and the approver's own key.
+  EXPECT_TRUE(CheckApprovalSignature(recorded, true, digest, public_key).ok());
+  EXPECT_FALSE(CheckApprovalSignature(recorded, false, digest, public_key).ok());
+  EXPECT_FALSE(CheckApprovalSignature(recorded, true, "sha256:" + std::string(64, '1'), public_key).ok());
+  json tampered = recorded;
+  std::string sig = *ampoule::receipt::Base64Decode(tampered["sig"].get<std::string>(), "sig");
+  sig[10] ^= 1;
+  tampered["sig"] = ampoule::receipt::Base64Encode(sig);
+  EXPECT_FALSE(CheckApprovalSignature(tampered, true, digest, public_key).ok());
+}
+
+TEST_F(AuthTest, BruteForceIsLimitedPerAddressAndJournaledInAggregate) {
+  Build(FailureLimits{3, 0.5, 60'000, 16});
+  const std::string good = Token({Role::kReader});
+  const std::string bad = "vlt_0000000000000000_" + std::string(64, 'b');
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(Call("GET", "/v1/agents", bad, "", "198.51.100.7").status, 401);
+  // Blocked now: even the right token is refused, so a guess cannot be told right.
+  for (const std::string& token : {bad, good}) {
+    Response r = Call("GET", "/v1/agents", token, "", "198.51.100.7");
+    EXPECT_EQ(r.status, 429);
+    bool retry = false;
+    for (const auto& [name, value] : r.headers) retry = retry || (name == "Retry-After" && std::stoi(value) >= 1);
+    EXPECT_TRUE(retry);
+  }
+  // Another address is not affected.
+  EXPECT_EQ(Call("GET", "/v1/agents", good, "", "198.51.100.8").status, 200);
+  // Tries come back with time.
+  now_ms_ += 2'000;
+  EXPECT_EQ(Call("GET", "/v1/agents", good, "", "198.51.100.7").status, 200);
+  // Many failures, few entries: the first at once, the rest counted into
+  // the next one, a minute later, or at the flush.
+  for (int i = 0; i < 100; ++i) Call("GET", "/v1/agents", bad, "", "198.51.100.7");
+  EXPECT_EQ(Entries(journal::EntryKind::kAuthFailures).size(), 1u);
+  auth_->Flush();
+  auto entries = Entries(journal::EntryKind::kAuthFailures);
+  ASSERT_EQ(entries.size(), 2u);
+  uint64_t counted = 0;
+  for (const auto& e : entries) {
+    json p = json::parse(e.payload);
+    EXPECT_EQ(p["address"], "198.51.100.7");
+    counted += p["failures"].get<uint64_t>() + p["refused"].get<uint64_t>();
+  }
+  EXPECT_EQ(counted, 3u + 2u + 100u);
+}
+
+TEST_F(AuthTest, CredentialsAreJournaledAndNoTokenLeaves) {
+  const std::string admin = Token({Role::kAdmin});
+  Response made = Call("POST", "/v1/credentials", admin, R"({"name":"alice","roles":["approver"],"ttl_seconds":600})");
+  ASSERT_EQ(made.status, 201) << made.body;
+  json body = json::parse(made.body);
+  const std::string token = body["token"];
+  tokens_.push_back(token);
+  EXPECT_EQ(body["state"], "active");
+  EXPECT_EQ(Call("GET", "/v1/approvals", token).status, 200);
+  EXPECT_EQ(Call("POST", "/v1/credentials/" + body["id"].get<std::string>() + "/revoke", admin).status, 200);
+  EXPECT_EQ(Call("GET", "/v1/approvals", token).status, 401);
+  EXPECT_EQ(Call("POST", "/v1/credentials/" + body["id"].get<std::string>() + "/revoke", admin).status, 409);
+  // Bad requests: named fields.
+  EXPECT_EQ(Call("POST", "/v1/credentials", admin, R"({"name":"x","roles":["root"]})").status, 422);
+  EXPECT_EQ(Call("POST", "/v1/credentials", admin, R"({"name":"x","roles":["reader"],"ttl_seconds":0})").status, 422);
+  EXPECT_EQ(Call("POST", "/v1/credentials", admin, R"({"name":"x","roles":["reader"],"approval_key":"AAAA"})").status,
+            422);
+
+  auto created = Entries(journal::EntryKind::kCredentialCreated);
+  auto revoked = Entries(journal::EntryKind::kCredentialRevoked);
+  ASSERT_EQ(created.size(), 1u);
+  ASSERT_EQ(revoked.size(), 1u);
+  json c = json::parse(created[0].payload);
+  EXPECT_EQ(c["name"], "alice");
+  EXPECT_EQ(c["by"]["token_id"], admin.substr(4, 16));
+
+  // No token text (or its secret half) anywhere but in its creation's answer.
+  std::string everything = Call("GET", "/v1/credentials", admin).body + Call("GET", "/v1/journal?limit=1000", admin).body;
+  for (const auto& e : Entries(journal::EntryKind::kCredentialCreated)) everything += e.payload;
+  for (const std::string& t : tokens_) {
+    EXPECT_EQ(everything.find(t.substr(21)), std::string::npos);
+  }
+}
+
+TEST_F(AuthTest, CredentialsSurviveAReopenAndABadFileStopsTheNode) {
+  const std::string token = Token({Role::kReader});
+  auto again = CredentialStore::Open(dir_, [this] { return now_ms_; });
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->Check(token).verdict, TokenVerdict::kValid);
+  EXPECT_FALSE((*again)->fresh());
+  ASSERT_TRUE(ampoule::core::WriteFileAtomically(dir_ + "/" + kCredentialsFile, "{\"version\":1,", 0600).ok());
+  EXPECT_FALSE(CredentialStore::Open(dir_).ok());
+}
+
+TEST_F(AuthTest, DevelopmentModeLetsEverythingThroughAndSaysSo) {
+  AuthOptions o;
+  o.development_no_auth = true;
+  Authenticator dev(o);
+  EXPECT_EQ(dev.mode(), "none (development)");
+  Request r;
+  auto who = dev.Authenticate(r);
+  ASSERT_TRUE(std::holds_alternative<Principal>(who));
+  EXPECT_TRUE(std::get<Principal>(who).Allows(Role::kAdmin));
+}
+
+}  // namespace
+}  // namespace volent::control
