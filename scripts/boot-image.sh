@@ -4,7 +4,7 @@
 # dm-verity tree checked by the init) and a second disk for /data, the
 # control API forwarded to a loopback port of the host. docs/image.md.
 #
-# Usage: scripts/boot-image.sh [--image DIR] [--data FILE] [--api-port N]
+# Usage: scripts/boot-image.sh [--image DIR] [--data FILE] [--seed DIR] [--api-port N]
 #                              [--test heartbeat|checks|stop] [--disk FILE]
 #                              [--set KEY=VALUE]... [--accel auto|kvm|tcg]
 #                              [--timeout S] [--memory MB]
@@ -12,6 +12,10 @@
 #   --data FILE     the /data disk (default DIR/data.img); made when missing:
 #                   256 MiB, ext4, journaled (the node's crash safety relies
 #                   on it)
+#   --seed DIR      what the new /data disk starts with (DIR's files, as
+#                   they are): the operator's first token, made with
+#                   `volent credential create --data-dir DIR`; refused when
+#                   the disk exists already
 #   --api-port N    the host's 127.0.0.1:N is the guest's control API (port
 #                   8470); default 8470
 #   --test T        heartbeat: up, one heartbeat, power off; checks: the
@@ -39,6 +43,7 @@ die() { local rc=$1; shift; printf 'boot-image: %s\n' "$*" >&2; exit "$rc"; }
 
 image="$ROOT/build/image"
 data=""
+seed=""
 disk=""
 api_port=8470
 test_mode=""
@@ -50,6 +55,7 @@ while (($#)); do
   case "$1" in
     --image) image="${2:?--image needs a folder}"; shift 2 ;;
     --data) data="${2:?--data needs a file}"; shift 2 ;;
+    --seed) seed="${2:?--seed needs a folder}"; shift 2 ;;
     --disk) disk="${2:?--disk needs a file}"; shift 2 ;;
     --api-port) api_port="${2:?--api-port needs a port}"; shift 2 ;;
     --test) test_mode="${2:?--test needs heartbeat, checks or stop}"; shift 2 ;;
@@ -88,9 +94,12 @@ tsc_khz=$(host_tsc_khz)
 
 if [[ ! -f $data ]]; then
   command -v mkfs.ext4 >/dev/null || die 2 "mkfs.ext4 not found (Debian package e2fsprogs)"
+  [[ -z $seed || -d $seed ]] || die 2 "--seed $seed is not a folder"
   truncate -s 256M "$data.tmp"
-  mkfs.ext4 -q -F -L volent-data -E root_owner=0:0 "$data.tmp"
+  mkfs.ext4 -q -F -L volent-data -E root_owner=0:0 ${seed:+-d "$seed"} "$data.tmp"
   mv "$data.tmp" "$data"
+elif [[ -n $seed ]]; then
+  die 2 "--seed: $data exists already; a seed is only for a new /data disk"
 fi
 
 # The kernel names the disks in the order given: the root vda, /data vdb.

@@ -16,7 +16,8 @@
    hash: each boot must halt (the kernel's dm-verity panic or the init's
    halt line) with the node never started, and QEMU must exit by itself.
 4. the node: boots it for real, its control API forwarded to a host port;
-   /healthz answers; the attestation report says the verity-only profile
+   /healthz answers (with the admin token made in /data's seed by
+   `volent credential create` before the first boot); the attestation report says the verity-only profile
    with the image's root hash; N agents (default 4, each calling S http
    tools, default 4, on the receiver through the egress gate, and the mock
    as model) are applied and run. Once about a third of the effects have
@@ -174,13 +175,15 @@ def free_port():
 class Vm:
     """scripts/boot-image.sh in its own process group (timeout and QEMU): `kill` is SIGKILL to both."""
 
-    def __init__(self, name, *boot_args, data=None, timeout=None):
+    def __init__(self, name, *boot_args, data=None, timeout=None, seed=None):
         self.console = os.path.join(WORK, f"console.{name}")
         self.api_port = free_port()
         argv = ["bash", os.path.join(ROOT, "scripts", "boot-image.sh"), "--image", IMAGE, "--api-port",
                 str(self.api_port), "--data", data or os.path.join(WORK, f"data.{name}.img")] + list(boot_args)
         if timeout:
             argv += ["--timeout", str(timeout)]
+        if seed:
+            argv += ["--seed", seed]
         with open(self.console, "wb") as out:
             self.proc = kill_at_exit(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
                                                       stderr=subprocess.STDOUT, start_new_session=True))
@@ -204,7 +207,8 @@ class Vm:
 
     def api(self, method, path, body=None, timeout=20):
         try:
-            status, _, data = request("127.0.0.1", self.api_port, method, path, body, timeout=timeout)
+            status, _, data = request("127.0.0.1", self.api_port, method, path, body,
+                                      headers={"Authorization": f"Bearer {TOKEN}"}, timeout=timeout)
         except OSError:
             return 0, None
         try:
@@ -279,6 +283,16 @@ expect_halt("the right disk under a wrong root hash", rc, console)
 # --- 4. the node in the VM, killed and booted again ----------------------------------------------------------------
 AGENTS, STEPS = args.agents, args.steps
 DATA = os.path.join(WORK, "data.node.img")
+# The operator's first token, made in the seed of /data before the first boot
+# (the node's own bootstrap token would stay inside the VM).
+SEED = os.path.join(WORK, "seed")
+TOKEN_FILE = os.path.join(WORK, "admin.token")
+made = subprocess.run([VOLENT, "credential", "create", "--data-dir", SEED, "--name", "image test", "--role", "admin",
+                       "-o", TOKEN_FILE], capture_output=True, text=True)
+if made.returncode != 0:
+    print(f"FAIL: volent credential create: {made.stderr.strip()}")
+    sys.exit(1)
+TOKEN = open(TOKEN_FILE).read().strip()
 
 
 def manifest(i):
@@ -317,7 +331,7 @@ def post_runs(vm):
 
 def boot_node(name):
     for attempt in (1, 2):
-        vm = Vm(name, data=DATA)
+        vm = Vm(name, data=DATA, seed=None if os.path.exists(DATA) else SEED)
         t = time.monotonic()
         if wait_api(vm, 120):
             return vm, time.monotonic() - t
@@ -332,6 +346,11 @@ if not vm:
     fail("the node in the VM never answered /healthz")
 else:
     ok(f"the node in the VM answers /healthz through the forwarded port ({took:.1f} s after QEMU started)")
+    status, headers, _ = request("127.0.0.1", vm.api_port, "GET", "/v1/agents")
+    if status != 401 or "www-authenticate" not in headers:
+        fail(f"GET /v1/agents without a token: HTTP {status} (expected 401 with WWW-Authenticate)")
+    else:
+        ok("the VM's API refuses a request without a token (401, WWW-Authenticate)")
     status, report = vm.api("GET", "/v1/attestation?nonce=00112233")
     if status != 200:
         fail(f"GET /v1/attestation: HTTP {status} {report}")

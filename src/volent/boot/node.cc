@@ -20,6 +20,7 @@
 #include "volent/attest/attestor.h"
 #include "volent/control/api.h"
 #include "volent/control/auth.h"
+#include "volent/control/credential_journal.h"
 #include "volent/control/credentials.h"
 #include "volent/control/http_server.h"
 #include "volent/control/metrics.h"
@@ -107,19 +108,11 @@ ampoule::Status Bootstrap(control::CredentialStore& credentials, journal::Journa
   request.roles = {control::Role::kAdmin};
   request.ttl_seconds = kBootstrapTokenTtlSeconds;
   request.created_by = "the node (no admin token was active at start)";
-  auto made = credentials.Create(request);
+  auto made = control::CreateJournaled(credentials, journal, request,
+                                       {{"kind", "node"}, {"reason", "no admin token was active at start"}});
   if (!made) return made.error();
   const std::string path = data_dir + "/" + kBootstrapTokenFile;
   AMP_RETURN_IF_ERROR(ampoule::core::WriteFileAtomically(path, made->second + "\n", 0600));
-  nlohmann::json payload = {{"id", made->first.id},
-                            {"kind", "token"},
-                            {"name", request.name},
-                            {"roles", {"admin"}},
-                            {"expires_ms", made->first.expires_ms},
-                            {"approval_key", nullptr},
-                            {"by", {{"kind", "node"}, {"reason", "no admin token was active at start"}}}};
-  auto journaled = journal.AppendOwnKey(journal::EntryKind::kCredentialCreated, "control", "credentials", payload);
-  if (!journaled) return journaled.error();
   if (options.notice) {
     options.notice("no admin token was active: a new one, valid for 24 hours, is in " + path +
                    " (mode 0600); use it to make your own credentials (docs/operator-guide.md), then delete the file");

@@ -21,6 +21,8 @@ int EgressCommand(const Args& args);
 int ToolCommand(const Args& args);
 // volent approve --node URL ID [--deny] [--reason T] [--key F] [--token-file F]; --verify (approve.cc)
 int ApproveCommand(const Args& args);
+// volent credential create --data-dir DIR --name N --role R... [--ttl-days N] -o FILE   (credential.cc)
+int CredentialCommand(const Args& args);
 // `volent attest`: the attestation report, made and verified (attest.cc).
 int AttestCommand(const Args& args);
 // volent mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N] [--api-key KEY]

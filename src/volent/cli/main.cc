@@ -25,6 +25,8 @@ constexpr char kUsage[] =
     "                                         decide a pending approval, signed with your own key\n"
     "  approve --verify --data-dir DIR ID [--key FILE.pub]\n"
     "                                         check a signed approval off the node: VERIFIED or FAILED\n"
+    "  credential create --data-dir DIR --name NAME --role ROLE... [--ttl-days N] -o FILE\n"
+    "                                         a token made in a data folder before its node runs\n"
     "  attest --nonce HEX [--config volent.yaml] [-o FILE]\n"
     "                                         the node's signed attestation report\n"
     "  attest --verify POLICY REPORT [--nonce HEX]\n"
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
   if (command == "tool") return volent::cli::ToolCommand(args);
   if (command == "attest") return volent::cli::AttestCommand(args);
   if (command == "approve") return volent::cli::ApproveCommand(args);
+  if (command == "credential") return volent::cli::CredentialCommand(args);
   if (command == "mock-model") return volent::cli::MockModelCommand(args);
   std::fprintf(stderr, "volent: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;

@@ -11,6 +11,7 @@
 #include "core/hex.h"
 #include "ampoule/receipt/ed25519.h"
 #include "volent/control/api.h"
+#include "volent/control/credential_journal.h"
 #include "volent/control/json_api.h"
 
 namespace volent::control {
@@ -100,24 +101,16 @@ Response Create(const ApiContext& ctx, const Request& request) {
   if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
   auto wanted = ReadNew(std::get<json>(parsed), request);
   if (auto* problem = std::get_if<Problem>(&wanted)) return ProblemResponse(*problem);
-  auto made = ctx.credentials->Create(std::get<NewCredential>(wanted));
-  if (!made) return ProblemResponse(RefusalProblem(made.error(), request.path));
-  const Credential& c = made->first;
-  if (ctx.journal) {
-    json payload = {{"id", c.id},
-                    {"kind", "token"},
-                    {"name", c.name},
-                    {"roles", RoleNames(c.roles)},
-                    {"expires_at", Rfc3339Millis(c.expires_ms)},
-                    {"approval_key", c.approval_key.empty() ? json(nullptr) : json(c.approval_key)},
-                    {"by", request.principal.ToJson()}};
-    auto journaled = ctx.journal->AppendOwnKey(journal::EntryKind::kCredentialCreated, kJournalAgent, kJournalRun, payload);
-    if (!journaled) {
-      (void)ctx.credentials->Revoke(c.id, "the node (its creation could not be journaled)");
-      return ProblemResponse(Unavailable("the journal cannot record the credential, so it was not made: " +
-                                             journaled.message(), request.path));
+  const NewCredential& wanted_credential = std::get<NewCredential>(wanted);
+  auto made = ctx.journal ? CreateJournaled(*ctx.credentials, *ctx.journal, wanted_credential, request.principal.ToJson())
+                          : ctx.credentials->Create(wanted_credential);
+  if (!made) {
+    if (made.error().kind == ampoule::ErrorKind::kUnavailable && ctx.journal) {
+      return ProblemResponse(Unavailable(made.message(), request.path));
     }
+    return ProblemResponse(RefusalProblem(made.error(), request.path));
   }
+  const Credential& c = made->first;
   json body = CredentialJson(c, ctx.credentials->now_ms());
   body["token"] = made->second;  // its only copy
   Response r = JsonResponse(201, body);

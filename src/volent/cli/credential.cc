@@ -1,0 +1,131 @@
+// `volent credential create`: a token made in a data folder before any node
+// runs on it (docs/operator-guide.md, "8. The sealed image"). The sealed
+// image's /data is made on the host, and its node's API is reached only
+// from outside: the operator's first admin token has to exist before the
+// first boot, since the bootstrap token the node would write stays inside
+// the VM. The token is written to a new file (mode 0600), never printed;
+// its creation is journaled like any other (control/credential_journal.h).
+//
+// Exit status: 0 made; 1 the store or the journal refused; 2 usage.
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "volent/cli/commands.h"
+#include "volent/control/credential_journal.h"
+#include "volent/control/credentials.h"
+#include "volent/journal/journal.h"
+
+namespace volent::cli {
+namespace {
+
+constexpr char kCredentialUsage[] =
+    "usage: volent credential create --data-dir DIR --name NAME --role ROLE [--role ROLE]...\n"
+    "                                [--ttl-days N] -o TOKEN_FILE\n"
+    "\n"
+    "Makes a bearer token in DIR (credentials.json and the journal, made if missing) for a node\n"
+    "that will run on DIR, and writes it to TOKEN_FILE (a new file, mode 0600). ROLE: reader,\n"
+    "operator, approver or admin. --ttl-days: 1 to 366 (default 30). Use it while no node runs\n"
+    "on DIR; a running node makes tokens through POST /v1/credentials.\n"
+    "\n"
+    "Exit status: 0 made, 1 refused (the message says why), 2 usage error.\n";
+
+int Usage(const std::string& problem) {
+  std::fprintf(stderr, "volent credential: %s\n\n%s", problem.c_str(), kCredentialUsage);
+  return 2;
+}
+
+// The token file, made (empty, mode 0600) before the token: an existing
+// file is refused before anything is made.
+ampoule::Result<int> NewTokenFile(const std::string& path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return ampoule::Error{path + ": " + strerror(errno) + (errno == EEXIST ? " (remove it first)" : "")};
+  return fd;
+}
+
+bool WriteToken(int fd, const std::string& token) {
+  const std::string line = token + "\n";
+  return write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && fsync(fd) == 0;
+}
+
+}  // namespace
+
+int CredentialCommand(const Args& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kCredentialUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] != "create") return Usage("unknown action '" + args[0] + "' (known: create)");
+  std::string data_dir, out;
+  control::NewCredential request;
+  request.created_by = "volent credential create (offline, on the data folder)";
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kCredentialUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= args.size()) return Usage(a + " needs a value, or is not an option");
+    const std::string& v = args[++i];
+    if (a == "--data-dir") {
+      data_dir = v;
+    } else if (a == "-o") {
+      out = v;
+    } else if (a == "--name") {
+      if (!control::IsValidCredentialName(v)) return Usage("--name: 1 to 100 printable bytes");
+      request.name = v;
+    } else if (a == "--role") {
+      auto role = control::ParseRole(v);
+      if (!role) return Usage("--role '" + v + "': reader, operator, approver or admin");
+      request.roles.push_back(*role);
+    } else if (a == "--ttl-days") {
+      char* end = nullptr;
+      long days = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || days < 1 || days > 366) return Usage("--ttl-days: 1 to 366");
+      request.ttl_seconds = days * 24 * 3600;
+    } else {
+      return Usage("unknown option '" + a + "'");
+    }
+  }
+  if (data_dir.empty() || out.empty() || request.name.empty() || request.roles.empty()) {
+    return Usage("--data-dir, --name, at least one --role and -o are required");
+  }
+  if (mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "volent credential: %s: %s\n", data_dir.c_str(), strerror(errno));
+    return 1;
+  }
+  auto fd = NewTokenFile(out);
+  if (!fd) {
+    std::fprintf(stderr, "volent credential: %s\n", fd.message().c_str());
+    return 1;
+  }
+  auto fail = [&](const std::string& why) {
+    close(*fd);
+    unlink(out.c_str());
+    std::fprintf(stderr, "volent credential: %s\n", why.c_str());
+    return 1;
+  };
+  auto store = control::CredentialStore::Open(data_dir);
+  if (!store) return fail(store.message());
+  auto journal = journal::Journal::Open(data_dir, {});
+  if (!journal) return fail("the journal in " + data_dir + ": " + journal.message());
+  auto made = control::CreateJournaled(**store, **journal, request,
+                                       {{"kind", "offline"}, {"tool", "volent credential create"}});
+  if (!made) return fail(made.message());
+  if (!WriteToken(*fd, made->second)) {
+    const std::string why = strerror(errno);
+    (void)(*store)->Revoke(made->first.id, "volent credential create (its token file could not be written)");
+    return fail("the token was revoked, since " + out + " could not be written: " + why);
+  }
+  close(*fd);
+  std::fprintf(stderr, "volent credential: token %s (%s) made in %s, written to %s (mode 0600)\n",
+               made->first.id.c_str(), made->first.name.c_str(), data_dir.c_str(), out.c_str());
+  return 0;
+}
+
+}  // namespace volent::cli

@@ -1,0 +1,34 @@
+#include "volent/control/credential_journal.h"
+
+#include "volent/control/json_api.h"
+
+namespace volent::control {
+
+nlohmann::json CredentialCreatedPayload(const Credential& c, const nlohmann::json& by) {
+  nlohmann::json roles = nlohmann::json::array();
+  for (Role r : c.roles) roles.push_back(std::string(RoleName(r)));
+  return {{"id", c.id},
+          {"kind", "token"},
+          {"name", c.name},
+          {"roles", roles},
+          {"expires_at", Rfc3339Millis(c.expires_ms)},
+          {"approval_key", c.approval_key.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.approval_key)},
+          {"by", by}};
+}
+
+ampoule::Result<std::pair<Credential, std::string>> CreateJournaled(CredentialStore& store, journal::Journal& journal,
+                                                                    const NewCredential& request,
+                                                                    const nlohmann::json& by) {
+  auto made = store.Create(request);
+  if (!made) return made.error();
+  auto journaled = journal.AppendOwnKey(journal::EntryKind::kCredentialCreated, "control", "credentials",
+                                        CredentialCreatedPayload(made->first, by));
+  if (!journaled) {
+    (void)store.Revoke(made->first.id, "the node (its creation could not be journaled)");
+    return ampoule::Error{"the journal cannot record the credential, so it was not made: " + journaled.message(),
+                          ampoule::ErrorKind::kUnavailable};
+  }
+  return made;
+}
+
+}  // namespace volent::control
