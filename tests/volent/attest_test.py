@@ -118,7 +118,10 @@ STARTED = 0
 def start_node(cfg):
     global STARTED
     STARTED += 1
-    return start_server([VOLENT, "node", "--config", cfg, "--listen", "127.0.0.1:0"],
+    # --data-dir named (the configuration's own, data/ beside it) so that the
+    # harness finds the node's bootstrap token there and authenticates.
+    return start_server([VOLENT, "node", "--config", cfg, "--listen", "127.0.0.1:0",
+                         "--data-dir", os.path.join(os.path.dirname(cfg), "data")],
                         os.path.join(WORK, f"node.{STARTED}.stderr"), VOLENT_NODE)
 
 

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness.binaries import skip_unless_runs  # noqa: E402
 from harness.checks import Checks, fail, skip  # noqa: E402
 from harness.cleanup import work_folder  # noqa: E402
-from harness.http_client import request  # noqa: E402
+from harness.http_client import request, token_for  # noqa: E402
 from harness.servers import VOLENT_NODE, start_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,7 +48,9 @@ with open(path, "wb") as f:
     f.write(document)
 print(f"document: {len(document)} bytes from {url}", flush=True)
 check = Checks(numbered=False)
-valid = subprocess.run(["node", "validate.mjs", path, "--version", "3.1", "--base", url], cwd=NPM_DIR).returncode == 0
+env = dict(os.environ, VOLENT_TOKEN=token_for(node.port) or "")
+valid = subprocess.run(["node", "validate.mjs", path, "--version", "3.1", "--base", url], cwd=NPM_DIR,
+                       env=env).returncode == 0
 check("the OpenAPI document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)", valid)
 doc = json.loads(document)
 schemes = (doc.get("components") or {}).get("securitySchemes") or {}

@@ -53,7 +53,9 @@ if (base) {
     const url = new URL(uri, base);
     let response;
     try {
-      response = await fetch(url);
+      // The node answers only authenticated requests: the caller's token, from the environment.
+      const token = process.env.VOLENT_TOKEN;
+      response = await fetch(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
     } catch (e) {
       console.log(`invalid: the reference ${uri} could not be fetched from ${url}: ${e.message}`);
       exit(1);
