@@ -6,35 +6,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 namespace volent::init {
-namespace {
-
-// A JSON string; the kernel's table is printable ASCII, but nothing here
-// assumes it.
-std::string Quote(const std::string& s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 std::string BootRecordJson(const VerityRoot& root, const VerityStatus& status) {
-  return "{\"profile\": \"verity-only\", \"roothash\": " + Quote(root.roothash) +
-         ", \"root_device\": " + Quote(root.device) + ", \"verity_table\": " + Quote(status.table) +
-         ", \"verity_status\": " + Quote(status.status) + ", \"init\": \"volent-init\"}\n";
+  const nlohmann::ordered_json record = {{"profile", "verity-only"},     {"roothash", root.roothash},
+                                         {"root_device", root.device},   {"verity_table", status.table},
+                                         {"verity_status", status.status}, {"init", "volent-init"}};
+  // The kernel's table is ASCII; invalid UTF-8 is replaced all the same, since a
+  // dump must never throw in PID 1.
+  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 ampoule::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status) {
