@@ -3,14 +3,16 @@
 # the one made from the everyday build (docs/image.md, "Reproducible").
 #
 # Usage: scripts/image/reproduce.sh --reference BUILD --kernel AMPOULE_KERNEL
-#   --reference BUILD  a build folder (bin/volent, bin/volent-init,
-#                      share/ampoule/ampoule.kernel): the image to compare with
-#   --kernel FILE      the Ampoule kernel rebuilt by scripts/build-kernel.sh --strict
+#   --reference BUILD  a build folder (bin/volent, bin/volent-init): the
+#                      binaries of the image to compare with
+#   --kernel FILE      the Ampoule kernel rebuilt by scripts/build-kernel.sh
+#                      --strict (its own pin says it is reproducible; both
+#                      images carry it)
 #
 # 1. compiles volent and volent-init in the reproducible build folder
 #    (build-release/, the settings of scripts/build-host-tools.sh);
-# 2. builds the image (examples/image) from them and the rebuilt kernel;
-# 3. builds the image from BUILD's binaries and kernel;
+# 2. builds the image (examples/image) from them and the kernel;
+# 3. builds the image from BUILD's binaries and the same kernel;
 # 4. prints "MATCH image:NAME SHA256" or "MISMATCH image:NAME ..." for
 #    disk.raw, disk.qcow2, disk.vhd and initrd.
 # Needs a clean checkout (both images carry the commit). Exit status: 0 all
@@ -41,9 +43,14 @@ repro_step compile-image "compile volent volent-init (-j$REPRO_JOBS)" repro_buil
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/rebuilt/bin" "$work/rebuilt/share/ampoule"
+# A build folder's shape (bin/, share/ampoule/) for each side, with one kernel.
+for side in rebuilt reference; do
+  mkdir -p "$work/$side/bin" "$work/$side/share/ampoule"
+  ln -s "$(readlink -f "$kernel")" "$work/$side/share/ampoule/ampoule.kernel"
+done
 ln -s "$REPRO_BUILD_DIR/bin/volent" "$REPRO_BUILD_DIR/bin/volent-init" "$work/rebuilt/bin/"
-ln -s "$(readlink -f "$kernel")" "$work/rebuilt/share/ampoule/ampoule.kernel"
+ln -s "$(readlink -f "$reference/bin/volent")" "$work/reference/bin/volent"
+ln -s "$(readlink -f "$reference/bin/volent-init")" "$work/reference/bin/volent-init"
 
 build_image() {
   local rc=0
@@ -56,8 +63,8 @@ build_image() {
 }
 repro_log "image from the rebuilt binaries"
 build_image "$work/rebuilt" "$work/rebuilt-image"
-repro_log "image from $reference"
-build_image "$reference" "$work/reference-image"
+repro_log "image from $reference's binaries"
+build_image "$work/reference" "$work/reference-image"
 
 for name in disk.raw disk.qcow2 disk.vhd initrd; do
   want=$(awk -v n="$name" '$2 == n { print $1 }' "$work/reference-image/SHA256SUMS")
