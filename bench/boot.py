@@ -112,7 +112,7 @@ def main(argv):
                   f"{'-' if beat is None else f'{beat:.3f} s'} guest, "
                   f"{'-' if wall is None else f'{wall:.2f} s'} wall", file=sys.stderr, flush=True)
     print(f"\nboot under QEMU microvm, {runs} runs each, interleaved (median, spread = (max - min) / median)")
-    print(f"{'':8}{'heartbeat (guest)':>24}{'wall':>24}{'vs bare (guest)':>18}")
+    print(f"{'':8}{'heartbeat (guest)':>20}  {'wall':<28}{'vs bare (guest)':>16}")
     bare_beat, _ = summary(results["bare"][0])
     untrusted = []
     for name in ("bare", "image", "node"):
@@ -121,7 +121,7 @@ def main(argv):
         what = "to /healthz" if name == "node" else "to exit"
         cell = lambda v, s: "-" if v is None else f"{v:.3f} s ±{100 * s:.0f}%"
         ratio = f"{beat / bare_beat:.2f}x" if beat and bare_beat else "-"
-        print(f"{name:8}{cell(beat, beat_spread):>24}{cell(wall, wall_spread) + ' ' + what:>24}{ratio:>18}")
+        print(f"{name:8}{cell(beat, beat_spread):>20}  {cell(wall, wall_spread) + ' ' + what:<28}{ratio:>16}")
         for label, s in (("heartbeat", beat_spread), ("wall", wall_spread)):
             if s is not None and s > SPREAD_LIMIT:
                 untrusted.append(f"{name} {label}")
