@@ -39,7 +39,10 @@ ampoule::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, 
   context->use_certificate_chain_file(out.certificate, ec);
   if (ec) return ampoule::Error{"control.tls.certificate " + out.certificate + ": " + ec.message()};
   context->use_private_key_file(key, ssl::context::pem, ec);
-  if (ec) return ampoule::Error{"control.tls.key " + key + ": " + ec.message()};
+  if (ec) {
+    return ampoule::Error{"control.tls.key " + key + ": " + ec.message() + " (a PEM private key, the one of " +
+                          out.certificate + ")"};
+  }
   if (SSL_CTX_check_private_key(native) != 1) {
     return ampoule::Error{"control.tls: the key " + key + " is not the certificate's (" + out.certificate + ")"};
   }
