@@ -190,10 +190,10 @@ class StreamConnection : public Connection {
 
   // TLS only: the handshake, within the read timeout, before any request.
   // Whatever fails (plain HTTP, no certificate where one is required, one
-  // the CA did not sign) closes the connection unanswered.
+  // the CA did not sign) closes the connection unanswered. Not busy: a Stop
+  // closes a connection still in its handshake like an idle one.
   void Handshake() {
     if (state_->stopping) return Close();
-    busy_ = true;  // a Stop waits for the handshake like for a request
     Lowest().expires_after(state_->options.read_timeout);
     stream_.async_handshake(net::ssl::stream_base::server, [self = Self()](beast::error_code ec) {
       if (ec) return self->Close();
