@@ -7,6 +7,7 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -19,6 +20,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "core/hex.h"
 #include "core/http/read_header.h"
 
 namespace ampoule::httpd {
@@ -103,11 +105,7 @@ PeerCertificate PeerCertificateOf(SSL* ssl) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int digest_length = 0;
   if (X509_digest(cert, EVP_sha256(), digest, &digest_length) != 1) return out;
-  static const char kHex[] = "0123456789abcdef";
-  for (unsigned int i = 0; i < digest_length; ++i) {
-    out.sha256 += kHex[digest[i] >> 4];
-    out.sha256 += kHex[digest[i] & 0xf];
-  }
+  out.sha256 = core::HexEncode(std::span<const uint8_t>(digest, digest_length));
   for (int i = -1; (i = X509_NAME_get_index_by_NID(name, NID_organizationalUnitName, i)) >= 0;) {
     ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
     unsigned char* utf8 = nullptr;

@@ -13,7 +13,10 @@
 // before the next is read), and a graceful stop: Stop closes the listening
 // socket and every idle connection at once; a connection whose request is
 // being read or answered gets `stop_grace` to finish it (its answer says
-// Connection: close), then Run returns whatever is left.
+// Connection: close), then Run returns whatever is left. With
+// ServerOptions::tls every connection is TLS: the handshake comes first,
+// under the read timeout, and the client certificate it verified (if any)
+// is in the Reply's peer for each request of the connection.
 //
 // A Handler decides the answers. It gets each whole request with a Reply,
 // and answers through the Reply at once or later, from any thread (a worker
