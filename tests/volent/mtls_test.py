@@ -237,6 +237,24 @@ fingerprint = "sha256:" + hashlib.sha256(der).hexdigest()
 check("the approval-decided entry names the certificate: kind, subject, fingerprint (SHA-256 of its DER), roles",
       identity == {"kind": "certificate", "subject": "CN=approver-person,OU=approver", "fingerprint": fingerprint,
                    "roles": ["approver"]}, str(decided)[:400])
+s, _, run = call("POST", f"/v1/agents/{applied.get('name', '')}/runs", cert=CERTS["operator"],
+                 body={"id": "mtls-2", "input": {"order": 2}})
+pending, deadline = None, time.monotonic() + 20
+while pending is None and time.monotonic() < deadline:
+    s, _, p = call("GET", "/v1/approvals", cert=CERTS["reader"])
+    pending = next((a for a in (p or {}).get("approvals", []) if a.get("run") == "mtls-2"), None)
+    time.sleep(0.1)
+env = {k: v for k, v in os.environ.items() if not k.startswith("VOLENT_TOKEN")}
+approve = [args.volent, "approve", "--node", f"https://127.0.0.1:{PORT}", (pending or {}).get("id", "0"),
+           "--ca", CA, "--reason", "checked over mutual TLS"]
+no_cert = subprocess.run(approve, capture_output=True, text=True, env=env)
+check("volent approve to the https:// node with neither a certificate nor a token: refused (exit 2)",
+      no_cert.returncode == 2, no_cert.stdout + no_cert.stderr)
+approved = subprocess.run(approve + ["--cert", CERTS["approver"] + ".crt", "--cert-key", CERTS["approver"] + ".key"],
+                          capture_output=True, text=True, env=env)
+check("volent approve with the approver's certificate (--ca, --cert, --cert-key): exit 0, approved, by the "
+      "certificate", approved.returncode == 0 and approved.stdout.startswith("approved:")
+      and "CN=approver-person" in approved.stdout, approved.stdout + approved.stderr)
 status = node.stop()
 check("SIGTERM ends the node with status 0", status == 0, f"exit status {status}")
 
