@@ -5,6 +5,7 @@
 // certificate is served too when optional; a certificate of another CA,
 // plain HTTP, and no certificate where one is required get no answer.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
