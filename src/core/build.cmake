@@ -26,4 +26,5 @@ target_link_libraries(core PUBLIC nlohmann_json::nlohmann_json)
 
 amp_glob(CORE_HTTP_SRCS src/core/http/*.cc)
 add_library(core_http STATIC ${CORE_HTTP_SRCS})
-target_link_libraries(core_http PUBLIC core Boost::headers Threads::Threads)
+# OpenSSL: the TLS connections (ServerOptions::tls).
+target_link_libraries(core_http PUBLIC core Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)

@@ -73,6 +73,7 @@ endif()
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
 target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal volent_tools core core_http Boost::headers
+                                            OpenSSL::SSL OpenSSL::Crypto
                                             Threads::Threads)
 amp_glob(BOOT_SRCS src/volent/boot/*.cc)
 add_library(volent_boot STATIC ${BOOT_SRCS})

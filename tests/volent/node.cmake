@@ -22,3 +22,13 @@ if(TARGET volent AND TARGET ampoule)
   add_python_test(volent_auth volent/auth_test.py --volent $<TARGET_FILE:volent> --ampoule $<TARGET_FILE:ampoule>)
   set_tests_properties(volent_auth PROPERTIES TIMEOUT 300 LABELS volent)
 endif()
+# volent_mtls: mutual TLS on the control API (tests/volent/mtls_test.py): the
+# node's own CA made at first start, a client certificate per role from
+# `volent credential certificate` against every operation of the served
+# OpenAPI document, a certificate from another CA refused in the handshake,
+# plain HTTP to the TLS port unanswered, and an approval decided with a
+# certificate named in the journal.
+if(TARGET volent)
+  add_python_test(volent_mtls volent/mtls_test.py --volent $<TARGET_FILE:volent>)
+  set_tests_properties(volent_mtls PROPERTIES TIMEOUT 300 LABELS volent)
+endif()

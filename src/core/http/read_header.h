@@ -17,6 +17,7 @@
 // A header longer than `header_limit` fails with http::error::header_limit,
 // as before.
 //
+// `stream` is a beast::tcp_stream or a TLS stream over one.
 // Header-only, so the socket code stays in the objects of the servers that
 // listen (scripts/audit-sockets.sh judges objects). `stream`, `buffer` and
 // `parser` must outlive the operation (the handler usually owns them).
@@ -38,10 +39,10 @@ namespace ampoule::httpd {
 
 namespace detail {
 
-template <class Parser, class Handler>
-class CheckedHeaderRead : public std::enable_shared_from_this<CheckedHeaderRead<Parser, Handler>> {
+template <class Stream, class Parser, class Handler>
+class CheckedHeaderRead : public std::enable_shared_from_this<CheckedHeaderRead<Stream, Parser, Handler>> {
  public:
-  CheckedHeaderRead(boost::beast::tcp_stream& stream, boost::beast::flat_buffer& buffer, Parser& parser,
+  CheckedHeaderRead(Stream& stream, boost::beast::flat_buffer& buffer, Parser& parser,
                     size_t header_limit, Handler handler)
       : stream_(stream), buffer_(buffer), parser_(parser), header_limit_(header_limit),
         handler_(std::move(handler)) {}
@@ -100,7 +101,7 @@ class CheckedHeaderRead : public std::enable_shared_from_this<CheckedHeaderRead<
     handler_(boost::beast::error_code{}, Status::Ok());
   }
 
-  boost::beast::tcp_stream& stream_;
+  Stream& stream_;
   boost::beast::flat_buffer& buffer_;
   Parser& parser_;
   size_t header_limit_;
@@ -110,10 +111,10 @@ class CheckedHeaderRead : public std::enable_shared_from_this<CheckedHeaderRead<
 
 }  // namespace detail
 
-template <class Parser, class Handler>
-void AsyncReadCheckedHeader(boost::beast::tcp_stream& stream, boost::beast::flat_buffer& buffer, Parser& parser,
-                            size_t header_limit, Handler handler) {
-  std::make_shared<detail::CheckedHeaderRead<Parser, Handler>>(stream, buffer, parser, header_limit,
+template <class Stream, class Parser, class Handler>
+void AsyncReadCheckedHeader(Stream& stream, boost::beast::flat_buffer& buffer, Parser& parser, size_t header_limit,
+                            Handler handler) {
+  std::make_shared<detail::CheckedHeaderRead<Stream, Parser, Handler>>(stream, buffer, parser, header_limit,
                                                                std::move(handler))
       ->Step();
 }

@@ -7,12 +7,20 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
+#include "core/hex.h"
 #include "core/http/read_header.h"
 
 namespace ampoule::httpd {
@@ -64,60 +72,134 @@ struct State {
   }
 };
 
-// One client connection: requests one after another, each answered before
-// the next is read. Everything but the Reply entry points runs on the
-// connection's strand.
+// One client connection, as Reply and the server see it.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, std::shared_ptr<State> state)
-      : stream_(std::move(socket)), hold_(stream_.get_executor()), heartbeat_(stream_.get_executor()),
+  virtual ~Connection() = default;
+  virtual const Peer& peer() const = 0;
+  // An idle connection (no request begun) closes now; a busy one closes
+  // after its answer.
+  virtual void CloseIfIdle() = 0;
+  virtual void Send(Response response, Duration hold, std::function<void()> sent) = 0;
+  virtual void StartStream(StreamHead head, Duration every, std::string heartbeat) = 0;
+  virtual void EndStream(std::string last) = 0;
+};
+
+namespace {
+
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// The verified client certificate of a finished handshake, if any.
+PeerCertificate PeerCertificateOf(SSL* ssl) {
+  PeerCertificate out;
+  X509* cert = SSL_get0_peer_certificate(ssl);
+  // Only a certificate the context verified counts (a context that asks
+  // for none, or verifies none, names nobody).
+  if (cert == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return out;
+  X509_NAME* name = X509_get_subject_name(cert);
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), &BIO_free);
+  if (!bio || X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_RFC2253) < 0) return out;
+  char* text = nullptr;
+  long length = BIO_get_mem_data(bio.get(), &text);
+  if (length > 0 && text != nullptr) out.subject.assign(text, static_cast<size_t>(length));
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_length = 0;
+  if (X509_digest(cert, EVP_sha256(), digest, &digest_length) != 1) return out;
+  out.sha256 = core::HexEncode(std::span<const uint8_t>(digest, digest_length));
+  for (int i = -1; (i = X509_NAME_get_index_by_NID(name, NID_organizationalUnitName, i)) >= 0;) {
+    ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
+    unsigned char* utf8 = nullptr;
+    int n = ASN1_STRING_to_UTF8(&utf8, data);
+    if (n < 0) continue;
+    out.units.emplace_back(reinterpret_cast<const char*>(utf8), static_cast<size_t>(n));
+    OPENSSL_free(utf8);
+  }
+  out.present = true;
+  return out;
+}
+
+}  // namespace
+
+// Requests one after another, each answered before the next is read, over
+// Stream: a beast::tcp_stream, or TLS over one. Everything but the entry
+// points from Reply runs on the connection's strand.
+template <class Stream>
+class StreamConnection : public Connection {
+ public:
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+  template <class... StreamArgs>
+  StreamConnection(std::shared_ptr<State> state, tcp::socket socket, StreamArgs&&... stream_args)
+      : stream_(std::move(socket), std::forward<StreamArgs>(stream_args)...), hold_(stream_.get_executor()),
+        heartbeat_(stream_.get_executor()),
         // Bounded: a header never needs more, and a body passes through.
         buffer_(state->options.header_limit + 8192), state_(std::move(state)) {
     boost::system::error_code ec;
-    auto remote = stream_.socket().remote_endpoint(ec);
+    auto remote = Lowest().socket().remote_endpoint(ec);
     if (!ec) peer_.address = remote.address().to_string();
   }
 
-  const Peer& peer() const { return peer_; }
+  const Peer& peer() const override { return peer_; }
 
-  ~Connection() { state_->Unregister(handle_); }
+  ~StreamConnection() override { state_->Unregister(handle_); }
 
   void Start() {
     handle_ = state_->Register(weak_from_this());
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+    net::dispatch(stream_.get_executor(), [self = Self()] {
+      if constexpr (kTls) {
+        self->Handshake();
+      } else {
+        self->ReadHeader();
+      }
+    });
   }
 
-  // An idle connection (no request begun) closes now; a busy one closes
-  // after its answer.
-  void CloseIfIdle() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+  void CloseIfIdle() override {
+    net::dispatch(stream_.get_executor(), [self = Self()] {
       if (!self->busy_ && self->buffer_.size() == 0) self->Close();
     });
   }
 
-  void Send(Response response, Duration hold, std::function<void()> sent) {
+  void Send(Response response, Duration hold, std::function<void()> sent) override {
     auto message = std::make_shared<Response>(std::move(response));
-    net::dispatch(stream_.get_executor(), [self = shared_from_this(), message, hold, sent = std::move(sent)] {
+    net::dispatch(stream_.get_executor(), [self = Self(), message, hold, sent = std::move(sent)] {
       if (hold <= Duration::zero()) return self->Write(message, sent, false);
       self->hold_.expires_after(hold);
       self->hold_.async_wait([self, message, sent](beast::error_code) { self->Write(message, sent, false); });
     });
   }
 
-  void StartStream(StreamHead head, Duration every, std::string heartbeat) {
+  void StartStream(StreamHead head, Duration every, std::string heartbeat) override {
     auto message = std::make_shared<StreamHead>(std::move(head));
     net::dispatch(stream_.get_executor(),
-                  [self = shared_from_this(), message, every, heartbeat = Chunk(heartbeat)]() mutable {
+                  [self = Self(), message, every, heartbeat = Chunk(heartbeat)]() mutable {
                     self->BeginStream(message, every, std::move(heartbeat));
                   });
   }
 
-  void EndStream(std::string last) {
+  void EndStream(std::string last) override {
     net::dispatch(stream_.get_executor(),
-                  [self = shared_from_this(), last = std::move(last)] { self->FinishStream(last); });
+                  [self = Self(), last = std::move(last)] { self->FinishStream(last); });
   }
 
  private:
+  std::shared_ptr<StreamConnection> Self() { return std::static_pointer_cast<StreamConnection>(shared_from_this()); }
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  // TLS only: the handshake, within the read timeout, before any request.
+  // Whatever fails (plain HTTP, no certificate where one is required, one
+  // the CA did not sign) closes the connection unanswered. Not busy: a Stop
+  // closes a connection still in its handshake like an idle one.
+  void Handshake() {
+    if (state_->stopping) return Close();
+    Lowest().expires_after(state_->options.read_timeout);
+    stream_.async_handshake(net::ssl::stream_base::server, [self = Self()](beast::error_code ec) {
+      if (ec) return self->Close();
+      self->peer_.certificate = PeerCertificateOf(self->stream_.native_handle());
+      self->ReadHeader();
+    });
+  }
+
   void ReadHeader() {
     if (state_->stopping) return Close();
     busy_ = false;
@@ -125,9 +207,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_->header_limit(static_cast<std::uint32_t>(state_->options.header_limit));
     parser_->body_limit(state_->options.body_limit);
     // One deadline for the whole request, header and body.
-    stream_.expires_after(state_->options.read_timeout);
+    Lowest().expires_after(state_->options.read_timeout);
     AsyncReadCheckedHeader(stream_, buffer_, *parser_, state_->options.header_limit,
-                           [self = shared_from_this()](beast::error_code ec, Status framing) {
+                           [self = Self()](beast::error_code ec, Status framing) {
                              // Where this request ends is unknown: nothing after it is read.
                              if (!framing.ok()) {
                                return self->Refuse(Refusal::Kind::kFraming, 400, framing.message());
@@ -146,7 +228,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (expect != req.end() && beast::iequals(expect->value(), "100-continue") && !parser_->is_done()) {
       // The client waits for this before sending the body.
       auto cont = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
-      net::async_write(stream_, net::buffer(*cont), [self = shared_from_this(), cont](beast::error_code ec, size_t) {
+      net::async_write(stream_, net::buffer(*cont), [self = Self(), cont](beast::error_code ec, size_t) {
         if (ec) return self->Close();
         self->ReadBody();
       });
@@ -157,7 +239,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void ReadBody() {
     http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+                     [self = Self()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
   void OnReadError(beast::error_code ec) {
@@ -173,8 +255,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnRead(beast::error_code ec) {
     if (ec) return OnReadError(ec);
     // The handler may take its time (a worker, a timer); no read is pending.
-    stream_.expires_never();
-    state_->handler->Handle(parser_->release(), Reply(shared_from_this()));
+    Lowest().expires_never();
+    state_->handler->Handle(parser_->release(), Reply(Self()));
   }
 
   // Answers, then ends the connection (the rest of the request is unread).
@@ -190,9 +272,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // A whole response; then the next request, a drain, or the end.
   void Write(std::shared_ptr<Response> message, std::function<void()> sent, bool drain) {
     if (drain || state_->stopping) message->keep_alive(false);
-    stream_.expires_after(state_->options.write_timeout);
+    Lowest().expires_after(state_->options.write_timeout);
     http::async_write(stream_, *message,
-                      [self = shared_from_this(), message, sent = std::move(sent), drain](beast::error_code ec, size_t) {
+                      [self = Self(), message, sent = std::move(sent), drain](beast::error_code ec, size_t) {
                         if (sent) sent();
                         if (ec) return self->Close();
                         if (drain) return self->Drain();
@@ -218,11 +300,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     stream_done_ = false;
     failed_ = false;
     writing_ = true;
-    stream_.expires_after(state_->options.write_timeout);
-    http::async_write_header(stream_, *head_serializer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+    Lowest().expires_after(state_->options.write_timeout);
+    http::async_write_header(stream_, *head_serializer_, [self = Self()](beast::error_code ec, size_t) {
       self->writing_ = false;
       if (ec) return self->Fail();
-      self->stream_.expires_never();
+      self->Lowest().expires_never();
       self->Pump();
     });
     ArmHeartbeat();
@@ -230,7 +312,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void ArmHeartbeat() {
     heartbeat_.expires_after(heartbeat_every_);
-    heartbeat_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    heartbeat_.async_wait([self = Self()](beast::error_code ec) {
       if (ec || self->stream_done_ || self->failed_) return;
       if (!self->writing_ && self->out_.empty()) {
         self->out_.push_back(self->heartbeat_chunk_);
@@ -261,12 +343,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return;
     }
     writing_ = true;
-    stream_.expires_after(state_->options.write_timeout);
-    net::async_write(stream_, net::buffer(out_.front()), [self = shared_from_this()](beast::error_code ec, size_t) {
+    Lowest().expires_after(state_->options.write_timeout);
+    net::async_write(stream_, net::buffer(out_.front()), [self = Self()](beast::error_code ec, size_t) {
       self->writing_ = false;
       if (ec) return self->Fail();
       self->out_.pop_front();
-      self->stream_.expires_never();
+      self->Lowest().expires_never();
       self->Pump();
     });
   }
@@ -283,15 +365,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // of a reset caused by its unread bytes.
   void Drain() {
     boost::system::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(state_->options.drain_time);
+    Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    Lowest().expires_after(state_->options.drain_time);
     drained_ = 0;
     DrainSome();
   }
 
   void DrainSome() {
     scratch_.resize(16 * 1024);
-    stream_.async_read_some(net::buffer(scratch_), [self = shared_from_this()](beast::error_code ec, size_t n) {
+    stream_.async_read_some(net::buffer(scratch_), [self = Self()](beast::error_code ec, size_t n) {
       self->drained_ += n;
       if (ec || self->drained_ > self->state_->options.drain_bytes) return self->Close();
       self->DrainSome();
@@ -300,11 +382,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Close() {
     boost::system::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
+    Lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    Lowest().socket().close(ignored);
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   Peer peer_;
   net::steady_timer hold_;
   net::steady_timer heartbeat_;
@@ -444,7 +526,11 @@ class ServerImpl : public Server {
         socket.close(ignored);
       } else {
         ++state_->connections;
-        std::make_shared<Connection>(std::move(socket), state_)->Start();
+        if (state_->options.tls) {
+          std::make_shared<StreamConnection<TlsStream>>(state_, std::move(socket), *state_->options.tls)->Start();
+        } else {
+          std::make_shared<StreamConnection<beast::tcp_stream>>(state_, std::move(socket))->Start();
+        }
       }
       Accept();
     });

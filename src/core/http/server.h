@@ -13,7 +13,10 @@
 // before the next is read), and a graceful stop: Stop closes the listening
 // socket and every idle connection at once; a connection whose request is
 // being read or answered gets `stop_grace` to finish it (its answer says
-// Connection: close), then Run returns whatever is left.
+// Connection: close), then Run returns whatever is left. With
+// ServerOptions::tls every connection is TLS: the handshake comes first,
+// under the read timeout, and the client certificate it verified (if any)
+// is in the Reply's peer for each request of the connection.
 //
 // A Handler decides the answers. It gets each whole request with a Reply,
 // and answers through the Reply at once or later, from any thread (a worker
@@ -31,10 +34,15 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <boost/beast/http.hpp>
 
 #include "core/result.h"
+
+namespace boost::asio::ssl {
+class context;
+}
 
 namespace ampoule::httpd {
 
@@ -61,6 +69,12 @@ struct ServerOptions {
   // than a reset.
   size_t drain_bytes = 4 << 20;
   std::chrono::milliseconds drain_time{2000};
+  // Set: every connection is TLS (server side) with this context, the
+  // handshake first, within read_timeout; a failed handshake (plain HTTP,
+  // a client certificate the context's verify mode refuses) just closes.
+  // The context decides the versions, the server certificate and whether a
+  // client certificate is asked for, required and against which CA.
+  std::shared_ptr<boost::asio::ssl::context> tls;
 };
 
 // A request the skeleton refuses before any handler sees it; the handler
@@ -78,12 +92,24 @@ struct Refusal {
   std::string target;  // the request target when the start line was read, else empty
 };
 
+// The client certificate a TLS handshake verified (against the context's
+// CA); `present` false on plain connections and when none was sent.
+struct PeerCertificate {
+  bool present = false;
+  std::string subject;             // RFC 2253, e.g. "OU=approver,CN=alice"
+  std::string sha256;              // lowercase hex SHA-256 of its DER
+  std::vector<std::string> units;  // its subject's OU values, in order
+};
+
 // Who is at the other end of a connection, as the transport knows it.
 struct Peer {
   std::string address;  // the client's IP address as text; "" when unknown
+  PeerCertificate certificate;
 };
 
 class Connection;
+template <class Stream>
+class StreamConnection;
 
 // How a handler answers one request: exactly one Send, or one StartStream
 // followed by one EndStream. Copyable and thread-safe; the calls run on the
@@ -105,7 +131,8 @@ class Reply {
   const Peer& peer() const;
 
  private:
-  friend class Connection;
+  template <class Stream>
+  friend class StreamConnection;
   explicit Reply(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
   std::shared_ptr<Connection> connection_;
 };

@@ -24,6 +24,7 @@
 #include "volent/control/credentials.h"
 #include "volent/control/http_server.h"
 #include "volent/control/metrics.h"
+#include "volent/control/tls_context.h"
 #include "volent/egress/gate.h"
 #include "volent/journal/journal.h"
 #include "volent/model/client.h"
@@ -60,6 +61,7 @@ struct Node::Parts {
   std::unique_ptr<control::ControlApi> api;
   std::unique_ptr<control::HttpServer> server;
   std::string host;  // as listened on, without brackets
+  bool tls = false;  // the control API speaks TLS (control.tls)
 };
 
 namespace {
@@ -278,14 +280,16 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   parts->runs = std::move(*runs);
 
   const manifest::ControlConfig& control_config = cfg.control;
-  // The authenticator and the OpenAPI document already know client
-  // certificates; the TLS transport that would verify them is not built yet,
-  // so a configuration asking for it is refused rather than served in clear.
-  if (control_config.tls || control_config.mtls) {
-    return Error{"control.tls and control.auth mtls are not served by this version yet (the control API speaks "
-                 "plain HTTP): use auth: tokens, and put TLS in front if the API leaves the machine "
-                 "(docs/decisions/0040-control-api-authentication.md)",
-                 ErrorKind::kInvalidArgument};
+  if (control_config.tls) {
+    auto tls = control::MakeServerTls(control_config, data_dir, server_options.host, options.notice);
+    if (!tls) return Failed("control.tls: " + tls.message());
+    server_options.tls = tls->context;
+    parts->tls = true;
+    if (options.notice) {
+      options.notice("control API over TLS with " + tls->certificate +
+                     (tls->client_ca.empty() ? std::string()
+                                             : "; client certificates verified against " + tls->client_ca));
+    }
   }
   control::AuthOptions auth_options;
   auth_options.development_no_auth = control_config.development_no_auth;
@@ -345,7 +349,7 @@ Node::~Node() = default;
 int Node::port() const { return parts_->server->port(); }
 
 std::string Node::url() const {
-  return "http://" + ampoule::core::FormatHostPort(parts_->host, port());
+  return (parts_->tls ? "https://" : "http://") + ampoule::core::FormatHostPort(parts_->host, port());
 }
 
 void Node::CatchSignals() { parts_->server->CatchSignals(); }

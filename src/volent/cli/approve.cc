@@ -1,4 +1,5 @@
 // volent approve --node URL ID [--deny] [--reason TEXT] [--key FILE] [--token-file FILE]
+//                [--ca FILE] [--cert FILE --cert-key FILE]
 // volent approve --verify --data-dir DIR ID [--key FILE.pub]
 //
 // Decides a pending approval on a running node, signed with the approver's
@@ -11,10 +12,14 @@
 //
 // The node is reached through the egress gate (the one way out of any
 // volent process, docs/egress.md), with an allowlist of exactly the node's
-// address and the approvals path.
+// address and the approvals path. A node with TLS (https://) is checked
+// against --ca; --cert and --cert-key present a client certificate (mutual
+// TLS), which stands in for the token.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include <boost/asio/ssl/context.hpp>
 
 #include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/key_file.h"
@@ -32,9 +37,10 @@ using nlohmann::json;
 
 constexpr char kUsage[] =
     "usage: volent approve --node URL ID [--deny] [--reason TEXT] [--key FILE] [--token-file FILE]\n"
+    "                      [--ca FILE] [--cert FILE --cert-key FILE]\n"
     "       volent approve --verify --data-dir DIR ID [--key FILE.pub]\n"
     "\n"
-    "  --node URL         the node's control API, http://HOST:PORT\n"
+    "  --node URL         the node's control API, http://HOST:PORT or https://HOST:PORT\n"
     "  ID                 the approval's id (GET /v1/approvals)\n"
     "  --deny             deny the call (default: approve it)\n"
     "  --reason TEXT      why, for the record\n"
@@ -42,12 +48,16 @@ constexpr char kUsage[] =
     "                     over the call's digest; with --verify, the approver's public key\n"
     "  --token-file FILE  the bearer token (else $VOLENT_TOKEN_FILE names the file, else\n"
     "                     $VOLENT_TOKEN holds it); never given on the command line\n"
+    "  --ca FILE          https: the CA the node's certificate must chain to (its DATA_DIR/tls/ca.crt);\n"
+    "                     default: the system's trusted CAs\n"
+    "  --cert FILE        https: a client certificate (volent credential certificate), with\n"
+    "  --cert-key FILE    its key; then no token is needed\n"
     "  --verify           check, off the node, the signature journaled with approval ID in the\n"
     "                     journal in DIR (a copy of the node's data folder will do):\n"
     "                     VERIFIED (exit 0) or FAILED (exit 1)\n";
 
 struct Options {
-  std::string node, id, reason, key, token_file, data_dir;
+  std::string node, id, reason, key, token_file, data_dir, ca, cert, cert_key;
   bool deny = false;
   bool verify = false;
 };
@@ -79,6 +89,9 @@ int ParseArgs(const Args& args, Options& o) {
                           : a == "--key"        ? &o.key
                           : a == "--token-file" ? &o.token_file
                           : a == "--data-dir"   ? &o.data_dir
+                          : a == "--ca"         ? &o.ca
+                          : a == "--cert"       ? &o.cert
+                          : a == "--cert-key"   ? &o.cert_key
                                                 : nullptr;
     if (target) {
       if (i + 1 >= args.size()) return Usage(a + " needs a value");
@@ -97,6 +110,7 @@ int ParseArgs(const Args& args, Options& o) {
   if (o.verify ? o.data_dir.empty() : o.node.empty()) {
     return Usage(o.verify ? "--verify needs --data-dir" : "--node is required");
   }
+  if (o.cert.empty() != o.cert_key.empty()) return Usage("--cert and --cert-key go together");
   return 0;
 }
 
@@ -130,7 +144,8 @@ std::optional<std::pair<int, json>> Call(const egress::Gate& gate, const std::st
   egress::HttpRequest request;
   request.method = method;
   request.url = node + path;
-  request.headers = {{"Authorization", "Bearer " + token}, {"User-Agent", "volent-approve"}};
+  request.headers = {{"User-Agent", "volent-approve"}};
+  if (!token.empty()) request.headers.emplace_back("Authorization", "Bearer " + token);
   if (!body.empty()) {
     request.headers.emplace_back("Content-Type", "application/json");
     request.body = body;
@@ -154,8 +169,10 @@ std::string Detail(const json& problem) {
 int Decide(const Options& o) {
   std::string node = o.node;
   while (!node.empty() && node.back() == '/') node.pop_back();
-  if (node.rfind("http://", 0) != 0) return Usage("--node must be http://HOST:PORT");
-  auto where = ampoule::core::ParseHostPort(node.substr(7), ampoule::core::PortRule::kRequired);
+  const bool https = node.rfind("https://", 0) == 0;
+  if (!https && node.rfind("http://", 0) != 0) return Usage("--node must be http://HOST:PORT or https://HOST:PORT");
+  if (!https && (!o.ca.empty() || !o.cert.empty())) return Usage("--ca and --cert need an https:// node");
+  auto where = ampoule::core::ParseHostPort(node.substr(https ? 8 : 7), ampoule::core::PortRule::kRequired);
   if (!where) return Usage("--node " + o.node + ": " + where.message());
   std::optional<ampoule::receipt::SecretKey> key;
   if (!o.key.empty()) {
@@ -163,13 +180,35 @@ int Decide(const Options& o) {
     if (!read) return Usage("--key " + o.key + ": " + read.message());
     key.emplace(std::move(*read));
   }
-  const std::string token = ReadToken(o);
-  if (token.empty()) return 2;
+  // With a client certificate the token is optional (it is sent if given).
+  const bool has_token = !o.token_file.empty() || std::getenv("VOLENT_TOKEN_FILE") || std::getenv("VOLENT_TOKEN");
+  const std::string token = o.cert.empty() || has_token ? ReadToken(o) : "";
+  if (token.empty() && o.cert.empty()) return 2;
   const bool v6 = where->host.find(':') != std::string::npos;
-  manifest::AllowEntry entry{"control-api", "http", "", where->host + (v6 ? "/128" : "/32"), where->port,
-                             "/v1/approvals/", {"GET", "POST"}};
+  manifest::AllowEntry entry{"control-api", https ? "https" : "http", "", where->host + (v6 ? "/128" : "/32"),
+                             where->port, "/v1/approvals/", {"GET", "POST"}};
   egress::GateOptions gate_options;
   gate_options.io_threads = 1;
+  if (https && (!o.ca.empty() || !o.cert.empty())) {
+    namespace ssl = boost::asio::ssl;
+    auto tls = std::make_shared<ssl::context>(ssl::context::tls_client);
+    SSL_CTX_set_min_proto_version(tls->native_handle(), TLS1_2_VERSION);
+    boost::system::error_code ec;
+    if (o.ca.empty()) {
+      tls->set_default_verify_paths(ec);
+    } else {
+      tls->load_verify_file(o.ca, ec);
+    }
+    if (ec) return Usage("--ca " + o.ca + ": " + ec.message());
+    tls->set_verify_mode(ssl::verify_peer, ec);
+    if (!o.cert.empty()) {
+      tls->use_certificate_chain_file(o.cert, ec);
+      if (ec) return Usage("--cert " + o.cert + ": " + ec.message());
+      tls->use_private_key_file(o.cert_key, ssl::context::pem, ec);
+      if (ec) return Usage("--cert-key " + o.cert_key + ": " + ec.message());
+    }
+    gate_options.tls_client = std::move(tls);
+  }
   egress::Gate gate({entry}, gate_options);
 
   auto approval = Call(gate, node, token, "GET", "/v1/approvals/" + o.id, "");

@@ -6,6 +6,13 @@
 // the VM. The token is written to a new file (mode 0600), never printed;
 // its creation is journaled like any other (control/credential_journal.h).
 //
+// `volent credential certificate`: a client certificate for mutual TLS from
+// the node's own CA (DATA_DIR/tls, made at the node's first start with TLS,
+// or here): CN=NAME, one OU per role, which is what the node reads as the
+// certificate's roles. Its key is written to a new file (mode 0600). The
+// CA's key never leaves the data folder; revoking a certificate means
+// replacing the CA (docs/operator-guide.md).
+//
 // Exit status: 0 made; 1 the store or the journal refused; 2 usage.
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +22,13 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "volent/cli/commands.h"
 #include "volent/control/credential_journal.h"
 #include "volent/control/credentials.h"
+#include "volent/control/principal.h"
+#include "volent/control/tls_certificates.h"
 #include "volent/journal/journal.h"
 
 namespace volent::cli {
@@ -32,6 +42,16 @@ constexpr char kCredentialUsage[] =
     "that will run on DIR, and writes it to TOKEN_FILE (a new file, mode 0600). ROLE: reader,\n"
     "operator, approver or admin. --ttl-days: 1 to 366 (default 30). Use it while no node runs\n"
     "on DIR; a running node makes tokens through POST /v1/credentials.\n"
+    "\n"
+    "\n"
+    "usage: volent credential certificate --data-dir DIR --name NAME --role ROLE [--role ROLE]...\n"
+    "                                     [--days N] [--host HOST] -o PREFIX\n"
+    "\n"
+    "Issues a client certificate for mutual TLS from the node's own CA in DIR/tls (made, with\n"
+    "the node's server certificate for HOST, if missing): subject CN=NAME with one OU per ROLE.\n"
+    "Writes PREFIX.key (a new file, mode 0600) and PREFIX.crt; the CA clients trust is\n"
+    "DIR/tls/ca.crt. --days: 1 to 825 (default 365). --host: the node's listen address, used\n"
+    "only when the server certificate is made here (default 127.0.0.1).\n"
     "\n"
     "Exit status: 0 made, 1 refused (the message says why), 2 usage error.\n";
 
@@ -53,6 +73,91 @@ bool WriteToken(int fd, const std::string& token) {
   return write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && fsync(fd) == 0;
 }
 
+bool WriteAll(int fd, const std::string& text) {
+  return write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
+}
+
+int CertificateCommand(const Args& args) {
+  std::string data_dir, out, name, host = "127.0.0.1";
+  std::vector<std::string> roles;
+  int days = 365;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kCredentialUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= args.size()) return Usage(a + " needs a value, or is not an option");
+    const std::string& v = args[++i];
+    if (a == "--data-dir") {
+      data_dir = v;
+    } else if (a == "-o") {
+      out = v;
+    } else if (a == "--host") {
+      host = v;
+    } else if (a == "--name") {
+      if (!control::IsValidCredentialName(v)) return Usage("--name: 1 to 100 printable bytes");
+      name = v;
+    } else if (a == "--role") {
+      auto role = control::ParseRole(v);
+      if (!role) return Usage("--role '" + v + "': reader, operator, approver or admin");
+      roles.emplace_back(control::RoleName(*role));
+    } else if (a == "--days") {
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 825) return Usage("--days: 1 to 825");
+      days = static_cast<int>(n);
+    } else {
+      return Usage("unknown option '" + a + "'");
+    }
+  }
+  if (data_dir.empty() || out.empty() || name.empty() || roles.empty()) {
+    return Usage("--data-dir, --name, at least one --role and -o are required");
+  }
+  if (mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "volent credential: %s: %s\n", data_dir.c_str(), strerror(errno));
+    return 1;
+  }
+  auto made_ca = control::EnsureNodeTls(data_dir, host);
+  if (!made_ca) {
+    std::fprintf(stderr, "volent credential: %s\n", made_ca.message().c_str());
+    return 1;
+  }
+  auto issued = control::IssueClientCertificate(data_dir, name, roles, days);
+  if (!issued) {
+    std::fprintf(stderr, "volent credential: %s\n", issued.message().c_str());
+    return 1;
+  }
+  const std::string key_path = out + ".key", cert_path = out + ".crt";
+  auto key_fd = NewTokenFile(key_path);
+  if (!key_fd) {
+    std::fprintf(stderr, "volent credential: %s\n", key_fd.message().c_str());
+    return 1;
+  }
+  bool key_written = WriteAll(*key_fd, issued->key_pem);
+  close(*key_fd);
+  int cert_fd = key_written ? open(cert_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+  if (cert_fd < 0 || !WriteAll(cert_fd, issued->certificate_pem)) {
+    const std::string why = strerror(errno);
+    if (cert_fd >= 0) {
+      close(cert_fd);
+      unlink(cert_path.c_str());
+    }
+    unlink(key_path.c_str());
+    std::fprintf(stderr, "volent credential: cannot write %s: %s\n", key_written ? cert_path.c_str() : key_path.c_str(),
+                 why.c_str());
+    return 1;
+  }
+  close(cert_fd);
+  const control::NodeTlsPaths tls = control::NodeTlsPathsOf(data_dir);
+  std::fprintf(stderr,
+               "volent credential: certificate %s (sha256 %s) written to %s, its key to %s (mode 0600); "
+               "clients trust %s\n",
+               issued->subject.c_str(), issued->sha256.c_str(), cert_path.c_str(), key_path.c_str(),
+               tls.ca_certificate.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int CredentialCommand(const Args& args) {
@@ -60,7 +165,8 @@ int CredentialCommand(const Args& args) {
     std::fputs(kCredentialUsage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
-  if (args[0] != "create") return Usage("unknown action '" + args[0] + "' (known: create)");
+  if (args[0] == "certificate") return CertificateCommand(args);
+  if (args[0] != "create") return Usage("unknown action '" + args[0] + "' (known: create, certificate)");
   std::string data_dir, out;
   control::NewCredential request;
   request.created_by = "volent credential create (offline, on the data folder)";

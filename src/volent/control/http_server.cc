@@ -17,7 +17,14 @@ class ApiHandler : public httpd::Handler {
 
   void Handle(httpd::Request request, httpd::Reply reply) override {
     Request parsed = FromWire(request);
-    parsed.peer = reply.peer().address;
+    const httpd::Peer& peer = reply.peer();
+    parsed.peer = peer.address;
+    if (peer.certificate.present) {
+      parsed.certificate.present = true;
+      parsed.certificate.subject = peer.certificate.subject;
+      parsed.certificate.sha256 = peer.certificate.sha256;
+      parsed.certificate.units = peer.certificate.units;
+    }
     Response response = api_.Dispatch(std::move(parsed));
     reply.Send(ToWire(response, request.version(), request.keep_alive()));
   }
@@ -55,6 +62,7 @@ ampoule::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const ControlApi& 
   skeleton.write_timeout = options.request_timeout;
   skeleton.stop_grace = options.stop_grace;
   skeleton.drain_bytes = 4 * 1024 * 1024;
+  skeleton.tls = options.tls;
   auto server = std::make_unique<httpd::HandlerServer<HttpServer, ApiHandler>>(api);
   AMP_RETURN_IF_ERROR(server->Bind(skeleton));
   return std::unique_ptr<HttpServer>(std::move(server));

@@ -11,6 +11,9 @@
 // breaks the framing rules (core/http/framing.h) is a 400 problem, then the
 // connection closes.
 //
+// TLS: with `tls` set every connection is TLS; a client certificate the
+// context verified reaches the Authenticator as Request::certificate.
+//
 // Threading: `threads` threads run the I/O; each connection is a strand.
 // Handlers are fast and in memory, so they run inline on that strand.
 #pragma once
@@ -22,6 +25,10 @@
 #include "volent/control/api.h"
 #include "core/result.h"
 
+namespace boost::asio::ssl {
+class context;
+}
+
 namespace volent::control {
 
 struct ServerOptions {
@@ -32,6 +39,8 @@ struct ServerOptions {
   int threads = 2;
   // After Stop, how long requests in flight may take to be answered.
   std::chrono::milliseconds stop_grace{10000};
+  // Set: TLS (control/tls_context.h); unset: plain HTTP.
+  std::shared_ptr<boost::asio::ssl::context> tls;
 };
 
 class HttpServer {

@@ -384,7 +384,8 @@ void Flight::Resolve(Candidates candidates) {
 }  // namespace
 
 Gate::Impl::Impl(std::vector<manifest::AllowEntry> allowlist_in, GateOptions options_in)
-    : GateCore{std::move(allowlist_in), std::move(options_in), MakeTlsClientContext()},
+    : GateCore{std::move(allowlist_in), options_in,
+               options_in.tls_client ? options_in.tls_client : MakeTlsClientContext()},
       ioc(static_cast<int>(std::max<size_t>(options.io_threads, 1))) {
   options.max_redirects = std::clamp(options.max_redirects, 0, kMaxRedirectsCeiling);
   options.io_threads = std::max<size_t>(options.io_threads, 1);

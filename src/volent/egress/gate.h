@@ -41,6 +41,10 @@
 
 #include "volent/manifest/manifest.h"
 
+namespace boost::asio::ssl {
+class context;
+}
+
 namespace volent::egress {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
@@ -108,6 +112,10 @@ struct GateOptions {
   int max_redirects = 5;    // the default of HttpRequest::max_redirects (0..20; clamped)
   size_t io_threads = 2;    // threads running SendAsync exchanges (>= 1; 0 is taken as 1)
   DenialSink on_denial;     // null: denials are only returned
+  // The TLS client context of https requests (the CAs trusted, a client
+  // certificate: `volent approve` to a node with mutual TLS); null: the
+  // system's trusted CAs and no client certificate.
+  std::shared_ptr<boost::asio::ssl::context> tls_client;
 };
 
 class Gate {

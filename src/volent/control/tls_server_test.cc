@@ -1,0 +1,185 @@
+// TLS on the connection skeleton (core/http/server.h, ServerOptions::tls)
+// with the control API's context (tls_context.h) and the node's own
+// certificates (tls_certificates.h), over loopback sockets: the handler
+// sees the verified client certificate (subject, SHA-256, OU values); no
+// certificate is served too when optional; a certificate of another CA,
+// plain HTTP, and no certificate where one is required get no answer.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <gtest/gtest.h>
+
+#include "core/http/loopback_client.h"
+#include "core/http/server.h"
+#include "volent/control/tls_certificates.h"
+#include "volent/control/tls_context.h"
+
+namespace volent::control {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace httpd = ampoule::httpd;
+
+// Answers every request with what the transport knows of the client's certificate.
+class PeerHandler : public httpd::Handler {
+ public:
+  void Handle(httpd::Request request, httpd::Reply reply) override {
+    const httpd::PeerCertificate& cert = reply.peer().certificate;
+    std::string body = "none";
+    if (cert.present) {
+      body = cert.subject + "|" + cert.sha256 + "|";
+      for (const auto& unit : cert.units) body += unit + ";";
+    }
+    httpd::Response response(http::status::ok, request.version());
+    response.keep_alive(request.keep_alive());
+    response.body() = body;
+    response.prepare_payload();
+    reply.Send(std::move(response));
+  }
+  httpd::Response Refuse(const httpd::Refusal& refusal) override {
+    httpd::Response response(static_cast<http::status>(refusal.status), 11);
+    response.prepare_payload();
+    return response;
+  }
+};
+
+std::string TempDir(const std::string& name) {
+  std::string dir = (std::filesystem::temp_directory_path() /
+                     (name + "-" + std::to_string(getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                        .string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+class TlsServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { data_ = TempDir("volent-tls"); }
+  void TearDown() override {
+    if (server_) server_->Stop();
+    if (thread_.joinable()) thread_.join();
+    std::filesystem::remove_all(data_);
+  }
+
+  void Start(bool tokens) {
+    manifest::ControlConfig config;
+    config.tls = true;
+    config.mtls = true;
+    config.tokens = tokens;
+    auto tls = MakeServerTls(config, data_, "127.0.0.1", nullptr);
+    ASSERT_TRUE(tls.ok()) << tls.message();
+    httpd::ServerOptions options;
+    options.port = 0;
+    options.read_timeout = std::chrono::milliseconds(5000);
+    options.tls = tls->context;
+    auto server = httpd::Server::Bind(handler_, options);
+    ASSERT_TRUE(server.ok()) << server.message();
+    server_ = std::move(*server);
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+
+  // One GET / over TLS, trusting the node's CA, with `client` (if any) as
+  // the client certificate; the body, or "" when no answer came.
+  std::string Get(const IssuedCertificate* client) {
+    net::io_context ioc;
+    net::ssl::context ctx(net::ssl::context::tls_client);
+    ctx.load_verify_file(NodeTlsPathsOf(data_).ca_certificate);
+    ctx.set_verify_mode(net::ssl::verify_peer);
+    if (client) {
+      ctx.use_certificate(net::buffer(client->certificate_pem), net::ssl::context::pem);
+      ctx.use_private_key(net::buffer(client->key_pem), net::ssl::context::pem);
+    }
+    beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
+    beast::error_code ec;
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(5));
+    beast::get_lowest_layer(stream).socket().connect(
+        {net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server_->port())}, ec);
+    if (ec) return "";
+    stream.handshake(net::ssl::stream_base::client, ec);
+    if (ec) return "";
+    http::request<http::empty_body> request(http::verb::get, "/", 11);
+    request.set(http::field::host, "127.0.0.1");
+    http::write(stream, request, ec);
+    if (ec) return "";
+    beast::flat_buffer buffer;
+    http::response<http::string_body> response;
+    http::read(stream, buffer, response, ec);
+    if (ec) return "";
+    return response.body();
+  }
+
+  std::string data_;
+  PeerHandler handler_;
+  std::unique_ptr<httpd::Server> server_;
+  std::thread thread_;
+};
+
+TEST_F(TlsServerTest, TheHandlerSeesTheVerifiedClientCertificate) {
+  Start(true);
+  auto alice = IssueClientCertificate(data_, "alice", {"approver", "reader"}, 1);
+  ASSERT_TRUE(alice.ok()) << alice.message();
+  EXPECT_EQ(alice->subject, "CN=alice,OU=reader,OU=approver");
+  EXPECT_EQ(Get(&*alice), alice->subject + "|" + alice->sha256 + "|approver;reader;");
+  EXPECT_EQ(alice->sha256.size(), 64u);
+}
+
+TEST_F(TlsServerTest, WithoutACertificateItIsServedWhenOptional) {
+  Start(true);
+  EXPECT_EQ(Get(nullptr), "none");
+}
+
+TEST_F(TlsServerTest, WithoutACertificateNothingIsServedWhenRequired) {
+  Start(false);
+  EXPECT_EQ(Get(nullptr), "");
+  auto bob = IssueClientCertificate(data_, "bob", {"reader"}, 1);
+  ASSERT_TRUE(bob.ok()) << bob.message();
+  EXPECT_EQ(Get(&*bob), bob->subject + "|" + bob->sha256 + "|reader;");
+}
+
+TEST_F(TlsServerTest, ACertificateOfAnotherCaGetsNoAnswer) {
+  Start(true);
+  std::string other = TempDir("volent-tls-other");
+  ASSERT_TRUE(EnsureNodeTls(other, "127.0.0.1").ok());
+  auto mallory = IssueClientCertificate(other, "mallory", {"admin"}, 1);
+  std::filesystem::remove_all(other);
+  ASSERT_TRUE(mallory.ok()) << mallory.message();
+  EXPECT_EQ(Get(&*mallory), "");
+  EXPECT_EQ(Get(nullptr), "none");  // the server goes on
+}
+
+TEST_F(TlsServerTest, PlainHttpGetsNoHttpAnswer) {
+  Start(true);
+  httpd::testing::LoopbackClient client(server_->port());
+  ASSERT_TRUE(client.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(client.ReadAll().rfind("HTTP/", 0), std::string::npos);
+}
+
+TEST_F(TlsServerTest, TheNodesOwnFilesAreMadeOnceWithPrivateKeys) {
+  auto made = EnsureNodeTls(data_, "10.1.2.3");
+  ASSERT_TRUE(made.ok()) << made.message();
+  EXPECT_TRUE(*made);
+  const NodeTlsPaths paths = NodeTlsPathsOf(data_);
+  struct stat st {};
+  ASSERT_EQ(stat(paths.ca_key.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat(paths.key.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  auto again = EnsureNodeTls(data_, "10.1.2.3");
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+}
+
+}  // namespace
+}  // namespace volent::control
