@@ -62,7 +62,7 @@ set -uo pipefail
 readonly ALLOWED='
 src/volent/egress/                 outbound,socket  the egress gate: it resolves, judges and connects (docs/egress.md)
 src/core/http/server.cc            socket           the HTTP connection skeleton of the control API and the mock model (docs/decisions/0029-http-server-skeleton.md): socket, bind, listen, accept; it never connects
-src/volent/init/network.cc         socket           the sealed image's PID 1 setting the interfaces' addresses and route (SIOCSIFADDR, SIOCADDRT need a socket to ioctl on); it never connects, sends or listens
+src/volent/init/network.cc         socket           the sealed image PID 1 setting the interface addresses and the route (SIOCSIFADDR, SIOCADDRT need a socket to ioctl on); it never connects, sends or listens
 '
 
 readonly OUTBOUND='connect getaddrinfo getaddrinfo_a gethostbyname gethostbyname_r gethostbyname2
