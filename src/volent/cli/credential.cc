@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,19 +69,23 @@ ampoule::Result<int> NewTokenFile(const std::string& path) {
   return fd;
 }
 
-bool WriteToken(int fd, const std::string& token) {
-  const std::string line = token + "\n";
-  return write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && fsync(fd) == 0;
-}
 
 bool WriteAll(int fd, const std::string& text) {
   return write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
 }
 
-int CertificateCommand(const Args& args) {
-  std::string data_dir, out, name, host = "127.0.0.1";
-  std::vector<std::string> roles;
-  int days = 365;
+// What both actions take: --data-dir, --name, --role (repeatable), -o.
+struct CommonOptions {
+  std::string data_dir, out, name;
+  std::vector<control::Role> roles;
+};
+
+// Parses `args` after the action. `own(option, value)` takes the action's
+// own options: -1 when it took the option, 0 when it does not know it, or
+// an exit code. Returns -1 to go on, else the exit code. Makes the data
+// folder when everything required is there.
+template <typename Own>
+int ParseOptions(const Args& args, CommonOptions& o, Own own) {
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -90,40 +95,65 @@ int CertificateCommand(const Args& args) {
     if (i + 1 >= args.size()) return Usage(a + " needs a value, or is not an option");
     const std::string& v = args[++i];
     if (a == "--data-dir") {
-      data_dir = v;
+      o.data_dir = v;
     } else if (a == "-o") {
-      out = v;
-    } else if (a == "--host") {
-      host = v;
+      o.out = v;
     } else if (a == "--name") {
       if (!control::IsValidCredentialName(v)) return Usage("--name: 1 to 100 printable bytes");
-      name = v;
+      o.name = v;
     } else if (a == "--role") {
       auto role = control::ParseRole(v);
       if (!role) return Usage("--role '" + v + "': reader, operator, approver or admin");
-      roles.emplace_back(control::RoleName(*role));
-    } else if (a == "--days") {
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 825) return Usage("--days: 1 to 825");
-      days = static_cast<int>(n);
-    } else {
-      return Usage("unknown option '" + a + "'");
+      o.roles.push_back(*role);
+    } else if (int rc = own(a, v); rc != -1) {
+      return rc == 0 ? Usage("unknown option '" + a + "'") : rc;
     }
   }
-  if (data_dir.empty() || out.empty() || name.empty() || roles.empty()) {
+  if (o.data_dir.empty() || o.out.empty() || o.name.empty() || o.roles.empty()) {
     return Usage("--data-dir, --name, at least one --role and -o are required");
   }
-  if (mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "volent credential: %s: %s\n", data_dir.c_str(), strerror(errno));
+  if (mkdir(o.data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "volent credential: %s: %s\n", o.data_dir.c_str(), strerror(errno));
     return 1;
   }
+  return -1;
+}
+
+// A whole number of days from 1 to `max`, or nothing.
+std::optional<long> Days(const std::string& v, long max) {
+  char* end = nullptr;
+  long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1 || n > max) return std::nullopt;
+  return n;
+}
+
+int CertificateCommand(const Args& args) {
+  CommonOptions o;
+  std::string host = "127.0.0.1";
+  int days = 365;
+  int parsed = ParseOptions(args, o, [&](const std::string& a, const std::string& v) {
+    if (a == "--host") {
+      host = v;
+    } else if (a == "--days") {
+      auto n = Days(v, 825);
+      if (!n) return Usage("--days: 1 to 825");
+      days = static_cast<int>(*n);
+    } else {
+      return 0;
+    }
+    return -1;
+  });
+  if (parsed != -1) return parsed;
+  const std::string& data_dir = o.data_dir;
+  const std::string& out = o.out;
+  std::vector<std::string> roles;
+  for (control::Role r : o.roles) roles.emplace_back(control::RoleName(r));
   auto made_ca = control::EnsureNodeTls(data_dir, host);
   if (!made_ca) {
     std::fprintf(stderr, "volent credential: %s\n", made_ca.message().c_str());
     return 1;
   }
-  auto issued = control::IssueClientCertificate(data_dir, name, roles, days);
+  auto issued = control::IssueClientCertificate(data_dir, o.name, roles, days);
   if (!issued) {
     std::fprintf(stderr, "volent credential: %s\n", issued.message().c_str());
     return 1;
@@ -167,44 +197,21 @@ int CredentialCommand(const Args& args) {
   }
   if (args[0] == "certificate") return CertificateCommand(args);
   if (args[0] != "create") return Usage("unknown action '" + args[0] + "' (known: create, certificate)");
-  std::string data_dir, out;
+  CommonOptions o;
   control::NewCredential request;
   request.created_by = "volent credential create (offline, on the data folder)";
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kCredentialUsage, stdout);
-      return 0;
-    }
-    if (i + 1 >= args.size()) return Usage(a + " needs a value, or is not an option");
-    const std::string& v = args[++i];
-    if (a == "--data-dir") {
-      data_dir = v;
-    } else if (a == "-o") {
-      out = v;
-    } else if (a == "--name") {
-      if (!control::IsValidCredentialName(v)) return Usage("--name: 1 to 100 printable bytes");
-      request.name = v;
-    } else if (a == "--role") {
-      auto role = control::ParseRole(v);
-      if (!role) return Usage("--role '" + v + "': reader, operator, approver or admin");
-      request.roles.push_back(*role);
-    } else if (a == "--ttl-days") {
-      char* end = nullptr;
-      long days = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || days < 1 || days > 366) return Usage("--ttl-days: 1 to 366");
-      request.ttl_seconds = days * 24 * 3600;
-    } else {
-      return Usage("unknown option '" + a + "'");
-    }
-  }
-  if (data_dir.empty() || out.empty() || request.name.empty() || request.roles.empty()) {
-    return Usage("--data-dir, --name, at least one --role and -o are required");
-  }
-  if (mkdir(data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "volent credential: %s: %s\n", data_dir.c_str(), strerror(errno));
-    return 1;
-  }
+  int parsed = ParseOptions(args, o, [&](const std::string& a, const std::string& v) {
+    if (a != "--ttl-days") return 0;
+    auto days = Days(v, 366);
+    if (!days) return Usage("--ttl-days: 1 to 366");
+    request.ttl_seconds = *days * 24 * 3600;
+    return -1;
+  });
+  if (parsed != -1) return parsed;
+  request.name = o.name;
+  request.roles = o.roles;
+  const std::string& data_dir = o.data_dir;
+  const std::string& out = o.out;
   auto fd = NewTokenFile(out);
   if (!fd) {
     std::fprintf(stderr, "volent credential: %s\n", fd.message().c_str());
@@ -223,7 +230,7 @@ int CredentialCommand(const Args& args) {
   auto made = control::CreateJournaled(**store, **journal, request,
                                        {{"kind", "offline"}, {"tool", "volent credential create"}});
   if (!made) return fail(made.message());
-  if (!WriteToken(*fd, made->second)) {
+  if (!WriteAll(*fd, made->second + "\n")) {
     const std::string why = strerror(errno);
     (void)(*store)->Revoke(made->first.id, "volent credential create (its token file could not be written)");
     return fail("the token was revoked, since " + out + " could not be written: " + why);
