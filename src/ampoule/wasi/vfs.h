@@ -23,9 +23,11 @@
 // for the number of nodes, ENAMETOOLONG for depth.
 //
 // Paths resolve as WASI's capability rules require: relative to a directory
-// descriptor, never above it (".." past the base, an absolute path, or a
-// symbolic link to an absolute path is ENOTCAPABLE); at most
-// kMaxSymlinkFollows links per resolution (then ELOOP).
+// descriptor, never above it (".." past the base, an absolute path, or
+// following a symbolic link to an absolute path is EPERM, as wasmtime says;
+// such a link can be made and read, it just never leads anywhere); at most
+// kMaxSymlinkFollows links per resolution (then ELOOP). Hard links share
+// one node (its inode, bytes and times), counted once against the caps.
 //
 // Thread safety: one run, one thread.
 #pragma once
@@ -154,7 +156,7 @@ class Vfs {
   // Resolves `path` relative to directory `base`. kFollow follows a final
   // symbolic link, kNoFollow does not, kParent stops before the last
   // component and fills dir/leaf. Errors: kNoEnt (empty path, missing
-  // component), kNotDir, kNotCapable (absolute, escaping `base`), kLoop,
+  // component), kNotDir, kPerm (absolute, escaping `base`), kLoop,
   // kNameTooLong (path over kMaxPathBytes, component over kMaxNameBytes),
   // kInval (NUL byte).
   Errno Resolve(const NodeRef& base, std::string_view path, Mode mode, Resolution* out) const;
