@@ -23,9 +23,9 @@
 // for the number of nodes, ENAMETOOLONG for depth.
 //
 // Paths resolve as WASI's capability rules require: relative to a directory
-// descriptor, never above it (".." past the base, an absolute path, or
-// following a symbolic link to an absolute path is EPERM, as wasmtime says;
-// such a link can be made and read, it just never leads anywhere); at most
+// descriptor, never above it (".." past the base, an absolute path, or a
+// symbolic link to an absolute path is EPERM, as wasmtime says; such a link
+// is refused when made, and a lookup would refuse one all the same); at most
 // kMaxSymlinkFollows links per resolution (then ELOOP). Hard links share
 // one node (its inode, bytes and times), counted once against the caps.
 //
@@ -166,6 +166,7 @@ class Vfs {
   // says so, by the callers). Each checks the caps and read-only trees.
   Errno CreateFile(const NodeRef& dir, std::string_view name, NodeRef* out);
   Errno CreateDirectory(const NodeRef& dir, std::string_view name);
+  // A symbolic link's target may not be absolute (kPerm) or empty (kNoEnt).
   Errno CreateSymlink(const NodeRef& dir, std::string_view name, std::string_view target);
   Errno Link(const NodeRef& node, const NodeRef& dir, std::string_view name);
   // Removes a non-directory entry (kIsDir for a directory; kNotDir when
