@@ -172,8 +172,9 @@ class WasmBackend:
         with tempfile.TemporaryDirectory(prefix="ampoule-guest-") as tmp:
             # The same guest view as the kernel gives: only the program under
             # /program, only the inputs (flat, by name) under /input, an
-            # empty /tmp and /output, in the kernel's order.
-            for folder in ("program", "input", "tmp", "output"):
+            # empty /tmp and /output, the empty working directory /, in the
+            # kernel's order.
+            for folder in ("program", "input", "tmp", "output", "work"):
                 os.mkdir(os.path.join(tmp, folder))
             shutil.copyfile(program, os.path.join(tmp, "program", name))
             for input_name, path in inputs:
@@ -198,7 +199,7 @@ class WasmBackend:
             cmd += ["--dir", f"/input={tmp}/input", "--seed", str(seed), "--stats"]
             if runtime != "wasm":
                 cmd += ["--dir", f"/program={tmp}/program"]
-            cmd += ["--dir", f"/tmp={tmp}/tmp", "--dir", f"/output={tmp}/output"]
+            cmd += ["--dir", f"/tmp={tmp}/tmp", "--dir", f"/output={tmp}/output", "--dir", f"/={tmp}/work"]
             if stdin:
                 cmd += ["--stdin", stdin]
             cmd += list(extra)

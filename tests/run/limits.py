@@ -14,6 +14,8 @@ checks its exit status, its run record (--record) and its output:
                fail at once with the usual exception type and a message saying why;
                asyncio.run returns after a failed run_in_executor
   outside      reading outside /input fails inside the guest: status 1
+  cwd          a program writes out.txt where it starts (/, writable); writing to
+               /usr/local is EROFS, an escape and an absolute link EPERM, never 76
   flood        20 MiB of stdout: capped at the output cap, truncated true, status 0
   exit 3       the guest's own status: 3
   exit 200     a status of 120 or more: 120, exit_code 200 in the record
@@ -116,6 +118,13 @@ CASES = [
                    r"/input/\.\./\.\./etc/passwd (FileNotFoundError|PermissionError)\n"
                    r"/proc/self/environ (FileNotFoundError|PermissionError)\n",
          stderr_re=r"(?m)^(FileNotFoundError|PermissionError): .*/etc/passwd'$", wasm_status=1),
+    Case("cwd", "write_cwd.py", [], status=0, record={"result.stop": "exit", "result.exit_code": 0},
+         stdout_re=r"^cwd / written where it stands True\n"
+                   r"hard link 2 a\n"
+                   r"read-only OSError EROFS\n"
+                   r"escape PermissionError EPERM\n"
+                   r"absolute link PermissionError EPERM\n"
+                   r"missing FileNotFoundError ENOENT\n$"),  # ampoule wasm run mounts /usr/local writable
     Case("flood", "flood.py", [], status=0,
          record={"result.stop": "exit", "stdout.truncated": True, "stdout.total_bytes": 20 * MIB,
                  "stdout.bytes": lambda v, r: v == r["limits"]["output_cap_bytes"] or

@@ -52,12 +52,14 @@ Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLoo
     if (!tzdata.ok()) return tzdata.error();
     AMP_RETURN_IF_ERROR(request.mailbox.AddPreopen(kRuntimeDir, /*read_only=*/true));
     AMP_RETURN_IF_ERROR(request.mailbox.AddPreopen(kZoneinfoDir, /*read_only=*/true));
-    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir, kOutputDir}));
+    AMP_RETURN_IF_ERROR(
+        AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir, kOutputDir, kWorkDir}));
     AMP_RETURN_IF_ERROR(request.mailbox.AddFile(kRuntimeDir, "lib/python311.zip",
                                                 std::vector<uint8_t>(stdlib->begin(), stdlib->end())));
     AMP_RETURN_IF_ERROR(AddTree(request.mailbox, kZoneinfoDir, *tzdata, kTzdataEntry));
   } else {
-    AMP_RETURN_IF_ERROR(AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir, kOutputDir}));
+    AMP_RETURN_IF_ERROR(
+        AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir, kOutputDir, kWorkDir}));
   }
   return request;
 }

@@ -13,11 +13,19 @@
 //           PYTHONDONTWRITEBYTECODE=1; preopens /usr/local (read-only,
 //           holding lib/python311.zip from the kernel), /usr/share/zoneinfo
 //           (read-only, the kernel's time-zone data), /input, /program,
-//           /tmp, /output (both empty)
-//   js      argv ["js"]; no env; preopens /input, /program, /tmp, /output
+//           /tmp, /output (both empty), / (empty: the working directory)
+//   js      argv ["js"]; no env; preopens /input, /program, /tmp, /output, /
 //   seed 0, the default epoch, fuel kRuntimeInitFuel, default limits and caps.
-// Every directory but /usr/local is writable: the guest changes its own
-// in-memory copy (wasi/vfs.h); start-up must change nothing.
+// Every directory but /usr/local and /usr/share/zoneinfo is writable: the
+// guest changes its own in-memory copy (wasi/vfs.h); start-up must change
+// nothing.
+// The working directory: wasi-libc starts every program in "/" and sends a
+// relative path, like any path, to the preopen with the longest matching
+// prefix; with no preopen "/" a relative name matches none and libc itself
+// fails with ENOTCAPABLE. So "/" is preopened last, an empty writable
+// directory of the run's own (discarded with it, never an output), and
+// `open("out.txt", "w")` works as on any POSIX system. The longer prefixes
+// above still win for their own paths.
 // A run then adds its files under /input and /program (the directories are
 // empty at init, so nothing init looked at changes), sets argv to
 // RuntimeMainArgs(...), and sets its own seed, fuel and limits.
@@ -47,6 +55,9 @@ inline constexpr std::string_view kProgramDir = "/program";
 inline constexpr std::string_view kTmpDir = "/tmp";        // empty scratch space
 inline constexpr std::string_view kOutputDir = "/output";  // its files are the run's outputs
 inline constexpr std::string_view kZoneinfoDir = "/usr/share/zoneinfo";  // python only
+// The working directory (see above): preopened last, so the other
+// descriptors keep their numbers.
+inline constexpr std::string_view kWorkDir = "/";
 // Fuel for `ampoule_init`: far above what either runtime needs, so the
 // budget never decides the outcome; it only stops a runaway pack.
 inline constexpr uint64_t kRuntimeInitFuel = 200'000'000'000;

@@ -113,6 +113,8 @@ Result<wasi::RunResult> RunWasm(const EngineRequest& request, wasi::OutputSink o
   AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kInputDir));
   AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kTmpDir));
   AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kOutputDir));
+  // The working directory, as for the runtimes (kernel/runtime_init.h).
+  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kWorkDir));
   AMP_RETURN_IF_ERROR(AddInputs(request, run.mailbox));
   ApplyLimits(request, run);
   run.stdout_sink = std::move(out);

@@ -24,8 +24,10 @@
 //
 // Paths resolve as WASI's capability rules require: relative to a directory
 // descriptor, never above it (".." past the base, an absolute path, or a
-// symbolic link to an absolute path is ENOTCAPABLE); at most
-// kMaxSymlinkFollows links per resolution (then ELOOP).
+// symbolic link to an absolute path is EPERM, as wasmtime says; such a link
+// is refused when made, and a lookup would refuse one all the same); at most
+// kMaxSymlinkFollows links per resolution (then ELOOP). Hard links share
+// one node (its inode, bytes and times), counted once against the caps.
 //
 // Thread safety: one run, one thread.
 #pragma once
@@ -154,7 +156,7 @@ class Vfs {
   // Resolves `path` relative to directory `base`. kFollow follows a final
   // symbolic link, kNoFollow does not, kParent stops before the last
   // component and fills dir/leaf. Errors: kNoEnt (empty path, missing
-  // component), kNotDir, kNotCapable (absolute, escaping `base`), kLoop,
+  // component), kNotDir, kPerm (absolute, escaping `base`), kLoop,
   // kNameTooLong (path over kMaxPathBytes, component over kMaxNameBytes),
   // kInval (NUL byte).
   Errno Resolve(const NodeRef& base, std::string_view path, Mode mode, Resolution* out) const;
@@ -164,6 +166,7 @@ class Vfs {
   // says so, by the callers). Each checks the caps and read-only trees.
   Errno CreateFile(const NodeRef& dir, std::string_view name, NodeRef* out);
   Errno CreateDirectory(const NodeRef& dir, std::string_view name);
+  // A symbolic link's target may not be absolute (kPerm) or empty (kNoEnt).
   Errno CreateSymlink(const NodeRef& dir, std::string_view name, std::string_view target);
   Errno Link(const NodeRef& node, const NodeRef& dir, std::string_view name);
   // Removes a non-directory entry (kIsDir for a directory; kNotDir when

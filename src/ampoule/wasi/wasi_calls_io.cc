@@ -42,7 +42,8 @@ uint64_t Scatter(std::span<const uint8_t> source, uint64_t offset, std::span<Gue
   return done;
 }
 
-// Where a readable descriptor's bytes come from. kBadf/kIsDir otherwise.
+// Where a readable descriptor's bytes come from. kBadf/kIsDir otherwise;
+// kNotCapable for stdin whose read right the guest dropped.
 Errno ReadSource(WasiContext& ctx, const FdEntry& e, std::span<const uint8_t>* source) {
   switch (e.kind) {
     case Kind::kStdin: *source = ctx.stdin_bytes(); break;
@@ -51,6 +52,9 @@ Errno ReadSource(WasiContext& ctx, const FdEntry& e, std::span<const uint8_t>* s
     case Kind::kStdout:
     case Kind::kStderr: return Errno::kBadf;
   }
+  // A file opened without read access: EBADF, as POSIX says (and as fd_write
+  // says of one opened without write access), not WASI's ENOTCAPABLE.
+  if (e.kind == Kind::kFile && (e.rights_base & abi::kRightFdRead) == 0) return Errno::kBadf;
   return Need(e, abi::kRightFdRead);
 }
 

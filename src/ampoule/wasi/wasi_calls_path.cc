@@ -10,7 +10,10 @@ using Mode = Vfs::Mode;
 
 // The directory descriptor `fd` and the guest's path string. kBadf for an
 // unknown descriptor, kNotDir for one that is not a directory, kFault for a
-// path outside memory, kNotCapable if the descriptor lacks `right`.
+// path outside memory, kNotCapable if the descriptor lacks `right`. That is
+// WASI's own errno for a descriptor's rights, kept as preview 1 specifies
+// it: a POSIX program never drops rights, so it never meets it (a file
+// opened without write access gets EBADF from the fd_* calls instead).
 Errno DirAndPath(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_len, uint64_t right,
                  FdEntry** dir, std::string_view* text) {
   FdEntry* e = ctx.fds().Get(fd);
@@ -22,6 +25,15 @@ Errno DirAndPath(WasiContext& ctx, GuestMemory& mem, u32 fd, u32 path, u32 path_
   *dir = e;
   *text = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   return Errno::kSuccess;
+}
+
+// The new name of a link may not end in '/' (it would have to be a
+// directory): EEXIST when the name exists, else ENOENT, as Linux and
+// wasmtime say (the public WASI test suite's path_link and
+// path_symlink_trailing_slashes).
+Errno NewNameWithSlash(const Resolution& r) {
+  if (!r.trailing_slash) return Errno::kSuccess;
+  return r.dir->entries.count(r.leaf) ? Errno::kExist : Errno::kNoEnt;
 }
 
 Mode FollowMode(u32 lookupflags) {
@@ -95,9 +107,7 @@ Errno PathLink(WasiContext& ctx, GuestMemory& mem, u32 old_fd, u32 old_flags, u3
   AMP_WASI_TRY(ctx.vfs().Resolve(old_dir->node, oldp, FollowMode(old_flags), &source));
   if (source.node->is_dir()) return Errno::kPerm;  // hard links to directories are never allowed
   AMP_WASI_TRY(ctx.vfs().Resolve(new_dir->node, newp, Mode::kParent, &target));
-  if (target.trailing_slash) {
-    return target.dir->entries.count(target.leaf) ? Errno::kExist : Errno::kNotDir;
-  }
+  AMP_WASI_TRY(NewNameWithSlash(target));
   return ctx.vfs().Link(source.node, target.dir, target.leaf);
 }
 
@@ -187,9 +197,7 @@ Errno PathSymlink(WasiContext& ctx, GuestMemory& mem, u32 old_path, u32 old_path
   AMP_WASI_TRY(DirAndPath(ctx, mem, fd, new_path, new_path_len, abi::kRightPathSymlink, &dir, &p));
   Resolution r;
   AMP_WASI_TRY(ctx.vfs().Resolve(dir->node, p, Mode::kParent, &r));
-  if (r.trailing_slash) {
-    return r.dir->entries.count(r.leaf) ? Errno::kExist : Errno::kNotDir;
-  }
+  AMP_WASI_TRY(NewNameWithSlash(r));
   std::string_view text(reinterpret_cast<const char*>(target.data()), target.size());
   return ctx.vfs().CreateSymlink(r.dir, r.leaf, text);
 }

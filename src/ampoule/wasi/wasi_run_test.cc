@@ -107,7 +107,7 @@ TEST_F(WasiRunTest, ReadOnlyPreopensCannotBeChanged) {
             "rmdir: EROFS\n"
             "rename: EROFS\n"
             "symlink: EROFS\n"
-            "escape with ..: ENOTCAPABLE\n"
+            "escape with ..: EPERM\n"
             "read-only open: OK\n"
             "write to read-only fd: EBADF\n"
             "ftruncate: EBADF\n"
@@ -159,15 +159,16 @@ TEST_F(WasiRunTest, FilesystemCapsAndEscapesAreErrnos) {
   request.fs_limits.max_depth = 8;
   RunResult r = Run("fs_limits");
   EXPECT_EQ(r.stop, StopReason::kReturned) << r.stderr_data;
-  // 6 input nodes + 4 links and folders + big2 = 11 of 56 nodes, so 45 more files.
+  // 6 input nodes + 3 links and folders (the absolute link is never made) +
+  // big2 = 10 of 56 nodes, so 46 more files.
   EXPECT_EQ(r.stdout_data,
-            "absolute link: ENOTCAPABLE\n"
-            "climbing link: ENOTCAPABLE\n"
-            "climbing folder link: ENOTCAPABLE\n"
+            "absolute link: EPERM\n"
+            "climbing link: EPERM\n"
+            "climbing folder link: EPERM\n"
             "wrote 40960 bytes, then ENOSPC\n"
             "ftruncate past the cap: ENOSPC\n"
             "after unlink, writing again: OK\n"
-            "created 45 files, then EDQUOT\n"
+            "created 46 files, then EDQUOT\n"
             "nested 8 folders, then ENAMETOOLONG\n");
 }
 
