@@ -44,7 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto p = ParsePolicy(R"({"signers": [")" + rc::Base64Encode(NodeKey().public_key().raw()) +
                          R"("], "max_age_seconds": 60, "pcrs": {"7": [")" + std::string(64, '0') + R"("]},
                          "allowlist": {"subset_of": []}, "journal": {"entries": 1}, "tpm_ak_names": ["000b)" +
-                         std::string(64, '1') + R"("]})");
+                         std::string(64, '1') + R"("],
+                         "egress": {"dns_server": "192.0.2.53"}, "trust": {"sha256": [")" + std::string(64, '2') +
+                         R"("]}})");
     if (!p) std::abort();
     return *p;
   }();
