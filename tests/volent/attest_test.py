@@ -20,7 +20,10 @@ Starts its own software TPMs (swtpm) and nodes on them, and checks that:
     AK under its EK (tpm2_makecredential, in software) gives its secret
     back through POST /v1/attestation/credential; one for another AK is
     refused;
-  - a node restarted in the same boot still verifies (its PCR log goes on);
+  - the report's trust configuration names the DNS server (the system
+    resolver here); a policy pinning another fails (egress.dns_server);
+  - a node restarted in the same boot still verifies (its PCR log holds two
+    whole starts, each judged);
   - a node without a TPM gives an honest report (no quote, the reason), which
     a policy requiring a TPM fails and one that does not verifies;
   - a policy with an unknown field is an error (exit 2), not a skipped claim.
@@ -185,7 +188,8 @@ tpm = pred.get("tpm", {})
 check("the report carries the nonce, a quote of PCRs 0-15, the AK and the node's PCR log",
       pred.get("nonce") == NONCE and tpm.get("present") is True and len(tpm.get("quote", {}).get("pcrs", {})) == 16
       and tpm.get("ak", {}).get("pem", "").startswith("-----BEGIN PUBLIC KEY-----")
-      and [e["kind"] for e in tpm.get("node", {}).get("events", [])][:2] == ["volent-binary", "egress-allowlist"],
+      and [e["kind"] for e in tpm.get("node", {}).get("events", [])][:4]
+      == ["node-start", "volent-binary", "egress-allowlist", "node-trust"],
       json.dumps(pred)[:600])
 check("... the allowlist as written, its digest, the journal's digest, a dev-only key, unsealed",
       pred.get("egress", {}).get("allowlist") == ALLOWED and len(pred.get("egress", {}).get("sha256", "")) == 64
@@ -244,6 +248,12 @@ check("a stale nonce: FAILED, claims nonce and tpm.quote (nonce_mismatch)", rc =
 rc, last, out = verify(policy("policy/production.json", KEY_A, key_provenance="production"), REPORT, NONCE)
 check("a dev-only key against a production policy: claim key.provenance", rc == 1 and claims(out) == {"key.provenance"}, out)
 other = [{"capability": "orders.internal", "scheme": "http", "cidr": "10.0.0.0/25", "port": 8080}]
+check("the trust configuration: the system resolver, no proxy, its digest",
+      pred.get("trust", {}).get("config", {}).get("egress", {}).get("dns_server") == "system"
+      and pred["trust"]["config"]["egress"].get("proxy") == "none" and len(pred["trust"].get("sha256", "")) == 64,
+      json.dumps(pred.get("trust"))[:600])
+rc, last, out = verify(policy("policy/dns.json", KEY_A, egress={"dns_server": "192.0.2.53"}), REPORT, NONCE)
+check("a DNS server the policy does not pin: claim egress.dns_server", rc == 1 and claims(out) == {"egress.dns_server"}, out)
 rc, last, out = verify(policy("policy/allowlist.json", KEY_A, allowlist={"subset_of": other}), REPORT, NONCE)
 check("an allowlist entry the policy does not allow: claim egress.allowlist", rc == 1
       and claims(out) == {"egress.allowlist"}, out)
@@ -324,7 +334,8 @@ s, env, REPORT2 = report_of(node.port, "bb", "a/report2.json")
 events = predicate(env)["tpm"]["node"]["events"] if s == 200 else []
 rc, last, out = verify(GOOD, REPORT2, "bb")
 check("after a restart the node's PCR log holds both starts, and the report verifies",
-      len(events) == 6 and rc == 0 and last == "VERIFIED", out + json.dumps(events)[:300])
+      [e["kind"] for e in events].count("node-start") == 2 and rc == 0 and last == "VERIFIED",
+      out + json.dumps(events)[:300])
 node.stop()
 
 # --- no TPM --------------------------------------------------------------------------------------------
