@@ -5,7 +5,8 @@
 // log (ReplayEventLog): each gives a value or a clean error. As a report's
 // predicate: when it is JSON, it is put in a statement signed with a fixed
 // key the policy trusts, so every input reaches the claims past the
-// signature (the TPM section, the node's PCR log, the allowlist, ...); the
+// signature (the TPM section, the node's PCR log, the allowlist, the trust
+// configuration, ...), and it is read as a node PCR log on its own; the
 // verdict may be anything but a crash, and a report that is not JSON must
 // fail.
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
 #include "volent/attest/event_log.h"
+#include "volent/attest/node_pcr.h"
 #include "volent/attest/policy.h"
 #include "volent/attest/report.h"
 #include "volent/attest/report_verify.h"
@@ -51,6 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return *p;
   }();
   const nlohmann::json predicate = nlohmann::json::parse(input, nullptr, /*allow_exceptions=*/false);
+  if (!predicate.is_discarded()) {
+    // The node's PCR log on its own (also reached through the report, past a quote's checks).
+    if (auto log = NodePcrLogFromJson(predicate); log) (void)SplitStarts(*log);
+  }
   if (predicate.is_discarded()) {
     if (VerifyReport(input, policy, "00", 0).verified()) std::abort();
     return 0;
