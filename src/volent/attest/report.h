@@ -3,7 +3,7 @@
 // whose subject is the node's own binary and whose predicate
 // (kNodePredicateType) says what the node started with and what it allows.
 //
-// This file only assembles and signs what the caller gathered (facts.h reads
+// This file only assembles and signs what the caller gathered (platform_facts.h reads
 // the platform, tpm.h the TPM, the node its journal and configuration); it
 // reads nothing itself and never fills in a value it was not given: a
 // missing fact is null with the reason, never a guess.
