@@ -21,7 +21,8 @@ Starts its own software TPMs (swtpm) and nodes on them, and checks that:
     back through POST /v1/attestation/credential; one for another AK is
     refused;
   - the report's trust configuration names the DNS server (the system
-    resolver here); a policy pinning another fails (egress.dns_server);
+    resolver, or the one volent.yaml names); a policy pinning another fails
+    (egress.dns_server), one pinning the node's own verifies;
   - a node restarted in the same boot still verifies (its PCR log holds two
     whole starts, each judged);
   - a node without a TPM gives an honest report (no quote, the reason), which
@@ -100,11 +101,12 @@ def write(name, text, mode=0o644):
     return path
 
 
-def config(name, tpm):
+def config(name, tpm, dns_server=None):
+    dns = f"\n  dns_server: {dns_server}" if dns_server else ""
     return write(f"{name}/volent.yaml", f"""apiVersion: volent/v1
 kind: NodeConfig
 data_dir: data
-egress:
+egress:{dns}
   allow:
     - capability: orders.internal
       scheme: http
@@ -320,11 +322,19 @@ PINNED = policy("policy/pinned.json", KEY_A, tpm_ak_names=[AK_A])
 rc, last, out = verify(PINNED, REPORT, NONCE)
 check("the AK the policy enrolled: VERIFIED", rc == 0 and last == "VERIFIED", out)
 TPM_B = start_swtpm("tpm-b")
-node_b = start_node(config("b", TPM_B))
+node_b = start_node(config("b", TPM_B, dns_server="198.51.100.53"))
 s, env_b, REPORT_B = report_of(node_b.port, NONCE, "b/report.json")
 rc, last, out = verify(policy("policy/pinned-b.json", node_public_key("b"), tpm_ak_names=[AK_A]), REPORT_B, NONCE)
 check("a quote from another TPM: claim tpm.quote (ak_not_expected)", s == 200 and rc == 1
       and claims(out) == {"tpm.quote"} and "ak_not_expected" in out, out)
+# Node b asks another DNS server: measured into its PCR, reported, pinned.
+rc, last, out = verify(policy("policy/dns-b-other.json", node_public_key("b"), egress={"dns_server": "192.0.2.53"}),
+                       REPORT_B, NONCE)
+check("a node configured with another DNS server: claim egress.dns_server", rc == 1
+      and claims(out) == {"egress.dns_server"} and "198.51.100.53:53" in out, out)
+rc, last, out = verify(policy("policy/dns-b.json", node_public_key("b"), egress={"dns_server": "198.51.100.53"}),
+                       REPORT_B, NONCE)
+check("... its own, bound to the quote by the node-trust event: VERIFIED", rc == 0 and last == "VERIFIED", out)
 node_b.stop()
 
 # --- a restart in the same boot -------------------------------------------------------------------------
