@@ -5,7 +5,8 @@
 // log (ReplayEventLog): each gives a value or a clean error. As a report's
 // predicate: when it is JSON, it is put in a statement signed with a fixed
 // key the policy trusts, so every input reaches the claims past the
-// signature (the TPM section, the node's PCR log, the allowlist, ...); the
+// signature (the TPM section, the node's PCR log, the allowlist, the trust
+// configuration, ...), and it is read as a node PCR log on its own; the
 // verdict may be anything but a crash, and a report that is not JSON must
 // fail.
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
 #include "volent/attest/event_log.h"
+#include "volent/attest/node_pcr.h"
 #include "volent/attest/policy.h"
 #include "volent/attest/report.h"
 #include "volent/attest/report_verify.h"
@@ -44,11 +46,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto p = ParsePolicy(R"({"signers": [")" + rc::Base64Encode(NodeKey().public_key().raw()) +
                          R"("], "max_age_seconds": 60, "pcrs": {"7": [")" + std::string(64, '0') + R"("]},
                          "allowlist": {"subset_of": []}, "journal": {"entries": 1}, "tpm_ak_names": ["000b)" +
-                         std::string(64, '1') + R"("]})");
+                         std::string(64, '1') + R"("],
+                         "egress": {"dns_server": "192.0.2.53"}, "trust": {"sha256": [")" + std::string(64, '2') +
+                         R"("]}})");
     if (!p) std::abort();
     return *p;
   }();
   const nlohmann::json predicate = nlohmann::json::parse(input, nullptr, /*allow_exceptions=*/false);
+  if (!predicate.is_discarded()) {
+    // The node's PCR log on its own (also reached through the report, past a quote's checks).
+    if (auto log = NodePcrLogFromJson(predicate); log) (void)SplitStarts(*log);
+  }
   if (predicate.is_discarded()) {
     if (VerifyReport(input, policy, "00", 0).verified()) std::abort();
     return 0;

@@ -20,7 +20,11 @@ Starts its own software TPMs (swtpm) and nodes on them, and checks that:
     AK under its EK (tpm2_makecredential, in software) gives its secret
     back through POST /v1/attestation/credential; one for another AK is
     refused;
-  - a node restarted in the same boot still verifies (its PCR log goes on);
+  - the report's trust configuration names the DNS server (the system
+    resolver, or the one volent.yaml names); a policy pinning another fails
+    (egress.dns_server), one pinning the node's own verifies;
+  - a node restarted in the same boot still verifies (its PCR log holds two
+    whole starts, each judged);
   - a node without a TPM gives an honest report (no quote, the reason), which
     a policy requiring a TPM fails and one that does not verifies;
   - a policy with an unknown field is an error (exit 2), not a skipped claim.
@@ -97,11 +101,12 @@ def write(name, text, mode=0o644):
     return path
 
 
-def config(name, tpm):
+def config(name, tpm, dns_server=None):
+    dns = f"\n  dns_server: {dns_server}" if dns_server else ""
     return write(f"{name}/volent.yaml", f"""apiVersion: volent/v1
 kind: NodeConfig
 data_dir: data
-egress:
+egress:{dns}
   allow:
     - capability: orders.internal
       scheme: http
@@ -185,7 +190,8 @@ tpm = pred.get("tpm", {})
 check("the report carries the nonce, a quote of PCRs 0-15, the AK and the node's PCR log",
       pred.get("nonce") == NONCE and tpm.get("present") is True and len(tpm.get("quote", {}).get("pcrs", {})) == 16
       and tpm.get("ak", {}).get("pem", "").startswith("-----BEGIN PUBLIC KEY-----")
-      and [e["kind"] for e in tpm.get("node", {}).get("events", [])][:2] == ["volent-binary", "egress-allowlist"],
+      and [e["kind"] for e in tpm.get("node", {}).get("events", [])][:4]
+      == ["node-start", "volent-binary", "egress-allowlist", "node-trust"],
       json.dumps(pred)[:600])
 check("... the allowlist as written, its digest, the journal's digest, a dev-only key, unsealed",
       pred.get("egress", {}).get("allowlist") == ALLOWED and len(pred.get("egress", {}).get("sha256", "")) == 64
@@ -244,6 +250,12 @@ check("a stale nonce: FAILED, claims nonce and tpm.quote (nonce_mismatch)", rc =
 rc, last, out = verify(policy("policy/production.json", KEY_A, key_provenance="production"), REPORT, NONCE)
 check("a dev-only key against a production policy: claim key.provenance", rc == 1 and claims(out) == {"key.provenance"}, out)
 other = [{"capability": "orders.internal", "scheme": "http", "cidr": "10.0.0.0/25", "port": 8080}]
+check("the trust configuration: the system resolver, no proxy, its digest",
+      pred.get("trust", {}).get("config", {}).get("egress", {}).get("dns_server") == "system"
+      and pred["trust"]["config"]["egress"].get("proxy") == "none" and len(pred["trust"].get("sha256", "")) == 64,
+      json.dumps(pred.get("trust"))[:600])
+rc, last, out = verify(policy("policy/dns.json", KEY_A, egress={"dns_server": "192.0.2.53"}), REPORT, NONCE)
+check("a DNS server the policy does not pin: claim egress.dns_server", rc == 1 and claims(out) == {"egress.dns_server"}, out)
 rc, last, out = verify(policy("policy/allowlist.json", KEY_A, allowlist={"subset_of": other}), REPORT, NONCE)
 check("an allowlist entry the policy does not allow: claim egress.allowlist", rc == 1
       and claims(out) == {"egress.allowlist"}, out)
@@ -310,11 +322,19 @@ PINNED = policy("policy/pinned.json", KEY_A, tpm_ak_names=[AK_A])
 rc, last, out = verify(PINNED, REPORT, NONCE)
 check("the AK the policy enrolled: VERIFIED", rc == 0 and last == "VERIFIED", out)
 TPM_B = start_swtpm("tpm-b")
-node_b = start_node(config("b", TPM_B))
+node_b = start_node(config("b", TPM_B, dns_server="198.51.100.53"))
 s, env_b, REPORT_B = report_of(node_b.port, NONCE, "b/report.json")
 rc, last, out = verify(policy("policy/pinned-b.json", node_public_key("b"), tpm_ak_names=[AK_A]), REPORT_B, NONCE)
 check("a quote from another TPM: claim tpm.quote (ak_not_expected)", s == 200 and rc == 1
       and claims(out) == {"tpm.quote"} and "ak_not_expected" in out, out)
+# Node b asks another DNS server: measured into its PCR, reported, pinned.
+rc, last, out = verify(policy("policy/dns-b-other.json", node_public_key("b"), egress={"dns_server": "192.0.2.53"}),
+                       REPORT_B, NONCE)
+check("a node configured with another DNS server: claim egress.dns_server", rc == 1
+      and claims(out) == {"egress.dns_server"} and "198.51.100.53:53" in out, out)
+rc, last, out = verify(policy("policy/dns-b.json", node_public_key("b"), egress={"dns_server": "198.51.100.53"}),
+                       REPORT_B, NONCE)
+check("... its own, bound to the quote by the node-trust event: VERIFIED", rc == 0 and last == "VERIFIED", out)
 node_b.stop()
 
 # --- a restart in the same boot -------------------------------------------------------------------------
@@ -324,7 +344,8 @@ s, env, REPORT2 = report_of(node.port, "bb", "a/report2.json")
 events = predicate(env)["tpm"]["node"]["events"] if s == 200 else []
 rc, last, out = verify(GOOD, REPORT2, "bb")
 check("after a restart the node's PCR log holds both starts, and the report verifies",
-      len(events) == 6 and rc == 0 and last == "VERIFIED", out + json.dumps(events)[:300])
+      [e["kind"] for e in events].count("node-start") == 2 and rc == 0 and last == "VERIFIED",
+      out + json.dumps(events)[:300])
 node.stop()
 
 # --- no TPM --------------------------------------------------------------------------------------------

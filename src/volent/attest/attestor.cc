@@ -18,13 +18,6 @@ using ampoule::ErrorKind;
 constexpr char kPcrLogFile[] = "attestation-pcr-log.json";
 constexpr size_t kMaxEventLogBytes = size_t{4} << 20;
 
-std::array<uint8_t, 32> Digest(const std::string& hex) {
-  std::array<uint8_t, 32> out{};
-  auto raw = ampoule::core::HexDecode(hex, "digest");
-  if (raw && raw->size() == 32) std::copy(raw->begin(), raw->end(), out.begin());
-  return out;
-}
-
 std::string Now() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -56,7 +49,10 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
   std::unique_ptr<Attestor> a(new Attestor(std::move(options)));
   const AttestorOptions& o = a->options_;
   a->secure_boot_ = SecureBootState(o.efi_dir, o.efi_dir + "/efivars");
-  a->boot_ = ReadBootFacts(o.boot_record_path);
+  a->boot_ = ReadBootFacts(o.boot);
+  if (!o.trust.is_object()) return Error{"no trust configuration to measure (AttestorOptions::trust)"};
+  a->allowlist_ = o.allowlist.is_array() ? o.allowlist : nlohmann::json::array();
+  a->trust_ = o.trust;
   auto own = OwnBinarySha256();
   if (!own) return own.error();
   a->volent_sha256_ = *own;
@@ -84,12 +80,23 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
   }
   auto boot_id = BootId();
   if (!boot_id) return boot_id.error();
-  std::vector<NodeEvent> events = {{"volent-binary", Digest(a->volent_sha256_)},
-                                   {"egress-allowlist", Digest(AllowlistDigest(o.allowlist))}};
-  if (a->kernel_sha256_.is_string()) events.push_back({"ampoule-kernel", Digest(a->kernel_sha256_.get<std::string>())});
-  auto log = MeasureNode(**tpm, o.pcr, o.measure ? events : std::vector<NodeEvent>{},
-                         o.data_dir + "/" + kPcrLogFile, *boot_id);
+  StartDocuments start;
+  start.volent_sha256 = a->volent_sha256_;
+  start.allowlist = a->allowlist_;
+  start.trust = a->trust_;
+  if (a->kernel_sha256_.is_string()) start.kernel_sha256 = a->kernel_sha256_.get<std::string>();
+  auto log = MeasureNode(**tpm, o.pcr, o.measure ? &start : nullptr, o.data_dir + "/" + kPcrLogFile, *boot_id);
   if (!log) return ampoule::Error{"cannot measure the node into PCR " + std::to_string(o.pcr) + ": " + log.message()};
+  if (!o.measure) {
+    // `volent attest`: what the node measured at its last start is what it runs.
+    if (auto starts = SplitStarts(*log); starts) {
+      a->volent_sha256_ = starts->back().volent_sha256;
+      a->kernel_sha256_ = starts->back().kernel_sha256.empty() ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(starts->back().kernel_sha256);
+      a->allowlist_ = starts->back().allowlist;
+      a->trust_ = starts->back().trust;
+    }
+  }
   a->log_ = std::move(*log);
   return a;
 }
@@ -136,7 +143,8 @@ ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   facts.key_provenance = o.key_provenance;
   facts.volent_sha256 = volent_sha256_;
   facts.kernel_sha256 = kernel_sha256_;
-  facts.allowlist = o.allowlist.is_array() ? o.allowlist : nlohmann::json::array();
+  facts.allowlist = allowlist_;
+  facts.trust = trust_;
   auto journal = o.journal_digest ? o.journal_digest() : ampoule::Result<std::pair<uint64_t, std::string>>(
                                                              Error{"no journal"});
   if (!journal) return Error{"the journal's digest cannot be read: " + journal.message(), ErrorKind::kUnavailable};

@@ -1,13 +1,16 @@
 // The node's attestation, start to report (docs/attestation.md).
 //
 // At the node's start (Attestor::Start with measure = true) the facts that do
-// not change while it runs are read once: the Secure Boot state, the
-// digests of its binary and of the Ampoule kernel, the allowlist; and, when
-// there is a TPM, the node extends its PCR with them (node_pcr.h). Each
-// Report then adds what changes (the time, the journal's digest, a fresh
-// quote for the verifier's nonce) and signs. `volent attest` on the node's
-// host makes the same report with measure = false: it reads the PCR log the
-// node kept instead of extending again.
+// not change while it runs are read once: the Secure Boot state, the boot
+// profile (from the kernel, platform_facts.h), the digests of its binary and
+// of the Ampoule kernel, the allowlist and the trust configuration
+// (trust.h); and, when there is a TPM, the node extends its PCR with one
+// start of them (node_pcr.h). Each Report then adds what changes (the time,
+// the journal's digest, a fresh quote for the verifier's nonce) and signs.
+// `volent attest` on the node's host makes the same report with measure =
+// false: it reads the PCR log the node kept instead of extending again, and
+// reports the allowlist and trust configuration of the node's last start
+// as the log holds them (what the node runs, even if volent.yaml changed).
 //
 // The TPM is opened for each quote and closed after it: a software TPM or a
 // raw device takes one client at a time, and `volent attest` may need it
@@ -45,6 +48,7 @@ struct AttestorOptions {
   std::string key_provenance;           // dev-only or production
   std::shared_ptr<const ampoule::receipt::SecretKey> key;
   nlohmann::json allowlist;             // egress.allow as written (an array)
+  nlohmann::json trust;                 // the trust configuration (trust.h TrustDocument), an object
   std::string kernel_path;              // the Ampoule kernel; "" or missing: none
   std::string data_dir;                 // where the PCR log is kept
   bool measure = true;                  // extend the PCR (the node) or only read the log (volent attest)
@@ -53,7 +57,7 @@ struct AttestorOptions {
   std::function<ampoule::Result<std::pair<uint64_t, std::string>>()> journal_digest;
   // Test seams: the platform's paths.
   std::string efi_dir = "/sys/firmware/efi";
-  std::string boot_record_path = "/run/volent/boot.json";  // platform_facts.h ReadBootFacts
+  BootSources boot;                     // platform_facts.h ReadBootFacts
   std::string event_log_path = "/sys/kernel/security/tpm0/binary_bios_measurements";
 };
 
@@ -61,8 +65,8 @@ class Attestor {
  public:
   // Reads the facts and, with a TPM and `measure`, extends the node's PCR.
   // A TPM that cannot be used is not an error: the reports then say there
-  // is none, and why. Errors: the node's own binary cannot be read, or the
-  // PCR log cannot be written.
+  // is none, and why. Errors: the node's own binary cannot be read, the
+  // PCR log cannot be written, no trust configuration was given.
   static ampoule::Result<std::unique_ptr<Attestor>> Start(AttestorOptions options);
 
   // A signed report for `nonce_hex` (the envelope's JSON text). Errors:
@@ -93,6 +97,7 @@ class Attestor {
   std::string volent_sha256_;
   nlohmann::json kernel_sha256_;
   NodePcrLog log_;
+  nlohmann::json allowlist_, trust_;  // what the reports say the node runs
   std::string no_tpm_reason_;
   std::string event_log_;
   std::string event_log_reason_;

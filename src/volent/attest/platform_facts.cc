@@ -1,8 +1,17 @@
 #include "volent/attest/platform_facts.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/dm-ioctl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
-#include <optional>
+#include <array>
+#include <cstring>
 #include <sstream>
 
 #include "core/file_read.h"
@@ -27,8 +36,15 @@ std::string SecureBootState(const std::string& efi_dir, const std::string& efiva
 
 namespace {
 
+using ampoule::Error;
+
 constexpr size_t kMaxBootRecord = 4096;
-constexpr size_t kMaxMountinfo = 256 * 1024;
+constexpr size_t kMaxProcDevices = 64 * 1024;
+constexpr size_t kDmBuffer = 16384;          // a dm_ioctl, a few targets and their parameters
+constexpr uint32_t kMiscMajor = 10;          // the misc character devices
+constexpr uint32_t kMapperControlMinor = 236;  // MAPPER_CTRL_MINOR
+constexpr char kVerityDevice[] = "volent-root";  // what volent-init makes (src/volent/init/verity.h)
+constexpr long kSquashfsMagic = 0x73717368;
 
 bool IsRootHash(const std::string& s) {
   if (s.size() != 64) return false;
@@ -38,33 +54,121 @@ bool IsRootHash(const std::string& s) {
   return true;
 }
 
-// The "MAJOR:MINOR FSTYPE OPTIONS" of the mount at / in a mountinfo text
-// (proc(5): ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [FIELDS] - FSTYPE SOURCE SUPER);
-// the last such line wins, as the last mount over / is the one in use.
-struct RootMount {
-  std::string device, fstype, options;
-};
-std::optional<RootMount> FindRootMount(const std::string& mountinfo) {
-  std::optional<RootMount> found;
-  std::istringstream lines(mountinfo);
+// The block major /proc/devices gives to device-mapper, or -1.
+long DeviceMapperMajor(const std::string& devices) {
+  std::istringstream lines(devices);
+  bool block = false;
   for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string id, parent, device, root, mountpoint, options, word;
-    if (!(words >> id >> parent >> device >> root >> mountpoint >> options) || mountpoint != "/") continue;
-    while (words >> word && word != "-") {
+    if (line == "Block devices:") {
+      block = true;
+      continue;
     }
-    std::string fstype;
-    if (!(words >> fstype)) continue;
-    found = RootMount{device, fstype, options};
+    if (line.empty()) {
+      block = false;
+      continue;
+    }
+    std::istringstream words(line);
+    long major = -1;
+    std::string name, rest;
+    if (block && (words >> major >> name) && !(words >> rest) && name == "device-mapper") return major;
   }
-  return found;
+  return -1;
+}
+
+// The space-separated words of `text`.
+std::vector<std::string> Words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) out.push_back(w);
+  return out;
+}
+
+// One DM_TABLE_STATUS call: with the table's parameters or the status.
+ampoule::Status DmTableStatus(int fd, const std::string& name, bool table, DmDevice& out) {
+  alignas(dm_ioctl) std::array<char, kDmBuffer> buffer{};
+  auto* io = reinterpret_cast<dm_ioctl*>(buffer.data());
+  io->version[0] = DM_VERSION_MAJOR;
+  io->data_size = kDmBuffer;
+  io->data_start = sizeof(dm_ioctl);
+  io->flags = table ? DM_STATUS_TABLE_FLAG : 0;
+  std::strncpy(io->name, name.c_str(), DM_NAME_LEN - 1);
+  if (ioctl(fd, DM_TABLE_STATUS, io) != 0) {
+    return Error{"device-mapper status of " + name + ": " + std::strerror(errno)};
+  }
+  if (io->flags & DM_BUFFER_FULL_FLAG) return Error{"device-mapper status of " + name + " is too long"};
+  if (io->data_start < sizeof(dm_ioctl) || io->data_size > kDmBuffer || io->data_start > io->data_size ||
+      io->target_count > 64) {
+    return Error{"device-mapper status of " + name + ": an answer out of its bounds"};
+  }
+  out.major = major(io->dev);
+  out.minor = minor(io->dev);
+  // Each target: a dm_target_spec, its text (NUL-terminated), then the next
+  // at `next` bytes from the start of the data.
+  const size_t data = io->data_start, end = io->data_size;
+  size_t at = data;
+  if (table) out.targets.clear();
+  for (uint32_t i = 0; i < io->target_count; ++i) {
+    if (at + sizeof(dm_target_spec) > end || at % alignof(dm_target_spec) != 0) {
+      return Error{"device-mapper status of " + name + ": a target out of its bounds"};
+    }
+    dm_target_spec spec;
+    std::memcpy(&spec, buffer.data() + at, sizeof spec);
+    const char* text = buffer.data() + at + sizeof spec;
+    const std::string words(text, strnlen(text, end - at - sizeof spec));
+    const std::string type(spec.target_type, strnlen(spec.target_type, sizeof spec.target_type));
+    if (table) {
+      out.targets.push_back({type, words, ""});
+    } else if (i < out.targets.size() && out.targets[i].type == type) {
+      out.targets[i].status = words;
+    } else {
+      return Error{"device-mapper status of " + name + " changed between two calls"};
+    }
+    if (i + 1 < io->target_count) {
+      if (spec.next == 0 || data + spec.next <= at) return Error{"device-mapper status of " + name + ": a bad target"};
+      at = data + spec.next;
+    }
+  }
+  if (!table && io->target_count != out.targets.size()) {
+    return Error{"device-mapper status of " + name + " changed between two calls"};
+  }
+  return ampoule::Status::Ok();
 }
 
 }  // namespace
 
-BootFacts ReadBootFacts(const std::string& record_path, const std::string& mountinfo_path,
-                        const std::string& sys_dev_block) {
+ampoule::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control) {
+  const int fd = open(control.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return Error{"cannot open " + control + ": " + std::strerror(errno)};
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != kMiscMajor ||
+      minor(st.st_rdev) != kMapperControlMinor) {
+    close(fd);
+    return Error{control + " is not the device-mapper's control device (character device 10:236)"};
+  }
+  DmDevice device;
+  ampoule::Status status = DmTableStatus(fd, name, /*table=*/true, device);
+  if (status.ok()) status = DmTableStatus(fd, name, /*table=*/false, device);
+  close(fd);
+  if (!status.ok()) return status.error();
+  return device;
+}
+
+ampoule::Result<RootFs> StatRoot(const std::string& root) {
+  struct stat st;
+  struct statfs fs;
+  if (stat(root.c_str(), &st) != 0) return Error{"cannot stat " + root + ": " + std::strerror(errno)};
+  if (statfs(root.c_str(), &fs) != 0) return Error{"cannot statfs " + root + ": " + std::strerror(errno)};
+  RootFs out;
+  out.major = major(st.st_dev);
+  out.minor = minor(st.st_dev);
+  out.squashfs = static_cast<long>(fs.f_type) == kSquashfsMagic;
+  out.read_only = (fs.f_flags & ST_RDONLY) != 0;
+  return out;
+}
+
+BootFacts ReadBootFacts(const BootSources& sources) {
   using ampoule::core::PathFrom;
+  const std::string& record_path = sources.record_path;
   BootFacts facts;
   struct stat st;
   if (lstat(record_path.c_str(), &st) != 0) return facts;  // an ordinary host
@@ -81,26 +185,46 @@ BootFacts ReadBootFacts(const std::string& record_path, const std::string& mount
   auto field = [&](const char* name) {
     return record.contains(name) && record[name].is_string() ? record[name].get<std::string>() : std::string();
   };
-  const std::string roothash = field("roothash");
+  // The record only says what to look for; every fact below is the kernel's.
+  const std::string recorded = field("roothash");
   if (field("profile") != "verity-only") return unsealed("its profile is not verity-only");
-  if (!IsRootHash(roothash)) return unsealed("no root hash");
-  if (field("verity_status") != "V") return unsealed("the verity status is not V (verified)");
-  if (field("verity_table").find(" " + roothash + " ") == std::string::npos) {
-    return unsealed("the kernel's verity table does not carry the root hash");
+  if (!IsRootHash(recorded)) return unsealed("no root hash");
+
+  auto root = sources.root ? sources.root() : StatRoot("/");
+  if (!root) return unsealed(root.message());
+  if (!root->squashfs) return unsealed("/ is not a squashfs (statfs)");
+  if (!root->read_only) return unsealed("/ is not mounted read-only (statfs)");
+  auto devices = ampoule::core::ReadFileCapped(sources.proc_devices, kMaxProcDevices, nullptr,
+                                               {.from = PathFrom::kUntrusted});
+  if (!devices) return unsealed(devices.message());
+  const long dm_major = DeviceMapperMajor(*devices);
+  if (dm_major < 0) return unsealed(sources.proc_devices + " names no device-mapper block major");
+  if (root->major != static_cast<uint32_t>(dm_major)) {
+    return unsealed("/ is on device " + std::to_string(root->major) + ":" + std::to_string(root->minor) +
+                    ", not a device-mapper device (major " + std::to_string(dm_major) + ")");
   }
-  auto mountinfo = ampoule::core::ReadFileCapped(mountinfo_path, kMaxMountinfo, nullptr,
-                                                 {.from = PathFrom::kUntrusted});
-  if (!mountinfo) return unsealed(mountinfo.message());
-  auto root = FindRootMount(*mountinfo);
-  if (!root) return unsealed("no mount at / in " + mountinfo_path);
-  if (root->fstype != "squashfs") return unsealed("/ is " + root->fstype + ", not squashfs");
-  if (root->options != "ro" && root->options.rfind("ro,", 0) != 0) return unsealed("/ is not mounted read-only");
-  // sysfs files say 4096 bytes whatever they hold: the cap is above that.
-  auto name = ampoule::core::ReadFileCapped(sys_dev_block + "/" + root->device + "/dm/name", 8192, nullptr,
-                                            {.from = PathFrom::kUntrusted});
-  if (!name || *name != "volent-root\n") return unsealed("/ is not on the device-mapper device volent-root");
+  auto dm = sources.dm ? sources.dm(kVerityDevice) : ReadDmDevice(kVerityDevice);
+  if (!dm) return unsealed("the kernel's device-mapper does not describe " + std::string(kVerityDevice) + ": " +
+                           dm.message());
+  if (dm->major != root->major || dm->minor != root->minor) {
+    return unsealed("/ is on device " + std::to_string(root->major) + ":" + std::to_string(root->minor) + ", not on " +
+                    kVerityDevice + " (" + std::to_string(dm->major) + ":" + std::to_string(dm->minor) + ")");
+  }
+  if (dm->targets.size() != 1 || dm->targets[0].type != "verity") {
+    return unsealed(std::string(kVerityDevice) + " is not one verity target");
+  }
+  // The verity table: version, data and hash devices, block sizes, block
+  // count, hash start, algorithm, root digest, salt, optional arguments.
+  const std::vector<std::string> table = Words(dm->targets[0].table);
+  if (table.size() < 10 || table[7] != "sha256" || !IsRootHash(table[8])) {
+    return unsealed("the kernel's verity table of " + std::string(kVerityDevice) + " has no sha256 root hash");
+  }
+  if (dm->targets[0].status != "V") {
+    return unsealed("the kernel's verity status is " + dm->targets[0].status.substr(0, 16) + ", not V (verified)");
+  }
+  if (table[8] != recorded) return unsealed("the kernel's verity table carries another root hash than the record");
   facts.profile = "verity-only";
-  facts.verity_roothash = roothash;
+  facts.verity_roothash = table[8];
   return facts;
 }
 

@@ -3,11 +3,14 @@
 // safe file reader, and reported as found. A fact that cannot be read is
 // "unknown" (or null) with no guess.
 //
-// Thread-safe: no state; the paths are parameters so that tests can point
-// them at a fake /sys.
+// Thread-safe: no state; the paths and kernel readers are parameters so
+// that tests can point them at a fake machine.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,20 +27,64 @@ std::string SecureBootState(const std::string& efi_dir = "/sys/firmware/efi",
 // How the machine booted, for the report's "boot" section.
 struct BootFacts {
   std::string profile = "unsealed";        // or verity-only
-  nlohmann::json verity_roothash = nullptr;  // hex, with verity-only
+  nlohmann::json verity_roothash = nullptr;  // hex, with verity-only: the kernel's, from its device-mapper table
   std::string why;                         // why unsealed, when a record was found but not believed
 };
 
-// The sealed image's boot record, written by its PID 1 (src/volent/init/
-// boot_record.h) at `record_path`, believed only when the machine agrees:
-// the record says verity-only with a root hash, a verified status and a
-// table carrying that hash, AND `mountinfo_path` shows / as a read-only
-// squashfs on the device-mapper device named volent-root (`sys_dev_block`
-// names it). Anything else is unsealed: no record is the ordinary host; a
-// record the machine contradicts says why.
-BootFacts ReadBootFacts(const std::string& record_path = "/run/volent/boot.json",
-                        const std::string& mountinfo_path = "/proc/self/mountinfo",
-                        const std::string& sys_dev_block = "/sys/dev/block");
+// A device-mapper device as the kernel describes it (DM_TABLE_STATUS on
+// /dev/mapper/control): its device number and each target's type, table
+// parameters and status.
+struct DmTarget {
+  std::string type;    // "verity", "linear", ...
+  std::string table;   // the table's parameters
+  std::string status;  // the target's status ("V" or "C" for verity)
+};
+struct DmDevice {
+  uint32_t major = 0, minor = 0;
+  std::vector<DmTarget> targets;
+};
+
+// The kernel's account of the device-mapper device `name`, through
+// `control` (which must be the device-mapper's control node, character
+// device 10:236, not a file or another driver put in its place). Errors:
+// no such device, no device-mapper, no permission.
+ampoule::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control = "/dev/mapper/control");
+
+// The file system at `root` as the kernel describes it (stat and statfs of
+// the directory, never a text a mount namespace can replace).
+struct RootFs {
+  uint32_t major = 0, minor = 0;  // the device it is on
+  bool squashfs = false;
+  bool read_only = false;
+};
+ampoule::Result<RootFs> StatRoot(const std::string& root = "/");
+
+// Where ReadBootFacts looks; the defaults are the machine's own, tests
+// replace them.
+struct BootSources {
+  std::string record_path = "/run/volent/boot.json";
+  std::string proc_devices = "/proc/devices";
+  std::function<ampoule::Result<RootFs>()> root;                       // null: StatRoot("/")
+  std::function<ampoule::Result<DmDevice>(const std::string&)> dm;     // null: ReadDmDevice
+};
+
+// The sealed image's boot record (written by its PID 1, src/volent/init/
+// boot_record.h) says verity-only; it is believed only when the kernel
+// agrees: / is a read-only squashfs on a block device whose major number
+// /proc/devices gives to device-mapper, the kernel's device-mapper device
+// volent-root is that very device, with one verity target, status V, whose
+// table carries the root hash (the one reported, taken from the kernel's
+// table, never from the record). Anything else is unsealed: no record is
+// the ordinary host; a record the kernel contradicts says why. Root on a
+// host can still make a real verity device and run the node over it: the
+// profile is then true of the files the node runs from, and proves nothing
+// about the rest of the host (docs/attestation.md).
+BootFacts ReadBootFacts(const BootSources& sources = {});
+
+// The facts of the boot section that rest only on a file the node read and
+// a root user could fake in a mount namespace of its own: the report lists
+// them as self-asserted ("boot"."self_asserted").
+inline const std::vector<std::string> kSelfAssertedBootFacts = {"secure_boot"};
 
 // SHA-256 (hex) of the running program's file, read through /proc/self/exe.
 ampoule::Result<std::string> OwnBinarySha256();

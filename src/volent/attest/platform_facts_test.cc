@@ -1,13 +1,20 @@
-// The boot record is believed only when the machine agrees with it: a
-// record alone (anyone root on an ordinary host can write one) or one the
-// mounts contradict gives the unsealed profile.
+// The boot record is believed only when the kernel agrees with it: a record
+// alone (anyone root on an ordinary host can write one, with fake names in
+// /sys and a squashfs over / in a mount namespace of its own) or one the
+// kernel's device-mapper contradicts gives the unsealed profile. The
+// kernel's answers are injected here; the real ioctl path is tried last.
 #include "volent/attest/platform_facts.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -26,9 +33,17 @@ class BootFactsTest : public ::testing::Test {
     Write("record.json", Record(kHash, "V"));
     Write("mountinfo", "21 1 254:0 / / ro,nodev,relatime - squashfs /dev/dm-0 ro\n"
                        "22 21 253:16 / /data rw,nosuid,nodev,noexec - ext4 /dev/vdb rw\n");
+    Write("devices", "Character devices:\n  1 mem\n 10 misc\n\nBlock devices:\n  7 loop\n254 device-mapper\n"
+                     "259 blkext\n");
+    root_ = RootFs{254, 0, true, true};
+    dm_ = DmDevice{254, 0, {{"verity", Table(kHash), "V"}}};
+    dm_error_.clear();
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  static std::string Table(const std::string& hash) {
+    return "1 254:0 254:0 4096 4096 10 10 sha256 " + hash + " - 1 panic_on_corruption";
+  }
   static std::string Record(const std::string& hash, const std::string& status) {
     return R"({"profile": "verity-only", "roothash": ")" + hash +
            R"(", "root_device": "/dev/vda", "verity_table": "1 254:0 254:0 4096 4096 10 10 sha256 )" + kHash +
@@ -38,12 +53,33 @@ class BootFactsTest : public ::testing::Test {
     std::ofstream(dir_ + "/" + name) << text;
     chmod((dir_ + "/" + name).c_str(), 0644);
   }
-  BootFacts Read() { return ReadBootFacts(dir_ + "/record.json", dir_ + "/mountinfo", dir_ + "/block"); }
+  // With the kernel's answers injected.
+  BootFacts Read() {
+    BootSources sources;
+    sources.record_path = dir_ + "/record.json";
+    sources.proc_devices = dir_ + "/devices";
+    sources.root = [this]() -> ampoule::Result<RootFs> { return root_; };
+    sources.dm = [this](const std::string& name) -> ampoule::Result<DmDevice> {
+      if (name != "volent-root") return ampoule::Error{"asked for " + name};
+      if (!dm_error_.empty()) return ampoule::Error{dm_error_};
+      return dm_;
+    };
+    return ReadBootFacts(sources);
+  }
+  // What the node reads on this machine, where only the files say verity.
+  BootFacts ReadForged() {
+    BootSources sources;
+    sources.record_path = dir_ + "/record.json";
+    return ReadBootFacts(sources);
+  }
 
   std::string dir_;
+  RootFs root_;
+  DmDevice dm_;
+  std::string dm_error_;
 };
 
-TEST_F(BootFactsTest, VerityOnlyWhenRecordAndMountsAgree) {
+TEST_F(BootFactsTest, VerityOnlyWhenRecordAndKernelAgree) {
   BootFacts f = Read();
   EXPECT_EQ(f.profile, "verity-only") << f.why;
   EXPECT_EQ(f.verity_roothash, kHash);
@@ -64,15 +100,12 @@ TEST_F(BootFactsTest, RecordContradictedByTheMachineIsNotBelieved) {
     std::string text;
     const char* why;
   } cases[] = {
-      {"mountinfo", "21 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n", "not squashfs"},
-      {"mountinfo", "21 1 254:0 / / rw,relatime - squashfs /dev/dm-0 rw\n", "read-only"},
-      {"mountinfo", "", "no mount at /"},
-      {"block/254:0/dm/name", "other\n", "volent-root"},
-      {"record.json", Record(kHash, "C"), "status"},
-      {"record.json", Record(std::string(64, 'a'), "V"), "table"},
+      {"record.json", Record(std::string(64, 'a'), "V"), "another root hash"},
       {"record.json", Record("abc", "V"), "root hash"},
       {"record.json", "{\"profile\": \"full-chain\"}", "verity-only"},
       {"record.json", "not json", "JSON"},
+      {"devices", "Block devices:\n254 virtblk\n", "no device-mapper"},
+      {"devices", "Character devices:\n254 device-mapper\n", "no device-mapper"},
   };
   for (const Case& c : cases) {
     SetUp();
@@ -85,11 +118,89 @@ TEST_F(BootFactsTest, RecordContradictedByTheMachineIsNotBelieved) {
   }
 }
 
+TEST_F(BootFactsTest, WhatTheKernelSaysDecides) {
+  struct Case {
+    std::function<void(RootFs&, DmDevice&, std::string&)> edit;
+    const char* why;
+  } cases[] = {
+      {[](RootFs& r, DmDevice&, std::string&) { r.squashfs = false; }, "not a squashfs"},
+      {[](RootFs& r, DmDevice&, std::string&) { r.read_only = false; }, "read-only"},
+      {[](RootFs& r, DmDevice&, std::string&) { r.major = 259; }, "not a device-mapper device"},
+      {[](RootFs&, DmDevice& d, std::string&) { d.minor = 1; }, "not on volent-root"},
+      {[](RootFs&, DmDevice&, std::string& e) { e = "No such device or address"; }, "does not describe"},
+      {[](RootFs&, DmDevice& d, std::string&) { d.targets[0].type = "linear"; }, "verity target"},
+      {[](RootFs&, DmDevice& d, std::string&) { d.targets.push_back(d.targets[0]); }, "verity target"},
+      {[](RootFs&, DmDevice& d, std::string&) { d.targets[0].status = "C"; }, "not V"},
+      {[](RootFs&, DmDevice& d, std::string&) { d.targets[0].table = Table(std::string(64, 'b')); }, "another root hash"},
+      {[](RootFs&, DmDevice& d, std::string&) { d.targets[0].table = "1 254:0"; }, "no sha256 root hash"},
+  };
+  for (const Case& c : cases) {
+    SetUp();
+    c.edit(root_, dm_, dm_error_);
+    BootFacts f = Read();
+    EXPECT_EQ(f.profile, "unsealed") << c.why;
+    EXPECT_TRUE(f.verity_roothash.is_null());
+    EXPECT_NE(f.why.find(c.why), std::string::npos) << f.why;
+    TearDown();
+  }
+}
+
+// Root on an ordinary host, in a mount namespace of its own: a squashfs
+// over /, a device-mapper name in a fake /sys, a boot record in /run. None
+// of it is the kernel's own account of a verity device, so none of it is
+// believed.
+TEST_F(BootFactsTest, AForgedRecordWithFakeNamesIsNotBelieved) {
+  BootFacts f = ReadForged();
+  EXPECT_EQ(f.profile, "unsealed");
+  EXPECT_TRUE(f.verity_roothash.is_null());
+  EXPECT_NE(f.why, "");
+}
+
 TEST_F(BootFactsTest, RecordWritableByOthersIsNotBelieved) {
   chmod((dir_ + "/record.json").c_str(), 0666);
   BootFacts f = Read();
   EXPECT_EQ(f.profile, "unsealed");
   EXPECT_NE(f.why, "");
+}
+
+}  // namespace
+}  // namespace volent::attest
+
+namespace volent::attest {
+namespace {
+
+// The ioctl path: only the device-mapper's control device is asked, and
+// on a machine without a volent-root device (this one, unless it is the
+// sealed image) the answer is an error, never a table.
+TEST(DmDeviceTest, OnlyTheControlDeviceIsAsked) {
+  auto null_device = ReadDmDevice("volent-root", "/dev/null");  // a character device, 1:3
+  ASSERT_FALSE(null_device.ok());
+  EXPECT_NE(null_device.message().find("not the device-mapper's control device"), std::string::npos)
+      << null_device.message();
+  char tmpl[] = "/tmp/dm-control-XXXXXX";
+  const int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  auto file = ReadDmDevice("volent-root", tmpl);
+  unlink(tmpl);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.message().find("not the device-mapper's control device"), std::string::npos) << file.message();
+}
+
+TEST(DmDeviceTest, TheKernelsTableOfVolentRoot) {
+  if (access("/dev/mapper/control", R_OK | W_OK) != 0) {
+    GTEST_SKIP() << "/dev/mapper/control is not usable here (" << std::strerror(errno)
+                 << "): the device-mapper ioctl path is exercised by the image test in the VM";
+  }
+  auto device = ReadDmDevice("volent-root");
+  if (!device.ok()) {
+    // No such device on this machine: a clear error, and the node says unsealed.
+    EXPECT_NE(device.message().find("volent-root"), std::string::npos) << device.message();
+    GTEST_SKIP() << "no volent-root device here: " << device.message();
+  }
+  ASSERT_EQ(device->targets.size(), 1u);
+  EXPECT_EQ(device->targets[0].type, "verity");
+  EXPECT_TRUE(device->targets[0].status == "V" || device->targets[0].status == "C") << device->targets[0].status;
 }
 
 }  // namespace

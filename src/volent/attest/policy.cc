@@ -5,6 +5,7 @@
 #include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/json_strict.h"
 #include "core/hex.h"
+#include "volent/attest/trust.h"
 
 namespace volent::attest {
 namespace {
@@ -45,7 +46,7 @@ ampoule::Result<Policy> ParsePolicy(std::string_view text) {
   if (!p.is_object()) return At("", "must be a JSON object");
   static const std::set<std::string> kFields = {
       "signers", "nonce", "max_age_seconds", "boot_profiles", "secure_boot", "key_provenance", "tpm", "tpm_ak_names", "pcrs",
-      "verity_roothash", "allowlist", "journal", "software"};
+      "verity_roothash", "allowlist", "journal", "software", "egress", "trust"};
   for (const auto& [key, value] : p.items()) {
     if (!kFields.count(key)) return At("/" + key, "is not a policy field (docs/attestation.md, \"The policy\")");
   }
@@ -176,6 +177,28 @@ ampoule::Result<Policy> ParsePolicy(std::string_view text) {
       if (!list) return list.error();
       (key == "volent" ? policy.volent_sha256 : policy.kernel_sha256) = std::move(*list);
     }
+  }
+  if (p.contains("egress")) {
+    const json& e = p["egress"];
+    if (!e.is_object() || e.size() != 1 || !e.contains("dns_server")) {
+      return At("/egress", "must be {\"dns_server\": \"IP:PORT\" or \"system\"}");
+    }
+    const json& dns = e["dns_server"];
+    const std::string text = dns.is_string() ? dns.get<std::string>() : std::string();
+    if (text != "system" && (text.empty() || text.size() > 53 || (text[0] != '[' && text.find('.') == std::string::npos) ||
+                             text.find_first_not_of("0123456789abcdefABCDEF.:[]") != std::string::npos)) {
+      return At("/egress/dns_server", "must be an IP address with an optional port (as volent.yaml writes it) or \"system\"");
+    }
+    policy.dns_server = dns == "system" ? "system" : DnsServerName(dns.get<std::string>());
+  }
+  if (p.contains("trust")) {
+    const json& t = p["trust"];
+    if (!t.is_object() || t.size() != 1 || !t.contains("sha256")) {
+      return At("/trust", "must be {\"sha256\": [HEX, ...]} (the digests of trust configurations the policy allows)");
+    }
+    auto list = HexList(t["sha256"], "/trust/sha256", 32);
+    if (!list) return list.error();
+    policy.trust_sha256 = std::move(*list);
   }
   return policy;
 }

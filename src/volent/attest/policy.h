@@ -5,7 +5,9 @@
 // A policy is a JSON object. Every field but "signers" is optional, and a
 // field left out is a claim not checked (the verifier lists which ones it
 // checked); an unknown field is an error, so a misspelt claim is never
-// silently skipped.
+// silently skipped. Every claim about what the node runs (software, the
+// allowlist, the trust configuration) holds of every start of the node in
+// this boot that its PCR log shows, not only the last.
 //
 // Thread-safe: values only.
 #pragma once
@@ -40,6 +42,8 @@ struct Policy {
   std::string journal_head;                          // "sha256:HEX"; "": not checked
   std::vector<std::string> volent_sha256;            // allowed node binaries; empty: any
   std::vector<std::string> kernel_sha256;            // allowed Ampoule kernels; empty: any
+  std::string dns_server;                            // "egress": {"dns_server"}: "IP:PORT" or "system"; "": any
+  std::vector<std::string> trust_sha256;             // "trust": {"sha256": [...]}: allowed trust configurations
 };
 
 // Reads a policy from JSON text. Errors name the field (a JSON pointer) and

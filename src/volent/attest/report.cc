@@ -8,6 +8,8 @@
 #include "core/hex.h"
 #include "core/json.h"
 #include "core/sha256.h"
+#include "volent/attest/node_pcr.h"
+#include "volent/attest/platform_facts.h"
 
 namespace volent::attest {
 namespace rc = ampoule::receipt;
@@ -23,9 +25,7 @@ bool IsHexOfBytes(const std::string& text, size_t max_bytes) {
 
 }  // namespace
 
-std::string AllowlistDigest(const nlohmann::json& allowlist) {
-  return ampoule::core::Sha256Hex(ampoule::DumpJson(allowlist));
-}
+std::string AllowlistDigest(const nlohmann::json& allowlist) { return DocumentDigest(allowlist); }
 
 ampoule::Status MaySign(std::string_view provenance, bool release_shaped) {
   if (release_shaped && provenance != "production") {
@@ -41,13 +41,16 @@ nlohmann::json ReportPredicate(const ReportFacts& facts, const rc::PublicKey& si
   return {
       {"nonce", facts.nonce_hex},
       {"time", facts.time},
+      // self_asserted: the boot facts that rest only on a file the node read
+      // (platform_facts.h); the quote proves none of them.
       {"boot", {{"profile", facts.boot_profile}, {"secure_boot", facts.secure_boot},
-                {"verity_roothash", facts.verity_roothash}}},
+                {"verity_roothash", facts.verity_roothash}, {"self_asserted", kSelfAssertedBootFacts}}},
       {"key", {{"provenance", facts.key_provenance}, {"public_key", rc::Base64Encode(signer.raw())}}},
       {"software", {{"volent", {{"sha256", facts.volent_sha256}}},
                     {"ampoule_kernel", facts.kernel_sha256.is_null() ? nlohmann::json(nullptr)
                                                                      : nlohmann::json{{"sha256", facts.kernel_sha256}}}}},
       {"egress", {{"allowlist", facts.allowlist}, {"sha256", AllowlistDigest(facts.allowlist)}}},
+      {"trust", {{"config", facts.trust}, {"sha256", DocumentDigest(facts.trust)}}},
       {"journal", {{"entries", facts.journal_entries}, {"head", facts.journal_head}}},
       {"tpm", facts.tpm},
   };
@@ -63,7 +66,7 @@ ampoule::Result<std::string> SignReport(const ReportFacts& facts, const rc::Secr
   }
   if (!kProfiles.count(facts.boot_profile) || !kSecureBoot.count(facts.secure_boot) ||
       !kProvenance.count(facts.key_provenance) || !ampoule::core::IsLowerHex(facts.volent_sha256, 32) ||
-      !facts.allowlist.is_array() || !facts.tpm.is_object()) {
+      !facts.allowlist.is_array() || !facts.trust.is_object() || !facts.tpm.is_object()) {
     return Error{"the report's facts are incomplete or out of their domain", ErrorKind::kUnknown};
   }
   AMP_RETURN_IF_ERROR(MaySign(facts.key_provenance, release_shaped));

@@ -3,7 +3,7 @@
 // whose subject is the node's own binary and whose predicate
 // (kNodePredicateType) says what the node started with and what it allows.
 //
-// This file only assembles and signs what the caller gathered (facts.h reads
+// This file only assembles and signs what the caller gathered (platform_facts.h reads
 // the platform, tpm.h the TPM, the node its journal and configuration); it
 // reads nothing itself and never fills in a value it was not given: a
 // missing fact is null with the reason, never a guess.
@@ -20,7 +20,11 @@
 
 namespace volent::attest {
 
-inline constexpr std::string_view kNodePredicateType = "https://volent.dev/attestations/node/v1";
+// v2: the node's PCR events bind their kinds and form starts (node_pcr.h),
+// and the report carries the trust configuration (trust.h). A v1 report
+// (an older node) is refused by the verifier, with that reason.
+inline constexpr std::string_view kNodePredicateType = "https://volent.dev/attestations/node/v2";
+inline constexpr std::string_view kNodePredicateTypeV1 = "https://volent.dev/attestations/node/v1";
 
 // The longest nonce a verifier may send (hex digits): 32 bytes, the size of
 // the TPM's qualifyingData for a SHA-256 key.
@@ -37,13 +41,14 @@ struct ReportFacts {
   std::string volent_sha256;      // the running binary
   nlohmann::json kernel_sha256;   // the Ampoule kernel sealed tools run on, or null
   nlohmann::json allowlist;       // volent.yaml egress.allow as written (an array)
+  nlohmann::json trust;           // the trust configuration (trust.h TrustDocument), an object
   uint64_t journal_entries = 0;
   std::string journal_head;       // "sha256:HEX"
   nlohmann::json tpm;             // {"present": false, "reason": ...} or the TPM section (tpm_section.h)
 };
 
 // SHA-256 (hex) of the allowlist's canonical JSON: what the report and a
-// policy compare.
+// policy compare (node_pcr.h DocumentDigest).
 std::string AllowlistDigest(const nlohmann::json& allowlist);
 
 // Whether a build may sign with a key of `provenance`. A release-shaped

@@ -16,12 +16,14 @@
 #include "ampoule/receipt/statement.h"
 #include "volent/attest/attestor.h"
 #include "volent/attest/policy.h"
+#include "core/hex.h"
 #include "core/sha256.h"
 #include "volent/attest/event_log.h"
 #include "volent/attest/quote_verify.h"
 #include "volent/attest/report_verify.h"
 #include "volent/attest/swtpm_testing.h"
 #include "volent/attest/tpm_section.h"
+#include "volent/attest/trust.h"
 
 namespace volent::attest {
 namespace {
@@ -45,6 +47,7 @@ ReportFacts Facts() {
   f.volent_sha256 = std::string(64, 'a');
   f.kernel_sha256 = nullptr;
   f.allowlist = json::array({{{"capability", "web"}, {"scheme", "https"}, {"host", "*"}}});
+  f.trust = TrustDocument(TrustSettings{});
   f.journal_entries = 3;
   f.journal_head = "sha256:" + std::string(64, 'b');
   f.tpm = NoTpmSection("attestation.tpm is \"none\" in volent.yaml");
@@ -102,6 +105,7 @@ TEST(ReportTest, AReleaseBuildRefusesADevOnlyKey) {
   o.key_provenance = "dev-only";
   o.key = std::make_shared<const rc::SecretKey>(rc::SecretKey::FromSeed(std::string(32, '\x05')).value());
   o.allowlist = json::array();
+  o.trust = TrustDocument(TrustSettings{});
   o.data_dir = dir;
   o.release_shaped = true;
   o.journal_digest = [] { return ampoule::Result<std::pair<uint64_t, std::string>>(std::make_pair(0, "sha256:00")); };
@@ -227,6 +231,10 @@ TEST(EventLogTest, ReplaysEachPcrAndRefusesBrokenLogs) {
   EXPECT_FALSE(ReplayEventLog(bad_pcr).ok());
 }
 
+// The allowlist an auditor approves, and a wider one.
+json Narrow() { return json::array({{{"capability", "web"}, {"scheme", "https"}, {"host", "api.example.com"}}}); }
+json Wide() { return json::array({{{"capability", "web"}, {"scheme", "https"}, {"host", "*"}}}); }
+
 class TpmReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -242,7 +250,8 @@ class TpmReportTest : public ::testing::Test {
     o.tpm = tpm_->tcti();
     o.key_provenance = "dev-only";
     o.key = std::make_shared<const rc::SecretKey>(rc::SecretKey::FromSeed(std::string(32, '\x05')).value());
-    o.allowlist = json::array({{{"capability", "web"}, {"scheme", "https"}, {"host", "*"}}});
+    o.allowlist = allowlist_;
+    o.trust = TrustDocument(trust_);
     o.data_dir = dir_;
     o.journal_digest = [] { return ampoule::Result<std::pair<uint64_t, std::string>>(std::make_pair(0, "sha256:00")); };
     if (!event_log.empty()) {
@@ -263,6 +272,8 @@ class TpmReportTest : public ::testing::Test {
 
   std::unique_ptr<testing::SwTpm> tpm_;
   std::string dir_;
+  json allowlist_ = Wide();
+  TrustSettings trust_;
 };
 
 TEST_F(TpmReportTest, AlteredAndSignedAgainTheQuoteStillCatchesIt) {
@@ -281,10 +292,9 @@ TEST_F(TpmReportTest, AlteredAndSignedAgainTheQuoteStillCatchesIt) {
   EXPECT_NE(v.failed[0].why.find("pcr_digest_mismatch"), std::string::npos) << v.failed[0].why;
 
   const std::string event = Resigned(*report, [](json& p) {
-    p["tpm"]["node"]["events"][1]["sha256"] = std::string(64, '2');  // the allowlist's measurement
+    p["tpm"]["node"]["events"][2]["sha256"] = std::string(64, '2');  // the allowlist's measurement
   });
-  EXPECT_EQ(Claims(VerifyReport(event, policy, "0a0b", kNow)),
-            (std::set<std::string>{"tpm.node_pcr", "egress.allowlist"}));
+  EXPECT_EQ(Claims(VerifyReport(event, policy, "0a0b", kNow)), std::set<std::string>{"tpm.node_pcr"});
 
   const std::string allowlist = Resigned(*report, [](json& p) {
     p["egress"]["allowlist"] = json::array();
@@ -318,6 +328,282 @@ TEST_F(TpmReportTest, ThePlatformEventLogMustReplayToTheQuote) {
   EXPECT_EQ(Claims(VerifyReport(forged, TpmPolicy(), "0a0b", kNow)), std::set<std::string>{"tpm.event_log"});
   const std::string garbage = Resigned(*report, [](json& p) { p["tpm"]["event_log"] = rc::Base64Encode("garbage"); });
   EXPECT_EQ(Claims(VerifyReport(garbage, TpmPolicy(), "0a0b", kNow)), std::set<std::string>{"tpm.event_log"});
+}
+
+// --- what the node's PCR events mean ----------------------------------------------------------------
+
+// A policy that requires the TPM, pins this swtpm's AK and allows only the
+// narrow allowlist.
+Policy NarrowPolicy(const std::string& ak_name) {
+  Policy p = PolicyFor(R"(, "tpm_ak_names": [")" + ak_name + R"("], "allowlist": {"subset_of": )" + Narrow().dump() + "}");
+  p.tpm_required = true;
+  return p;
+}
+
+// What the node extends its PCR with for an event of `kind` (an attacker
+// with the TPM can do the same: the encoding is public).
+std::array<uint8_t, 32> AsTheNodeExtends(const std::string& kind, const std::string& hex) {
+  NodeEvent event{kind, {}};
+  auto raw = ampoule::core::HexDecode(hex, "digest");
+  std::copy(raw->begin(), raw->end(), event.sha256.begin());
+  return ExtendedDigest(event);
+}
+
+std::string AkName(const std::string& report) {
+  auto parsed = rc::ParseEnvelope(report);
+  auto statement = rc::ParseStatement(parsed->payload);
+  return statement->predicate["tpm"]["ak"]["name"].get<std::string>();
+}
+
+TEST_F(TpmReportTest, RelabelledEventsSignedAgainDoNotVerify) {
+  // The node started with the approved allowlist, then again (same boot)
+  // with a wider one, which it runs now.
+  allowlist_ = Narrow();
+  ASSERT_NE(Start(), nullptr);
+  allowlist_ = Wide();
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  const std::string ak = AkName(*report);
+  // The holder of the node's key calls the wide allowlist's event something
+  // else, so that the approved one is the latest of its kind, and reports it.
+  const std::string forged = Resigned(*report, [](json& p) {
+    json& events = p["tpm"]["node"]["events"];
+    for (size_t i = events.size(); i-- > 0;) {
+      if (events[i]["kind"] == "egress-allowlist") {
+        events[i]["kind"] = "ampoule-kernel";
+        break;
+      }
+    }
+    p["egress"]["allowlist"] = Narrow();
+    p["egress"]["sha256"] = AllowlistDigest(Narrow());
+  });
+  Verdict v = VerifyReport(forged, NarrowPolicy(ak), "0a0b", kNow);
+  EXPECT_FALSE(v.verified());
+  EXPECT_TRUE(Claims(v).count("tpm.node_pcr")) << ::testing::PrintToString(Claims(v));
+}
+
+TEST_F(TpmReportTest, AnEarlierWideAllowlistInTheSameBootFailsSubsetOf) {
+  allowlist_ = Wide();
+  ASSERT_NE(Start(), nullptr);
+  allowlist_ = Narrow();
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  Verdict v = VerifyReport(*report, NarrowPolicy(AkName(*report)), "0a0b", kNow);
+  EXPECT_EQ(Claims(v), std::set<std::string>{"egress.allowlist"});
+  // A node started once with the narrow one verifies.
+}
+
+TEST_F(TpmReportTest, AnApprovedDigestExtendedAfterTheStartFails) {
+  allowlist_ = Wide();
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  // Anyone with the TPM extends the node's PCR with the approved
+  // allowlist's event, as the node would, then signs a report naming it.
+  {
+    auto tpm = Tpm::Open(tpm_->tcti());
+    ASSERT_TRUE(tpm.ok()) << tpm.message();
+    ASSERT_TRUE((*tpm)->Extend(15, AsTheNodeExtends("egress-allowlist", AllowlistDigest(Narrow()))).ok());
+  }
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  const std::string forged = Resigned(*report, [](json& p) {
+    p["tpm"]["node"]["events"].push_back({{"kind", "egress-allowlist"}, {"sha256", AllowlistDigest(Narrow())}});
+    p["egress"]["allowlist"] = Narrow();
+    p["egress"]["sha256"] = AllowlistDigest(Narrow());
+  });
+  Verdict v = VerifyReport(forged, NarrowPolicy(AkName(*report)), "0a0b", kNow);
+  EXPECT_FALSE(v.verified());
+  EXPECT_TRUE(Claims(v).count("tpm.node_pcr")) << ::testing::PrintToString(Claims(v));
+}
+
+TEST_F(TpmReportTest, AnUnknownEventKindIsRefused) {
+  allowlist_ = Narrow();
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  const std::string renamed = Resigned(*report, [](json& p) { p["tpm"]["node"]["events"][0]["kind"] = "volent-binary2"; });
+  Verdict v = VerifyReport(renamed, NarrowPolicy(AkName(*report)), "0a0b", kNow);
+  EXPECT_FALSE(v.verified());
+  EXPECT_TRUE(Claims(v).count("tpm")) << ::testing::PrintToString(Claims(v));
+}
+
+// The attacker extends a whole start of approved values after the real
+// one, marker and all: the PCR replays, the log reads as starts, and the
+// real start (the wide allowlist) is still judged.
+TEST_F(TpmReportTest, AFakeStartAfterTheRealOneDoesNotHideIt) {
+  allowlist_ = Wide();
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  auto first = attestor->Report("0a0b");
+  ASSERT_TRUE(first.ok()) << first.message();
+  auto statement = rc::ParseStatement(rc::ParseEnvelope(*first)->payload);
+  const json log = statement->predicate["tpm"]["node"];
+  const json marker = {{"boot_id", "00000000-0000-0000-0000-000000000000"}, {"format", 2}};
+  const json trust = statement->predicate["trust"]["config"];
+  const std::string binary = log["events"][1]["sha256"];
+  {
+    auto tpm = Tpm::Open(tpm_->tcti());
+    ASSERT_TRUE(tpm.ok()) << tpm.message();
+    ASSERT_TRUE((*tpm)->Extend(15, AsTheNodeExtends("node-start", DocumentDigest(marker))).ok());
+    ASSERT_TRUE((*tpm)->Extend(15, AsTheNodeExtends("volent-binary", binary)).ok());
+    ASSERT_TRUE((*tpm)->Extend(15, AsTheNodeExtends("egress-allowlist", AllowlistDigest(Narrow()))).ok());
+    ASSERT_TRUE((*tpm)->Extend(15, AsTheNodeExtends("node-trust", DocumentDigest(trust))).ok());
+  }
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  const std::string forged = Resigned(*report, [&](json& p) {
+    json& node = p["tpm"]["node"];
+    node["events"].push_back({{"kind", "node-start"}, {"sha256", DocumentDigest(marker)}});
+    node["events"].push_back({{"kind", "volent-binary"}, {"sha256", binary}});
+    node["events"].push_back({{"kind", "egress-allowlist"}, {"sha256", AllowlistDigest(Narrow())}});
+    node["events"].push_back({{"kind", "node-trust"}, {"sha256", DocumentDigest(trust)}});
+    node["documents"][DocumentDigest(marker)] = marker;
+    node["documents"][AllowlistDigest(Narrow())] = Narrow();
+    p["egress"]["allowlist"] = Narrow();
+    p["egress"]["sha256"] = AllowlistDigest(Narrow());
+  });
+  Verdict v = VerifyReport(forged, NarrowPolicy(AkName(*report)), "0a0b", kNow);
+  EXPECT_EQ(Claims(v), std::set<std::string>{"egress.allowlist"});
+  ASSERT_FALSE(v.failed.empty());
+  EXPECT_NE(v.failed[0].why.find("start 1 of 2"), std::string::npos) << v.failed[0].why;
+
+  // A marker alone (a start cut short) after the real start.
+  {
+    auto tpm = Tpm::Open(tpm_->tcti());
+    ASSERT_TRUE(tpm.ok()) << tpm.message();
+    ASSERT_TRUE((*tpm)->Extend(15, AsTheNodeExtends("node-start", DocumentDigest(marker))).ok());
+  }
+  auto again = attestor->Report("0a0b");
+  ASSERT_TRUE(again.ok()) << again.message();
+  const std::string cut = Resigned(*again, [&](json& p) {
+    json& node = p["tpm"]["node"];
+    for (const char* kind : {"node-start", "volent-binary", "egress-allowlist", "node-trust", "node-start"}) {
+      const std::string digest = std::string(kind) == "node-start"       ? DocumentDigest(marker)
+                                 : std::string(kind) == "volent-binary"    ? binary
+                                 : std::string(kind) == "egress-allowlist" ? AllowlistDigest(Narrow())
+                                                                           : DocumentDigest(trust);
+      node["events"].push_back({{"kind", kind}, {"sha256", digest}});
+    }
+    node["documents"][DocumentDigest(marker)] = marker;
+    node["documents"][AllowlistDigest(Narrow())] = Narrow();
+  });
+  Verdict cut_short = VerifyReport(cut, NarrowPolicy(AkName(*again)), "0a0b", kNow);
+  EXPECT_TRUE(Claims(cut_short).count("tpm.node_pcr")) << ::testing::PrintToString(Claims(cut_short));
+}
+
+TEST_F(TpmReportTest, ANodeStartedOnceWithTheApprovedAllowlistVerifies) {
+  allowlist_ = Narrow();
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  Verdict v = VerifyReport(*report, NarrowPolicy(AkName(*report)), "0a0b", kNow);
+  EXPECT_TRUE(v.verified()) << v.failed[0].claim << ": " << v.failed[0].why;
+  // And the same allowlist again at a second start in this boot.
+  auto second = Start();
+  ASSERT_NE(second, nullptr);
+  auto again = second->Report("0a0c");
+  ASSERT_TRUE(again.ok()) << again.message();
+  Verdict w = VerifyReport(*again, NarrowPolicy(AkName(*again)), "0a0c", kNow);
+  EXPECT_TRUE(w.verified()) << w.failed[0].claim << ": " << w.failed[0].why;
+}
+
+TEST_F(TpmReportTest, ADifferentDnsServerFailsAPolicyPinningIt) {
+  trust_.dns_server = "198.51.100.53";
+  auto attestor = Start();
+  ASSERT_NE(attestor, nullptr);
+  auto report = attestor->Report("0a0b");
+  ASSERT_TRUE(report.ok()) << report.message();
+  Policy other = TpmPolicy();
+  other.dns_server = "192.0.2.53:53";
+  const auto parsed = ParsePolicy(R"({"signers": [")" + rc::Base64Encode(NodeKey().public_key().raw()) +
+                                  R"("], "egress": {"dns_server": "192.0.2.53"}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->dns_server, "192.0.2.53:53");
+  Verdict v = VerifyReport(*report, *parsed, "0a0b", kNow);
+  EXPECT_EQ(Claims(v), std::set<std::string>{"egress.dns_server"});
+  // The node's own value verifies, bound to the quote by the node-trust event.
+  Policy own = TpmPolicy();
+  own.dns_server = "198.51.100.53:53";
+  Verdict ok = VerifyReport(*report, own, "0a0b", kNow);
+  EXPECT_TRUE(ok.verified()) << ok.failed[0].claim << ": " << ok.failed[0].why;
+  EXPECT_NE(std::find(ok.checked.begin(), ok.checked.end(), "tpm.node_pcr"), ok.checked.end());
+  // The report says another server than the one measured: the last start's
+  // node-trust event does not match it.
+  const std::string lied = Resigned(*report, [](json& p) {
+    p["trust"]["config"]["egress"]["dns_server"] = "192.0.2.53:53";
+    p["trust"]["sha256"] = DocumentDigest(p["trust"]["config"]);
+  });
+  EXPECT_EQ(Claims(VerifyReport(lied, other, "0a0b", kNow)), (std::set<std::string>{"trust", "egress.dns_server"}));
+  // The whole trust configuration pinned by its digest.
+  Policy pinned = TpmPolicy();
+  pinned.trust_sha256 = {DocumentDigest(TrustDocument(TrustSettings{}))};
+  EXPECT_EQ(Claims(VerifyReport(*report, pinned, "0a0b", kNow)), std::set<std::string>{"trust"});
+  pinned.trust_sha256 = {DocumentDigest(TrustDocument(trust_))};
+  EXPECT_TRUE(VerifyReport(*report, pinned, "0a0b", kNow).verified());
+}
+
+TEST(NodePcrLogTest, UnknownKindsOlderFormatsAndWrongDocumentsAreRefused) {
+  const json doc = json::array({{{"capability", "web"}}});
+  json log = json::object();
+  log["format"] = 2;
+  log["pcr"] = 15u;
+  log["prior_unknown"] = false;
+  log["events"] = json::array({{{"kind", "egress-allowlist"}, {"sha256", DocumentDigest(doc)}}});
+  log["documents"] = json::object();
+  log["documents"][DocumentDigest(doc)] = doc;
+  ASSERT_TRUE(NodePcrLogFromJson(log).ok()) << NodePcrLogFromJson(log).message();
+  json unknown = log;
+  unknown["events"][0]["kind"] = "egress-allowlist-v0";
+  EXPECT_NE(NodePcrLogFromJson(unknown).message().find("unknown event kind"), std::string::npos);
+  json v1 = log;
+  v1.erase("format");
+  EXPECT_NE(NodePcrLogFromJson(v1).message().find("format 1"), std::string::npos);
+  json wrong = log;
+  wrong["documents"][DocumentDigest(doc)] = json::array();
+  EXPECT_NE(NodePcrLogFromJson(wrong).message().find("digest"), std::string::npos);
+  // Events outside a start, or a start cut short.
+  auto parsed = NodePcrLogFromJson(log);
+  EXPECT_NE(SplitStarts(*parsed).message().find("outside any start"), std::string::npos) << SplitStarts(*parsed).message();
+  // The kind is in what is extended: the same digest under two kinds extends two values.
+  NodeEvent a{"egress-allowlist", {}}, b{"ampoule-kernel", {}};
+  EXPECT_NE(ExtendedDigest(a), ExtendedDigest(b));
+}
+
+TEST(ReportTest, AReportOfTheOlderFormatIsRefused) {
+  const std::string report = *SignReport(Facts(), NodeKey(), false);
+  auto parsed = rc::ParseEnvelope(report);
+  auto statement = rc::ParseStatement(parsed->payload);
+  statement->predicate_type = std::string(kNodePredicateTypeV1);
+  const std::string old = rc::SerializeEnvelope(rc::SignEnvelope(rc::kInTotoPayloadType, rc::SerializeStatement(*statement), NodeKey()));
+  Verdict v = VerifyReport(old, PolicyFor(), "00ff", kNow);
+  EXPECT_EQ(Claims(v), std::set<std::string>{"statement"});
+  EXPECT_NE(v.failed[0].why.find("node/v1"), std::string::npos) << v.failed[0].why;
+}
+
+TEST(PolicyTest, PinsTheDnsServerAndTheTrustConfiguration) {
+  const std::string key = rc::Base64Encode(NodeKey().public_key().raw());
+  auto with = [&](const std::string& extra) { return ParsePolicy(R"({"signers": [")" + key + R"("], )" + extra + "}"); };
+  EXPECT_EQ(with(R"("egress": {"dns_server": "system"})")->dns_server, "system");
+  EXPECT_EQ(with(R"("egress": {"dns_server": "[2001:db8::53]"})")->dns_server, "[2001:db8::53]:53");
+  EXPECT_EQ(with(R"("egress": {"dns_server": "192.0.2.53:5353"})")->dns_server, "192.0.2.53:5353");
+  EXPECT_FALSE(with(R"("egress": {"dns_server": "dns.example.com"})").ok());
+  EXPECT_FALSE(with(R"("egress": {"dns_server": ""})").ok());
+  EXPECT_FALSE(with(R"("egress": {"resolver": "192.0.2.53"})").ok());
+  EXPECT_FALSE(with(R"("trust": {"sha256": ["00"]})").ok());
+  EXPECT_EQ(with(R"("trust": {"sha256": [")" + std::string(64, 'a') + R"("]})")->trust_sha256.size(), 1u);
+  // Without a TPM the node's statement is judged: its trust section is checked.
+  const std::string report = *SignReport(Facts(), NodeKey(), false);
+  Policy policy = PolicyFor();
+  policy.dns_server = "192.0.2.53:53";
+  EXPECT_EQ(Claims(VerifyReport(report, policy, "00ff", kNow)), std::set<std::string>{"egress.dns_server"});
+  policy.dns_server = "system";
+  EXPECT_TRUE(VerifyReport(report, policy, "00ff", kNow).verified());
 }
 
 }  // namespace

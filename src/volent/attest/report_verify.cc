@@ -10,6 +10,7 @@
 #include "volent/attest/quote_verify.h"
 #include "volent/attest/report.h"
 #include "volent/attest/tpm_section.h"
+#include "volent/attest/trust.h"
 
 namespace volent::attest {
 namespace {
@@ -42,6 +43,10 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+bool EntryIn(const json& entry, const json& list) {
+  return std::any_of(list.begin(), list.end(), [&](const json& e) { return e == entry; });
+}
+
 class Checker {
  public:
   explicit Checker(Verdict& verdict) : verdict_(verdict) {}
@@ -52,29 +57,9 @@ class Checker {
   Verdict& verdict_;
 };
 
-// The last event of `kind` in the node's PCR log: what the node measured
-// at its latest start, which is the one that made this report.
-const NodeEvent* LastEvent(const NodePcrLog& log, const std::string& kind) {
-  for (auto it = log.events.rbegin(); it != log.events.rend(); ++it) {
-    if (it->kind == kind) return &*it;
-  }
-  return nullptr;
-}
-
-void CheckMeasured(Checker& c, const std::string& claim, const NodePcrLog* log, const std::string& kind,
-                   const std::string& reported_hex) {
-  if (log == nullptr) return;  // no TPM: a signed statement only (the policy decides whether that is enough)
-  const NodeEvent* event = LastEvent(*log, kind);
-  if (event == nullptr) {
-    c.Fail(claim, "the node's PCR log has no " + kind + " event: the value is not bound to the quote");
-  } else if (Hex(event->sha256) != reported_hex) {
-    c.Fail(claim, "the node measured " + kind + " " + Hex(event->sha256) +
-                      " but the report says " + reported_hex);
-  }
-}
-
-// The TPM claims; the node's log when the quote holds, else null.
-std::optional<NodePcrLog> CheckTpm(Checker& c, const Policy& policy, const json& tpm, const std::string& nonce) {
+// The TPM claims; the node's starts in this boot when the quote holds and
+// the log replays to it and reads as whole starts, else null.
+std::optional<std::vector<NodeStart>> CheckTpm(Checker& c, const Policy& policy, const json& tpm, const std::string& nonce) {
   c.Checked("tpm");
   const bool present = tpm.is_object() && tpm.contains("present") && tpm["present"] == true;
   if (!present) {
@@ -108,17 +93,21 @@ std::optional<NodePcrLog> CheckTpm(Checker& c, const Policy& policy, const json&
 
   c.Checked("tpm.node_pcr");
   const NodePcrLog& log = evidence->node_log;
-  std::vector<std::array<uint8_t, 32>> digests;
-  for (const NodeEvent& e : log.events) digests.push_back(e.sha256);
+  std::optional<std::vector<NodeStart>> starts;
   if (log.prior_unknown) {
     c.Fail("tpm.node_pcr", "PCR " + std::to_string(log.pcr) +
                                " held extends the node could not account for when it started");
   } else if (!quoted.count(log.pcr)) {
     c.Fail("tpm.node_pcr", "the node's PCR " + std::to_string(log.pcr) + " is not in the quote");
-  } else if (ReplayPcr(digests) != quoted[log.pcr]) {
+  } else if (ReplayNodeEvents(log.events) != quoted[log.pcr]) {
     c.Fail("tpm.node_pcr", "the node's " + std::to_string(log.events.size()) + " events replay to " +
-                               Hex(ReplayPcr(digests)) + ", the quote has PCR " +
-                               std::to_string(log.pcr) + " = " + Hex(quoted[log.pcr]));
+                               Hex(ReplayNodeEvents(log.events)) + ", the quote has PCR " +
+                               std::to_string(log.pcr) + " = " + Hex(quoted[log.pcr]) +
+                               " (an event relabelled, left out, or extended by another program)");
+  } else if (auto split = SplitStarts(log); !split) {
+    c.Fail("tpm.node_pcr", split.message());
+  } else {
+    starts = std::move(*split);
   }
   if (!evidence->event_log.empty()) {
     // The firmware's and boot loaders' own account of PCRs 0-14: each PCR it
@@ -149,12 +138,54 @@ std::optional<NodePcrLog> CheckTpm(Checker& c, const Policy& policy, const json&
     }
   }
   if (!quote_ok) return std::nullopt;  // nothing the quote should bind is bound
-  return log;
+  return starts;
 }
 
-bool EntryIn(const json& entry, const json& list) {
-  return std::any_of(list.begin(), list.end(), [&](const json& e) { return e == entry; });
+// What the node ran, judged against the policy: one start of this boot (from
+// the PCR log), or, without a bound log, the report's own statement.
+struct Ran {
+  std::string where;  // "" for the report; "start N of M in this boot: " for a start
+  std::string volent, kernel;
+  json allowlist, trust;
+};
+
+void JudgeRan(Checker& c, const Policy& policy, const Ran& r) {
+  if (!policy.volent_sha256.empty() && !Contains(policy.volent_sha256, r.volent)) {
+    c.Fail("software.volent", r.where + "the node's binary " + r.volent + " is not one the policy allows");
+  }
+  if (!policy.kernel_sha256.empty() && !Contains(policy.kernel_sha256, r.kernel)) {
+    c.Fail("software.ampoule_kernel", r.where + "the Ampoule kernel " + (r.kernel.empty() ? "(none)" : r.kernel) +
+                                          " is not one the policy allows");
+  }
+  if (r.allowlist.is_array()) {
+    if (policy.allowlist_equal && r.allowlist != *policy.allowlist_equal) {
+      c.Fail("egress.allowlist", r.where + "the node's allowlist is not the policy's");
+    }
+    if (policy.allowlist_subset_of) {
+      for (size_t i = 0; i < r.allowlist.size(); ++i) {
+        if (!EntryIn(r.allowlist[i], *policy.allowlist_subset_of)) {
+          c.Fail("egress.allowlist", r.where + "entry " + std::to_string(i) + " (capability " +
+                                         Str(r.allowlist[i], json::json_pointer("/capability")) +
+                                         ") is not one the policy allows");
+        }
+      }
+    }
+  } else if (policy.allowlist_equal || policy.allowlist_subset_of) {
+    c.Fail("egress.allowlist", r.where + "the node's allowlist is not a list");
+  }
+  if (!policy.dns_server.empty()) {
+    const std::string dns = Str(r.trust, json::json_pointer("/egress/dns_server"));
+    if (dns != policy.dns_server) {
+      c.Fail("egress.dns_server", r.where + "the node asks the DNS server " + (dns.empty() ? "(none stated)" : dns) +
+                                      ", not the policy's " + policy.dns_server);
+    }
+  }
+  if (!policy.trust_sha256.empty() && !Contains(policy.trust_sha256, DocumentDigest(r.trust))) {
+    c.Fail("trust", r.where + "the node's trust configuration " + DocumentDigest(r.trust) +
+                        " is not one the policy allows");
+  }
 }
+
 
 }  // namespace
 
@@ -169,6 +200,11 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
   }
   const auto& st = verified->statement;
   c.Checked("statement");
+  if (st.predicate_type == kNodePredicateTypeV1) {
+    c.Fail("statement", "a report of the older format node/v1, whose PCR events do not bind their kinds and "
+                        "which does not state where the node's requests go: it cannot be verified; upgrade the node");
+    return verdict;
+  }
   if (st.predicate_type != kNodePredicateType || st.subject.size() != 1 || !st.predicate.is_object()) {
     c.Fail("statement", "not a node attestation report (predicateType '" + st.predicate_type + "')");
     return verdict;
@@ -196,54 +232,72 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
     }
   }
 
-  const std::optional<NodePcrLog> log = CheckTpm(c, policy, p.contains("tpm") ? p["tpm"] : json(), nonce_bytes);
-  const NodePcrLog* measured = log ? &*log : nullptr;
+  const std::optional<std::vector<NodeStart>> starts =
+      CheckTpm(c, policy, p.contains("tpm") ? p["tpm"] : json(), nonce_bytes);
 
-  // Software: the subject is the node's binary.
+  // What the report says the node runs now; each value is recomputed where
+  // it can be, then held against the node's last start when the log is bound.
+  Ran reported;
   c.Checked("software.volent");
-  const std::string volent = st.subject[0].digest.count("sha256") ? st.subject[0].sha256() : "";
-  if (Str(p, json::json_pointer("/software/volent/sha256")) != volent) {
+  reported.volent = st.subject[0].digest.count("sha256") ? st.subject[0].sha256() : "";
+  if (Str(p, json::json_pointer("/software/volent/sha256")) != reported.volent) {
     c.Fail("software.volent", "the predicate's binary digest differs from the statement's subject");
   }
-  if (!policy.volent_sha256.empty() && !Contains(policy.volent_sha256, volent)) {
-    c.Fail("software.volent", "the node's binary " + volent + " is not one the policy allows");
-  }
-  CheckMeasured(c, "software.volent", measured, "volent-binary", volent);
-  const std::string kernel = Str(p, json::json_pointer("/software/ampoule_kernel/sha256"));
-  if (!policy.kernel_sha256.empty()) {
-    c.Checked("software.ampoule_kernel");
-    if (!Contains(policy.kernel_sha256, kernel)) {
-      c.Fail("software.ampoule_kernel", "the Ampoule kernel " + (kernel.empty() ? "(none)" : kernel) +
-                                            " is not one the policy allows");
-    }
-  }
-  if (!kernel.empty()) CheckMeasured(c, "software.ampoule_kernel", measured, "ampoule-kernel", kernel);
-
-  // The egress allowlist: the digest recomputed, bound to the quote, and
-  // compared with the policy's.
+  reported.kernel = Str(p, json::json_pointer("/software/ampoule_kernel/sha256"));
+  if (!policy.kernel_sha256.empty()) c.Checked("software.ampoule_kernel");
   c.Checked("egress.allowlist");
   const json::json_pointer allowlist_at("/egress/allowlist");
-  const json allowlist = p.contains(allowlist_at) ? p.at(allowlist_at) : json();
-  if (!allowlist.is_array()) {
+  reported.allowlist = p.contains(allowlist_at) ? p.at(allowlist_at) : json();
+  if (!reported.allowlist.is_array()) {
     c.Fail("egress.allowlist", "the report has no allowlist");
+  } else if (Str(p, json::json_pointer("/egress/sha256")) != AllowlistDigest(reported.allowlist)) {
+    c.Fail("egress.allowlist", "the allowlist's digest is " + AllowlistDigest(reported.allowlist) +
+                                   ", the report says " + Str(p, json::json_pointer("/egress/sha256")));
+  }
+  c.Checked("trust");
+  const json::json_pointer trust_at("/trust/config");
+  reported.trust = p.contains(trust_at) ? p.at(trust_at) : json();
+  if (!reported.trust.is_object()) {
+    c.Fail("trust", "the report has no trust configuration");
+  } else if (Str(p, json::json_pointer("/trust/sha256")) != DocumentDigest(reported.trust)) {
+    c.Fail("trust", "the trust configuration's digest is " + DocumentDigest(reported.trust) + ", the report says " +
+                        Str(p, json::json_pointer("/trust/sha256")));
+  }
+  if (!policy.dns_server.empty()) c.Checked("egress.dns_server");
+
+  if (!starts) {
+    // No TPM (or a log that is not bound, which has failed above): the
+    // node's signed statement is all there is.
+    JudgeRan(c, policy, reported);
   } else {
-    const std::string digest = AllowlistDigest(allowlist);
-    if (Str(p, json::json_pointer("/egress/sha256")) != digest) {
-      c.Fail("egress.allowlist", "the allowlist's digest is " + digest + ", the report says " +
-                                     Str(p, json::json_pointer("/egress/sha256")));
+    const NodeStart& last = starts->back();
+    if (last.volent_sha256 != reported.volent) {
+      c.Fail("software.volent", "the node measured volent-binary " + last.volent_sha256 +
+                                    " at its last start but the report says " + reported.volent);
     }
-    CheckMeasured(c, "egress.allowlist", measured, "egress-allowlist", digest);
-    if (policy.allowlist_equal && allowlist != *policy.allowlist_equal) {
-      c.Fail("egress.allowlist", "the node's allowlist is not the policy's");
+    if (last.kernel_sha256 != reported.kernel) {
+      c.Fail("software.ampoule_kernel", "the node measured ampoule-kernel " +
+                                            (last.kernel_sha256.empty() ? "(none)" : last.kernel_sha256) +
+                                            " at its last start but the report says " +
+                                            (reported.kernel.empty() ? "(none)" : reported.kernel));
     }
-    if (policy.allowlist_subset_of) {
-      for (size_t i = 0; i < allowlist.size(); ++i) {
-        if (!EntryIn(allowlist[i], *policy.allowlist_subset_of)) {
-          c.Fail("egress.allowlist", "entry " + std::to_string(i) + " (capability " +
-                                         Str(allowlist[i], json::json_pointer("/capability")) +
-                                         ") is not one the policy allows");
-        }
-      }
+    if (reported.allowlist.is_array() && last.allowlist_sha256 != AllowlistDigest(reported.allowlist)) {
+      c.Fail("egress.allowlist", "the node measured egress-allowlist " + last.allowlist_sha256 +
+                                     " at its last start but the report's allowlist is " +
+                                     AllowlistDigest(reported.allowlist));
+    }
+    if (reported.trust.is_object() && last.trust_sha256 != DocumentDigest(reported.trust)) {
+      c.Fail("trust", "the node measured node-trust " + last.trust_sha256 +
+                          " at its last start but the report's trust configuration is " +
+                          DocumentDigest(reported.trust));
+    }
+    for (size_t i = 0; i < starts->size(); ++i) {
+      const NodeStart& s = (*starts)[i];
+      Ran ran{starts->size() == 1 ? std::string()
+                                  : "start " + std::to_string(i + 1) + " of " + std::to_string(starts->size()) +
+                                        " in this boot: ",
+              s.volent_sha256, s.kernel_sha256, s.allowlist, s.trust};
+      JudgeRan(c, policy, ran);
     }
   }
 
@@ -259,6 +313,15 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
     c.Checked("boot.secure_boot");
     const std::string state = Str(p, json::json_pointer("/boot/secure_boot"));
     if (state != "enabled") c.Fail("boot.secure_boot", "Secure Boot is " + state + "; the policy requires it");
+    if (!policy.pcrs.count(7)) {
+      verdict.notes.push_back("boot.secure_boot is self-asserted: the node read it from a file a root user can "
+                              "fake; pin PCR 7 (\"pcrs\") to have the TPM's quote prove it");
+    }
+  }
+  if (!policy.verity_roothash.empty() || Contains(policy.boot_profiles, "verity-only")) {
+    verdict.notes.push_back("the verity profile and root hash are the node's reading of its kernel's device-mapper "
+                            "table: true of the files the node runs from, not proved by the quote (only a measured "
+                            "boot, full-chain, is)");
   }
   if (!policy.verity_roothash.empty()) {
     c.Checked("boot.verity_roothash");

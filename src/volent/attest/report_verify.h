@@ -10,7 +10,12 @@
 // What is proved and what is only stated: with a TPM, the quote proves that
 // a key with a restricted signing key's attributes signed these PCR values
 // for this nonce, and the node's PCR log, replayed to the quoted value,
-// binds the node's binary, allowlist and kernel digests to that quote.
+// binds every start of the node in this boot (its binary, allowlist, trust
+// configuration and kernel, each event bound to its kind) to that quote.
+// The log must read as whole starts (node_pcr.h SplitStarts), the report's
+// values must be its last start's, and every policy claim about what the
+// node runs must hold of every start: a wider allowlist measured earlier
+// in the boot fails it even when the last one is narrow.
 // Without credential activation (tpm.h) nothing here proves the key lives
 // in a TPM; without a TPM every claim is only the node's signed statement.
 //
@@ -33,6 +38,7 @@ struct FailedClaim {
 struct Verdict {
   std::vector<FailedClaim> failed;
   std::vector<std::string> checked;  // the claims the policy asked for, in order
+  std::vector<std::string> notes;    // what a VERIFIED does not prove (a self-asserted fact), for a person
   bool verified() const { return failed.empty(); }
 };
 

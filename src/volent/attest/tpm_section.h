@@ -8,7 +8,8 @@
 //    "quote": {"attest": B64 TPMS_ATTEST, "signature": B64 TPMT_SIGNATURE,
 //              "pcrs": {"0": HEX, ..., "15": HEX}},
 //    "ek": {"public": B64 TPM2B_PUBLIC},
-//    "node": {"pcr": 15, "prior_unknown": false, "events": [{"kind", "sha256"}]},
+//    "node": {"format": 2, "pcr": 15, "prior_unknown": false,
+//             "events": [{"kind", "sha256"}], "documents": {HEX: JSON}} (node_pcr.h),
 //    "event_log": B64 or null, "event_log_reason": TEXT (when null)}
 //
 // Thread-compatible (the Tpm is used by one thread at a time).

@@ -9,8 +9,10 @@
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/receipt/key_file.h"
 #include "core/crash_point.h"
+#include "core/file_read.h"
 #include "core/file_write.h"
 #include "core/host_port.h"
+#include "core/sha256.h"
 #include "core/http/descriptor_limit.h"
 #include "volent/agent/delays.h"
 #include "volent/agent/denial_journal.h"
@@ -24,6 +26,7 @@
 #include "volent/control/credentials.h"
 #include "volent/control/http_server.h"
 #include "volent/control/metrics.h"
+#include "volent/control/tls_certificates.h"
 #include "volent/control/tls_context.h"
 #include "volent/egress/gate.h"
 #include "volent/journal/journal.h"
@@ -146,6 +149,28 @@ Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const manifes
   return std::make_shared<const ampoule::receipt::SecretKey>(std::move(*key));
 }
 
+attest::TrustSettings TrustSettingsFor(const manifest::NodeConfig& config, const std::string& data_dir) {
+  attest::TrustSettings t;
+  t.dns_server = config.egress_dns_server;
+  t.max_redirects = config.egress_max_redirects;
+  t.tls_roots = attest::DefaultTlsRoots();  // what the egress gate's TLS client loads (egress/tls_client.cc)
+  for (const manifest::ModelKeyFile& key : config.model_keys) t.model_key_capabilities.push_back(key.capability);
+  for (const manifest::TrustedToolKey& key : config.tool_keys) t.tool_keys.emplace_back(key.name, key.public_key);
+  const manifest::ControlConfig& control = config.control;
+  t.control_auth = control.development_no_auth    ? "development_no_auth"
+                   : control.tokens && control.mtls ? "tokens+mtls"
+                   : control.mtls                   ? "mtls"
+                                                    : "tokens";
+  if (control.mtls && !control.development_no_auth) {
+    // As control/tls_context.cc picks it: the operator's, else the node's own.
+    t.client_ca = !control.tls_client_ca.empty() ? control.tls_client_ca
+                                                 : control::NodeTlsPathsOf(data_dir).ca_certificate;
+    auto bytes = ampoule::core::ReadFileCapped(t.client_ca, size_t{16} << 20);
+    if (bytes) t.client_ca_sha256 = ampoule::core::Sha256Hex(*bytes);
+  }
+  return t;
+}
+
 attest::AttestorOptions AttestorOptionsFor(const manifest::NodeConfig& config, const std::string& data_dir,
                                            std::shared_ptr<const ampoule::receipt::SecretKey> key,
                                            journal::Journal& journal) {
@@ -158,6 +183,7 @@ attest::AttestorOptions AttestorOptionsFor(const manifest::NodeConfig& config, c
   o.key = std::move(key);
   const nlohmann::json* egress = config.document.contains("egress") ? &config.document["egress"] : nullptr;
   o.allowlist = egress && egress->contains("allow") ? (*egress)["allow"] : nlohmann::json::array();
+  o.trust = attest::TrustDocument(TrustSettingsFor(config, data_dir));
   o.kernel_path = ampoule::kernel::DefaultKernelPath();
   o.data_dir = data_dir;
   o.journal_digest = [&journal]() -> Result<std::pair<uint64_t, std::string>> {
@@ -246,6 +272,20 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   parts->models = std::make_unique<model::Client>(*parts->gate, std::move(keys.keys));
   auto node_key = NodeKey(cfg, data_dir, /*create=*/true);
   if (!node_key) return node_key.error();
+  // The control API's TLS before the attestation: the client CA it trusts
+  // (the node's own, made here at the first start) is measured.
+  const manifest::ControlConfig& control_config = cfg.control;
+  if (control_config.tls) {
+    auto tls = control::MakeServerTls(control_config, data_dir, server_options.host, options.notice);
+    if (!tls) return Failed("control.tls: " + tls.message());
+    server_options.tls = tls->context;
+    parts->tls = true;
+    if (options.notice) {
+      options.notice("control API over TLS with " + tls->certificate +
+                     (tls->client_ca.empty() ? std::string()
+                                             : "; client certificates verified against " + tls->client_ca));
+    }
+  }
   // Measured before anything is served (docs/attestation.md).
   auto attestor = attest::Attestor::Start(AttestorOptionsFor(cfg, data_dir, *node_key, *parts->journal));
   if (!attestor) return Failed("attestation: " + attestor.message());
@@ -279,18 +319,6 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   if (!runs) return Failed("cannot resume the runs in " + parts->journal->path() + ": " + runs.message());
   parts->runs = std::move(*runs);
 
-  const manifest::ControlConfig& control_config = cfg.control;
-  if (control_config.tls) {
-    auto tls = control::MakeServerTls(control_config, data_dir, server_options.host, options.notice);
-    if (!tls) return Failed("control.tls: " + tls.message());
-    server_options.tls = tls->context;
-    parts->tls = true;
-    if (options.notice) {
-      options.notice("control API over TLS with " + tls->certificate +
-                     (tls->client_ca.empty() ? std::string()
-                                             : "; client certificates verified against " + tls->client_ca));
-    }
-  }
   control::AuthOptions auth_options;
   auth_options.development_no_auth = control_config.development_no_auth;
   auth_options.tokens = control_config.tokens;

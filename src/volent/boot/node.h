@@ -25,6 +25,7 @@
 #include "core/result.h"
 #include "ampoule/receipt/ed25519.h"
 #include "volent/attest/attestor.h"
+#include "volent/attest/trust.h"
 #include "volent/journal/journal.h"
 #include "volent/manifest/manifest.h"
 
@@ -56,6 +57,13 @@ inline constexpr int64_t kBootstrapTokenTtlSeconds = 24 * 3600;
 // when `create` (the node) and an error otherwise (`volent attest`).
 ampoule::Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const manifest::NodeConfig& config,
                                                                            const std::string& data_dir, bool create);
+
+// What the node measures and reports of the settings that decide where its
+// requests go and whom it trusts (attest/trust.h): egress.dns_server and
+// max_redirects, the egress gate's TLS trust roots, the model keys'
+// capabilities, the tool keys, the control API's authentication and client
+// CA (read now: call it once the node's own CA exists).
+attest::TrustSettings TrustSettingsFor(const manifest::NodeConfig& config, const std::string& data_dir);
 
 // The attestation of a node with `config` and `data_dir` (attest/attestor.h):
 // what Node::Start measures, and what `volent attest` reports from.

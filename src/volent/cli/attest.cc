@@ -8,7 +8,8 @@
 //     log) and TPM; written to FILE or stdout.
 //   volent attest --verify POLICY REPORT [--nonce HEX]
 //     anywhere: one line "claim NAME: why" per failed claim, then VERIFIED
-//     (exit 0) or FAILED (exit 1) as the last line.
+//     (exit 0) or FAILED (exit 1) as the last line; on stderr, the claims
+//     checked and a note for each one that is only self-asserted.
 // Exit 2: usage error, or a file that cannot be read; 3: the report cannot
 // be made (no node key, the TPM failed, a release build with a dev-only key).
 #include <cstdio>
@@ -110,6 +111,7 @@ int Verify(const Options& o) {
   std::string checked;
   for (const std::string& claim : verdict.checked) checked += (checked.empty() ? "" : ", ") + claim;
   std::fprintf(stderr, "volent attest: claims checked: %s\n", checked.c_str());
+  for (const std::string& note : verdict.notes) std::fprintf(stderr, "volent attest: note: %s\n", note.c_str());
   for (const attest::FailedClaim& f : verdict.failed) std::printf("claim %s: %s\n", f.claim.c_str(), f.why.c_str());
   std::printf("%s\n", verdict.verified() ? "VERIFIED" : "FAILED");
   return verdict.verified() ? 0 : 1;

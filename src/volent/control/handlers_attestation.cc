@@ -66,7 +66,7 @@ void AddAttestationRoutes(const ControlApi& api, RouteTable& table) {
                {{"type", "string"}, {"pattern", "^([0-9a-f]{2}){1,32}$"}}, true}},
              {}, {},
              {{200, "The report: a DSSE envelope around an in-toto statement (predicate "
-                    "https://volent.dev/attestations/node/v1)",
+                    "https://volent.dev/attestations/node/v2)",
                "application/json", {{"type", "object"}, {"required", {"payload", "payloadType", "signatures"}}}}},
              [ctx](const Request& r, const PathParams&) { return Get(*ctx, r); },
              Role::kReader});
