@@ -244,9 +244,6 @@ TEST(NodeConfigTest, Attestation) {
   EXPECT_NE(OnlyProblem(std::string(kConfig) + "attestation:\n  pcr: 23\n"), "");
 }
 
-}  // namespace
-}  // namespace volent::manifest
-
 // egress.credentials and an entry's credential (docs/egress.md, "Credentials").
 constexpr char kCredentials[] =
     "apiVersion: volent/v1\n"
@@ -326,3 +323,6 @@ TEST(NodeConfigTest, EgressCredentialErrors) {
   EXPECT_NE(CredentialProblems("value_env: SEARCH_KEY", "value: the-secret-itself"), "");
   EXPECT_NE(CredentialProblems("    search:", "    Search:"), "");
 }
+
+}  // namespace
+}  // namespace volent::manifest
