@@ -46,4 +46,12 @@ if(TARGET volent AND TARGET ampoule AND TARGET ampoule-verify)
                   --ampoule $<TARGET_FILE:ampoule> --verify $<TARGET_FILE:ampoule-verify>
                   --modules ${TOOL_MODULE_DIR})
   set_tests_properties(volent_tool_http PROPERTIES TIMEOUT 600 LABELS volent)
+  # A credential the egress gate adds for a sealed tool (tests/volent/tool_credential_test.py):
+  # the header arrives with its value, the value is nowhere in the data folder, the
+  # records or the answers, a tool setting it is denied, a redirect elsewhere goes
+  # without it, a loose or injected secret file stops the node; replayed without it.
+  add_python_test(volent_tool_credential volent/tool_credential_test.py --volent $<TARGET_FILE:volent>
+                  --ampoule $<TARGET_FILE:ampoule> --verify $<TARGET_FILE:ampoule-verify>
+                  --modules ${TOOL_MODULE_DIR})
+  set_tests_properties(volent_tool_credential PROPERTIES TIMEOUT 600 LABELS volent)
 endif()

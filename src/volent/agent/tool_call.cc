@@ -67,6 +67,7 @@ nlohmann::json ResultOf(const std::string& tool, const egress::SendResult& sent)
   nlohmann::json result = {{"type", "tool"}, {"tool", tool}};
   result["outcome"] = std::string(egress::OutcomeName(sent.outcome));
   if (!sent.pinned_address.empty()) result["address"] = sent.pinned_address;
+  if (!sent.credential.empty()) result["credential"] = sent.credential;  // its name; the gate added the value
   if (sent.outcome != egress::Outcome::kAnswered) {
     result["reason"] = sent.reason;
     return result;

@@ -28,6 +28,7 @@
 #include "volent/control/metrics.h"
 #include "volent/control/tls_certificates.h"
 #include "volent/control/tls_context.h"
+#include "volent/egress/credentials.h"
 #include "volent/egress/gate.h"
 #include "volent/journal/journal.h"
 #include "volent/model/client.h"
@@ -258,6 +259,11 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
     return Error{text, ErrorKind::kInvalidArgument};
   }
 
+  // The egress credentials' values, read once now: a refused file (mode,
+  // content) stops the start, naming the file, never the value.
+  auto credentials = egress::LoadCredentials(cfg.egress_credentials);
+  if (!credentials) return Error{"egress.credentials: " + credentials.message(), ErrorKind::kInvalidArgument};
+
   journal::OpenOptions journal_options;
   journal_options.before_commit = [] { ampoule::CrashPoint(ampoule::kNodeCrashEnv, "mid-commit"); };
   auto journal = journal::Journal::Open(data_dir, std::move(journal_options));
@@ -268,6 +274,7 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   gate_options.dns_server = cfg.egress_dns_server;
   gate_options.max_redirects = cfg.egress_max_redirects;
   gate_options.on_denial = agent::JournalDenials(*parts->journal);
+  gate_options.credentials = std::move(*credentials);
   parts->gate = std::make_unique<egress::Gate>(cfg.egress, std::move(gate_options));
   parts->models = std::make_unique<model::Client>(*parts->gate, std::move(keys.keys));
   auto node_key = NodeKey(cfg, data_dir, /*create=*/true);

@@ -7,7 +7,8 @@
 // store (every stored manifest re-checked against this configuration; one
 // that no longer passes is kept but marked rejected), the model providers'
 // keys (a missing or unreadable key stops the start, not the first run), the
-// journal, the egress gate, the node's own key (DATA_DIR/node.key, made on
+// egress credentials' values (egress/credentials.h; a refused file or value
+// stops the start), the journal, the egress gate, the node's own key (DATA_DIR/node.key, made on
 // the first start) and the sealed-tool runner, the runs (every unfinished run
 // resumes), the credentials (DATA_DIR/credentials.json; at the first start
 // a bootstrap admin token in DATA_DIR/bootstrap-admin.token, mode 0600),

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "volent/egress/credentials.h"
 #include "volent/egress/gate.h"
 #include "volent/egress/resolve.h"
 #include "volent/cli/commands.h"
@@ -91,7 +92,16 @@ int EgressCommand(const Args& args) {
     std::fprintf(stderr, "volent egress: %s: egress.%s\n", config_path.c_str(), problem.c_str());
     return 2;
   }
+  // The node's credentials too, so an entry naming one is tried as the node
+  // sends it (the value is written by the gate, never printed).
+  auto credentials = egress::LoadCredentials(config->egress_credentials);
+  if (!credentials) {
+    std::fprintf(stderr, "volent egress: %s: egress.credentials: %s\n", config_path.c_str(),
+                 credentials.message().c_str());
+    return 2;
+  }
   egress::GateOptions options;
+  options.credentials = std::move(*credentials);
   options.dns_server = config->egress_dns_server;
   options.max_redirects = config->egress_max_redirects;
   options.io_threads = 1;

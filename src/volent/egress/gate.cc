@@ -171,6 +171,7 @@ class Flight : public std::enable_shared_from_this<Flight> {
     ampoule::Result<Url> parsed = ParseUrl(url_text_);
     if (!parsed.ok()) return Deny(parsed.message());
     url_ = std::move(*parsed);
+    if (hop_ == 0) first_url_ = url_;
     if (!IsToken(method_)) return Deny("method \"" + method_ + "\" is not a token (e.g. GET, POST)");
     ampoule::Result<Headers> filtered = FilterHeaders(headers_);
     if (!filtered.ok()) return Deny(filtered.message());
@@ -186,6 +187,29 @@ class Flight : public std::enable_shared_from_this<Flight> {
   void OnAddresses(const Candidates& candidates, std::vector<net::ip::address> addresses) {
     Judgement judgement = JudgeCandidates(candidates, addresses);
     if (judgement.entry == nullptr) return Deny(url_->host + ": " + judgement.deny_reason);
+    hop_credential_ = nullptr;
+    if (const std::string& name = judgement.entry->credential; !name.empty()) {
+      auto it = gate_.options.credentials.find(name);
+      if (it == gate_.options.credentials.end()) {
+        return Deny("the allowlist entry allowing " + url_->ToString() + " names credential \"" + name +
+                    "\", which this node has not loaded");
+      }
+      // Fixed by the request the caller made: a redirect elsewhere, or to
+      // an entry of another credential, goes without.
+      if (hop_ == 0) credential_ = &it->second;
+      if (credential_ == &it->second && SameOrigin(*first_url_, *url_)) hop_credential_ = credential_;
+    }
+    if (hop_credential_ != nullptr) {
+      for (const auto& [header, value] : hop_headers_) {
+        if (EqualsIgnoreCase(header, hop_credential_->header)) {
+          return Deny("the request sets header \"" + header + "\", which the node writes from credential \"" +
+                      hop_credential_->name + "\" for this allowlist entry: leave it out (a tool may neither set " +
+                      "nor read it)");
+        }
+      }
+      hop_headers_.emplace_back(hop_credential_->header, hop_credential_->value);
+      result_.credential = hop_credential_->name;
+    }
     Exchange exchange;
     exchange.url = *url_;
     exchange.address = addresses.front();  // pinned: the address judged is the address used
@@ -200,6 +224,9 @@ class Flight : public std::enable_shared_from_this<Flight> {
   }
 
   void OnExchanged(SendResult r) {
+    // Before anything of the answer is read (a Location too): a service
+    // that echoes the request gives its caller the mark, not the secret.
+    if (credential_ != nullptr && !result_.credential.empty()) RedactAnswer(r);
     result_.outcome = r.outcome;
     result_.reason = std::move(r.reason);
     result_.pinned_address = std::move(r.pinned_address);
@@ -260,6 +287,17 @@ class Flight : public std::enable_shared_from_this<Flight> {
     Hop();
   }
 
+  void RedactAnswer(SendResult& r) const {
+    const std::string mark = RedactedMark(credential_->name);
+    const std::string& secret = credential_->secret;
+    Redact(r.reason, secret, mark);
+    for (auto& [name, value] : r.response.headers) {
+      Redact(name, secret, mark);
+      Redact(value, secret, mark);
+    }
+    Redact(r.response.body, secret, mark);
+  }
+
   std::string HopPrefix() const {
     return "redirect " + std::to_string(hop_) + " (" + url_text_ + "): ";
   }
@@ -313,6 +351,9 @@ class Flight : public std::enable_shared_from_this<Flight> {
   std::chrono::steady_clock::time_point deadline_;
   int hop_ = 0;
   std::optional<Url> url_;
+  std::optional<Url> first_url_;                // the caller's request's: the one origin a credential goes to
+  const Credential* credential_ = nullptr;      // the credential of the entry that allowed the caller's request
+  const Credential* hop_credential_ = nullptr;  // the credential added to the current hop, if any
   Headers hop_headers_;
   SendResult result_;
 };

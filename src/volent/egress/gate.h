@@ -23,6 +23,18 @@
 // deadlines, and joins the threads; it may run on a gate thread (a callback
 // dropping the last owner), which then frees the gate when its work is over.
 //
+// Credentials (credentials.h; docs/egress.md, "Credentials"): when the
+// entry that allowed the request names a credential, the gate writes the
+// credential's header into it, after every check above, on the last step
+// before connecting. A caller's request that sets that header itself is
+// denied (it may neither set nor learn it). Redirects carry it only to the
+// origin (scheme, host, port) the caller named, and only when the entry
+// that allows the hop names the same credential; elsewhere it is not sent.
+// The answer the caller gets (headers, body, reason, the redirect URLs) has
+// every occurrence of the secret replaced by "[credential NAME]", and
+// SendResult::credential names it. Nothing the gate returns or hands to the
+// DenialSink holds the value.
+//
 // Order of a Send: the URL is read strictly (url.h), the method and headers
 // are checked (headers.h), the allowlist is matched (allowlist.h), the name
 // is resolved once (resolve.h), every address is judged, and the first
@@ -39,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include "volent/egress/credentials.h"
 #include "volent/manifest/manifest.h"
 
 namespace boost::asio::ssl {
@@ -88,6 +101,9 @@ struct SendResult {
   HttpResponse response;        // for kAnswered: the last hop's response (for kFailed at the
                                 // redirect limit: the last 3xx)
   std::vector<std::string> redirects;  // the URLs redirected to, in order (the last is the one answered or refused)
+  // The name of the credential the gate added to the request (never its
+  // value), "" when none was: see "Credentials" below.
+  std::string credential;
 };
 
 // A request the gate refused, as the node journals it (docs/egress.md).
@@ -116,6 +132,9 @@ struct GateOptions {
   // certificate: `volent approve` to a node with mutual TLS); null: the
   // system's trusted CAs and no client certificate.
   std::shared_ptr<boost::asio::ssl::context> tls_client;
+  // The values of the credentials allowlist entries name (LoadCredentials).
+  // An entry naming one that is not here allows nothing (denied).
+  Credentials credentials;
 };
 
 class Gate {

@@ -53,6 +53,9 @@ struct Checked {
 // if it matches scheme, port, optional path prefix and methods, and either
 // `host` (an exact name or a pattern "*.example.com" / "*") or `cidr` (an
 // address range named explicitly, the only way to reach internal addresses).
+// With `credential`, the egress gate adds that credential's header to every
+// request this entry allows (egress/credentials.h); only entries naming one
+// host or one address may carry one.
 struct AllowEntry {
   std::string capability;
   std::string scheme;                // "https" or "http"
@@ -61,6 +64,22 @@ struct AllowEntry {
   int port = 0;                      // 0: the scheme's default port
   std::string path_prefix;           // "" allows every path
   std::vector<std::string> methods;  // empty allows every method
+  // The name of an egress.credentials entry, "" for none. (An initializer,
+  // so entries written as {capability, scheme, ...} need not name it.)
+  std::string credential = {};
+};
+
+// A secret the egress gate adds to requests as a header (volent.yaml
+// egress.credentials), so that the tools making them never hold it. The
+// value comes from `value_file` or the environment variable `value_env`
+// (exactly one), read once at node start (egress/credentials.h); the
+// configuration holds only where it is.
+struct EgressCredential {
+  std::string name;        // the key in egress.credentials
+  std::string header;      // e.g. "Authorization"
+  std::string prefix;      // written before the value, e.g. "Bearer "
+  std::string value_file;  // resolved against the config file's folder when relative; "" with value_env
+  std::string value_env;   // "" with value_file
 };
 
 struct TrustedToolKey {
@@ -102,6 +121,7 @@ struct NodeConfig {
   std::vector<AllowEntry> egress;
   std::string egress_dns_server;  // egress.dns_server: "" for the system resolver, else "IP" or "IP:PORT"
   int egress_max_redirects = 5;   // egress.max_redirects (0..20)
+  std::vector<EgressCredential> egress_credentials;  // egress.credentials, in name order
   std::vector<TrustedToolKey> tool_keys;
   std::vector<ModelKeyFile> model_keys;
   AttestationConfig attestation;

@@ -1,10 +1,13 @@
 // LoadNodeConfig (manifest.h): the schema, then what it cannot say: listen
 // address and port, host names and CIDR ranges label by label and bit by
 // bit, unique tool key names, model keys bound to allowlisted capabilities
-// (one key each), the egress DNS server as an address that is a destination.
+// (one key each), the egress DNS server as an address that is a destination,
+// egress credentials declared, named, and only on entries of one host or
+// address.
 // Relative data_dir and key_file are resolved against
-// base_dir; the key files themselves are read at node start, not here
-// (model/keys.h), so `volent check` works away from the node's secrets.
+// base_dir; the key files and credential values themselves are read at node
+// start, not here (model/keys.h, egress/credentials.h), so `volent check`
+// works away from the node's secrets.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -33,6 +36,55 @@ void CheckAllowlist(CheckedDocument& doc) {
     if (const json* cidr = Member(&entry, "cidr"); cidr && cidr->is_string()) {
       std::string why = CheckCidr(cidr->get<std::string>());
       if (!why.empty() && !doc.HasProblemAt(pointer + "/cidr")) doc.Add(pointer + "/cidr", "the range " + why);
+    }
+  }
+}
+
+// A credential goes to one service: an entry naming one must name one host
+// (no pattern: "*" would let a tool pick the server that receives it) or one
+// address; every credential named must be declared, and every one declared
+// named (else it could never be sent, a mistake worth saying).
+void CheckCredentials(CheckedDocument& doc) {
+  const json* egress = Member(&doc.value, "egress");
+  const json* declared = Member(egress, "credentials");
+  std::set<std::string> named;
+  if (const json* allow = Member(egress, "allow"); allow && allow->is_array()) {
+    for (size_t i = 0; i < allow->size(); ++i) {
+      const std::string pointer = "/egress/allow/" + std::to_string(i) + "/credential";
+      const json& entry = (*allow)[i];
+      const json* credential = Member(&entry, "credential");
+      if (credential == nullptr || !credential->is_string() || doc.HasProblemAt(pointer)) continue;
+      const std::string name = credential->get<std::string>();
+      named.insert(name);
+      if (declared == nullptr || !declared->is_object() || !declared->contains(name)) {
+        doc.Add(pointer, "credential " + json(name).dump() +
+                             " is not declared in egress.credentials: declare it there (header and value_file or value_env)");
+        continue;
+      }
+      const std::string host = StringAt(&entry, "host");
+      const std::string cidr = StringAt(&entry, "cidr");
+      if (host.find('*') != std::string::npos) {
+        doc.Add(pointer, "an entry with a credential must name one host, not the pattern " + json(host).dump() +
+                             " (a tool could choose the server that receives the credential)");
+      } else if (!cidr.empty()) {
+        const size_t slash = cidr.find('/');
+        const std::string bits = slash == std::string::npos ? "" : cidr.substr(slash + 1);
+        const bool v6 = cidr.find(':') != std::string::npos;
+        if (bits != (v6 ? "128" : "32")) {
+          doc.Add(pointer, "an entry with a credential must name one address (" + std::string(v6 ? "/128" : "/32") +
+                               "), not the range " + json(cidr).dump() +
+                               " (a tool could choose the server that receives the credential)");
+        }
+      }
+    }
+  }
+  if (declared == nullptr || !declared->is_object()) return;
+  for (const auto& [name, spec] : declared->items()) {
+    if (!named.count(name)) {
+      doc.Add("/egress/credentials/" + name, "credential " + json(name).dump() +
+                                                 " is named by no egress.allow entry, so it could never be sent: "
+                                                 "add credential: " + name + " to an entry or remove it",
+              /*at_key=*/true);
     }
   }
 }
@@ -74,6 +126,7 @@ void CheckRest(CheckedDocument& doc) {
     if (!parsed && !doc.HasProblemAt("/listen")) doc.Add("/listen", "the address " + parsed.message());
   }
   CheckAllowlist(doc);
+  CheckCredentials(doc);
   CheckEgressOptions(doc);
   CheckModelKeys(doc);
   // "production" is the operator's statement about a key they provisioned;
@@ -122,7 +175,23 @@ NodeConfig ToConfig(const json& v, std::string_view base_dir) {
       if (const json* port = Member(&e, "port")) entry.port = port->get<int>();
       entry.path_prefix = StringAt(&e, "path_prefix");
       if (const json* methods = Member(&e, "methods")) entry.methods = methods->get<std::vector<std::string>>();
+      entry.credential = StringAt(&e, "credential");
       config.egress.push_back(std::move(entry));
+    }
+  }
+  if (const json* credentials = Member(Member(&v, "egress"), "credentials")) {
+    for (const auto& [name, c] : credentials->items()) {  // nlohmann's objects are in key order
+      EgressCredential credential;
+      credential.name = name;
+      credential.header = StringAt(&c, "header");
+      credential.prefix = StringAt(&c, "prefix");
+      credential.value_env = StringAt(&c, "value_env");
+      if (Member(&c, "value_file")) {
+        std::filesystem::path file = StringAt(&c, "value_file");
+        if (file.is_relative()) file = std::filesystem::path(base_dir) / file;
+        credential.value_file = file.lexically_normal().string();
+      }
+      config.egress_credentials.push_back(std::move(credential));
     }
   }
   config.egress_dns_server = StringAt(Member(&v, "egress"), "dns_server");

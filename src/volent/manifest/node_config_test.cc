@@ -244,5 +244,85 @@ TEST(NodeConfigTest, Attestation) {
   EXPECT_NE(OnlyProblem(std::string(kConfig) + "attestation:\n  pcr: 23\n"), "");
 }
 
+// egress.credentials and an entry's credential (docs/egress.md, "Credentials").
+constexpr char kCredentials[] =
+    "apiVersion: volent/v1\n"
+    "kind: NodeConfig\n"
+    "egress:\n"
+    "  credentials:\n"
+    "    orders:\n"
+    "      header: Authorization\n"
+    "      prefix: \"Bearer \"\n"
+    "      value_file: secrets/orders.token\n"
+    "    search:\n"
+    "      header: X-Api-Key\n"
+    "      value_env: SEARCH_KEY\n"
+    "  allow:\n"
+    "    - capability: orders\n"
+    "      scheme: https\n"
+    "      host: orders.internal.example\n"
+    "      credential: orders\n"
+    "    - capability: search\n"
+    "      scheme: http\n"
+    "      cidr: 10.20.0.7/32\n"
+    "      credential: search\n";
+
+std::string CredentialProblems(const std::string& from, const std::string& to) {
+  std::string text = kCredentials;
+  text.replace(text.find(from), from.size(), to);
+  return OnlyProblem(text);
+}
+
+TEST(NodeConfigTest, EgressCredentials) {
+  Checked<NodeConfig> config = LoadNodeConfig(kCredentials, "volent.yaml", "/etc/volent");
+  ASSERT_TRUE(config.ok()) << FormatProblem(config.problems.at(0));
+  ASSERT_EQ(config.value->egress.size(), 2u);
+  EXPECT_EQ(config.value->egress[0].credential, "orders");
+  EXPECT_EQ(config.value->egress[1].credential, "search");
+  ASSERT_EQ(config.value->egress_credentials.size(), 2u);
+  const EgressCredential& orders = config.value->egress_credentials[0];
+  EXPECT_EQ(orders.name, "orders");
+  EXPECT_EQ(orders.header, "Authorization");
+  EXPECT_EQ(orders.prefix, "Bearer ");
+  EXPECT_EQ(orders.value_file, "/etc/volent/secrets/orders.token");
+  EXPECT_EQ(orders.value_env, "");
+  const EgressCredential& search = config.value->egress_credentials[1];
+  EXPECT_EQ(search.value_env, "SEARCH_KEY");
+  EXPECT_EQ(search.value_file, "");
+  // The measured allowlist is the document's: the names are in it.
+  EXPECT_EQ(config.value->document["egress"]["allow"][0]["credential"], "orders");
+}
+
+TEST(NodeConfigTest, EgressCredentialErrors) {
+  // An entry with a credential names one host or one address: a pattern or
+  // a range would let a tool choose the server that receives it.
+  EXPECT_NE(CredentialProblems("host: orders.internal.example", "host: \"*.internal.example\"")
+                .find("/egress/allow/0/credential: an entry with a credential must name one host"),
+            std::string::npos);
+  EXPECT_NE(CredentialProblems("host: orders.internal.example", "host: \"*\"").find("must name one host"),
+            std::string::npos);
+  EXPECT_NE(CredentialProblems("cidr: 10.20.0.7/32", "cidr: 10.20.0.0/16")
+                .find("/egress/allow/1/credential: an entry with a credential must name one address (/32)"),
+            std::string::npos);
+  EXPECT_NE(CredentialProblems("cidr: 10.20.0.7/32", "cidr: fd00::7/64").find("one address (/128)"),
+            std::string::npos);
+  EXPECT_EQ(CredentialProblems("cidr: 10.20.0.7/32", "cidr: fd00::7/128"), "");
+  // Named and not declared; declared and never named.
+  EXPECT_NE(CredentialProblems("credential: search", "credential: other")
+                .find("/egress/allow/1/credential: credential \"other\" is not declared in egress.credentials"),
+            std::string::npos);
+  EXPECT_NE(CredentialProblems("credential: search", "methods: [GET]")
+                .find("/egress/credentials/search: credential \"search\" is named by no egress.allow entry"),
+            std::string::npos);
+  // Exactly one source of the value; a header that is a token; no inline value.
+  EXPECT_NE(CredentialProblems("value_env: SEARCH_KEY", "value_env: SEARCH_KEY\n      value_file: /x"), "");
+  EXPECT_NE(CredentialProblems("      value_env: SEARCH_KEY\n", ""), "");
+  EXPECT_NE(CredentialProblems("header: X-Api-Key", "header: \"X-Api-Key: x\""), "");
+  EXPECT_NE(CredentialProblems("header: X-Api-Key", "header: \"X-Api-Key\\r\\nX: y\""), "");
+  EXPECT_NE(CredentialProblems("prefix: \"Bearer \"", "prefix: \"Bearer\\r\\n\""), "");
+  EXPECT_NE(CredentialProblems("value_env: SEARCH_KEY", "value: the-secret-itself"), "");
+  EXPECT_NE(CredentialProblems("    search:", "    Search:"), "");
+}
+
 }  // namespace
 }  // namespace volent::manifest

@@ -49,8 +49,13 @@ ampoule::Result<egress::HttpRequest> ReadRequest(const nlohmann::json& request) 
 }  // namespace
 
 nlohmann::json AnswerFor(const egress::SendResult& sent) {
+  // The name of a credential the gate added, never its value (the gate
+  // wrote it; the tool never held it): the record says the request was
+  // authenticated, and a replay needs neither.
   if (sent.outcome != egress::Outcome::kAnswered) {
-    return {{"error", std::string(egress::OutcomeName(sent.outcome))}, {"reason", sent.reason}};
+    nlohmann::json failed = {{"error", std::string(egress::OutcomeName(sent.outcome))}, {"reason", sent.reason}};
+    if (!sent.credential.empty()) failed["credential"] = sent.credential;
+    return failed;
   }
   // Header bytes that are not UTF-8 become U+FFFD when the exchange is
   // written (ampoule::DumpJson), before the tool or the record sees them.
@@ -63,6 +68,7 @@ nlohmann::json AnswerFor(const egress::SendResult& sent) {
   } else {
     answer["body_base64"] = ampoule::receipt::Base64Encode(body);
   }
+  if (!sent.credential.empty()) answer["credential"] = sent.credential;
   return answer;
 }
 

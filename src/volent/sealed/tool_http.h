@@ -41,7 +41,9 @@ ToolHttpExchange SendToolRequest(const egress::Gate* gate, const agent::ToolDef&
 
 // The answer for what the gate returned (wit/volent-tool.wit): status,
 // headers and body ("body_base64" when the body is not UTF-8), or the
-// gate's outcome as the error with its reason.
+// gate's outcome as the error with its reason; with "credential": NAME
+// when the gate added that credential to the request (its name only: the
+// value never reaches the tool, egress/credentials.h).
 nlohmann::json AnswerFor(const egress::SendResult& sent);
 
 }  // namespace volent::sealed
