@@ -205,6 +205,7 @@ for i in range(2):
 roomy = [wait_run("roomy", f"r{i}") for i in range(2)]
 peak = status_kib(PID, "VmHWM")
 bound = before + min(WORKERS, 2) * PER_CALL + MARGIN
+check.note(f"node peak before {before / MIB:.1f} MiB; after 2 calls leaving 192 MiB each {peak / MIB:.1f} MiB")
 check("2 calls that leave 192 MiB each in /output (within files_mb) leave the node's peak within the same bound",
       peak <= bound and all((d.get("result") or {}).get("written") == 192 * MIB for d in roomy),
       f"peak {peak} bytes, bound {bound}; " + "; ".join(str(d.get("result") or d.get("reason")) for d in roomy))
