@@ -55,3 +55,14 @@ if(TARGET volent AND TARGET ampoule AND TARGET ampoule-verify)
                   --modules ${TOOL_MODULE_DIR})
   set_tests_properties(volent_tool_credential PROPERTIES TIMEOUT 600 LABELS volent)
 endif()
+
+# A sealed tool's limits bound the node (tests/volent/tool_limits_test.py):
+# hostile tools writing to /output at once leave the node's peak
+# memory within the bound docs/tools.md states; files_mb is checked,
+# honoured, recorded in the receipt and replayed.
+if(TARGET volent AND TARGET ampoule AND TARGET ampoule-verify)
+  add_python_test(volent_tool_limits volent/tool_limits_test.py --volent $<TARGET_FILE:volent>
+                  --ampoule $<TARGET_FILE:ampoule> --verify $<TARGET_FILE:ampoule-verify>
+                  --modules ${TOOL_MODULE_DIR})
+  set_tests_properties(volent_tool_limits PROPERTIES TIMEOUT 600 LABELS volent)
+endif()

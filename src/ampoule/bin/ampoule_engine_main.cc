@@ -38,9 +38,14 @@ void WriteAll(int fd, const uint8_t* data, size_t size) {
   }
 }
 
+// The header, then each output file's bytes from where they are: the files
+// are never copied into one buffer (engine_protocol.h).
 int Finish(const run::EngineResult& result) {
-  std::string text = run::EncodeResult(result);
-  WriteAll(run::kEngineResultFd, reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  std::string head = run::EncodeResultHeader(result);
+  WriteAll(run::kEngineResultFd, reinterpret_cast<const uint8_t*>(head.data()), head.size());
+  for (const run::EngineOutputFile& f : result.outputs) {
+    WriteAll(run::kEngineResultFd, reinterpret_cast<const uint8_t*>(f.bytes.data()), f.bytes.size());
+  }
   return 0;
 }
 

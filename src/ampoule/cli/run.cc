@@ -135,6 +135,7 @@ Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
       } else if (a == "--outputs") {
         if (s.empty()) return bad(s, "a folder");
         opts.outputs_dir = s;
+        spec.keep_output_files = true;  // held until written, at most --fs-bytes
       } else if (a == "--kernel") {
         opts.kernel_path = s;
       } else if (a == "--record") {

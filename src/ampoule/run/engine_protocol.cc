@@ -1,10 +1,14 @@
 #include "ampoule/run/engine_protocol.h"
 
+#include <algorithm>
 #include <cstring>
+#include <exception>
+#include <span>
 #include <nlohmann/json.hpp>
 
 #include "ampoule/receipt/json_strict.h"
 #include "ampoule/run/output_files.h"
+#include "core/hex.h"
 #include "core/json.h"
 
 namespace ampoule::run {
@@ -141,7 +145,7 @@ Result<EngineRequest> DecodeRequest(std::string_view bytes) {
   return r;
 }
 
-std::string EncodeResult(const EngineResult& r) {
+std::string EncodeResultHeader(const EngineResult& r) {
   json outputs = json::array();
   for (const EngineOutputFile& f : r.outputs) outputs.push_back({{"name", f.name}, {"bytes", f.bytes.size()}});
   json j = {{"stop", StopName(r.stop)},
@@ -159,45 +163,46 @@ std::string EncodeResult(const EngineResult& r) {
   std::string out(kResultMagic);
   PutU32(out, uint32_t(head.size()));
   out += head;
+  return out;
+}
+
+std::string EncodeResult(const EngineResult& r) {
+  std::string out = EncodeResultHeader(r);
   for (const EngineOutputFile& f : r.outputs) out += f.bytes;
   return out;
 }
 
-Result<EngineResult> DecodeResult(std::string_view bytes) {
-  bool framed = bytes.substr(0, kResultMagic.size()) == kResultMagic;
-  size_t pos = bytes.size();
-  std::string_view text = bytes;
-  if (framed) {
-    Result<std::string_view> head = FramedHeader(bytes, kResultMagic, "engine result", &pos);
-    if (!head) return head.error();
-    text = *head;
-  }
+namespace {
+
+// The header's fields into `r`; `framed`: a header of this format, which
+// lists the output files (their names into r->outputs, sizes into
+// `sizes`), rather than an older engine's plain JSON.
+Status ParseResultHeader(std::string_view text, bool framed, EngineResult* r, std::vector<uint64_t>* sizes) {
   Result<json> parsed = ParseJson(text, "engine result");
   if (!parsed) return parsed.error();
   const json& j = *parsed;
-  EngineResult r;
   std::string stop;
   int64_t exit_code = 0;
   if (!j.is_object() || !Get(j, "stop", stop) || !Get(j, "exit_code", exit_code) ||
-      !Get(j, "trap", r.trap) || !Get(j, "fuel_used", r.fuel_used) ||
-      !Get(j, "memory_cap_hit", r.memory_cap_hit) ||
-      !Get(j, "stdout_total_bytes", r.stdout_total_bytes) ||
-      !Get(j, "stderr_total_bytes", r.stderr_total_bytes) || !Get(j, "error", r.error)) {
+      !Get(j, "trap", r->trap) || !Get(j, "fuel_used", r->fuel_used) ||
+      !Get(j, "memory_cap_hit", r->memory_cap_hit) ||
+      !Get(j, "stdout_total_bytes", r->stdout_total_bytes) ||
+      !Get(j, "stderr_total_bytes", r->stderr_total_bytes) || !Get(j, "error", r->error)) {
     return Error{"engine result: field missing or of the wrong type"};
   }
-  if (stop == "exit") r.stop = Stop::kExit;
-  else if (stop == "trap") r.stop = Stop::kTrap;
-  else if (stop == "fuel") r.stop = Stop::kFuel;
+  if (stop == "exit") r->stop = Stop::kExit;
+  else if (stop == "trap") r->stop = Stop::kTrap;
+  else if (stop == "fuel") r->stop = Stop::kFuel;
   else return Error{"engine result: unknown stop '" + stop + "'"};
   if (exit_code < INT32_MIN || exit_code > INT32_MAX) return Error{"engine result: exit_code out of range"};
-  r.exit_code = int(exit_code);
-  if (j.contains("http_pending") && !Get(j, "http_pending", r.http_pending)) {
+  r->exit_code = int(exit_code);
+  if (j.contains("http_pending") && !Get(j, "http_pending", r->http_pending)) {
     return Error{"engine result: 'http_pending' is not a string"};
   }
-  if (!framed) return r;  // an older engine: no output files
+  if (!framed) return Status::Ok();  // an older engine: no output files
 
   auto outputs = j.find("outputs");
-  if (outputs == j.end() || !outputs->is_array() || !Get(j, "outputs_left_out", r.outputs_left_out)) {
+  if (outputs == j.end() || !outputs->is_array() || !Get(j, "outputs_left_out", r->outputs_left_out)) {
     return Error{"engine result: 'outputs' or 'outputs_left_out' missing"};
   }
   if (outputs->size() > kMaxOutputFiles) {
@@ -210,16 +215,175 @@ Result<EngineResult> DecodeResult(std::string_view bytes) {
       return Error{"engine result: malformed output entry"};
     }
     AMP_RETURN_IF_ERROR(CheckOutputName(f.name));
-    if (!r.outputs.empty() && !(r.outputs.back().name < f.name)) {
+    if (!r->outputs.empty() && !(r->outputs.back().name < f.name)) {
       return Error{"engine result: output '" + f.name + "' out of order or repeated"};
     }
-    if (n > bytes.size() - pos) return Error{"engine result: output '" + f.name + "' truncated"};
-    f.bytes.assign(bytes.substr(pos, n));
-    pos += n;
-    r.outputs.push_back(std::move(f));
+    r->outputs.push_back(std::move(f));
+    sizes->push_back(n);
   }
-  if (pos != bytes.size()) return Error{"engine result: trailing bytes after the output files"};
-  return r;
+  return Status::Ok();
+}
+
+}  // namespace
+
+ResultReader::ResultReader(uint64_t max_files_bytes, bool keep_files)
+    : max_files_bytes_(max_files_bytes), keep_files_(keep_files) {}
+
+void ResultReader::Fail(std::string message) {
+  state_ = State::kFailed;
+  error_ = std::move(message);
+  buf_ = std::string();
+  result_ = EngineResult{};
+}
+
+void ResultReader::Feed(std::string_view bytes) {
+  while (!bytes.empty()) {
+    switch (state_) {
+      case State::kFailed: return;
+      case State::kMagic: {
+        size_t n = std::min(kResultMagic.size() - buf_.size(), bytes.size());
+        buf_.append(bytes.substr(0, n));
+        bytes.remove_prefix(n);
+        if (kResultMagic.substr(0, buf_.size()) != buf_) {
+          state_ = State::kLegacy;
+        } else if (buf_.size() == kResultMagic.size()) {
+          state_ = State::kLength;
+          buf_.clear();
+        }
+        break;
+      }
+      case State::kLegacy:
+        if (buf_.size() + bytes.size() > kMaxResultHeaderBytes) {
+          return Fail("engine result: more than " + std::to_string(kMaxResultHeaderBytes) + " bytes of JSON");
+        }
+        buf_.append(bytes);
+        return;
+      case State::kLength: {
+        size_t n = std::min(4 - buf_.size(), bytes.size());
+        buf_.append(bytes.substr(0, n));
+        bytes.remove_prefix(n);
+        if (buf_.size() < 4) break;
+        header_len_ = 0;
+        for (int i = 0; i < 4; ++i) header_len_ |= uint32_t(uint8_t(buf_[i])) << (8 * i);
+        if (header_len_ > kMaxResultHeaderBytes) {
+          return Fail("engine result: header length " + std::to_string(header_len_) + " over the limit of " +
+                      std::to_string(kMaxResultHeaderBytes));
+        }
+        buf_.clear();
+        state_ = State::kHeader;
+        if (header_len_ == 0) TakeHeader();
+        break;
+      }
+      case State::kHeader: {
+        size_t n = std::min(size_t(header_len_) - buf_.size(), bytes.size());
+        buf_.append(bytes.substr(0, n));
+        bytes.remove_prefix(n);
+        if (buf_.size() == header_len_) TakeHeader();
+        break;
+      }
+      case State::kFiles:
+        TakeFileBytes(bytes);
+        break;
+    }
+  }
+}
+
+void ResultReader::TakeHeader() {
+  std::vector<uint64_t> sizes;
+  Status parsed = ParseResultHeader(buf_, /*framed=*/true, &result_, &sizes);
+  buf_ = std::string();
+  if (!parsed.ok()) return Fail(parsed.message());
+  uint64_t total = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] > max_files_bytes_ - total) {
+      return Fail("engine result: the output files hold more than the filesystem cap of " +
+                  std::to_string(max_files_bytes_) + " bytes (at '" + result_.outputs[i].name + "')");
+    }
+    total += sizes[i];
+    result_.outputs[i].size = sizes[i];
+  }
+  state_ = State::kFiles;
+  file_ = 0;
+  NextFile();
+}
+
+// Room for a kept file, so it is held once, not copied as it grows: within
+// the cap, which the header was checked against, and only address space
+// until its bytes arrive. Past kMaxReserve (a cap of many GiB) it grows as
+// its bytes come.
+bool ResultReader::Reserve(EngineOutputFile& f) {
+  constexpr uint64_t kMaxReserve = uint64_t(1) << 30;
+  try {
+    f.bytes.reserve(size_t(std::min(f.size, kMaxReserve)));
+    return true;
+  } catch (const std::exception&) {  // std::bad_alloc, std::length_error
+    Fail("engine result: the host cannot hold output '" + f.name + "' of " + std::to_string(f.size) + " bytes");
+    return false;
+  }
+}
+
+// Starts on the file at file_, skipping (and finishing) empty ones.
+void ResultReader::NextFile() {
+  while (file_ < result_.outputs.size()) {
+    EngineOutputFile& f = result_.outputs[file_];
+    file_left_ = f.size;
+    hasher_ = core::Sha256Hasher();
+    if (keep_files_ && !Reserve(f)) return;
+    if (file_left_ > 0) return;
+    f.sha256 = core::Sha256Hex(std::string_view());
+    ++file_;
+  }
+}
+
+void ResultReader::TakeFileBytes(std::string_view& bytes) {
+  if (file_ == result_.outputs.size()) {
+    return Fail("engine result: trailing bytes after the output files");
+  }
+  EngineOutputFile& f = result_.outputs[file_];
+  size_t n = size_t(std::min<uint64_t>(file_left_, bytes.size()));
+  std::string_view piece = bytes.substr(0, n);
+  bytes.remove_prefix(n);
+  hasher_.Update(piece);
+  if (keep_files_) f.bytes.append(piece);
+  file_left_ -= n;
+  if (file_left_ > 0) return;
+  const core::Sha256Digest digest = hasher_.Finish();
+  f.sha256 = core::HexEncode(std::span<const uint8_t>(digest));
+  ++file_;
+  NextFile();
+}
+
+Result<EngineResult> ResultReader::Finish() {
+  switch (state_) {
+    case State::kFailed: return Error{error_};
+    case State::kMagic:
+      if (buf_.empty()) return Error{"engine result: empty"};
+      [[fallthrough]];
+    case State::kLegacy: {
+      EngineResult r;
+      std::vector<uint64_t> sizes;
+      AMP_RETURN_IF_ERROR(ParseResultHeader(buf_, /*framed=*/false, &r, &sizes));
+      return r;
+    }
+    case State::kLength:
+    case State::kHeader: return Error{"engine result: header truncated"};
+    case State::kFiles:
+      if (file_ < result_.outputs.size()) {
+        return Error{"engine result: output '" + result_.outputs[file_].name + "' truncated"};
+      }
+      state_ = State::kFailed;
+      error_ = "engine result: already taken";
+      return std::move(result_);
+  }
+  return Error{"engine result: unreadable"};
+}
+
+Result<EngineResult> DecodeResult(std::string_view bytes) {
+  // No more file bytes than arrived: a declared size past the end is
+  // refused before anything is reserved for it.
+  ResultReader reader(bytes.size(), /*keep_files=*/true);
+  reader.Feed(bytes);
+  return reader.Finish();
 }
 
 }  // namespace ampoule::run

@@ -19,7 +19,14 @@
 // Both sides parse defensively (lengths checked against what arrived, JSON
 // without duplicate keys); an error message names what was wrong.
 //
-// Thread-safe: values only.
+// The host reads a result as it arrives (ResultReader), never more of it
+// than the caps allow: a header of at most kMaxResultHeaderBytes, and
+// output files that together hold at most the run's filesystem cap (no
+// more can exist in the guest's tree), refused as soon as the header
+// declares more; the files' bytes are hashed as they pass and kept only
+// when the caller asks (`ampoule run --outputs`).
+//
+// Thread-safe: values only; a ResultReader is used by one thread.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +37,7 @@
 #include "ampoule/run/run_program.h"
 #include "ampoule/run/run_record.h"
 #include "core/result.h"
+#include "core/sha256.h"
 
 namespace ampoule::run {
 
@@ -65,7 +73,11 @@ struct EngineRequest {
 
 struct EngineOutputFile {
   std::string name;
-  std::string bytes;
+  std::string bytes;  // the engine's side; the host's only when it keeps them
+  // Set by ResultReader (the host): the size and digest of the bytes that
+  // arrived, whether or not they were kept.
+  uint64_t size = 0;
+  std::string sha256{};  // lowercase hex
 };
 
 // How the engine saw the run end. `stop` is kExit, kTrap or kFuel (memory
@@ -93,10 +105,61 @@ struct EngineResult {
 std::string EncodeRequest(const EngineRequest& request);
 Result<EngineRequest> DecodeRequest(std::string_view bytes);
 
+// The most a result's header may hold: far above what one needs (a few
+// hundred bytes of JSON, the names of at most kMaxOutputFiles output files
+// of at most kMaxOutputNameBytes each, a pending request).
+inline constexpr size_t kMaxResultHeaderBytes = size_t(4) << 20;
+
+// The magic, the length and the header: what precedes the output files'
+// bytes (the engine writes each file's bytes after it, in order, without
+// copying them into one buffer).
+std::string EncodeResultHeader(const EngineResult& result);
+// EncodeResultHeader, then every output file's bytes.
 std::string EncodeResult(const EngineResult& result);
-// Errors: malformed framing or JSON, a field missing or of the wrong type,
-// an output file name CheckOutputName refuses, names not in strictly
-// increasing order, bytes past the declared lengths.
+
+// Reads one result in pieces as they come from the engine's pipe.
+//   ResultReader reader(cap, keep);
+//   for each chunk read: reader.Feed(chunk);
+//   Result<EngineResult> r = reader.Finish();   // once the pipe closed
+// `max_files_bytes` bounds the output files' total size: a header that
+// declares more is refused at once, before any of their bytes is kept.
+// With `keep_files` the files' bytes are kept (EngineOutputFile::bytes);
+// without, only their size and SHA-256, so the host holds none of them.
+// After an error, Feed ignores what follows (the caller may drain the pipe)
+// and Finish returns the first error.
+// Errors: malformed framing or JSON, a header over kMaxResultHeaderBytes, a
+// field missing or of the wrong type, an output file name CheckOutputName
+// refuses, names not in strictly increasing order, files over the cap,
+// bytes missing or past the declared lengths.
+class ResultReader {
+ public:
+  ResultReader(uint64_t max_files_bytes, bool keep_files);
+
+  void Feed(std::string_view bytes);
+  Result<EngineResult> Finish();
+
+ private:
+  enum class State { kMagic, kLegacy, kLength, kHeader, kFiles, kFailed };
+  void Fail(std::string message);
+  void TakeHeader();
+  void TakeFileBytes(std::string_view& bytes);
+  void NextFile();
+  bool Reserve(EngineOutputFile& f);
+
+  const uint64_t max_files_bytes_;
+  const bool keep_files_;
+  State state_ = State::kMagic;
+  std::string buf_;  // the magic, length and header (or an older engine's JSON) as they arrive
+  uint32_t header_len_ = 0;
+  EngineResult result_;
+  size_t file_ = 0;              // the output file whose bytes come next
+  uint64_t file_left_ = 0;       // its bytes still to come
+  core::Sha256Hasher hasher_;    // of its bytes so far
+  std::string error_;
+};
+
+// The whole of `bytes` through a ResultReader that keeps the files (no cap
+// but the header's).
 Result<EngineResult> DecodeResult(std::string_view bytes);
 
 }  // namespace ampoule::run

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/sha256.h"
+
 namespace ampoule::run {
 namespace {
 
@@ -155,6 +157,123 @@ TEST(EngineProtocol, TheToolCapabilityFieldsTravelOnlyWhenSet) {
   EXPECT_EQ(r->http_pending, e.http_pending);
   EXPECT_EQ(EncodeResult(EngineResult{}).find("http_pending"), std::string::npos);
   EXPECT_EQ(DecodeResult(EncodeResult(EngineResult{}))->http_pending, "");
+}
+
+// The host reads a result as it comes, in any pieces: the same result
+// whether it arrives whole or a byte at a time.
+TEST(ResultReader, ReadsAResultInAnyPieces) {
+  EngineResult e;
+  e.stop = Stop::kExit;
+  e.exit_code = 3;
+  e.outputs = {{"a", "first"}, {"b/c", std::string(100000, 'x')}, {"empty", ""}, {"z", "last"}};
+  const std::string bytes = EncodeResult(e);
+  for (size_t piece : {size_t(1), size_t(7), size_t(4096), bytes.size()}) {
+    ResultReader reader(UINT64_MAX, /*keep_files=*/true);
+    for (size_t at = 0; at < bytes.size(); at += piece) reader.Feed(std::string_view(bytes).substr(at, piece));
+    Result<EngineResult> r = reader.Finish();
+    ASSERT_TRUE(r.ok()) << piece << ": " << r.message();
+    EXPECT_EQ(r->exit_code, 3);
+    ASSERT_EQ(r->outputs.size(), 4u);
+    for (size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(r->outputs[i].bytes, e.outputs[i].bytes) << i;
+      EXPECT_EQ(r->outputs[i].size, e.outputs[i].bytes.size()) << i;
+      EXPECT_EQ(r->outputs[i].sha256, core::Sha256Hex(e.outputs[i].bytes)) << i;
+    }
+  }
+}
+
+// Without keep_files the host holds none of the files' bytes, only what
+// the record needs: their names, sizes and digests.
+TEST(ResultReader, HashesWithoutKeeping) {
+  EngineResult e;
+  e.outputs = {{"big", std::string(1 << 20, 'y')}, {"small", "s"}};
+  ResultReader reader(UINT64_MAX, /*keep_files=*/false);
+  const std::string bytes = EncodeResult(e);
+  for (size_t at = 0; at < bytes.size(); at += 65536) reader.Feed(std::string_view(bytes).substr(at, 65536));
+  Result<EngineResult> r = reader.Finish();
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(r->outputs.size(), 2u);
+  EXPECT_TRUE(r->outputs[0].bytes.empty());
+  EXPECT_EQ(r->outputs[0].bytes.capacity() < 4096, true);
+  EXPECT_EQ(r->outputs[0].size, uint64_t(1) << 20);
+  EXPECT_EQ(r->outputs[0].sha256, core::Sha256Hex(e.outputs[0].bytes));
+  EXPECT_EQ(r->outputs[1].sha256, core::Sha256Hex(std::string_view("s")));
+}
+
+// The cap is the filesystem's: a header that declares more file bytes than
+// it is refused as soon as the header is in, whatever follows; the pipe may
+// go on being drained into the reader.
+TEST(ResultReader, FilesOverTheCapRefusedAtTheHeader) {
+  EngineResult e;
+  e.outputs = {{"a", std::string(600, 'a')}, {"b", std::string(500, 'b')}};
+  const std::string bytes = EncodeResult(e);
+  const std::string head = EncodeResultHeader(e);
+  ResultReader exact(1100, /*keep_files=*/true);
+  exact.Feed(bytes);
+  EXPECT_TRUE(exact.Finish().ok());
+
+  ResultReader over(1099, /*keep_files=*/true);
+  over.Feed(head);  // the header alone decides
+  over.Feed(bytes.substr(head.size()));
+  over.Feed(std::string(1 << 20, 'z'));  // drained, ignored
+  Result<EngineResult> r = over.Finish();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("more than the filesystem cap of 1099 bytes (at 'b')"), std::string::npos)
+      << r.message();
+}
+
+// Hostile headers: sizes that add up past 2^64, a size no host could hold,
+// a header length over the limit, a plain JSON result over it.
+TEST(ResultReader, HostileSizesRefused) {
+  EngineResult e;
+  e.outputs = {{"a", "x"}, {"b", "y"}};
+  std::string bytes = EncodeResult(e);
+  std::string wrapped = bytes;
+  auto set_size = [](std::string& text, const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, from.size(), to);
+    uint32_t len = uint32_t(text.size() - 12 - 2);  // the header less the two files' bytes
+    for (int i = 0; i < 4; ++i) text[8 + i] = char(len >> (8 * i));
+  };
+  set_size(wrapped, "\"bytes\":1,\"name\":\"a\"", "\"bytes\":18446744073709551615,\"name\":\"a\"");
+  for (uint64_t cap : {UINT64_MAX, uint64_t(1) << 30}) {
+    ResultReader reader(cap, /*keep_files=*/true);
+    reader.Feed(wrapped);
+    Result<EngineResult> r = reader.Finish();
+    EXPECT_FALSE(r.ok()) << cap;
+  }
+  EXPECT_FALSE(DecodeResult(wrapped).ok());
+
+  std::string long_header = bytes;
+  long_header[8] = long_header[9] = long_header[10] = char(0xff);
+  long_header[11] = 0;
+  ResultReader reader(UINT64_MAX, true);
+  reader.Feed(long_header);
+  Result<EngineResult> r = reader.Finish();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("over the limit"), std::string::npos) << r.message();
+
+  ResultReader plain(UINT64_MAX, true);
+  plain.Feed("{");
+  plain.Feed(std::string(kMaxResultHeaderBytes, ' '));
+  Result<EngineResult> p = plain.Finish();
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("bytes of JSON"), std::string::npos) << p.message();
+}
+
+TEST(ResultReader, EveryTruncationRefused) {
+  EngineResult e;
+  e.outputs = {{"a", "12345"}, {"b", ""}, {"c", "6"}};
+  const std::string bytes = EncodeResult(e);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    ResultReader reader(UINT64_MAX, /*keep_files=*/false);
+    reader.Feed(bytes.substr(0, n));
+    EXPECT_FALSE(reader.Finish().ok()) << n;
+  }
+  ResultReader trailing(UINT64_MAX, false);
+  trailing.Feed(bytes + "x");
+  EXPECT_FALSE(trailing.Finish().ok());
 }
 
 }  // namespace

@@ -27,10 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Far above what a result's header needs (a few hundred bytes of JSON, and
-// the names of at most kMaxOutputFiles output files); the output files'
-// bytes come on top, at most the filesystem cap.
-constexpr size_t kMaxResultHeaderBytes = 4 << 20;
 // The engine's own memory beyond the guest's: compiled runtimes, the
 // interpreter's reserved value stack, the kernel mapping, the snapshot.
 constexpr uint64_t kEngineOverheadBytes = uint64_t(1) << 30;
@@ -117,22 +113,29 @@ Status CheckSpec(const RunSpec& spec) {
   return Status::Ok();
 }
 
+// The filesystem cap the engine applies (its default when the spec's is 0):
+// the guest's files, the output files among them, never hold more.
+uint64_t FsCap(const RunLimits& limits) {
+  return limits.fs_bytes != 0 ? limits.fs_bytes : wasi::kDefaultFsMaxBytes;
+}
+
+// The most a result may take: its header and every output file's bytes.
+uint64_t MaxResultBytes(const RunLimits& limits) {
+  return std::min<uint64_t>(FsCap(limits), SIZE_MAX / 4) + kMaxResultHeaderBytes;
+}
+
 // Moves bytes between the host and the running engine until its output
-// pipes close or the deadline passes.
+// pipes close or the deadline passes. The result is read as it comes,
+// within the filesystem cap (engine_protocol.h): the host holds the output
+// files' bytes only when the spec keeps them.
 struct Exchange {
+  explicit Exchange(const RunSpec& spec) : result(FsCap(spec.limits), spec.keep_output_files) {}
   std::string request;
   size_t request_sent = 0;
-  std::string stdout_data, stderr_data, result;
+  std::string stdout_data, stderr_data;
+  ResultReader result;
   bool timed_out = false;
-  bool result_overflow = false;  // the engine sent more than a result can hold
 };
-
-// The most a result may take: its header and every output file's bytes,
-// which the filesystem cap bounds (the engine's defaults when it is 0).
-size_t MaxResultBytes(const RunLimits& limits) {
-  uint64_t fs = limits.fs_bytes != 0 ? limits.fs_bytes : wasi::kDefaultFsMaxBytes;
-  return size_t(std::min<uint64_t>(fs, SIZE_MAX / 2)) + kMaxResultHeaderBytes;
-}
 
 Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clock::time_point deadline,
             JailedProcess& child, Exchange& x) {
@@ -193,10 +196,8 @@ Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clo
         keep(x.stdout_data, chunk, spec.on_stdout);
       } else if (&fd == &err_r) {
         keep(x.stderr_data, chunk, spec.on_stderr);
-      } else if (x.result.size() + chunk.size() <= MaxResultBytes(spec.limits)) {
-        x.result.append(chunk);
       } else {
-        x.result_overflow = true;
+        x.result.Feed(chunk);  // after a refusal, only drained
       }
     }
   }
@@ -260,7 +261,7 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
                         spec.seed,             spec.limits.fuel,     spec.limits.memory_bytes,
                         spec.limits.output_cap_bytes, spec.limits.fs_bytes, spec.limits.fs_files,
                         spec.limits.fs_depth,  spec.http_ask_host};
-  Exchange x;
+  Exchange x(spec);
   x.request = EncodeRequest(request);
 
   Fd req_r, req_w, out_r, out_w, err_r, err_w, res_r, res_w;
@@ -306,9 +307,7 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
     record.stdout_digest = DigestOutput(x.stdout_data, x.stdout_data.size());
     record.stderr_digest = DigestOutput(x.stderr_data, x.stderr_data.size());
   } else {
-    Result<EngineResult> result = x.result_overflow
-                                      ? Result<EngineResult>(Error{"the result is larger than the filesystem cap allows"})
-                                      : DecodeResult(x.result);
+    Result<EngineResult> result = x.result.Finish();
     bool engine_ok = exit->exited && exit->exit_code == 0;
     if (!result || !engine_ok) {
       std::string why = engine_ok ? result.message() : exit->Describe();
@@ -325,8 +324,8 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
     record.stdout_digest = DigestOutput(x.stdout_data, result->stdout_total_bytes);
     record.stderr_digest = DigestOutput(x.stderr_data, result->stderr_total_bytes);
     for (EngineOutputFile& f : result->outputs) {
-      record.outputs.push_back({f.name, core::Sha256Hex(f.bytes), f.bytes.size()});
-      run.output_files.push_back({std::move(f.name), std::move(f.bytes)});
+      record.outputs.push_back({f.name, f.sha256, f.size});
+      if (spec.keep_output_files) run.output_files.push_back({std::move(f.name), std::move(f.bytes)});
     }
     record.outputs_left_out = result->outputs_left_out;
     if (spec.http_ask_host) run.http_pending = std::move(result->http_pending);

@@ -52,6 +52,10 @@ struct RunSpec {
   // ProgramRun::http_pending (wasi/http_capability.h; Volent's sealed tool
   // calls). Off: such a request is answered {"error":"unavailable"}.
   bool http_ask_host = false;
+  // Keep the output files' bytes (ProgramRun::output_files), at most the
+  // filesystem cap in all. Off: the host hashes them as they arrive from
+  // the engine and holds none of them; the record names them either way.
+  bool keep_output_files = false;
   // Optional live views of the guest's output as it arrives.
   std::function<void(std::string_view)> on_stdout;
   std::function<void(std::string_view)> on_stderr;
@@ -66,7 +70,9 @@ struct ProgramRun {
   RunRecord record;
   std::string stdout_data;  // the kept bytes (at most limits.output_cap_bytes)
   std::string stderr_data;
-  std::vector<OutputFileBytes> output_files;  // in record.outputs' order, with their bytes
+  // With spec.keep_output_files: in record.outputs' order, with their
+  // bytes; empty without.
+  std::vector<OutputFileBytes> output_files;
   // With spec.http_ask_host: the request (canonical JSON) the run stopped
   // at, a trap in the record; "" when the run did not stop for one.
   std::string http_pending;

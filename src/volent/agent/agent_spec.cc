@@ -63,6 +63,7 @@ AgentSpec ReadAgentSpec(const nlohmann::json& manifest) {
     const nlohmann::json& limits = At(t, "limits");
     if (const nlohmann::json& v = At(limits, "time_ms"); v.is_number_integer()) def.time_ms = v.get<int>();
     if (const nlohmann::json& v = At(limits, "memory_mb"); v.is_number_integer()) def.memory_mb = v.get<int>();
+    if (const nlohmann::json& v = At(limits, "files_mb"); v.is_number_integer()) def.files_mb = v.get<int>();
     if (const nlohmann::json& v = At(limits, "fuel"); v.is_number_unsigned()) def.fuel = v.get<uint64_t>();
     def.needs_approval = approval.count(def.name) > 0;
     spec.tools.push_back(std::move(def));

@@ -26,6 +26,7 @@ struct ToolDef {
   std::string component;   // wasm tools: the module's SHA-256, 64 hex digits (without "sha256:")
   int time_ms = 0;         // limits.time_ms; 0 when not set
   int memory_mb = 0;       // limits.memory_mb; 0 when not set
+  int files_mb = 0;        // limits.files_mb; 0 when not set
   uint64_t fuel = 0;       // limits.fuel; 0 when not set
   bool needs_approval = false;
 };

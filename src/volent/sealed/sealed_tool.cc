@@ -63,6 +63,7 @@ std::string WhyStopped(const run::RunRecord& record, const std::string& stderr_d
 }  // namespace
 
 SealedToolRunner::SealedToolRunner(SealedToolOptions options) : options_(std::move(options)) {
+  if (options_.max_queued == 0) options_.max_queued = kDefaultMaxQueuedCalls;
   unsigned n = options_.workers ? options_.workers : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { Work(); });
 }
@@ -92,12 +93,24 @@ void SealedToolRunner::Work() {
 
 void SealedToolRunner::Perform(const agent::ToolDef& tool, const nlohmann::json& request,
                                const std::string& step_key, agent::StepDone done) {
+  size_t waiting = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(
-        [this, tool, request, step_key, done = std::move(done)] { done(Run(tool, request, step_key)); });
+    waiting = queue_.size();
+    if (waiting < options_.max_queued) {
+      queue_.push_back(
+          [this, tool, request, step_key, done = std::move(done)] { done(Run(tool, request, step_key)); });
+    }
   }
-  cv_.notify_one();
+  if (waiting < options_.max_queued) {
+    cv_.notify_one();
+    return;
+  }
+  // Refused, outside the lock (the completion is journaled on this thread):
+  // the step is done, so the call never runs, not even after a restart.
+  done(Failed(tool, "the node is busy: " + std::to_string(waiting) +
+                        " sealed tool calls are waiting for a worker, the most it queues; "
+                        "the call was not run (try again later)"));
 }
 
 nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann::json& request,
@@ -122,6 +135,8 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
   spec.stdin_bytes.assign(stdin_text.begin(), stdin_text.end());
   spec.limits.fuel = tool.fuel ? tool.fuel : kDefaultToolFuel;
   spec.limits.memory_bytes = uint64_t(tool.memory_mb ? tool.memory_mb : kDefaultToolMemoryMb) << 20;
+  // The tool's files, within its stated limits (the top of sealed_tool.h).
+  spec.limits.fs_bytes = tool.files_mb ? uint64_t(tool.files_mb) << 20 : spec.limits.memory_bytes;
   spec.limits.output_cap_bytes = kToolOutputCap;
   spec.http_ask_host = true;
 

@@ -24,8 +24,24 @@
 // tool the same answers (docs/decisions/0037-tool-http-capability.md).
 // The manifest's time limit covers the whole call, requests included.
 //
+// What a call may hold (docs/tools.md, "What a call costs the node"): the
+// guest's memory (memory_mb) and its files (files_mb, by default memory_mb:
+// every file it sees, its runtime's library and its inputs included) live
+// in the jailed engine, never in the node; the node hashes the files the
+// tool leaves in /output as they come back and keeps none of them, so a
+// running call costs the node its program, its kept stdout and stderr
+// (kToolOutputCap each) and the engine's result header, whatever the tool
+// writes. Both caps are recorded in the receipt's limits (memory_bytes,
+// fs_bytes), so a replay stops where the call stopped.
+//
+// Calls wait in a bounded queue: at most `max_queued` calls wait for a
+// worker; one more is refused at once, a failed call whose reason says the
+// node is busy, journaled as its completion like any other result, so it
+// never runs later (not even after a restart: its step is done).
+//
 // Thread-safe. Calls run on the runner's own worker threads (RunProgram
-// blocks for the whole run); the destructor waits for the calls started.
+// blocks for the whole run); the destructor waits for the calls started
+// and those queued.
 #pragma once
 
 #include <condition_variable>
@@ -48,10 +64,13 @@ namespace volent::sealed {
 
 // Limits for a tool whose manifest leaves one out.
 inline constexpr uint64_t kDefaultToolFuel = 1'000'000'000;
-inline constexpr int kDefaultToolMemoryMb = 64;
+inline constexpr int kDefaultToolMemoryMb = 64;  // also files_mb's default: the memory limit
 inline constexpr int kDefaultToolTimeMs = 10'000;
 // The most a tool may write to stdout (its result) and to stderr.
 inline constexpr uint64_t kToolOutputCap = 1 << 20;
+// Calls that may wait for a worker when SealedToolOptions::max_queued is 0:
+// above the sandbox storm's 10,000 at once (docs/tools.md).
+inline constexpr size_t kDefaultMaxQueuedCalls = 16'384;
 
 struct SealedToolOptions {
   std::string data_dir;                                // holds the tool store (DATA_DIR/tools)
@@ -60,6 +79,7 @@ struct SealedToolOptions {
   std::shared_ptr<const ampoule::receipt::SecretKey> receipt_key;  // signs each call's receipt
   const egress::Gate* gate = nullptr;                  // sends the tools' requests; null: all denied
   unsigned workers = 0;                                // 0: one per hardware thread
+  size_t max_queued = 0;                               // calls waiting for a worker; 0: kDefaultMaxQueuedCalls
 };
 
 class SealedToolRunner {
@@ -70,7 +90,10 @@ class SealedToolRunner {
   SealedToolRunner& operator=(const SealedToolRunner&) = delete;
 
   // An agent::ToolPerformer for sealed tools: queues the call and returns;
-  // `done` gets Run's result on a worker thread.
+  // `done` gets Run's result on a worker thread. When max_queued calls are
+  // waiting already, `done` gets a failed result at once, on the calling
+  // thread ({"outcome":"failed","reason":"the node is busy: ..."}), and
+  // the call is not run.
   void Perform(const agent::ToolDef& tool, const nlohmann::json& request, const std::string& step_key,
                agent::StepDone done);
 
@@ -94,8 +117,8 @@ class SealedToolRunner {
   SealedToolOptions options_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
+  std::deque<std::function<void()>> queue_;  // guarded by mu_; at most max_queued
+  bool stopping_ = false;                    // guarded by mu_
   std::vector<std::thread> workers_;
 };
 
