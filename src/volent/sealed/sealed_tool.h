@@ -24,6 +24,11 @@
 // tool the same answers (docs/decisions/0037-tool-http-capability.md).
 // The manifest's time limit covers the whole call, requests included.
 //
+// Each request is journaled before it is sent and its answer when it comes
+// (exchange_journal.h), when the runner has a journal: what a call sent is
+// on disk however the call ends, and a call re-issued after a crash is given
+// the answers already journaled instead of sending their requests again.
+//
 // Thread-safe. Calls run on the runner's own worker threads (RunProgram
 // blocks for the whole run); the destructor waits for the calls started.
 #pragma once
@@ -43,6 +48,7 @@
 #include "ampoule/receipt/ed25519.h"
 #include "volent/agent/tool_call.h"
 #include "volent/egress/gate.h"
+#include "volent/journal/journal.h"
 
 namespace volent::sealed {
 
@@ -59,6 +65,7 @@ struct SealedToolOptions {
   std::string kernel_path;                             // the Ampoule kernel the calls run on
   std::shared_ptr<const ampoule::receipt::SecretKey> receipt_key;  // signs each call's receipt
   const egress::Gate* gate = nullptr;                  // sends the tools' requests; null: all denied
+  journal::Journal* journal = nullptr;                 // journals each request and answer; null: not journaled
   unsigned workers = 0;                                // 0: one per hardware thread
 };
 
@@ -85,6 +92,10 @@ class SealedToolRunner {
   // (only when the tool made a request) and "receipt" the signed Ampoule
   // receipt of the run (absent only when the tool could not be run at all:
   // not in the store, no kernel, or its time ran out between two runs).
+  // A failed call carries "stdin" and "http_exchanges" too, as far as it
+  // got (only a tool that cannot be loaded has neither). This is the
+  // journal's record of the call; the model is shown only the result or
+  // the reason (agent::ToolResultForModel).
   nlohmann::json Run(const agent::ToolDef& tool, const nlohmann::json& request,
                      const std::string& step_key = "") const;
 
