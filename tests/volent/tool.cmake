@@ -66,3 +66,14 @@ if(TARGET volent AND TARGET ampoule AND TARGET ampoule-verify)
                   --modules ${TOOL_MODULE_DIR})
   set_tests_properties(volent_tool_limits PROPERTIES TIMEOUT 600 LABELS volent)
 endif()
+
+# What a sealed tool's data reaches (tests/volent/tool_data_test.py): the
+# model, through a recording mock model, is sent a tool's result and nothing
+# of its exchanges, receipt or stdin; every request is journaled before it is
+# sent and its answer when it comes, a call out of time included, listed in
+# the run's view, and a crash while a request hangs sends nothing twice.
+if(TARGET volent AND TARGET ampoule)
+  add_python_test(volent_tool_data volent/tool_data_test.py --volent $<TARGET_FILE:volent>
+                  --ampoule $<TARGET_FILE:ampoule>)
+  set_tests_properties(volent_tool_data PROPERTIES TIMEOUT 600 LABELS volent)
+endif()

@@ -1,7 +1,6 @@
 #include "volent/agent/denial_journal.h"
 #include "core/json.h"
 
-#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -19,21 +18,6 @@ namespace {
 // agent's step (not even one of an agent named "egress") shares the key.
 constexpr char kOwnAgent[] = "egress";
 constexpr char kOwnRun[] = "~denied";
-
-// `origin` as a step's key when it is one, written as EffectKey writes it
-// ("a/r/7", not "a/r/07"); nothing otherwise.
-std::optional<journal::EffectKey> StepKey(std::string_view origin) {
-  const size_t first = origin.find('/');
-  const size_t last = origin.rfind('/');
-  if (first == std::string_view::npos || first == last) return std::nullopt;
-  journal::EffectKey key{std::string(origin.substr(0, first)),
-                         std::string(origin.substr(first + 1, last - first - 1)), 0};
-  const std::string_view step = origin.substr(last + 1);
-  auto [end, ec] = std::from_chars(step.data(), step.data() + step.size(), key.step);
-  if (ec != std::errc() || end != step.data() + step.size()) return std::nullopt;
-  if (!key.Check().ok() || key.ToString() != origin) return std::nullopt;
-  return key;
-}
 
 nlohmann::json Payload(const egress::Denial& denial) {
   return {{"capability", denial.capability}, {"method", denial.method}, {"url", denial.url},
@@ -62,7 +46,7 @@ egress::DenialSink JournalDenials(journal::Journal& journal) {
     try {
       nlohmann::json payload = Printable(Payload(denial));
       std::string problem;
-      if (auto key = StepKey(denial.origin)) {
+      if (auto key = journal::EffectKey::Parse(denial.origin)) {
         auto recorded = journal.Append(journal::EntryKind::kEgressDenied, *key, payload);
         if (!recorded.ok()) problem = recorded.message();
       } else {

@@ -299,9 +299,10 @@ RunManager::Progress RunManager::Advance(const std::string& run_key, Run run) {
         result = std::move(performed->result);
       }
       // The model's id travels with the result, so it can tell which call
-      // each result answers.
+      // each result answers. It is shown the result alone, never the rest of
+      // the completion (tool_call.h: ToolResultForModel).
       const bool is_error = StringField(result, "outcome") != "answered";
-      results.push_back({tool_call.id, std::move(result), is_error});
+      results.push_back({tool_call.id, ToolResultForModel(tool ? tool->kind : "", result), is_error});
     }
     conversation.messages.push_back(model::Message::ToolResults(std::move(results)));
   }

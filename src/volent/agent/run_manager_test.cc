@@ -147,13 +147,17 @@ class FakeModel {
 struct FakeTools {
   std::mutex mu;
   std::vector<std::pair<std::string, json>> calls;  // (key, request)
+  json completion;  // what every call completes with; null: answered, status 200
   ToolPerformer performer() {
     return [this](const ToolDef& tool, const json& request, const std::string& key, StepDone done) {
+      json result;
       {
         std::lock_guard lock(mu);
         calls.emplace_back(key, request);
+        result = completion;
       }
-      done(json{{"type", "tool"}, {"tool", tool.name}, {"outcome", "answered"}, {"status", 200}});
+      if (result.is_null()) result = {{"type", "tool"}, {"tool", tool.name}, {"outcome", "answered"}, {"status", 200}};
+      done(std::move(result));
     };
   }
   size_t count() {
@@ -548,6 +552,65 @@ TEST_F(RunManagerTest, ToolCallIdsAreEchoedWithEveryResult) {
   EXPECT_EQ(results[1]["tool_use_id"], "toolu_B");
   EXPECT_EQ(results[1]["is_error"], true);
   EXPECT_EQ(json::parse(results[1]["content"].get<std::string>())["outcome"], "unknown-tool");
+}
+
+// A sealed tool's completion holds what it read and sent (its stdin, every
+// exchange with its headers and bodies, its receipt): all of it stays in the
+// journal, and the model is sent the tool's result alone, or a failure's
+// reason alone.
+TEST_F(RunManagerTest, TheModelIsSentASealedToolsResultAndNothingElse) {
+  json manifest = Manifest("alpha", 2);
+  for (auto& tool : manifest["spec"]["tools"]) {
+    tool["kind"] = "python";
+    tool.erase("http");
+    tool["component"] = "sha256:" + std::string(64, 'a');
+  }
+  Apply(manifest);
+  const std::string exchanges =
+      R"({"request":{"url":"http://records/42","headers":{"Authorization":"Bearer tok-secret"}},)"
+      R"("answer":{"status":200,"headers":[["set-cookie","session=cookie-secret"]],)"
+      R"("body":"{\"card\":\"4111111111111111\",\"ssn\":\"078-05-1120\"}"}})"
+      "\n";
+  tools_.completion = {{"type", "tool"},         {"tool", "t1"},
+                       {"outcome", "answered"},  {"result", {{"eligible", true}}},
+                       {"stdin", "{\"id\":42}"}, {"stop", "exit"},
+                       {"fuel_used", 123456789}, {"http_exchanges", exchanges},
+                       {"receipt", {{"payloadType", "application/vnd.in-toto+json"}, {"payload", "c2VjcmV0"}}}};
+  StartManager();
+  ASSERT_TRUE(manager_->StartRun("alpha", "r1", {}).ok());
+  manager_->WaitIdle();
+  // The second tool fails, its completion again carrying what it did.
+  {
+    std::lock_guard lock(tools_.mu);
+    tools_.completion["outcome"] = "failed";
+    tools_.completion.erase("result");
+    tools_.completion["reason"] = "the tool ran out of time (limit 1 s) waiting for the answers to its 1 HTTP requests";
+  }
+  ASSERT_TRUE(manager_->StartRun("alpha", "r2", {}).ok());
+  manager_->WaitIdle();
+  EXPECT_EQ(Run("alpha", "r1").status, "finished");
+  auto asked = model_.requests();
+  ASSERT_EQ(asked.size(), 6u);
+  for (const auto& [key, request] : asked) {
+    const std::string sent = request.dump();
+    for (const char* secret : {"4111111111111111", "078-05-1120", "tok-secret", "cookie-secret", "payloadType",
+                               "c2VjcmV0", "http_exchanges", "stdin", "123456789", "fuel_used"}) {
+      EXPECT_EQ(sent.find(secret), std::string::npos) << key << " was sent " << secret;
+    }
+  }
+  // r1's model calls are the first three (each run's calls are in step order).
+  std::map<std::string, json> by_key(asked.begin(), asked.end());
+  const json& answered = by_key["alpha/r1/3"]["body"]["messages"][2]["content"][0];
+  EXPECT_EQ(answered["content"], "{\"eligible\":true}");
+  EXPECT_FALSE(answered.contains("is_error"));
+  const json& failed = by_key["alpha/r2/3"]["body"]["messages"][2]["content"][0];
+  EXPECT_EQ(failed["is_error"], true);
+  EXPECT_EQ(json::parse(failed["content"].get<std::string>()),
+            json({{"outcome", "failed"}, {"reason", tools_.completion["reason"]}}));
+  // The journal keeps the whole completion.
+  auto step = journal_->Get({"alpha", "r1", 2}, EntryKind::kCompletion);
+  ASSERT_TRUE(step.ok() && *step);
+  EXPECT_EQ(json::parse((*step)->payload)["http_exchanges"], exchanges);
 }
 
 // 200 runs, each with its model call held in flight, on 4 worker threads:

@@ -116,6 +116,25 @@ struct HttpCall : std::enable_shared_from_this<HttpCall> {
 
 }  // namespace
 
+nlohmann::json ToolResultForModel(const std::string& kind, const nlohmann::json& completion) {
+  if (!completion.is_object()) return {{"outcome", "failed"}, {"reason", "the tool's result cannot be read"}};
+  auto text = [&](const char* name) {
+    auto it = completion.find(name);
+    return it != completion.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string outcome = text("outcome");
+  if (outcome == "answered" && !kind.empty()) {
+    if (kind != "http") return completion.value("result", nlohmann::json());
+    nlohmann::json shown = {{"status", completion.value("status", nlohmann::json())},
+                            {"body", completion.value("body", nlohmann::json())}};
+    if (auto cut = completion.find("body_truncated"); cut != completion.end() && *cut == true) {
+      shown["body_truncated"] = true;
+    }
+    return shown;
+  }
+  return {{"outcome", outcome.empty() ? "failed" : outcome}, {"reason", text("reason")}};
+}
+
 nlohmann::json ToolRequest(const ToolDef& tool, const nlohmann::json& arguments) {
   nlohmann::json request = {{"type", "tool"}, {"tool", tool.name}, {"kind", tool.kind}};
   if (tool.kind == "http") {

@@ -49,6 +49,22 @@ using ToolPerformer = std::function<void(const ToolDef& tool, const nlohmann::js
 // REQUIRES: `gate` and `delays` outlive every call started.
 ToolPerformer GateToolPerformer(const egress::Gate& gate, Delays& delays);
 
+// What the model is shown of a tool step's completion (the journaled
+// `completion`, of a tool of kind `kind`; "" when the agent has no such
+// tool), the one place that decides it for every kind:
+//   a sealed tool (wasm, python, js) that answered: its result, the JSON
+//     value it wrote, and nothing else;
+//   an http tool that answered: {"status":S,"body":B} (and
+//     "body_truncated":true when the journal cut the body): the response is
+//     the tool's result; its headers were never kept;
+//   anything else: {"outcome":O,"reason":WHY}.
+// The rest of a completion (a sealed call's stdin, HTTP exchanges, receipt,
+// fuel; the address an http tool reached) stays in the journal: a tool that
+// reads a record and answers one fact sends the model that fact, not the
+// record, and a response body the tool filtered out cannot reach the model
+// around it. Whether it is an error is the outcome's: not "answered".
+nlohmann::json ToolResultForModel(const std::string& kind, const nlohmann::json& completion);
+
 // What the journal keeps of a tool's HTTP answer body: its JSON value when
 // it is JSON of at most kMaxJournaledBody bytes nested within the one depth
 // limit (core/json.h), else the body as a string, cut at kMaxJournaledBody

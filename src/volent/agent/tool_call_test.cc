@@ -46,5 +46,49 @@ TEST(JournaledBodyTest, InvalidUtf8IsReplaced) {
   EXPECT_EQ(kept.get<std::string>(), "ok \xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
+// What the model is shown of a completion: the result, for every kind, and
+// nothing of what the journal keeps beside it.
+TEST(ToolResultForModelTest, ASealedToolsResultAlone) {
+  const nlohmann::json completion = {{"type", "tool"}, {"tool", "check"}, {"outcome", "answered"},
+                                     {"result", {{"eligible", true}}}, {"stdin", "{\"id\":1}"},
+                                     {"stop", "exit"}, {"fuel_used", 7}, {"http_exchanges", "{...}\n"},
+                                     {"receipt", {{"payload", "x"}}}};
+  for (const char* kind : {"wasm", "python", "js"}) {
+    EXPECT_EQ(ToolResultForModel(kind, completion), nlohmann::json({{"eligible", true}})) << kind;
+  }
+  // A result that is a string, or null, is that value.
+  EXPECT_EQ(ToolResultForModel("wasm", {{"outcome", "answered"}, {"result", "yes"}}), "yes");
+  EXPECT_TRUE(ToolResultForModel("wasm", {{"outcome", "answered"}}).is_null());
+}
+
+TEST(ToolResultForModelTest, AnHttpToolsStatusAndBody) {
+  const nlohmann::json completion = {{"type", "tool"}, {"tool", "lookup"}, {"outcome", "answered"},
+                                     {"address", "10.0.0.7:443"}, {"status", 200}, {"body", {{"ok", 1}}}};
+  EXPECT_EQ(ToolResultForModel("http", completion), nlohmann::json({{"status", 200}, {"body", {{"ok", 1}}}}));
+  nlohmann::json cut = completion;
+  cut["body_truncated"] = true;
+  EXPECT_EQ(ToolResultForModel("http", cut)["body_truncated"], true);
+  cut["body_truncated"] = "yes";  // not a boolean: not shown, and no exception
+  EXPECT_FALSE(ToolResultForModel("http", cut).contains("body_truncated"));
+}
+
+TEST(ToolResultForModelTest, AFailureItsOutcomeAndReasonAlone) {
+  const nlohmann::json failed = {{"type", "tool"}, {"tool", "move"}, {"outcome", "failed"},
+                                 {"reason", "the tool ran out of time"}, {"stdin", "{}"},
+                                 {"http_exchanges", "{\"answer\":{\"body\":\"secret\"}}\n"}};
+  EXPECT_EQ(ToolResultForModel("python", failed),
+            nlohmann::json({{"outcome", "failed"}, {"reason", "the tool ran out of time"}}));
+  EXPECT_EQ(ToolResultForModel("http", {{"outcome", "denied"}, {"reason", "no entry"}, {"address", "x"}}),
+            nlohmann::json({{"outcome", "denied"}, {"reason", "no entry"}}));
+  // No such tool; an approver's refusal; a completion that cannot be read.
+  EXPECT_EQ(ToolResultForModel("", {{"outcome", "unknown-tool"}, {"reason", "no tool \"x\""}})["outcome"],
+            "unknown-tool");
+  EXPECT_EQ(ToolResultForModel("", {{"outcome", "answered"}, {"result", 1}})["outcome"], "answered");
+  EXPECT_EQ(ToolResultForModel("http", {{"outcome", "denied-by-approver"}, {"by", "alice"}, {"reason", "no"}}),
+            nlohmann::json({{"outcome", "denied-by-approver"}, {"reason", "no"}}));
+  EXPECT_EQ(ToolResultForModel("wasm", nlohmann::json::array())["outcome"], "failed");
+  EXPECT_EQ(ToolResultForModel("wasm", {{"outcome", 3}})["outcome"], "failed");
+}
+
 }  // namespace
 }  // namespace volent::agent

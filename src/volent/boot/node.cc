@@ -309,6 +309,7 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   sealed_options.kernel_path = ampoule::kernel::DefaultKernelPath();
   sealed_options.receipt_key = std::move(*node_key);
   sealed_options.gate = parts->gate.get();  // declared before the runner: outlives its calls
+  sealed_options.journal = parts->journal.get();  // likewise: each request journaled before it is sent
   parts->sealed_tools = std::make_unique<sealed::SealedToolRunner>(std::move(sealed_options));
   // Sealed tools (wasm, python, js) run on the kernel; http tools go through the egress gate.
   agent::ToolPerformer http_tools = agent::GateToolPerformer(*parts->gate, parts->delays);

@@ -1,10 +1,12 @@
 // volent mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N]
 //                   [--api-key KEY] [--script FILE] [--max-connections N]
+//                   [--record N]
 //
 // A mock language-model server for tests and benchmarks: speaks the
 // Anthropic Messages API and OpenAI Chat Completions, answers from a
 // deterministic plan (or a script), holds each answer for the given latency
-// on timers, and counts what it saw (GET /stats). Serves until
+// on timers, counts what it saw (GET /stats) and, with --record, keeps the
+// requests themselves (GET /requests). Serves until
 // SIGINT/SIGTERM. docs/mock-model.md, docs/cli.md.
 #include <charconv>
 #include <cstdio>
@@ -26,6 +28,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: volent mock-model [--listen HOST:PORT] [--latency-ms N] [--jitter-ms N]\n"
     "                         [--api-key KEY] [--script FILE] [--max-connections N]\n"
+    "                         [--record N]\n"
     "\n"
     "  --listen HOST:PORT     where to listen (default 127.0.0.1:8480; port 0 picks a free port)\n"
     "  --latency-ms N         hold every answer N ms (default 0)\n"
@@ -33,9 +36,11 @@ constexpr char kUsage[] =
     "  --api-key KEY          accept only this key (default: any key, but one is needed)\n"
     "  --script FILE          answers to give in turn, a JSON array (docs/mock-model.md)\n"
     "  --max-connections N    connections at once (default 10000)\n"
+    "  --record N             keep the first N model requests whole, for GET /requests (0 to 1000;\n"
+    "                         default 0: none kept)\n"
     "\n"
     "Serves POST /v1/messages (Anthropic), POST /v1/chat/completions (OpenAI),\n"
-    "GET /stats and GET /healthz until SIGINT or SIGTERM.\n";
+    "GET /stats, GET /requests and GET /healthz until SIGINT or SIGTERM.\n";
 
 constexpr long kMaxMillis = 600000;  // ten minutes
 // A script is JSON written for a test; 16 MiB leaves room for long answers.
@@ -48,6 +53,7 @@ struct Options {
   std::optional<std::string> api_key;
   std::string script;
   long max_connections = 10000;
+  long record = 0;
 };
 
 bool ParseNumber(const std::string& text, long low, long high, long& out) {
@@ -70,7 +76,7 @@ int ParseArgs(const Args& args, Options& options) {
       return -1;
     }
     bool known = a == "--listen" || a == "--latency-ms" || a == "--jitter-ms" || a == "--api-key" ||
-                 a == "--script" || a == "--max-connections";
+                 a == "--script" || a == "--max-connections" || a == "--record";
     if (!known) return UsageError("unknown option '" + a + "'");
     if (i + 1 >= args.size()) return UsageError(a + " needs a value");
     const std::string& value = args[++i];
@@ -84,6 +90,11 @@ int ParseArgs(const Args& args, Options& options) {
     } else if (a == "--max-connections") {
       if (!ParseNumber(value, 1, 1000000, options.max_connections)) {
         return UsageError("--max-connections '" + value + "' is not a number from 1 to 1000000");
+      }
+    } else if (a == "--record") {
+      if (!ParseNumber(value, 0, long(mockmodel::kMaxRecordedRequests), options.record)) {
+        return UsageError("--record '" + value + "' is not a number of requests from 0 to " +
+                          std::to_string(mockmodel::kMaxRecordedRequests));
       }
     } else {
       long& target = a == "--latency-ms" ? options.latency_ms : options.jitter_ms;
@@ -109,6 +120,7 @@ int MockModelCommand(const Args& args) {
   service_options.api_key = options.api_key;
   service_options.latency = std::chrono::milliseconds(options.latency_ms);
   service_options.jitter = std::chrono::milliseconds(options.jitter_ms);
+  service_options.record = static_cast<size_t>(options.record);
   if (!options.script.empty()) {
     // Through the one capped reader (core/file_read.h), as every file a
     // volent command is named: a FIFO or device is what that reader says.

@@ -224,6 +224,72 @@ TEST_F(RunsApiTest, GetRunByIdAlone) {
   Problem(Call("GET", "/v1/runs/a.b"), 400, "bad-request");
 }
 
+// A sealed call's requests are listed from their journal entries, each as
+// soon as it is journaled (before it is sent): a call under way, and one
+// that failed out of time, list them all the same.
+TEST_F(RunsApiTest, GetRunListsASealedCallsRequestsAsJournaled) {
+  Ok(Call("POST", "/v1/agents/bot/runs", R"({"id":"x1"})"), 201);
+  const journal::EffectKey step{"bot", "x1", 1};
+  ASSERT_TRUE(journal_->BeginEffect(step, {{"type", "tool"}, {"tool", "move"}, {"kind", "python"}}).ok());
+  using journal::EntryKind;
+  ASSERT_TRUE(journal_->AppendForRequest(EntryKind::kToolHttpRequest, step, 1,
+                                         {{"number", 1}, {"request", {{"url", "http://internal/payroll"}}}})
+                  .ok());
+  now_ms_ += 5;
+  ASSERT_TRUE(journal_->AppendForRequest(EntryKind::kToolHttpAnswer, step, 1,
+                                         {{"number", 1}, {"answer", {{"status", 200}, {"body", "{}"}}}})
+                  .ok());
+  ASSERT_TRUE(journal_->AppendForRequest(EntryKind::kToolHttpRequest, step, 2,
+                                         {{"number", 2},
+                                          {"request", {{"method", "POST"}, {"url", "http://elsewhere/"}, {"body", "x"}}}})
+                  .ok());
+  json run = Ok(Call("GET", "/v1/agents/bot/runs/x1"));
+  ASSERT_EQ(run["tool_calls"].size(), 1u) << run;
+  const json& call = run["tool_calls"][0];
+  EXPECT_EQ(call["step"], 1);
+  EXPECT_EQ(call["tool"], "move");
+  EXPECT_EQ(call["outcome"], "in-progress");
+  ASSERT_EQ(call["http_requests"].size(), 2u) << call;
+  EXPECT_EQ(call["http_requests"][0], json({{"number", 1},
+                                            {"method", "GET"},
+                                            {"url", "http://internal/payroll"},
+                                            {"requested_at", Rfc3339Millis(kT0)},
+                                            {"answered_at", Rfc3339Millis(kT0 + 5)},
+                                            {"status", 200},
+                                            {"error", nullptr}}));
+  EXPECT_EQ(call["http_requests"][1]["method"], "POST");
+  EXPECT_TRUE(call["http_requests"][1]["answered_at"].is_null());
+  EXPECT_TRUE(call["http_requests"][1]["status"].is_null());
+
+  // Out of time: the completion has no receipt, but its stdin and exchanges.
+  ASSERT_TRUE(journal_->AppendForRequest(EntryKind::kToolHttpAnswer, step, 2,
+                                         {{"number", 2}, {"answer", {{"error", "failed"}, {"reason", "timed out"}}}})
+                  .ok());
+  ASSERT_TRUE(journal_->CompleteEffect(step, {{"type", "tool"}, {"tool", "move"}, {"outcome", "failed"},
+                                              {"reason", "the tool ran out of time"}, {"stdin", "{}"},
+                                              {"http_exchanges", "{...}\n{...}\n"}})
+                  .ok());
+  run = Ok(Call("GET", "/v1/agents/bot/runs/x1"));
+  const json& done = run["tool_calls"][0];
+  EXPECT_EQ(done["outcome"], "failed");
+  EXPECT_EQ(done["stdin"], "{}");
+  EXPECT_EQ(done["http_exchanges"], "{...}\n{...}\n");
+  EXPECT_FALSE(done.contains("receipt"));
+  EXPECT_EQ(done["http_requests"][1]["error"], "failed");
+  EXPECT_TRUE(done["http_requests"][1]["status"].is_null());
+
+  // The body is the documented one.
+  const json doc = json::parse(api_->openapi_json());
+  manifest::CompiledSchema schema(
+      doc["paths"]["/v1/agents/{name}/runs/{id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]);
+  ASSERT_EQ(schema.error(), "");
+  std::vector<manifest::SchemaError> errors;
+  EXPECT_TRUE(schema.Validate(run, &errors)) << (errors.empty() ? "" : errors[0].pointer + " " + errors[0].description);
+  const json& items = doc["paths"]["/v1/agents/{name}/runs/{id}"]["get"]["responses"]["200"]["content"]
+                         ["application/json"]["schema"]["properties"]["tool_calls"]["items"]["properties"];
+  EXPECT_TRUE(items.contains("http_requests")) << items;
+}
+
 TEST_F(RunsApiTest, ListRuns) {
   for (const char* agent : {"a", "b", "a", "b", "a"}) Ok(Call("POST", std::string("/v1/agents/") + agent + "/runs", "{}"), 201);
   json all = Ok(Call("GET", "/v1/runs"));

@@ -79,25 +79,82 @@ Response Start(const ApiContext& ctx, const Request& request, const PathParams& 
   return r;
 }
 
-// The run's tool calls that have completed, from the journal, in step order:
-// {"step","tool","outcome"}, and for a sealed call its "stdin", the path of
-// its receipt and, when it made HTTP requests, its "http_exchanges" (the
-// receipt's input http-exchanges.jsonl, docs/tools.md). A run takes at most a few hundred steps (its budget),
-// so they are looked up one by one.
+// The most requests of one call the view lists (a call makes at most 16).
+constexpr uint64_t kMaxListedRequests = 64;
+
+json ParsedPayload(const journal::Entry& entry) {
+  json payload = json::parse(entry.payload, nullptr, /*allow_exceptions=*/false);
+  return payload.is_object() ? payload : json::object();
+}
+
+// The HTTP requests of a sealed call at `step`, from their journal entries
+// (tool-http-request, tool-http-answer), in order: each as soon as it was
+// journaled, before it was sent, whatever became of the call.
+ampoule::Result<json> HttpRequests(journal::Journal& journal, const journal::EffectKey& step) {
+  json requests = json::array();
+  for (uint64_t number = 1; number <= kMaxListedRequests; ++number) {
+    auto asked = journal.GetForRequest(step, number, journal::EntryKind::kToolHttpRequest);
+    if (!asked.ok()) return asked.error();
+    if (!*asked) break;
+    auto answered = journal.GetForRequest(step, number, journal::EntryKind::kToolHttpAnswer);
+    if (!answered.ok()) return answered.error();
+    const json request = ParsedPayload(**asked).value("request", json::object());
+    auto text = [&](const char* name, const char* otherwise) {
+      auto it = request.is_object() ? request.find(name) : request.end();
+      return request.is_object() && it != request.end() && it->is_string() ? it->get<std::string>()
+                                                                            : std::string(otherwise);
+    };
+    json item = {{"number", number},
+                 {"method", text("method", "GET")},
+                 {"url", text("url", "")},
+                 {"requested_at", TimeOrNull((*asked)->time_ms)},
+                 {"answered_at", nullptr},
+                 {"status", nullptr},
+                 {"error", nullptr}};
+    if (*answered) {
+      const json answer = ParsedPayload(**answered).value("answer", json::object());
+      item["answered_at"] = TimeOrNull((*answered)->time_ms);
+      if (answer.is_object() && answer.contains("status") && answer["status"].is_number_integer()) {
+        item["status"] = answer["status"];
+      } else if (answer.is_object() && answer.contains("error") && answer["error"].is_string()) {
+        item["error"] = answer["error"];
+      }
+    }
+    requests.push_back(std::move(item));
+  }
+  return requests;
+}
+
+// The run's tool calls, from the journal, in step order: {"step","tool",
+// "outcome"} ("in-progress" while the call has no completion), and for a
+// sealed call its "stdin", the path of its receipt, when it made HTTP
+// requests its "http_exchanges" (the receipt's input
+// http-exchanges.jsonl, docs/tools.md) and "http_requests", each request as
+// journaled before it was sent (a call out of time or under way included). A
+// run takes at most a few hundred steps (its budget), so they are looked up
+// one by one.
 ampoule::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView& run) {
   json calls = json::array();
   for (uint64_t step = 1; step <= static_cast<uint64_t>(run.steps_done) + 1; ++step) {
-    auto entry = journal.Get(journal::EffectKey{run.agent, run.id, step}, journal::EntryKind::kCompletion);
-    if (!entry.ok()) return entry.error();
-    if (!*entry) continue;
-    const json payload = json::parse((*entry)->payload, nullptr, /*allow_exceptions=*/false);
-    if (!payload.is_object() || payload.value("type", "") != "tool") continue;
-    json call = {{"step", step}, {"tool", payload.value("tool", "")}, {"outcome", payload.value("outcome", "")}};
-    if (payload.contains("receipt")) {
-      call["stdin"] = payload.value("stdin", "");
-      call["receipt"] = "/v1/agents/" + run.agent + "/runs/" + run.id + "/steps/" + std::to_string(step) + "/receipt";
+    const journal::EffectKey key{run.agent, run.id, step};
+    auto state = journal.Lookup(key);
+    if (!state.ok()) return state.error();
+    if (!state->intent) continue;
+    const json intent = ParsedPayload(*state->intent);
+    if (intent.value("type", json()) != "tool") continue;
+    json call = {{"step", step}, {"tool", intent.value("tool", json(""))}, {"outcome", "in-progress"}};
+    if (state->completion) {
+      const json payload = ParsedPayload(*state->completion);
+      call["outcome"] = payload.value("outcome", json(""));
+      if (payload.contains("stdin")) call["stdin"] = payload["stdin"];
+      if (payload.contains("receipt")) {
+        call["receipt"] = "/v1/agents/" + run.agent + "/runs/" + run.id + "/steps/" + std::to_string(step) + "/receipt";
+      }
       if (payload.contains("http_exchanges")) call["http_exchanges"] = payload["http_exchanges"];
     }
+    auto requests = HttpRequests(journal, key);
+    if (!requests.ok()) return requests.error();
+    if (!requests->empty()) call["http_requests"] = std::move(*requests);
     calls.push_back(std::move(call));
   }
   return calls;
@@ -196,14 +253,16 @@ json RunSchema() {
           {"properties",
            {{"tool_calls",
              {{"type", "array"},
-              {"description", "GET of one run only: its completed tool calls, in step order"},
+              {"description", "GET of one run only: its tool calls, in step order"},
               {"items",
                {{"type", "object"},
                 {"required", {"step", "tool", "outcome"}},
                 {"properties",
                  {{"step", {{"type", "integer"}, {"minimum", 1}}},
                   {"tool", {{"type", "string"}}},
-                  {"outcome", {{"type", "string"}}},
+                  {"outcome",
+                   {{"type", "string"},
+                    {"description", "The completion's outcome; \"in-progress\" while the call has none"}}},
                   {"stdin", {{"type", "string"}, {"description", "A sealed call: the exact arguments it read"}}},
                   {"receipt",
                    {{"type", "string"}, {"description", "A sealed call: the path of its Ampoule receipt"}}},
@@ -211,7 +270,27 @@ json RunSchema() {
                    {{"type", "string"},
                     {"description",
                      "A sealed call that made HTTP requests: its recorded requests and answers, the exact bytes of "
-                     "the receipt's input http-exchanges.jsonl"}}}}}}}}},
+                     "the receipt's input http-exchanges.jsonl"}}},
+                  {"http_requests",
+                   {{"type", "array"},
+                    {"description",
+                     "A sealed call that made HTTP requests: each as journaled before it was sent "
+                     "(tool-http-request) and its answer's outcome (tool-http-answer), out of time or under way "
+                     "included"},
+                    {"items",
+                     {{"type", "object"},
+                      {"required", {"number", "method", "url", "requested_at", "answered_at", "status", "error"}},
+                      {"properties",
+                       {{"number", {{"type", "integer"}, {"minimum", 1}}},
+                        {"method", {{"type", "string"}}},
+                        {"url", {{"type", "string"}}},
+                        {"requested_at", TimeOrNullSchema()},
+                        {"answered_at", TimeOrNullSchema()},
+                        {"status",
+                         {{"type", {"integer", "null"}}, {"description", "The response's status; null without one"}}},
+                        {"error",
+                         {{"type", {"string", "null"}},
+                          {"description", "Why there is no response (denied, not-sent, failed, invalid); null with one"}}}}}}}}}}}}}}},
             {"agent", {{"type", "string"}}},
             {"id", {{"type", "string"}}},
             {"status", {{"enum", {"running", "waiting-approval", "finished", "failed"}}}},

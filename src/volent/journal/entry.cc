@@ -1,6 +1,7 @@
 #include "volent/journal/entry.h"
 
 #include <array>
+#include <charconv>
 
 #include "core/hex.h"
 #include "core/sha256.h"
@@ -9,9 +10,10 @@ namespace volent::journal {
 namespace {
 
 // Indexed by EntryKind; new kinds are appended (the names are stored).
-constexpr std::array<std::string_view, 10> kKindNames = {
+constexpr std::array<std::string_view, 12> kKindNames = {
     "intent",           "completion",   "approval-requested", "approval-decided",   "run-started",
-    "run-finished",     "egress-denied", "credential-created", "credential-revoked", "auth-failures"};
+    "run-finished",     "egress-denied", "credential-created", "credential-revoked", "auth-failures",
+    "tool-http-request", "tool-http-answer"};
 static_assert(kKindNames.size() == kKindCount, "a name for every EntryKind");
 
 ampoule::Status CheckPart(std::string_view what, std::string_view part) {
@@ -52,6 +54,24 @@ std::optional<EntryKind> ParseKind(std::string_view name) {
 }
 
 std::string EffectKey::ToString() const { return agent + "/" + run + "/" + std::to_string(step); }
+
+std::optional<EffectKey> EffectKey::Parse(std::string_view text) {
+  const size_t first = text.find('/');
+  const size_t last = text.rfind('/');
+  if (first == std::string_view::npos || first == last) return std::nullopt;
+  EffectKey key{std::string(text.substr(0, first)), std::string(text.substr(first + 1, last - first - 1)), 0};
+  const std::string_view step = text.substr(last + 1);
+  auto [end, ec] = std::from_chars(step.data(), step.data() + step.size(), key.step);
+  if (ec != std::errc() || end != step.data() + step.size()) return std::nullopt;
+  if (!key.Check().ok() || key.ToString() != text) return std::nullopt;
+  return key;
+}
+
+std::string RequestKey(const EffectKey& step, uint64_t number) {
+  return step.ToString() + "/http/" + std::to_string(number);
+}
+
+bool IsRequestKind(EntryKind kind) { return kind == EntryKind::kToolHttpRequest || kind == EntryKind::kToolHttpAnswer; }
 
 ampoule::Status EffectKey::Check() const {
   AMP_RETURN_IF_ERROR(CheckPart("agent", agent));

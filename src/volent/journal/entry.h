@@ -34,9 +34,12 @@ enum class EntryKind {
   kCredentialRevoked,  // a credential was revoked; payload: its id and who revoked it
   kAuthFailures,       // failed authentications from one address, counted over a
                        // window (src/volent/control/auth.h)
+  kToolHttpRequest,    // a sealed tool's HTTP request, before it is sent; key
+                       // RequestKey (src/volent/sealed/exchange_journal.h)
+  kToolHttpAnswer,     // the answer that request got (or why none), when it came
 };
 // The number of kinds: EntryKind values are 0 .. kKindCount - 1.
-inline constexpr size_t kKindCount = static_cast<size_t>(EntryKind::kAuthFailures) + 1;
+inline constexpr size_t kKindCount = static_cast<size_t>(EntryKind::kToolHttpAnswer) + 1;
 std::string_view KindName(EntryKind kind);
 std::optional<EntryKind> ParseKind(std::string_view name);
 
@@ -52,10 +55,20 @@ struct EffectKey {
   uint64_t step = 0;
 
   std::string ToString() const;
+  // `text` as a step's key when it is one, written as ToString writes it
+  // ("a/r/7", not "a/r/07") and passing Check; nullopt otherwise.
+  static std::optional<EffectKey> Parse(std::string_view text);
   // Ok if agent and run are 1..kMaxKeyPartLength bytes of printable ASCII
   // without '/' or spaces and step <= kMaxStep; otherwise says what is wrong.
   ampoule::Status Check() const;
 };
+
+// The key of request `number` (1, 2, ...) of the sealed tool call at step
+// `step`: the step's key followed by "/http/NUMBER", the Idempotency-Key
+// the request is sent with. Entries of the kinds for which IsRequestKind
+// holds have such a key; every other entry has its step's key.
+std::string RequestKey(const EffectKey& step, uint64_t number);
+bool IsRequestKind(EntryKind kind);
 
 // 64 '0' characters: the prev_hash of entry #1, and the head of an empty
 // journal.

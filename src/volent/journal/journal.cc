@@ -199,7 +199,8 @@ Result<std::optional<Entry>> Journal::Find(const std::string& key, EntryKind kin
 }
 
 // Appends the next entry. REQUIRES: mu_ held, inside a write transaction.
-Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string payload, bool own_step) {
+Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string payload, bool own_step,
+                              const std::string* key_text) {
   Entry e;
   {
     ampoule::sqlite::ResetOnExit reset(last_);
@@ -221,7 +222,7 @@ Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string 
   e.agent = key.agent;
   e.run = key.run;
   e.step = own_step ? e.seq : key.step;
-  e.key = EffectKey{key.agent, key.run, e.step}.ToString();
+  e.key = key_text ? *key_text : EffectKey{key.agent, key.run, e.step}.ToString();
   e.payload = std::move(payload);
   e.time_ms = clock_();
   e.hash = EntryHash(e);
@@ -308,6 +309,7 @@ Result<AppendResult> Journal::Append(EntryKind kind, const EffectKey& key, const
   if (kind == EntryKind::kIntent || kind == EntryKind::kCompletion) {
     return Error{"intents and completions are journaled with BeginEffect and CompleteEffect"};
   }
+  if (IsRequestKind(kind)) return Error{"a tool's requests and answers are journaled with AppendForRequest"};
   AMP_RETURN_IF_ERROR(key.Check());
   auto text = CompactJson(payload);
   if (!text) return text.error();
@@ -328,11 +330,49 @@ Result<AppendResult> Journal::Append(EntryKind kind, const EffectKey& key, const
   });
 }
 
+Result<AppendResult> Journal::AppendForRequest(EntryKind kind, const EffectKey& step, uint64_t number,
+                                              const nlohmann::json& payload) {
+  if (!IsRequestKind(kind)) return Error{"only a tool's requests and answers are journaled with AppendForRequest"};
+  if (number == 0) return Error{"a tool's requests are numbered from 1"};
+  AMP_RETURN_IF_ERROR(step.Check());
+  auto text = CompactJson(payload);
+  if (!text) return text.error();
+  const std::string key = RequestKey(step, number);
+  std::lock_guard lock(mu_);
+  return InWriteTransaction([&]() -> Result<AppendResult> {
+    auto existing = Find(key, kind);
+    if (!existing) return existing.error();
+    AppendResult out;
+    if (existing->has_value()) {
+      out.already_recorded = true;
+      out.entry = std::move(**existing);
+      return out;
+    }
+    if (kind == EntryKind::kToolHttpAnswer) {
+      auto asked = Find(key, EntryKind::kToolHttpRequest);
+      if (!asked) return asked.error();
+      if (!asked->has_value()) return Error{"no request is journaled for " + key + ": journal it before it is sent"};
+    }
+    auto entry = Insert(kind, step, std::move(*text), false, &key);
+    if (!entry) return entry.error();
+    out.entry = std::move(*entry);
+    return out;
+  });
+}
+
+Result<std::optional<Entry>> Journal::GetForRequest(const EffectKey& step, uint64_t number, EntryKind kind) {
+  if (!IsRequestKind(kind)) return Error{"only a tool's requests and answers are keyed by request"};
+  AMP_RETURN_IF_ERROR(step.Check());
+  std::lock_guard lock(mu_);
+  return Find(RequestKey(step, number), kind);
+}
+
 Result<Entry> Journal::AppendOwnKey(EntryKind kind, std::string_view agent, std::string_view run,
                                     const nlohmann::json& payload) {
   if (kind == EntryKind::kIntent || kind == EntryKind::kCompletion) {
     return Error{"intents and completions are journaled with BeginEffect and CompleteEffect"};
   }
+  if (IsRequestKind(kind)) return Error{"a tool's requests and answers are journaled with AppendForRequest"};
   const EffectKey key{std::string(agent), std::string(run), 0};  // the step is the seq, set by Insert
   AMP_RETURN_IF_ERROR(key.Check());
   auto text = CompactJson(payload);

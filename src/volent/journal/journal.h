@@ -144,6 +144,18 @@ class Journal {
   ampoule::Result<AppendResult> Append(EntryKind kind, const EffectKey& key,
                                        const nlohmann::json& payload);
 
+  // Appends an entry about request `number` (from 1) of the sealed tool
+  // call at step `step`: kind tool-http-request (before the request is
+  // sent) or tool-http-answer (what came back), keyed RequestKey(step,
+  // number). As Append, at most one entry of each kind per request (a
+  // second returns the first, already_recorded); an answer needs its
+  // request's entry first.
+  ampoule::Result<AppendResult> AppendForRequest(EntryKind kind, const EffectKey& step, uint64_t number,
+                                                 const nlohmann::json& payload);
+  // The entry of `kind` (tool-http-request or tool-http-answer) for request
+  // `number` of `step`, if any.
+  ampoule::Result<std::optional<Entry>> GetForRequest(const EffectKey& step, uint64_t number, EntryKind kind);
+
   // Appends an entry that belongs to no step (an egress denial no step
   // asked for): its key is AGENT/RUN/SEQ, the step being the entry's own
   // seq, so no other entry has that key, across threads, processes and
@@ -184,9 +196,10 @@ class Journal {
   auto InWriteTransaction(F&& body) -> decltype(body());
   ampoule::Result<std::optional<Entry>> Find(const std::string& key, EntryKind kind);
   ampoule::Result<EffectState> ReadState(const std::string& key);
-  // own_step: the entry's step is its seq (AppendOwnKey).
+  // own_step: the entry's step is its seq (AppendOwnKey); key_text: the
+  // entry's key when it is not the step's own (AppendForRequest).
   ampoule::Result<Entry> Insert(EntryKind kind, const EffectKey& key, std::string payload,
-                                bool own_step = false);
+                                bool own_step = false, const std::string* key_text = nullptr);
 
   std::string path_;
   Clock clock_;

@@ -1,7 +1,8 @@
 // Reading entries of one kind (ReadKind: paging both ways, the agent and
 // payload filters, the index on existing journals), entries with a key of
-// their own (AppendOwnKey), and Verify's one-entry-per-kind-and-key rule
-// for the egress-denied kind.
+// their own (AppendOwnKey), Verify's one-entry-per-kind-and-key rule
+// for the egress-denied kind, and a sealed tool's requests and answers keyed
+// by request (AppendForRequest, STEP/http/N).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -260,6 +261,113 @@ TEST_F(JournalKindTest, VerifyRefusesASecondDenialForAKey) {
   EXPECT_FALSE(report->ok);
   EXPECT_EQ(report->bad_entry, 25u);
   EXPECT_EQ(report->problem, "a second egress-denied for a/r/1");
+}
+
+TEST_F(JournalKindTest, RequestsAndAnswersAreKeyedByTheStepAndTheRequestsNumber) {
+  auto j = OpenJournal();
+  ASSERT_TRUE(j);
+  const EffectKey step{"a", "r", 4};
+  ASSERT_TRUE(j->BeginEffect(step, {{"type", "tool"}}).ok());
+  // An answer before its request is refused: a request is journaled before it is sent.
+  EXPECT_FALSE(j->AppendForRequest(EntryKind::kToolHttpAnswer, step, 1, {{"answer", 1}}).ok());
+  auto asked = j->AppendForRequest(EntryKind::kToolHttpRequest, step, 1, {{"request", "GET"}});
+  ASSERT_TRUE(asked.ok()) << asked.message();
+  EXPECT_FALSE(asked->already_recorded);
+  EXPECT_EQ(asked->entry.key, "a/r/4/http/1");
+  EXPECT_EQ(asked->entry.step, 4u);
+  EXPECT_EQ(RequestKey(step, 12), "a/r/4/http/12");
+  ASSERT_TRUE(j->AppendForRequest(EntryKind::kToolHttpAnswer, step, 1, {{"answer", 200}}).ok());
+  ASSERT_TRUE(j->AppendForRequest(EntryKind::kToolHttpRequest, step, 2, {{"request", "POST"}}).ok());
+  // A second of a kind for one request returns the first: a replay adds nothing.
+  auto again = j->AppendForRequest(EntryKind::kToolHttpRequest, step, 1, {{"request", "other"}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->already_recorded);
+  EXPECT_EQ(again->entry.payload, R"({"request":"GET"})");
+  auto answer = j->GetForRequest(step, 1, EntryKind::kToolHttpAnswer);
+  ASSERT_TRUE(answer.ok() && *answer);
+  EXPECT_EQ((*answer)->payload, R"({"answer":200})");
+  auto none = j->GetForRequest(step, 2, EntryKind::kToolHttpAnswer);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(*none);
+  // Neither the step's key nor its intent and completion are touched.
+  auto state = j->Lookup(step);
+  ASSERT_TRUE(state.ok());
+  EXPECT_TRUE(state->intent && !state->completion);
+  // Each kind has its own way in: no request number 0, no other kind by request,
+  // no request kind by step.
+  EXPECT_FALSE(j->AppendForRequest(EntryKind::kToolHttpRequest, step, 0, {}).ok());
+  EXPECT_FALSE(j->AppendForRequest(EntryKind::kEgressDenied, step, 1, {}).ok());
+  EXPECT_FALSE(j->Append(EntryKind::kToolHttpRequest, step, {}).ok());
+  EXPECT_FALSE(j->AppendOwnKey(EntryKind::kToolHttpAnswer, "a", "r", {}).ok());
+  EXPECT_FALSE(j->GetForRequest(step, 1, EntryKind::kCompletion).ok());
+  auto report = j->Verify();
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->ok) << report->problem;
+  EXPECT_EQ(report->digest.entries, 4u);
+  auto kinds = j->ReadKind(EntryKind::kToolHttpRequest, 0, 10);
+  ASSERT_TRUE(kinds.ok());
+  EXPECT_EQ(kinds->size(), 2u);
+}
+
+TEST_F(JournalKindTest, VerifyRefusesARequestKeyThatIsNotItsStepsAndAnAnswerBeforeItsRequest) {
+  {
+    auto j = OpenJournal();
+    ASSERT_TRUE(j);
+    ASSERT_TRUE(j->AppendForRequest(EntryKind::kToolHttpRequest, {"a", "r", 4}, 1, {}).ok());
+  }
+  auto j = OpenJournal();
+  ASSERT_TRUE(j);
+  auto first = j->Read(0, 1);
+  ASSERT_TRUE(first.ok() && first->size() == 1);
+  // Entries written behind the journal's back, each with a correct hash and chain.
+  auto with = [&](EntryKind kind, const std::string& key) {
+    Entry e;
+    e.seq = 2;
+    e.kind = kind;
+    e.agent = "a";
+    e.run = "r";
+    e.step = 4;
+    e.key = key;
+    e.payload = "{}";
+    e.time_ms = 1;
+    e.prev_hash = (*first)[0].hash;
+    e.hash = EntryHash(e);
+    return e;
+  };
+  const std::pair<Entry, std::string> cases[] = {
+      {with(EntryKind::kToolHttpAnswer, "a/r/4/http/2"), "an answer for a/r/4/http/2 before its request"},
+      {with(EntryKind::kToolHttpRequest, "a/r/4"), "is not its agent, run and step followed by /http/N"},
+      {with(EntryKind::kToolHttpRequest, "a/r/5/http/1"), "is not its agent, run and step followed by /http/N"},
+      {with(EntryKind::kToolHttpRequest, "a/r/4/http/01"), "is not its agent, run and step followed by /http/N"},
+      {with(EntryKind::kToolHttpAnswer, "a/r/4/http/"), "is not its agent, run and step followed by /http/N"},
+      {with(EntryKind::kEgressDenied, "a/r/4/http/1"), "does not match its agent, run and step"},
+  };
+  for (const auto& [e, problem] : cases) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ + "/journal.db").c_str(), &db), SQLITE_OK);
+    const std::string insert = "DELETE FROM entries WHERE seq = 2; INSERT INTO entries VALUES (2, '" +
+                               std::string(KindName(e.kind)) + "', 'a', 'r', 4, '" + e.key + "', '{}', 1, '" +
+                               e.prev_hash + "', '" + e.hash + "')";
+    ASSERT_EQ(sqlite3_exec(db, insert.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    auto report = j->Verify();
+    ASSERT_TRUE(report.ok());
+    EXPECT_FALSE(report->ok) << e.key;
+    EXPECT_EQ(report->bad_entry, 2u) << e.key;
+    EXPECT_NE(report->problem.find(problem), std::string::npos) << e.key << ": " << report->problem;
+  }
+}
+
+TEST(EffectKeyTest, ParseReadsOnlyAStepsKeyAsToStringWritesIt) {
+  auto key = EffectKey::Parse("refund-bot/order-17/3");
+  ASSERT_TRUE(key);
+  EXPECT_EQ(key->agent, "refund-bot");
+  EXPECT_EQ(key->run, "order-17");
+  EXPECT_EQ(key->step, 3u);
+  for (const char* bad : {"", "a", "a/3", "a/r/03", "a/r/-1", "a/r/x", "a//3", "/r/3", "a/r/3/http/1", "a/r /3",
+                          "a/r/99999999999999999999"}) {
+    EXPECT_FALSE(EffectKey::Parse(bad)) << bad;
+  }
 }
 
 }  // namespace

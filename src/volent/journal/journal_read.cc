@@ -80,12 +80,25 @@ std::string CheckEntry(const Entry& e, uint64_t position, const std::string& pre
     return "its prev_hash is not the hash of the entry before it (entries were removed, "
            "reordered or replaced)";
   }
-  if (e.key != EffectKey{e.agent, e.run, e.step}.ToString()) {
+  const std::string step_key = EffectKey{e.agent, e.run, e.step}.ToString();
+  if (IsRequestKind(e.kind)) {
+    // The step's key, "/http/" and the request's number as RequestKey writes it.
+    const std::string prefix = step_key + "/http/";
+    const std::string number = e.key.compare(0, prefix.size(), prefix) == 0 ? e.key.substr(prefix.size()) : "";
+    if (number.empty() || number.size() > 19 || number[0] == '0' ||
+        number.find_first_not_of("0123456789") != std::string::npos) {
+      return "its key '" + e.key.substr(0, 80) + "' is not its agent, run and step followed by /http/N";
+    }
+  } else if (e.key != step_key) {
     return "its key '" + e.key.substr(0, 80) + "' does not match its agent, run and step";
   }
   const std::string kind(KindName(e.kind));
   if (e.kind == EntryKind::kCompletion && !seen.count(std::string(KindName(EntryKind::kIntent)) + " " + e.key)) {
     return "a completion for " + e.key + " before any intent";
+  }
+  if (e.kind == EntryKind::kToolHttpAnswer &&
+      !seen.count(std::string(KindName(EntryKind::kToolHttpRequest)) + " " + e.key)) {
+    return "an answer for " + e.key + " before its request";
   }
   // One entry of a kind per key, as the table's unique constraint keeps it.
   if (!seen.insert(kind + " " + e.key).second) return "a second " + kind + " for " + e.key;

@@ -13,7 +13,8 @@ namespace {
 constexpr std::string_view kAnthropicPath = "/v1/messages";
 constexpr std::string_view kOpenAiPath = "/v1/chat/completions";
 constexpr char kRoutes[] =
-    "the mock model serves POST /v1/messages, POST /v1/chat/completions, GET /stats and GET /healthz";
+    "the mock model serves POST /v1/messages, POST /v1/chat/completions, GET /stats, GET /requests and GET "
+    "/healthz";
 
 // splitmix64: a well-mixed, reproducible spread of jitter over requests.
 uint64_t Mix(uint64_t x) {
@@ -69,12 +70,19 @@ ServiceResponse Service::Handle(const ServiceRequest& request) {
     out.headers.emplace_back("Allow", "POST");
     return out;
   }
-  if (path == "/healthz" || path == "/stats") {
+  if (path == "/healthz" || path == "/stats" || path == "/requests") {
     if (request.method != "GET") {
       ServiceResponse out = GenericError(405, "invalid_request_error", "method_not_allowed",
                                          request.method + " is not allowed on " + std::string(path) + "; use GET");
       out.headers.emplace_back("Allow", "GET");
       return out;
+    }
+    if (path == "/requests") {
+      if (options_.record == 0) {
+        return GenericError(404, "not_found_error", "not_found",
+                            "this mock model keeps no requests; start it with --record N to read them here");
+      }
+      return Json(200, Recorded());
     }
     return path == "/stats" ? Json(200, Stats()) : Json(200, {{"status", "ok"}});
   }
@@ -94,6 +102,7 @@ ServiceResponse Service::ModelCall(Api api, const ServiceRequest& request) {
   for (int64_t peak = peak_in_flight_.load(); now > peak && !peak_in_flight_.compare_exchange_weak(peak, now);) {
   }
   CountIdempotencyKey(request.idempotency_key);
+  Record(api, request);
 
   ServiceResponse out = [&] {
     std::optional<ApiError> refused =
@@ -147,6 +156,26 @@ void Service::CountIdempotencyKey(const std::optional<std::string>& key) {
   }
   ++distinct_keys_;
   if (keys_.size() < kMaxRememberedKeys) keys_.insert(*key);
+}
+
+void Service::Record(Api api, const ServiceRequest& request) {
+  if (options_.record == 0) return;
+  std::lock_guard lock(recorded_mu_);
+  if (recorded_.size() >= options_.record) {
+    ++dropped_;
+    return;
+  }
+  nlohmann::json entry = {{"api", api == Api::kAnthropic ? "anthropic" : "openai"},
+                          {"idempotency_key", request.idempotency_key ? nlohmann::json(*request.idempotency_key)
+                                                                      : nlohmann::json(nullptr)},
+                          {"body", request.body}};
+  // Bytes that are not UTF-8 are replaced now: the answer is JSON text.
+  recorded_.push_back(nlohmann::json::parse(ampoule::DumpJson(entry)));
+}
+
+nlohmann::json Service::Recorded() const {
+  std::lock_guard lock(recorded_mu_);
+  return {{"requests", recorded_}, {"dropped", dropped_}};
 }
 
 nlohmann::json Service::Stats() const {

@@ -5,6 +5,8 @@
 //   POST /v1/messages          Anthropic Messages (anthropic_format.h)
 //   POST /v1/chat/completions  OpenAI Chat Completions (openai_format.h)
 //   GET  /stats                counters (Stats)
+//   GET  /requests             the model requests recorded (Recorded), with
+//                              ServiceOptions::record > 0; else 404
 //   GET  /healthz              {"status": "ok"}
 //
 // Model calls are answered by the script when there is one, else by the
@@ -37,12 +39,18 @@ inline constexpr size_t kMaxBodyBytes = 4 * 1024 * 1024;
 // Idempotency keys remembered for the duplicate count (beyond, new keys are
 // counted but not remembered).
 inline constexpr size_t kMaxRememberedKeys = 1'000'000;
+// The most model requests ServiceOptions::record may keep (each up to
+// kMaxBodyBytes).
+inline constexpr size_t kMaxRecordedRequests = 1000;
 
 struct ServiceOptions {
   std::optional<std::string> api_key;  // unset: any key, but a key is needed
   std::optional<Script> script;        // unset: the default plan
   std::chrono::milliseconds latency{0};
   std::chrono::milliseconds jitter{0};
+  // The first `record` model requests are kept whole (0: none), so a test
+  // can read what a client sent (GET /requests).
+  size_t record = 0;
 };
 
 struct ServiceRequest {
@@ -77,6 +85,11 @@ class Service {
   // {requests, by_api: {anthropic, openai}, errors, answers: {tool_calls,
   //  text}, in_flight, peak_in_flight, idempotency_keys, duplicates}
   nlohmann::json Stats() const;
+  // {"requests": [{"api": "anthropic"|"openai", "idempotency_key": KEY|null,
+  //  "body": TEXT}, ...], "dropped": N}: the model requests kept, in the
+  // order received (every one on a model path, refused ones too; a body's
+  // invalid UTF-8 as U+FFFD), and how many came after the first `record`.
+  nlohmann::json Recorded() const;
 
  private:
   enum class Api { kAnthropic, kOpenAi };
@@ -84,6 +97,7 @@ class Service {
   ServiceResponse ModelCall(Api api, const ServiceRequest& request);
   ServiceResponse Error(Api api, const ApiError& error) const;
   void CountIdempotencyKey(const std::optional<std::string>& key);
+  void Record(Api api, const ServiceRequest& request);
 
   const ServiceOptions options_;
   std::atomic<uint64_t> requests_{0};
@@ -98,6 +112,9 @@ class Service {
   mutable std::mutex keys_mu_;
   std::unordered_set<std::string> keys_;  // guarded by keys_mu_
   uint64_t distinct_keys_ = 0;            // guarded by keys_mu_
+  mutable std::mutex recorded_mu_;
+  nlohmann::json recorded_ = nlohmann::json::array();  // guarded by recorded_mu_
+  uint64_t dropped_ = 0;                               // guarded by recorded_mu_
 };
 
 }  // namespace volent::mockmodel

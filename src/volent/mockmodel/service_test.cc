@@ -202,6 +202,42 @@ TEST(Service, AnyKeyWithoutTheOptionButAKeyIsNeeded) {
   EXPECT_TRUE(Body(r)["error"]["code"].is_null());
 }
 
+TEST(Service, RecordsTheRequestsItWasSentOnlyWhenAsked) {
+  // Without --record nothing is kept, and the route says how to get it.
+  Service plain(ServiceOptions{});
+  ServiceResponse none = plain.Handle(Get("/requests"));
+  EXPECT_EQ(none.status, 404);
+  EXPECT_NE(Body(none)["error"]["message"].get<std::string>().find("--record"), std::string::npos);
+
+  ServiceOptions options;
+  options.record = 2;
+  Service service(options);
+  const json first = {{"model", "m"}, {"max_tokens", 16},
+                      {"messages", json::array({{{"role", "user"}, {"content", "secret 4111"}}})}};
+  ServiceRequest a = Anthropic(first);
+  a.idempotency_key = "agent/run/1";
+  service.Finished(service.Handle(a));
+  ServiceRequest refused = OpenAi({{"model", "m"}});
+  refused.authorization.reset();
+  refused.body = "\xff not json";
+  EXPECT_EQ(service.Handle(refused).status, 401);
+  service.Finished(service.Handle(OpenAi(first)));  // the third: past the two kept
+
+  ServiceResponse got = service.Handle(Get("/requests"));
+  ASSERT_EQ(got.status, 200);
+  json recorded = Body(got);
+  ASSERT_EQ(recorded["requests"].size(), 2u);
+  EXPECT_EQ(recorded["dropped"], 1);
+  EXPECT_EQ(recorded["requests"][0]["api"], "anthropic");
+  EXPECT_EQ(recorded["requests"][0]["idempotency_key"], "agent/run/1");
+  EXPECT_EQ(json::parse(recorded["requests"][0]["body"].get<std::string>()), first);
+  // Refused requests are kept too, their bytes made valid UTF-8.
+  EXPECT_EQ(recorded["requests"][1]["api"], "openai");
+  EXPECT_TRUE(recorded["requests"][1]["idempotency_key"].is_null());
+  EXPECT_EQ(recorded["requests"][1]["body"], "\xef\xbf\xbd not json");
+  EXPECT_EQ(service.Handle(ServiceRequest{"POST", "/requests", "", {}, {}, {}, {}}).status, 405);
+}
+
 TEST(Service, RoutesAndMethods) {
   Service service(ServiceOptions{});
   ServiceResponse health = service.Handle(Get("/healthz"));

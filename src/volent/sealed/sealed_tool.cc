@@ -8,6 +8,7 @@
 #include "ampoule/run/run_program.h"
 #include "ampoule/wasi/http_capability.h"
 #include "core/json.h"
+#include "volent/sealed/exchange_journal.h"
 #include "volent/sealed/tool_http.h"
 #include "volent/tools/tool_store.h"
 
@@ -145,12 +146,21 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
   const int time_ms = tool.time_ms ? tool.time_ms : kDefaultToolTimeMs;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_ms);
   std::string exchanges;
+  // A call that ends before its last run still records what it read and
+  // what it sent: the journal keeps the record of every call.
+  auto failed = [&](const std::string& reason) {
+    nlohmann::json result = Failed(tool, reason);
+    result["stdin"] = stdin_text;
+    if (!exchanges.empty()) result["http_exchanges"] = exchanges;
+    return result;
+  };
+  ExchangeJournal journaled(options_.journal, tool, step_key);
   ampoule::Result<run::ProgramRun> ran = ampoule::Error{""};
   for (int number = 1;; ++number) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
-      return Failed(tool, "the tool ran out of time (limit " + std::to_string(time_ms / 1000.0) +
-                              " s) waiting for the answers to its " + std::to_string(number - 1) + " HTTP requests");
+      return failed("the tool ran out of time (limit " + std::to_string(time_ms / 1000.0) +
+                    " s) waiting for the answers to its " + std::to_string(number - 1) + " HTTP requests");
     }
     spec.limits.timeout_seconds = left.count() / 1000.0;
     spec.inputs.clear();
@@ -158,10 +168,19 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
       spec.inputs.push_back({std::string(ampoule::wasi::kHttpExchangesInput), {exchanges.begin(), exchanges.end()}});
     }
     ran = run::RunProgram(spec);
-    if (!ran) return Failed(tool, "the tool could not be run: " + ran.message());
+    if (!ran) return failed("the tool could not be run: " + ran.message());
     if (ran->http_pending.empty()) break;
-    ToolHttpExchange exchange = SendToolRequest(options_.gate, tool, ran->http_pending, step_key, number,
-                                                int(std::min<int64_t>(left.count(), kToolRequestTimeoutMs)));
+    // Journaled before it is sent; an answer journaled before a restart is
+    // given again without sending.
+    ToolHttpExchange exchange;
+    exchange.request = RecordedRequest(ran->http_pending);
+    if (auto given = journaled.Before(number, exchange.request)) {
+      exchange.answer = std::move(*given);
+    } else {
+      exchange = SendToolRequest(options_.gate, tool, ran->http_pending, step_key, number,
+                                 int(std::min<int64_t>(left.count(), kToolRequestTimeoutMs)));
+      exchange.answer = journaled.After(number, exchange.answer);
+    }
     exchanges += ampoule::wasi::HttpExchangeLine(exchange.request, exchange.answer);
   }
 

@@ -39,6 +39,11 @@
 // node is busy, journaled as its completion like any other result, so it
 // never runs later (not even after a restart: its step is done).
 //
+// Each request is journaled before it is sent and its answer when it comes
+// (exchange_journal.h), when the runner has a journal: what a call sent is
+// on disk however the call ends, and a call re-issued after a crash is given
+// the answers already journaled instead of sending their requests again.
+//
 // Thread-safe. Calls run on the runner's own worker threads (RunProgram
 // blocks for the whole run); the destructor waits for the calls started
 // and those queued.
@@ -59,6 +64,7 @@
 #include "ampoule/receipt/ed25519.h"
 #include "volent/agent/tool_call.h"
 #include "volent/egress/gate.h"
+#include "volent/journal/journal.h"
 
 namespace volent::sealed {
 
@@ -78,6 +84,7 @@ struct SealedToolOptions {
   std::string kernel_path;                             // the Ampoule kernel the calls run on
   std::shared_ptr<const ampoule::receipt::SecretKey> receipt_key;  // signs each call's receipt
   const egress::Gate* gate = nullptr;                  // sends the tools' requests; null: all denied
+  journal::Journal* journal = nullptr;                 // journals each request and answer; null: not journaled
   unsigned workers = 0;                                // 0: one per hardware thread
   size_t max_queued = 0;                               // calls waiting for a worker; 0: kDefaultMaxQueuedCalls
 };
@@ -108,6 +115,10 @@ class SealedToolRunner {
   // (only when the tool made a request) and "receipt" the signed Ampoule
   // receipt of the run (absent only when the tool could not be run at all:
   // not in the store, no kernel, or its time ran out between two runs).
+  // A failed call carries "stdin" and "http_exchanges" too, as far as it
+  // got (only a tool that cannot be loaded has neither). This is the
+  // journal's record of the call; the model is shown only the result or
+  // the reason (agent::ToolResultForModel).
   nlohmann::json Run(const agent::ToolDef& tool, const nlohmann::json& request,
                      const std::string& step_key = "") const;
 

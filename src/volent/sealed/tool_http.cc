@@ -72,6 +72,11 @@ nlohmann::json AnswerFor(const egress::SendResult& sent) {
   return answer;
 }
 
+nlohmann::json RecordedRequest(const std::string& canonical_request) {
+  nlohmann::json request = nlohmann::json::parse(canonical_request, nullptr, /*allow_exceptions=*/false);
+  return request.is_object() ? request : nlohmann::json::object();
+}
+
 ToolHttpExchange SendToolRequest(const egress::Gate* gate, const agent::ToolDef& tool,
                                  const std::string& canonical_request, const std::string& step_key, int number,
                                  int timeout_ms) {

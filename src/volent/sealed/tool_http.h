@@ -32,6 +32,10 @@ struct ToolHttpExchange {
   nlohmann::json answer;   // what the tool is given: the response or {"error","reason"}
 };
 
+// The tool's request as the exchange records it: the run's canonical JSON
+// parsed, or {} when that is not an object (a broken engine).
+nlohmann::json RecordedRequest(const std::string& canonical_request);
+
 // Sends request number `number` (1, 2, ...) of the call whose step key is
 // `step_key` through `gate` (null: denied, no gate) under `tool.capability`,
 // within `timeout_ms`, and returns the exchange to record.
