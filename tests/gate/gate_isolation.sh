@@ -89,15 +89,16 @@ done
 if python3 -c 'import cryptography.hazmat.primitives.asymmetric.ed25519' 2>/dev/null; then
   POLICY="$FX/policy-none.json"  # the refusal below is the receipt's, not the minimum's
   for value in '"jail "' '"Jail"'; do
-    gate_json forge nojail.receipt.json relabelled.json agent.key "st['predicate']['isolation'] = $value"
-    write_draft relabelled.json "refund:relabelled-$RANDOM" receipt=relabelled.json output=nojail.out
+    gate_json forge nojail.receipt.json relabelled.receipt.json agent.key "st['predicate']['isolation'] = $value"
+    write_draft relabelled.json "refund:relabelled-$RANDOM" receipt=relabelled.receipt.json output=nojail.out
     submit relabelled.json
-    expect "refuse: isolation $value re-signed by the trusted key" 1 REFUSE "isolation"
+    expect "refuse: isolation $value re-signed by the trusted key" 1 REFUSE "does not verify"
+    check "the check names the isolation's value ($value)" grep -qF "isolation $value is not one of none, jail or vm" <<<"$ERR"
   done
-  gate_json forge nojail.receipt.json older.json agent.key \
-    "st['predicate'].pop('isolation'); st['predicateType'] = 'https://ampoule.dev/attestations/run/v3'"
+  gate_json forge nojail.receipt.json older.receipt.json agent.key \
+    "st['predicate'].pop('isolation', None); st['predicateType'] = 'https://ampoule.dev/attestations/run/v3'"
   POLICY="$FX/policy-jail.json"
-  write_draft older.json refund:older receipt=older.json output=nojail.out
+  write_draft older.json refund:older receipt=older.receipt.json output=nojail.out
   submit older.json
   expect "refuse: a version 3 receipt (no isolation) under min_isolation jail" 1 REFUSE \
     "isolation.*unknown.*minimum.*jail"
