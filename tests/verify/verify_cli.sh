@@ -34,6 +34,7 @@ if [[ -n "$CORPUS" && -z "$KERNEL" ]]; then
 fi
 
 RECEIPTS="$(cd "$(dirname "$0")" && pwd)/receipts.py"  # receipts read and changed after the fact
+SCHEMA="$(cd "$(dirname "$0")/../.." && pwd)/schemas/run-receipt.schema.json"  # the statement's JSON Schema
 WORK="$(mktemp -d /tmp/ampoule-verify-cli-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -222,7 +223,6 @@ fi
 # value is checked exactly (only the key holder can relabel, and a spelling
 # that is not one of the names is FAILED); replay, which runs in its own
 # sandbox, does not compare it; an older receipt without it is `unknown`.
-SCHEMA="$(cd "$(dirname "$0")/../.." && pwd)/schemas/run-receipt.schema.json"
 JAILED=jail
 [[ " ${RUN_ARGS[*]} " == *" --insecure-no-jail "* ]] && JAILED=none
 # isolation_said: the value of the verifier's last `isolation:` line ("" if none).
