@@ -5,7 +5,7 @@
 //   1. as a receipt file, unsigned (what `--replay` without a key reads);
 //   2. as the statement payload of an envelope built around it, so that
 //      mutations reach the statement and predicate parsers directly;
-//   3. as a bare predicate (run::RecordFromJson), of either version.
+//   3. as a bare predicate (run::RecordFromJson), of each version.
 // A predicate that parses must round-trip in its version: RecordToJson then
 // RecordFromJson gives the same JSON, and FirstDifference of a record with
 // itself is none.
@@ -13,7 +13,8 @@
 // crash, sanitizer report, hang or abort is a bug.
 //
 // Seeds: fuzz/corpus/verify_receipt_fuzz (a real version 2 receipt, its
-// statement and its predicate, and a version 3 receipt with output files).
+// statement and its predicate, a version 3 receipt with output files, and
+// a version 4 receipt of a run without the jail, isolation "none").
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -71,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckReceipt(receipt::SerializeEnvelope(wrapped));
   Result<nlohmann::json> json = receipt::ParseJsonStrict(text, "fuzz");
   if (json.ok()) {
-    for (uint32_t version : {2u, 3u}) {
+    for (uint32_t version : {2u, 3u, 4u}) {
       Result<run::RunRecord> record = run::RecordFromJson(*json, version);
       if (record.ok()) CheckRecord(*record);
     }

@@ -75,8 +75,9 @@ set_tests_properties(runtime_recursion PROPERTIES TIMEOUT 600 LABELS corpus
 
 # The trust gate from the outside (tests/gate/, docs/gate.md): every rule with
 # real receipts, exactly once under concurrent submissions and under SIGKILL
-# at each kill point and at random moments. Each skips without a kernel.
-foreach(check IN ITEMS rules concurrency crash)
+# at each kill point and at random moments, the policy's minimum isolation.
+# Each skips without a kernel.
+foreach(check IN ITEMS rules concurrency crash isolation)
   add_test(NAME gate_${check}
            COMMAND ${CMAKE_SOURCE_DIR}/tests/gate/gate_${check}.sh --ampoule $<TARGET_FILE:ampoule>)
   set_tests_properties(gate_${check} PROPERTIES TIMEOUT 900 LABELS gate

@@ -34,6 +34,7 @@ if [[ -n "$CORPUS" && -z "$KERNEL" ]]; then
 fi
 
 RECEIPTS="$(cd "$(dirname "$0")" && pwd)/receipts.py"  # receipts read and changed after the fact
+SCHEMA="$(cd "$(dirname "$0")/../.." && pwd)/schemas/run-receipt.schema.json"  # the statement's JSON Schema
 WORK="$(mktemp -d /tmp/ampoule-verify-cli-XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -214,6 +215,75 @@ if [[ $rc == 125 && -z "$(ls -A elsewhere)" ]] && grep -q "must be a real folder
 else
   failed=$((failed + 1)); echo "FAIL: planted link: exit $rc, elsewhere holds '$(ls -A elsewhere)'"
   sed 's/^/  /' "$WORK/run.err" | head
+fi
+
+# --- Isolation: the receipt says how the run was sealed -----------------------
+# docs/receipt-spec.md, "isolation": a run with --insecure-no-jail says `none`,
+# a jailed one `jail`; the verifier prints it on its own stderr line; the
+# value is checked exactly (only the key holder can relabel, and a spelling
+# that is not one of the names is FAILED); replay, which runs in its own
+# sandbox, does not compare it; an older receipt without it is `unknown`.
+JAILED=jail
+[[ " ${RUN_ARGS[*]} " == *" --insecure-no-jail "* ]] && JAILED=none
+# isolation_said: the value of the verifier's last `isolation:` line ("" if none).
+isolation_said() { sed -n -E 's/^ampoule[ -]verify: isolation: ([a-z]+).*/\1/p' "$WORK/err" | tail -n 1; }
+said() {  # NAME WANT
+  local got; got="$(isolation_said)"
+  if [[ "$got" == "$2" ]]; then passed=$((passed + 1)); echo "ok: $1"; else
+    failed=$((failed + 1)); echo "FAIL: $1: the verifier said isolation '$got', wanted '$2'"
+    sed 's/^/  /' "$WORK/err" | head -10; fi
+}
+signed_isolation() {  # NAME RECEIPT WANT
+  local got; got="$(python3 "$RECEIPTS" isolation "$2" 2>&1)"
+  if [[ "$got" == "$3" ]]; then passed=$((passed + 1)); echo "ok: $1"; else
+    failed=$((failed + 1)); echo "FAIL: $1: the predicate's isolation is '$got', wanted '$3'"; fi
+}
+"$AMPOULE" run sum.py --kernel "$KERNEL" --insecure-no-jail --key key -o nojail.json \
+  --input amounts.csv=amounts.csv >/dev/null 2>"$WORK/run.err"
+signed_isolation "an unjailed run's predicate says none" nojail.json none
+signed_isolation "a jailed run's predicate says $JAILED" ok.json "$JAILED"
+both "unjailed receipt verifies (the verdict is about the signature and files)" 0 "VERIFIED" nojail.json \
+  --key key.pub "${K[@]}" --program sum.py --input amounts.csv=amounts.csv --output expected.txt
+said "the verifier prints isolation none" none
+expect "jailed receipt" 0 "VERIFIED" "$VERIFY" ok.json --key key.pub "${K[@]}"
+said "the verifier prints isolation $JAILED" "$JAILED"
+both "unjailed receipt, replayed in the sandbox: the isolation is not compared" 0 "REPLAY OK" --replay nojail.json \
+  --key key.pub "${K[@]}" --program sum.py --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
+said "the replay prints the receipt's isolation" none
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  for r in ok.json nojail.json; do
+    if out="$(python3 "$RECEIPTS" schema "$r" "$SCHEMA" 2>&1)"; then passed=$((passed + 1)); echo "ok: $r fits $(basename "$SCHEMA")"
+    else failed=$((failed + 1)); echo "FAIL: $r does not fit $SCHEMA: $(tail -n 3 <<<"$out")"; fi
+  done
+else
+  echo "note: python3 jsonschema not found: receipts not checked against $SCHEMA"
+fi
+if python3 -c 'import cryptography.hazmat.primitives.asymmetric.ed25519' 2>/dev/null; then
+  # Re-signed with the signing key itself: the signature holds, so what is
+  # refused is the value's meaning.
+  for value in '"jail "' '"Jail"' '"JAIL"' '""' '"unknown"' '"sandbox"' 'null' '1' '["jail"]'; do
+    python3 "$RECEIPTS" relabel nojail.json relabelled.json key "$value"
+    both "isolation $value, re-signed by the key holder" 1 "FAILED" relabelled.json --key key.pub "${K[@]}"
+    expect "isolation $value, replayed" 1 "REPLAY FAILED: .*" "$VERIFY" --replay relabelled.json "${K[@]}" \
+      --program sum.py --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
+  done
+  python3 "$RECEIPTS" relabel nojail.json relabelled.json key -
+  both "isolation removed from a version 4 receipt, re-signed" 1 "FAILED" relabelled.json --key key.pub "${K[@]}"
+  # An older receipt (version 3, no isolation): verifies, and says unknown.
+  python3 "$RECEIPTS" relabel nojail.json older.json key v3
+  both "a version 3 receipt without isolation" 0 "VERIFIED" older.json --key key.pub "${K[@]}"
+  said "the verifier prints isolation unknown for it" unknown
+  both "a version 3 receipt, replayed" 0 "REPLAY OK" --replay older.json --key key.pub "${K[@]}" \
+    --program sum.py --input amounts.csv=amounts.csv "${RUN_ARGS[@]}"
+  # The key holder can relabel none as jail: the signature is what stops
+  # anyone else (next case); the gate's minimum trusts the signer's word.
+  python3 "$RECEIPTS" relabel nojail.json relabelled.json key '"jail"'
+  expect "none relabelled jail by the key holder" 0 "VERIFIED" "$VERIFY" relabelled.json --key key.pub "${K[@]}"
+  said "it then says jail" jail
+  python3 "$RECEIPTS" relabel nojail.json relabelled-other.json other '"jail"'
+  both "none relabelled jail without the key" 1 "FAILED" relabelled-other.json --key key.pub "${K[@]}"
+else
+  echo "note: python3 cryptography not found: relabelled receipts not checked"
 fi
 
 # --- The corpus: every program replays ----------------------------------------

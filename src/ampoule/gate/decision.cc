@@ -22,6 +22,17 @@ GateVerdict Decide(const GateFacts& f) {
   if (f.replay_attempted && !f.replay_failure.empty()) {
     found.push_back({Decision::kRefuse, "replay: " + f.replay_failure});
   }
+  // A genuine receipt, but of a run sealed less than the policy requires:
+  // the action must not rest on it. Judged on the signed value only.
+  if (f.verify_failure.empty() && !run::IsolationAtLeast(f.isolation, f.min_isolation)) {
+    std::string have = f.isolation != run::Isolation::kUnknown
+                           ? "the run was sealed with " + std::string(run::IsolationName(f.isolation))
+                           : "unknown (a version " + std::to_string(f.predicate_version) +
+                                 " receipt does not say how its run was sealed)";
+    found.push_back({Decision::kRefuse, "isolation: " + have + ", below the policy's minimum, " +
+                                            std::string(run::IsolationName(f.min_isolation)) +
+                                            " (min_isolation)"});
+  }
   if (f.already_sent) {
     found.push_back({Decision::kEscalate, "duplicate: an action with this idempotency key was already sent"});
   }

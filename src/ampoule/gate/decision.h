@@ -5,7 +5,10 @@
 //
 // The rules, most serious first; the first that applies decides:
 //   1. refuse    the receipt does not verify (forged, altered, untrusted
-//                key, kernel not pinned, the run failed) or replay failed
+//                key, kernel not pinned, the run failed) or replay failed,
+//                or it verified but says its run was sealed below the
+//                policy's minimum isolation (or does not say, unless the
+//                minimum is none)
 //   2. escalate  an action with the same idempotency key was already sent:
 //                a person decides (it must never go out twice, so this comes
 //                before "hold": fixing a held duplicate would send it again)
@@ -28,6 +31,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ampoule/run/run_record.h"
 
 namespace ampoule::gate {
 
@@ -52,6 +57,12 @@ struct GateFacts {
   // failed (empty: it matched).
   bool replay_attempted = false;
   std::string replay_failure;
+  // The signed record's isolation (kUnknown until one was read, or for a
+  // receipt of version 2 or 3) and the policy's minimum; checked once the
+  // receipt verified.
+  run::Isolation isolation = run::Isolation::kUnknown;
+  run::Isolation min_isolation = run::Isolation::kJail;
+  uint32_t predicate_version = 0;  // of the signed record, for the reason
   uint64_t fuel_used = 0;
   uint64_t fuel_ceiling = 0;
   std::vector<FieldMismatch> mismatches;

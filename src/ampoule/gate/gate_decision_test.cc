@@ -13,6 +13,8 @@ GateFacts Clean() {
   f.fuel_ceiling = 100;
   f.data_age_seconds = 5;
   f.max_data_age_seconds = 60;
+  f.isolation = run::Isolation::kJail;
+  f.predicate_version = 4;
   return f;
 }
 
@@ -101,6 +103,53 @@ TEST(GateDecision, PrecedenceOverAllCombinations) {
     size_t applying = verify_bad + replay_failed + sent + mismatch + stale + (costly && !verify_bad);
     EXPECT_EQ(v.reasons.size(), std::max<size_t>(applying, 1)) << "mask " << mask;
   }
+}
+
+TEST(GateDecision, ARunSealedBelowThePolicysMinimumIsRefusedNamingBoth) {
+  GateFacts f = Clean();
+  f.isolation = run::Isolation::kNone;
+  GateVerdict v = Decide(f);
+  EXPECT_EQ(v.decision, Decision::kRefuse);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_EQ(v.reasons[0], "isolation: the run was sealed with none, below the policy's minimum, jail (min_isolation)");
+  // The policy decides: none is enough for a policy asking for none.
+  f.min_isolation = run::Isolation::kNone;
+  EXPECT_EQ(Decide(f).decision, Decision::kSend);
+  // vm asked, jail given.
+  f = Clean();
+  f.min_isolation = run::Isolation::kVm;
+  v = Decide(f);
+  EXPECT_EQ(v.decision, Decision::kRefuse);
+  EXPECT_EQ(v.reasons[0], "isolation: the run was sealed with jail, below the policy's minimum, vm (min_isolation)");
+  f.isolation = run::Isolation::kVm;
+  EXPECT_EQ(Decide(f).decision, Decision::kSend);
+  // Refuse outranks a duplicate; a failed receipt gives no isolation
+  // reason (nothing signed was read).
+  f = Clean();
+  f.isolation = run::Isolation::kNone;
+  f.already_sent = true;
+  EXPECT_EQ(Decide(f).decision, Decision::kRefuse);
+  f.verify_failure = "FAILED";
+  v = Decide(f);
+  EXPECT_EQ(v.decision, Decision::kRefuse);
+  for (const std::string& reason : v.reasons) EXPECT_EQ(reason.find("isolation"), std::string::npos) << reason;
+}
+
+TEST(GateDecision, AReceiptThatDoesNotSayIsUnknownNotJail) {
+  GateFacts f = Clean();
+  f.isolation = run::Isolation::kUnknown;
+  f.predicate_version = 3;
+  GateVerdict v = Decide(f);
+  EXPECT_EQ(v.decision, Decision::kRefuse);
+  EXPECT_EQ(v.reasons[0],
+            "isolation: unknown (a version 3 receipt does not say how its run was sealed), below the policy's "
+            "minimum, jail (min_isolation)");
+  f.min_isolation = run::Isolation::kNone;
+  EXPECT_EQ(Decide(f).decision, Decision::kSend);
+  // GateFacts left as made (nothing read) is unknown too: fails closed.
+  GateFacts unread = Clean();
+  unread.isolation = GateFacts{}.isolation;
+  EXPECT_EQ(Decide(unread).decision, Decision::kRefuse);
 }
 
 TEST(GateDecision, Names) {

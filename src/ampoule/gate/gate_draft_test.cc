@@ -148,6 +148,25 @@ TEST(GatePolicy, Parses) {
   EXPECT_EQ(p->replay_fuel_ceiling, 20000000000u);
   EXPECT_EQ(p->decision_log, "/etc/gate/gate.db");
   EXPECT_EQ(p->outbox, "/var/outbox");
+  // No minimum named: jail, not none.
+  EXPECT_EQ(p->min_isolation, run::Isolation::kJail);
+}
+
+TEST(GatePolicy, MinIsolationNamesExactly) {
+  auto with = [](const std::string& value) {
+    return ParsePolicy(Replace(kPolicy, "\"outbox\": \"/var/outbox\"",
+                               "\"outbox\": \"/var/outbox\", \"min_isolation\": " + value),
+                       "/d");
+  };
+  EXPECT_EQ(with("\"none\"")->min_isolation, run::Isolation::kNone);
+  EXPECT_EQ(with("\"jail\"")->min_isolation, run::Isolation::kJail);
+  EXPECT_EQ(with("\"vm\"")->min_isolation, run::Isolation::kVm);
+  for (const char* bad : {"\"Jail\"", "\"jail \"", "\"unknown\"", "\"\"", "\"microvm\"", "1", "null", "[\"jail\"]"}) {
+    Result<Policy> p = with(bad);
+    ASSERT_FALSE(p.ok()) << bad;
+    EXPECT_NE(p.message().find("'min_isolation' must be \"none\", \"jail\" or \"vm\""), std::string::npos)
+        << bad << " -> " << p.message();
+  }
 }
 
 TEST(GatePolicy, PinsSourcesPerKind) {

@@ -63,7 +63,7 @@ Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::pa
   const char* where = "the policy";
   if (Status s = CheckObject(p, where,
                              {"trusted_keys", "kernel_sha256", "max_data_age_seconds",
-                              "replay_fuel_ceiling", "decision_log", "outbox", "kinds"});
+                              "replay_fuel_ceiling", "min_isolation", "decision_log", "outbox", "kinds"});
       !s.ok()) {
     return s;
   }
@@ -90,6 +90,16 @@ Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::pa
   Result<uint64_t> ceiling = RequiredCount(p, "replay_fuel_ceiling", where);
   if (!ceiling.ok()) return ceiling.status();
   policy.replay_fuel_ceiling = *ceiling;
+  if (auto min = p.find("min_isolation"); min != p.end()) {
+    Result<run::Isolation> isolation =
+        min->is_string() ? run::ParseIsolation(min->get_ref<const std::string&>())
+                         : Result<run::Isolation>(Error{"it is not a string"});
+    if (!isolation.ok()) {
+      return Error{"the policy's 'min_isolation' must be \"none\", \"jail\" or \"vm\" (the least isolation a "
+                   "receipt must state; absent: jail): " + isolation.message()};
+    }
+    policy.min_isolation = *isolation;
+  }
   Result<std::string> log = RequiredPath(p, "decision_log", where, base_dir);
   if (!log.ok()) return log.status();
   policy.decision_log = *log;

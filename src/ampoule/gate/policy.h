@@ -1,7 +1,8 @@
 // The gate's policy (docs/gate.md): whose receipts it trusts, which kernel
 // it pins, how old data may be, how much fuel it will spend re-checking a
-// run, where decisions and sent actions go, and, per action kind, where in
-// the signed output each asserted field must come from.
+// run, the least isolation a run must have had, where decisions and sent
+// actions go, and, per action kind, where in the signed output each
+// asserted field must come from.
 //
 // Parsing is strict like the draft's: unknown fields are errors. Paths are
 // resolved against the policy file's folder.
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ampoule/run/run_record.h"
 #include "core/result.h"
 
 namespace ampoule::gate {
@@ -40,6 +42,10 @@ struct Policy {
   std::string kernel_sha256;              // 64 lowercase hex digits
   uint64_t max_data_age_seconds = 0;
   uint64_t replay_fuel_ceiling = 0;
+  // min_isolation: "none", "jail" or "vm" (run::ParseIsolation); absent,
+  // jail. A receipt below it, or that does not say (unknown), is refused
+  // unless it is none.
+  run::Isolation min_isolation = run::Isolation::kJail;
   std::string decision_log;  // SQLite file
   std::string outbox;        // folder
   std::map<std::string, SourceRule> kinds;  // kind (in NFC) -> its rule; kinds not named are not pinned

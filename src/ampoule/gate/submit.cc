@@ -63,6 +63,7 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
   GateFacts facts;
   facts.fuel_ceiling = policy.replay_fuel_ceiling;
   facts.max_data_age_seconds = policy.max_data_age_seconds;
+  facts.min_isolation = policy.min_isolation;
   facts.data_age_seconds = static_cast<int64_t>(time(nullptr)) - draft.data_as_of;
 
   verify::CheckOutcome verified = verify::CheckSnapshot(options, files, runner);
@@ -76,6 +77,8 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
     return facts;
   }
   facts.fuel_used = verified.record->result.fuel_used;
+  facts.isolation = verified.record->isolation;
+  facts.predicate_version = verified.record->predicate_version;
   if (facts.fuel_used <= policy.replay_fuel_ceiling) {
     options.replay = true;
     verify::CheckOutcome replayed = verify::CheckSnapshot(options, files, runner);

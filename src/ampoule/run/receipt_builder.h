@@ -29,8 +29,9 @@ inline constexpr std::string_view kOutputSubjectPrefix = "output/";
 // and `output/NAME` for each output file (in that order) with the record's
 // digests, the record version's predicate type, predicate
 // RecordToJson(record).
-// REQUIRES: the record's output digests are 64 lowercase hex digits (as
-// RunProgram makes them); otherwise the receipt will not verify.
+// REQUIRES: the record's output digests are 64 lowercase hex digits and,
+// for version 4, its isolation is set (as RunProgram makes them); otherwise
+// the receipt will not verify.
 receipt::Statement StatementForRecord(const RunRecord& record);
 
 // The receipt file's text for `record`, signed by `key`: the DSSE envelope

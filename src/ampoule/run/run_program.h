@@ -4,7 +4,9 @@
 // hands it the request over a pipe, passes the guest's stdout and stderr
 // through as they arrive, stops it at the wall-clock deadline, and returns
 // the run record with the captured output. The record's digests are
-// computed here, on the host, from the bytes the engine delivered.
+// computed here, on the host, from the bytes the engine delivered, and its
+// isolation says which of the two the host did: the jail (kJail) or, with
+// insecure_no_jail, none (kNone).
 //
 // The same spec on the same kernel gives the same record (except the times),
 // whether it runs now or in a replay years later: that is what replay checks.
@@ -46,6 +48,7 @@ struct RunSpec {
   RunLimits limits{kDefaultFuel,           kDefaultMemoryBytes,       kDefaultTimeoutSeconds,
                    kDefaultOutputCapBytes, wasi::kDefaultFsMaxBytes,  wasi::kDefaultFsMaxNodes,
                    wasi::kDefaultFsMaxDepth};
+  // Run without the jail; the record then says isolation "none".
   bool insecure_no_jail = false;
   // Stop the run at an HTTP request of the tool capability that the input
   // named wasi::kHttpExchangesInput does not answer, and return it in

@@ -119,6 +119,27 @@ TEST_F(RunProgramTest, OutputFloodIsCappedAndRecorded) {
   EXPECT_EQ(r->record.result.status, 0);
 }
 
+// The record says what the host did: the jail, or none with
+// insecure_no_jail (the receipt of an unjailed run must not pass for a
+// jailed one). A raw module, so that any kernel's engine runs it.
+TEST_F(RunProgramTest, TheRecordSaysWhetherTheRunWasJailed) {
+  const std::string module("\0asm\1\0\0\0"                          // header
+                           "\1\4\1\x60\0\0"                         // type: () -> ()
+                           "\3\2\1\0"                                 // func 0 of that type
+                           "\7\x0a\1\6_start\0\0"                   // export "_start"
+                           "\x0a\4\1\2\0\x0b",                      // an empty body
+                           36);
+  for (bool insecure : {false, true}) {
+    RunSpec spec = Spec("wasm", "nothing.wasm", module);
+    spec.insecure_no_jail = insecure;
+    Result<ProgramRun> run = RunProgram(spec);
+    ASSERT_TRUE(run.ok()) << run.message();
+    EXPECT_EQ(run->record.result.status, 0);
+    EXPECT_EQ(run->record.isolation, insecure ? Isolation::kNone : Isolation::kJail);
+    EXPECT_EQ(RecordToJson(run->record)["isolation"], insecure ? "none" : "jail");
+  }
+}
+
 TEST_F(RunProgramTest, BadRequestsAreErrorsNotRuns) {
   RunSpec spec = Spec("python", "p.py", "print(1)\n");
   spec.inputs.push_back({"../etc/passwd", {}});

@@ -2,6 +2,7 @@
 
 #include "ampoule/run/output_files.h"
 #include "core/hex.h"
+#include "core/json.h"
 
 
 namespace ampoule::run {
@@ -10,6 +11,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kStopNames[] = {"exit", "trap", "fuel", "memory", "timeout"};
+// Indexed by Isolation.
+constexpr std::string_view kIsolationNames[] = {"unknown", "none", "jail", "vm"};
 
 json DigestJson(const std::string& sha256, uint64_t bytes) {
   return json{{"sha256", sha256}, {"bytes", bytes}};
@@ -137,12 +140,35 @@ Result<Stop> ParseStop(const std::string& name) {
 
 std::string_view StopName(Stop stop) { return kStopNames[size_t(stop)]; }
 
+std::string_view IsolationName(Isolation isolation) { return kIsolationNames[size_t(isolation)]; }
+
+Result<Isolation> ParseIsolation(std::string_view name) {
+  for (Isolation i : {Isolation::kNone, Isolation::kJail, Isolation::kVm}) {
+    if (name == IsolationName(i)) return i;
+  }
+  // Quoted as JSON: a hostile value's control characters stay visible.
+  return Error{"isolation " + DumpJson(std::string(name.substr(0, 100))) +
+               " is not one of none, jail or vm (exactly, in lower case)"};
+}
+
+bool IsolationAtLeast(Isolation have, Isolation minimum) {
+  return minimum <= Isolation::kNone || have >= minimum;
+}
+
 std::string_view RunPredicateType(uint32_t version) {
-  return version == 3 ? kRunPredicateType : version == 2 ? kRunPredicateTypeV2 : std::string_view();
+  switch (version) {
+    case 4: return kRunPredicateType;
+    case 3: return kRunPredicateTypeV3;
+    case 2: return kRunPredicateTypeV2;
+  }
+  return {};
 }
 
 uint32_t RunPredicateVersion(std::string_view predicate_type) {
-  return predicate_type == kRunPredicateType ? 3 : predicate_type == kRunPredicateTypeV2 ? 2 : 0;
+  for (uint32_t version : {4u, 3u, 2u}) {
+    if (predicate_type == RunPredicateType(version)) return version;
+  }
+  return 0;
 }
 
 Stop ClassifyStop(Stop engine_stop, int exit_code, bool memory_cap_hit) {
@@ -201,14 +227,15 @@ json RecordToJson(const RunRecord& r) {
     j["outputs"] = std::move(outputs);
     j["outputs_left_out"] = r.outputs_left_out;
   }
+  if (r.predicate_version >= 4 && r.isolation != Isolation::kUnknown) j["isolation"] = IsolationName(r.isolation);
   if (!r.started_at.empty()) j["started_at"] = r.started_at;
   if (!r.finished_at.empty()) j["finished_at"] = r.finished_at;
   return j;
 }
 
 Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
-  if (version != 2 && version != 3) {
-    return Error{"run record: version " + std::to_string(version) + " is not known (2 or 3)"};
+  if (version < 2 || version > 4) {
+    return Error{"run record: version " + std::to_string(version) + " is not known (2, 3 or 4)"};
   }
   if (!j.is_object()) return Error{"run record: the predicate must be a JSON object"};
   Reader top(j, "");
@@ -297,6 +324,13 @@ Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
       r.outputs.push_back(std::move(d));
     }
     AMP_ASSIGN(r.outputs_left_out, top.Unsigned("outputs_left_out"));
+  }
+  if (version >= 4) {
+    std::string isolation;
+    AMP_ASSIGN(isolation, top.String("isolation"));
+    Result<Isolation> parsed = ParseIsolation(isolation);
+    if (!parsed.ok()) return Error{"run record: field 'isolation': " + parsed.message()};
+    r.isolation = *parsed;
   }
   if (top.Has("started_at")) AMP_ASSIGN(r.started_at, top.String("started_at"));
   if (top.Has("finished_at")) AMP_ASSIGN(r.finished_at, top.String("finished_at"));

@@ -2,10 +2,11 @@
 // ended. It is the predicate of a receipt (predicate type kRunPredicateType,
 // docs/receipt-spec.md section 4) and what `ampoule run --record` writes.
 //
-// Everything in it except started_at/finished_at is decided by the kernel,
-// the program, the inputs, the seed and the limits, so a replay on the same
-// kernel must reproduce it (times are informative; a terminated run cannot
-// be replayed).
+// Everything in it except started_at/finished_at and the isolation is
+// decided by the kernel, the program, the inputs, the seed and the limits,
+// so a replay on the same kernel must reproduce it (times are informative;
+// the isolation says how the host sealed this run, which a replay in its own
+// sandbox need not repeat; a terminated run cannot be replayed).
 //
 // Thread-safe: values only.
 #pragma once
@@ -20,13 +21,15 @@
 
 namespace ampoule::run {
 
-// Version 3 added the filesystem caps (limits.fs_*) and the output files
-// (outputs, outputs_left_out); receipts of version 2 still read and verify.
-inline constexpr std::string_view kRunPredicateType = "https://ampoule.dev/attestations/run/v3";
+// Version 4 added the isolation; version 3 the filesystem caps (limits.fs_*)
+// and the output files (outputs, outputs_left_out). Receipts of versions 2
+// and 3 still read and verify; their isolation is unknown.
+inline constexpr std::string_view kRunPredicateType = "https://ampoule.dev/attestations/run/v4";
+inline constexpr std::string_view kRunPredicateTypeV3 = "https://ampoule.dev/attestations/run/v3";
 inline constexpr std::string_view kRunPredicateTypeV2 = "https://ampoule.dev/attestations/run/v2";
-inline constexpr uint32_t kRunPredicateVersion = 3;
+inline constexpr uint32_t kRunPredicateVersion = 4;
 
-// The predicate type of `version` (2 or 3), or "" for another.
+// The predicate type of `version` (2, 3 or 4), or "" for another.
 std::string_view RunPredicateType(uint32_t version);
 // The version of `predicate_type`, or 0 if it is not a run predicate.
 uint32_t RunPredicateVersion(std::string_view predicate_type);
@@ -40,6 +43,26 @@ inline constexpr int kStatusTerminated = 124;     // stopped by the wall-clock s
 inline constexpr int kStatusCannotRun = 125;      // ampoule could not run it (no record)
 inline constexpr int kStatusTrap = 126;           // the guest trapped
 inline constexpr int kStatusOutOfFuel = 127;      // the fuel budget ran out
+
+// How the host sealed the run's engine from itself, weakest first:
+//   kNone  run without the jail (--insecure-no-jail: rlimits, descriptors and
+//          an empty environment only; no namespaces, no seccomp)
+//   kJail  the jail of sandbox/jail.h
+//   kVm    a micro-VM (reserved for that backend; nothing writes it yet)
+// kUnknown is not a value a record states: it is what a version 2 or 3
+// record, which does not say, reads as, and what a record nobody set holds.
+// It meets no minimum but kNone and is never taken for another value.
+enum class Isolation { kUnknown, kNone, kJail, kVm };
+
+// "none", "jail", "vm" (the predicate's values), or "unknown".
+std::string_view IsolationName(Isolation isolation);
+// The isolation named exactly `name` ("none", "jail" or "vm": byte for
+// byte, no case folding or trimming); an error naming the three otherwise,
+// "unknown" included. The one reader of these names (records, policies).
+Result<Isolation> ParseIsolation(std::string_view name);
+// Whether `have` satisfies a required `minimum` (none < jail < vm). A
+// minimum of kNone (or kUnknown) requires nothing; otherwise kUnknown fails.
+bool IsolationAtLeast(Isolation have, Isolation minimum);
 
 struct Digest {
   std::string sha256;  // lowercase hex
@@ -104,16 +127,21 @@ struct RunRecord {
   uint64_t outputs_left_out = 0;
   std::string started_at;  // RFC 3339 UTC, informative
   std::string finished_at;
+  // Set by whoever ran it (RunProgram, from RunSpec::insecure_no_jail);
+  // kUnknown in a record read from version 2 or 3. Version 4 only.
+  Isolation isolation = Isolation::kUnknown;
   uint32_t predicate_version = kRunPredicateVersion;
 };
 
 // The predicate JSON of the record's version (keys as in
-// docs/receipt-spec.md).
+// docs/receipt-spec.md). A version 4 record whose isolation is kUnknown is
+// written without the field, which no reader accepts: never as a guess.
 nlohmann::json RecordToJson(const RunRecord& record);
 
-// Reads a predicate of `version` (2 or 3). Every field of that version is
-// required with its type (times may be absent); unknown fields are ignored.
-// Errors name the field.
+// Reads a predicate of `version` (2, 3 or 4). Every field of that version
+// is required with its type (times may be absent), `isolation` with one of
+// its three names exactly; unknown fields are ignored (so is an `isolation`
+// in versions 2 and 3, which do not define it). Errors name the field.
 Result<RunRecord> RecordFromJson(const nlohmann::json& json, uint32_t version = kRunPredicateVersion);
 
 // How a run that the engine finished (not terminated) is classified: a guest

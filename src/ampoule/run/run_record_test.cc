@@ -1,6 +1,6 @@
-// The run record (receipt predicate v3, and v2 as earlier receipts hold
-// it): JSON round trip, required fields, and the status and stop rules of
-// `ampoule run`.
+// The run record (receipt predicate v4, and v2 and v3 as earlier receipts
+// hold it): JSON round trip, required fields, the isolation's exact names,
+// and the status and stop rules of `ampoule run`.
 #include "ampoule/run/run_record.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +25,7 @@ RunRecord Sample() {
   r.outputs_left_out = 1;
   r.started_at = "2026-11-29T19:00:00.000Z";
   r.finished_at = "2026-11-29T19:00:01.000Z";
+  r.isolation = Isolation::kJail;
   return r;
 }
 
@@ -58,6 +59,84 @@ TEST(RunRecord, VersionThreeHoldsFilesystemCapsAndOutputFiles) {
   EXPECT_FALSE(RecordFromJson(climbing).ok());
 }
 
+TEST(RunRecord, VersionFourNamesTheIsolationExactly) {
+  for (Isolation isolation : {Isolation::kNone, Isolation::kJail, Isolation::kVm}) {
+    RunRecord r = Sample();
+    r.isolation = isolation;
+    nlohmann::json j = RecordToJson(r);
+    EXPECT_EQ(j["isolation"], IsolationName(isolation));
+    Result<RunRecord> back = RecordFromJson(j);
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(back->isolation, isolation);
+  }
+  EXPECT_EQ(RecordToJson(Sample())["isolation"], "jail");
+  // Only the three names, byte for byte: no case folding, no trimming, no
+  // other value or type, and "unknown" is not a value a record can state.
+  for (nlohmann::json bad : std::vector<nlohmann::json>{"Jail", "JAIL", "jail ", " jail", "jail\n", "", "unknown",
+                                                        "sandbox", std::string("none\0", 5), nullptr, 1, true,
+                                                        nlohmann::json::array({"jail"}),
+                                                        nlohmann::json::object({{"kind", "jail"}})}) {
+    nlohmann::json j = RecordToJson(Sample());
+    j["isolation"] = bad;
+    Result<RunRecord> r = RecordFromJson(j);
+    ASSERT_FALSE(r.ok()) << bad.dump();
+    EXPECT_NE(r.message().find("'isolation'"), std::string::npos) << r.message();
+  }
+  nlohmann::json missing = RecordToJson(Sample());
+  missing.erase("isolation");
+  Result<RunRecord> r = RecordFromJson(missing);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("'isolation' is missing"), std::string::npos) << r.message();
+  // A record whose isolation nobody set is never written as if it had one:
+  // without the field, its receipt does not verify.
+  RunRecord unset = Sample();
+  unset.isolation = Isolation::kUnknown;
+  EXPECT_FALSE(RecordToJson(unset).contains("isolation"));
+  EXPECT_FALSE(RecordFromJson(RecordToJson(unset)).ok());
+}
+
+TEST(RunRecord, OlderVersionsDoNotSayTheirIsolation) {
+  RunRecord v3 = Sample();
+  v3.predicate_version = 3;
+  nlohmann::json j = RecordToJson(v3);
+  EXPECT_FALSE(j.contains("isolation"));
+  Result<RunRecord> back = RecordFromJson(j, 3);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->isolation, Isolation::kUnknown);
+  // A field version 3 does not define is ignored, whatever it says: it
+  // cannot lend an older receipt a claim.
+  j["isolation"] = "jail";
+  back = RecordFromJson(j, 3);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->isolation, Isolation::kUnknown);
+  EXPECT_EQ(RunPredicateVersion(kRunPredicateType), 4u);
+  EXPECT_EQ(RunPredicateVersion(kRunPredicateTypeV3), 3u);
+  EXPECT_EQ(RunPredicateType(4), kRunPredicateType);
+  EXPECT_EQ(RunPredicateType(3), kRunPredicateTypeV3);
+  EXPECT_EQ(RunPredicateType(5), "");
+}
+
+TEST(RunRecord, IsolationNamesAndOrder) {
+  for (Isolation i : {Isolation::kNone, Isolation::kJail, Isolation::kVm}) {
+    EXPECT_EQ(*ParseIsolation(IsolationName(i)), i);
+  }
+  EXPECT_EQ(IsolationName(Isolation::kUnknown), "unknown");
+  for (const char* bad : {"unknown", "Jail", "jail ", "", "VM", "microvm"}) {
+    Result<Isolation> r = ParseIsolation(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.message().find("none, jail or vm"), std::string::npos) << r.message();
+  }
+  // none < jail < vm; unknown meets no minimum but none.
+  EXPECT_TRUE(IsolationAtLeast(Isolation::kJail, Isolation::kJail));
+  EXPECT_TRUE(IsolationAtLeast(Isolation::kVm, Isolation::kJail));
+  EXPECT_FALSE(IsolationAtLeast(Isolation::kNone, Isolation::kJail));
+  EXPECT_FALSE(IsolationAtLeast(Isolation::kJail, Isolation::kVm));
+  EXPECT_FALSE(IsolationAtLeast(Isolation::kUnknown, Isolation::kJail));
+  EXPECT_FALSE(IsolationAtLeast(Isolation::kUnknown, Isolation::kVm));
+  EXPECT_TRUE(IsolationAtLeast(Isolation::kUnknown, Isolation::kNone));
+  EXPECT_TRUE(IsolationAtLeast(Isolation::kNone, Isolation::kNone));
+}
+
 TEST(RunRecord, VersionTwoReadsAndWritesWithoutTheNewFields) {
   RunRecord v2 = Sample();
   v2.predicate_version = 2;
@@ -73,6 +152,8 @@ TEST(RunRecord, VersionTwoReadsAndWritesWithoutTheNewFields) {
   EXPECT_EQ(RecordToJson(*back), j);
   EXPECT_FALSE(RecordFromJson(j, 3).ok());  // version 3 requires its fields
   EXPECT_FALSE(RecordFromJson(j, 4).ok());
+  EXPECT_FALSE(RecordFromJson(j, 5).ok());
+  EXPECT_EQ(back->isolation, Isolation::kUnknown);
   EXPECT_EQ(RunPredicateVersion(kRunPredicateTypeV2), 2u);
   EXPECT_EQ(RunPredicateVersion("https://ampoule.dev/attestations/run/v9"), 0u);
 }

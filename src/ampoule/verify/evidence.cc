@@ -136,6 +136,26 @@ void NoteResult(Evidence& ev) {
   ev.notes.push_back(line);
 }
 
+// How the signed run was sealed, in the fixed form docs/cli.md gives
+// scripts ("isolation: VALUE (EXPLANATION)"). Not a fact for the verdict:
+// whether an unjailed run will do is the policy's question (the gate's
+// min_isolation), asked of the signed value.
+void NoteIsolation(Evidence& ev) {
+  const run::RunRecord& r = *ev.record;
+  std::string why;
+  switch (r.isolation) {
+    case run::Isolation::kNone:
+      why = "the run was not jailed (--insecure-no-jail): no namespaces, no seccomp filter";
+      break;
+    case run::Isolation::kJail: why = "namespaces, empty root, seccomp allow-list, rlimits"; break;
+    case run::Isolation::kVm: why = "a micro-VM"; break;
+    case run::Isolation::kUnknown:
+      why = "a version " + std::to_string(r.predicate_version) + " receipt does not say how its run was sealed";
+      break;
+  }
+  ev.notes.push_back("isolation: " + std::string(run::IsolationName(r.isolation)) + " (" + why + ")");
+}
+
 }  // namespace
 
 Snapshot ReadSnapshot(const Options& o) {
@@ -176,6 +196,7 @@ Evidence Gather(const Options& o, const Snapshot& files) {
   if (!ev.record) return ev;
   CompareFiles(o, files.kernel_sha256, ev);
   NoteResult(ev);
+  NoteIsolation(ev);
   return ev;
 }
 

@@ -24,6 +24,9 @@
 //   --input N  sha256 == predicate inputs[] entry named N (N must be there)
 //   --stdin    sha256 == predicate stdin.sha256
 //
+// Once the receipt is accepted, a note says its isolation ("isolation:
+// VALUE (...)", docs/cli.md); it is not a fact for the verdict.
+//
 // Thread-safe: no state.
 #pragma once
 

@@ -123,9 +123,12 @@ std::optional<std::string> FirstDifference(const run::RunRecord& s, const run::R
   // The rest echoes what the replay was given; a difference means the
   // replay did not run what the receipt describes.
   // Times are informative and the safety net never changes a finished run.
+  // Nor is the isolation: it says how a host sealed the run, and the replay
+  // runs in this verifier's own sandbox, whatever the original had.
   run::RunRecord s2 = s, r2 = r;
   s2.started_at = s2.finished_at = r2.started_at = r2.finished_at = "";
   r2.limits.timeout_seconds = s2.limits.timeout_seconds;
+  r2.isolation = s2.isolation;
   if (run::RecordToJson(s2) != run::RecordToJson(r2)) {
     *detail = "the replayed record's kernel, program, inputs, stdin, seed or limits differ: receipt " +
               run::RecordToJson(s2).dump() + ", replay " + run::RecordToJson(r2).dump();
@@ -208,6 +211,11 @@ void Replay(const Options& o, const Runner& runner, Evidence& ev) {
   ev.facts.replay_matched = true;
   ev.notes.push_back("replay: output, fuel (" + std::to_string(replayed.result.fuel_used) +
                      ") and status (" + std::to_string(replayed.result.status) + ") match");
+  if (replayed.isolation != ev.record->isolation) {
+    ev.notes.push_back("replay: ran with isolation " + std::string(run::IsolationName(replayed.isolation)) +
+                       "; the receipt's isolation (" + std::string(run::IsolationName(ev.record->isolation)) +
+                       ") is the original run's, which a replay does not repeat or compare");
+  }
 }
 
 }  // namespace ampoule::verify

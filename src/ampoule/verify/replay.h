@@ -9,10 +9,12 @@
 // deterministic result. A receipt over the verifier's ceilings (options.h)
 // is not run at all.
 //
-// Everything in the record except the times must then be equal: output
-// digests and sizes, status, exit code, stop reason, fuel used, memory-cap
-// flag, trap message, and the echoed kernel, program, inputs, seed and
-// limits. A receipt of a terminated run is not re-run (REPLAY N/A).
+// Everything in the record except the times and the isolation must then be
+// equal: output digests and sizes, status, exit code, stop reason, fuel
+// used, memory-cap flag, trap message, and the echoed kernel, program,
+// inputs, seed and limits. The isolation is how the original host sealed
+// the run; the replay runs in this verifier's sandbox (the jail, or none
+// with --insecure-no-jail), which need not be the same. A receipt of a terminated run is not re-run (REPLAY N/A).
 //
 // Replay does not depend on trusting the signer: without a key, a REPLAY OK
 // still shows that this program with these inputs on this kernel produces
@@ -46,7 +48,7 @@ std::optional<std::string> OverCeiling(const Options& options, const run::RunRec
                                        std::string* detail);
 
 // The first difference between the signed record and the replayed one
-// (times ignored), as a short reason for "REPLAY FAILED: <reason>", with
+// (times and isolation ignored), as a short reason for "REPLAY FAILED: <reason>", with
 // details in `*detail`; nullopt if they are equal.
 std::optional<std::string> FirstDifference(const run::RunRecord& signed_record,
                                            const run::RunRecord& replayed, std::string* detail);

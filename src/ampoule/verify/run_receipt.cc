@@ -39,8 +39,9 @@ Result<run::RunRecord> RecordFromStatement(const receipt::Statement& statement) 
   uint32_t version = run::RunPredicateVersion(statement.predicate_type);
   if (version == 0) {
     return Error{"statement: predicateType is \"" + statement.predicate_type.substr(0, 100) +
-                 "\", expected \"" + std::string(run::kRunPredicateType) + "\" (or version 2's \"" +
-                 std::string(run::kRunPredicateTypeV2) + "\")"};
+                 "\", expected \"" + std::string(run::kRunPredicateType) + "\" (or versions 3 and 2, \"" +
+                 std::string(run::kRunPredicateTypeV3) + "\" and \"" + std::string(run::kRunPredicateTypeV2) +
+                 "\")"};
   }
   Result<run::RunRecord> record = run::RecordFromJson(statement.predicate, version);
   if (!record.ok()) return record.error();

@@ -1,9 +1,11 @@
 // Reading a receipt of a run: from envelope text to the signed run record.
 //
 // On top of receipt::VerifyReceipt (signature first, then the statement),
-// a receipt of a run must have predicate type run::kRunPredicateType, a
-// predicate that reads as a run record (run::RecordFromJson: every field
-// present with its type; unknown fields ignored), and subjects named
+// a receipt of a run must have predicate type run::kRunPredicateType (or
+// that of version 3 or 2), a predicate that reads as a run record of that
+// version (run::RecordFromJson: every field present with its type, version
+// 4's isolation one of its three names exactly; unknown fields ignored),
+// and subjects named
 // `stdout` and `stderr` whose sha256 equal the record's output digests. A
 // signed receipt that breaks any of these is not a valid receipt (FAILED):
 // its signer vouched for something inconsistent.

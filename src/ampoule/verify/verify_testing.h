@@ -107,6 +107,7 @@ class Scene {
     r.stderr_digest = {Sha(""), 0, 0, false};
     r.started_at = "2026-11-29T19:00:00Z";
     r.finished_at = "2026-11-29T19:00:01Z";
+    r.isolation = run::Isolation::kJail;
     return r;
   }
 
