@@ -3,6 +3,8 @@
 // Loads the configuration and starts the node (boot/node.h: the agent store,
 // the journal, the runs resumed, the control API) and serves until
 // SIGINT/SIGTERM. docs/cli.md, docs/control-api.md, docs/agent-runs.md.
+#include <signal.h>
+
 #include <cstdio>
 #include <string>
 
@@ -59,6 +61,17 @@ int ParseArgs(const Args& args, Options& options) {
 }  // namespace
 
 int NodeCommand(const Args& args) {
+  // SIGINT and SIGTERM are held from here until the node catches them: a stop
+  // asked for while the node starts (the sealed image's PID 1 may ask at any
+  // time) waits for the start and is then a graceful stop, never the default
+  // action's kill. The threads the start makes inherit the mask, so only this
+  // thread takes the signal once it is unblocked.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
   Options options;
   if (int rc = ParseArgs(args, options)) return rc < 0 ? 0 : rc;
   std::optional<manifest::NodeConfig> config = LoadConfigFile(options.config, "volent node");
@@ -76,6 +89,7 @@ int NodeCommand(const Args& args) {
   }
   // Before saying where it listens: a client may signal as soon as it knows.
   (*node)->CatchSignals();
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   std::fprintf(stderr, "volent node: listening on %s\n", (*node)->url().c_str());
   std::fflush(stderr);
   (*node)->Run();
