@@ -115,7 +115,7 @@ TEST(SchemaMessagesTest, EveryAgentSchemaKeywordFailsInOurWords) {
       {"properties (nested false)", std::string(kAgentHead) + "spec:\n" + kModel +
                                         "  tools: [{name: t, kind: http, capability: c, http: {method: GET, url: \"http://x\"}, "
                                         "limits: {fuel: 5}}]\n",
-       "/spec/tools/0/limits/fuel: field \"fuel\" is not allowed here (memory and fuel limits apply to sealed tools (wasm, python, js) only)"},
+       "/spec/tools/0/limits/fuel: field \"fuel\" is not allowed here (memory, files and fuel limits apply to sealed tools (wasm, python, js) only)"},
   };
   for (const Case& c : cases) {
     Checked<Agent> agent = LoadAgent(c.text, "a.agent.yaml");
