@@ -250,14 +250,23 @@ expect_error "error: a draft number beyond what can be carried exactly (1e400)"
 [[ "$LAST" == *"carry it as a string"* ]] && ok "error: the message says to carry it as a string" ||
   fail "error: 1e400 in the draft: the message does not say what to do" "$(describe)"
 
-# Without pinning, a recipient may come from one record and the amount from
-# another; the log and the outbox show where each field came from.
+# A policy that says nothing of a kind holds a recipient from one record
+# paired with the amount of another: all fields from one record is the
+# default. Only a policy that says so in writing (same_record: false) sends
+# it; the log shows where each field came from either way.
 cross='{"recipient": {"value": "ana", "from": "/orders/0/customer"}, "amount": {"value": "99.00", "from": "/orders/1/amount"}}'
 write_draft cross.json pin:cross "${records[@]}" fields="$cross"
 submit cross.json
-expect "send: fields from two records, no pinning in the policy" 0 SEND
+expect "hold: fields from two records, a policy without kinds (the default rule)" 3 HOLD \
+  "outside /orders/1, the record draft field 'amount' comes from: by default all fields of a kind come from one record"
 if log_json --policy "$POLICY" --idempotency-key pin:cross &&
    gate_json fields-recorded "$WORK/log.jsonl"; then ok "log: each field's pointer is recorded"; else fail "log: the fields' pointers are not recorded" "$(cat "$WORK/log.jsonl")"; fi
+write_policy "$FX/any-record.json" kinds='{"refund": {"same_record": false}}'
+POLICY="$FX/any-record.json"
+write_draft cross-any.json pin:cross-any "${records[@]}" fields="$cross"
+submit cross-any.json
+expect "send: fields from two records where the policy allows it (same_record: false)" 0 SEND
+POLICY="$FX/policy.json"
 
 write_policy "$FX/pinned.json" \
   kinds='{"refund": {"from": {"amount": "/orders/*/amount", "recipient": "/orders/*/customer"}, "same_record": "/orders/*"}}'

@@ -99,11 +99,38 @@ std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedFie
   return CompareFields(fields, SignedDocuments{{"", output}});
 }
 
+namespace {
+
+// The default rule: every field comes from one record, the object (or
+// array) its pointer names a member of, in one document. `/orders/0/customer`
+// and `/orders/1/amount` lie in two records; `/refund` and `/email` in one
+// (the document itself).
+void CheckOneRecord(const ActionDraft& draft, std::vector<std::string>& reasons) {
+  std::optional<std::pair<std::string, std::string>> first;  // field, record
+  for (const auto& [name, field] : draft.fields) {
+    const FieldSource got = ParseFieldSource(field.from).value_or(FieldSource{});
+    const std::vector<std::string_view> tokens = Tokens(got.pointer);
+    const size_t parent = tokens.empty() ? 0 : tokens.size() - 1;
+    std::string record = (got.file.empty() ? "" : "output/" + got.file + "#") + Join(tokens, parent);
+    if (record.empty()) record = "the output's top level";
+    if (!first) {
+      first.emplace(name, std::move(record));
+    } else if (record != first->second) {
+      reasons.push_back("draft field '" + name + "' comes from " + field.from + ", outside " + first->second +
+                        ", the record draft field '" + first->first + "' comes from: by default all fields of a "
+                        "kind come from one record (a policy allows otherwise with kinds." + draft.kind +
+                        ".same_record, a pattern such as /orders/*, or false)");
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> CheckSources(const ActionDraft& draft, const Policy& policy) {
   std::vector<std::string> reasons;
   auto rule = policy.kinds.find(draft.kind);
-  if (rule == policy.kinds.end()) return reasons;
-  const SourceRule& r = rule->second;
+  const SourceRule default_rule;
+  const SourceRule& r = rule == policy.kinds.end() ? default_rule : rule->second;
   const std::string of_kind = " for kind '" + draft.kind + "'";
   if (!r.from.empty()) {
     for (const auto& [name, field] : draft.fields) {
@@ -149,6 +176,8 @@ std::vector<std::string> CheckSources(const ActionDraft& draft, const Policy& po
                           *r.same_record + of_kind + ")");
       }
     }
+  } else if (!r.records_may_differ) {
+    CheckOneRecord(draft, reasons);
   }
   return reasons;
 }

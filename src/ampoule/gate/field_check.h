@@ -36,8 +36,9 @@ std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedFie
                                          std::string_view output);
 
 // Every way the draft's pointers break the policy's SourceRule for the
-// draft's kind, one reason each, in field-name order; none when the policy
-// has no rule for the kind.
+// draft's kind, one reason each, in field-name order. A kind the policy does
+// not name, or names without `same_record`, has the default rule: all its
+// fields from one record (the object their pointers name members of).
 std::vector<std::string> CheckSources(const ActionDraft& draft, const Policy& policy);
 
 }  // namespace ampoule::gate

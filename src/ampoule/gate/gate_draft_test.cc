@@ -174,10 +174,14 @@ TEST(GatePolicy, PinsSourcesPerKind) {
                              "\"outbox\": \"/var/outbox\", \"kinds\": {"
                              "\"refund\": {\"from\": {\"amount\": \"/orders/*/amount\", \"to\": \"/orders/*/customer\"},"
                              "             \"same_record\": \"/orders/*\"},"
-                             "\"re\\u0301bate\": {\"same_record\": \"/rebates/*\"}}");
+                             "\"re\\u0301bate\": {\"same_record\": \"/rebates/*\"},"
+                             "\"note\": {\"same_record\": false}}");
   Result<Policy> p = ParsePolicy(text, "/d");
   ASSERT_TRUE(p.ok()) << p.message();
-  ASSERT_EQ(p->kinds.size(), 2u);
+  ASSERT_EQ(p->kinds.size(), 3u);
+  EXPECT_FALSE(p->kinds.at("refund").records_may_differ);
+  EXPECT_TRUE(p->kinds.at("note").records_may_differ);
+  EXPECT_FALSE(p->kinds.at("note").same_record);
   const SourceRule& refund = p->kinds.at("refund");
   EXPECT_EQ(refund.from.at("amount"), "/orders/*/amount");
   EXPECT_EQ(refund.from.at("to"), "/orders/*/customer");
@@ -197,6 +201,8 @@ TEST(GatePolicy, PinsSourcesPerKind) {
       {R"({"refund": {"from": {"amount": 3}}})", "JSON Pointer"},
       {R"({"refund": {"same_record": "/orders/~2"}})", "JSON Pointer"},
       {R"({"refund": {"same_record": ""}})", "JSON Pointer"},
+      {R"({"refund": {"same_record": true}})", "true is the default"},
+      {R"({"refund": {"same_record": 0}})", "JSON Pointer"},
       {R"({"refund": {"same_record": "output/../r.json#/a"}})", "JSON Pointer"},
       {R"({"refund ": {"same_record": "/a"}})", "ends with a space"},
       {R"({"caf\u00e9": {"same_record": "/a"}, "cafe\u0301": {"same_record": "/b"}})", "same kind as another"},

@@ -232,7 +232,7 @@ Policy Pinned() {
 TEST(GateSources, FieldsFromOneRecordWherePinnedPass) {
   EXPECT_TRUE(CheckSources(Draft({{"amount", "/orders/0/amount"}, {"recipient", "/orders/0/customer"}}), Pinned()).empty());
   EXPECT_TRUE(CheckSources(Draft({{"amount", "/orders/17/amount"}, {"recipient", "/orders/17/customer"}}), Pinned()).empty());
-  // A kind the policy does not name is not pinned.
+  // A kind the policy does not name has no pinned sources.
   EXPECT_TRUE(CheckSources(Draft({{"amount", "/total"}}, "invoice"), Pinned()).empty());
   EXPECT_TRUE(CheckSources(Draft({{"amount", "/orders/0/amount"}}), Policy{}).empty());
 }
@@ -254,6 +254,38 @@ TEST(GateSources, AnotherRecordsAmountIsHeld) {
   ASSERT_EQ(outside.size(), 1u);
   EXPECT_NE(outside[0].find("'recipient' comes from /customer, not from a record /orders/*"), std::string::npos)
       << outside[0];
+}
+
+// Without a same_record rule the safe one holds: a policy that names no
+// kind still holds a recipient paired with another record's amount.
+TEST(GateSources, ByDefaultAllFieldsComeFromOneRecord) {
+  const auto cross = Draft({{"recipient", "/orders/0/customer"}, {"amount", "/orders/1/amount"}});
+  std::vector<std::string> r = CheckSources(cross, Policy{});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0], "draft field 'recipient' comes from /orders/0/customer, outside /orders/1, the record draft field "
+                  "'amount' comes from: by default all fields of a kind come from one record (a policy allows "
+                  "otherwise with kinds.refund.same_record, a pattern such as /orders/*, or false)");
+  // Also for a kind the policy names with `from` only, and one it does not name.
+  Policy from_only;
+  from_only.kinds["refund"].from = {{"amount", "/orders/*/amount"}, {"recipient", "/orders/*/customer"}};
+  EXPECT_EQ(CheckSources(cross, from_only).size(), 1u);
+  EXPECT_EQ(CheckSources(Draft({{"a", "/x/0/a"}, {"b", "/x/1/b"}}, "invoice"), from_only).size(), 1u);
+  // One record: the top level, or one element.
+  EXPECT_TRUE(CheckSources(Draft({{"amount", "/refund"}, {"recipient", "/email"}}), Policy{}).empty());
+  EXPECT_TRUE(CheckSources(Draft({{"amount", "/orders/1/amount"}, {"recipient", "/orders/1/customer"}}), Policy{})
+                  .empty());
+  // The same pointer in another document is another record.
+  EXPECT_EQ(CheckSources(Draft({{"amount", "output/r.json#/amount"}, {"recipient", "/customer"}}), Policy{}).size(), 1u);
+  // A member nested deeper is another record unless the policy names the
+  // record's shape; a policy may also let the fields come from anywhere.
+  const auto nested = Draft({{"amount", "/orders/0/amount"}, {"recipient", "/orders/0/customer/email"}});
+  EXPECT_EQ(CheckSources(nested, Policy{}).size(), 1u);
+  Policy shaped;
+  shaped.kinds["refund"].same_record = "/orders/*";
+  EXPECT_TRUE(CheckSources(nested, shaped).empty());
+  Policy any;
+  any.kinds["refund"].records_may_differ = true;
+  EXPECT_TRUE(CheckSources(cross, any).empty());
 }
 
 TEST(GateSources, APointerOtherThanThePinnedOneIsHeld) {

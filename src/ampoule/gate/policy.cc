@@ -29,7 +29,7 @@ Result<std::map<std::string, SourceRule>> ParseKinds(const nlohmann::json& kinds
     if (!name.ok()) return name.status();
     if (Status s = CheckObject(spec, where, {"from", "same_record"}); !s.ok()) return s;
     if (!spec.contains("from") && !spec.contains("same_record")) {
-      return Error{where + " needs 'from' (field -> pointer) or 'same_record' (a pointer pattern), or both"};
+      return Error{where + " needs 'from' (field -> pointer) or 'same_record' (a pointer pattern, or false), or both"};
     }
     SourceRule rule;
     if (auto from = spec.find("from"); from != spec.end()) {
@@ -42,7 +42,14 @@ Result<std::map<std::string, SourceRule>> ParseKinds(const nlohmann::json& kinds
         rule.from[field] = *p;
       }
     }
-    if (auto same = spec.find("same_record"); same != spec.end()) {
+    if (auto same = spec.find("same_record"); same != spec.end() && same->is_boolean()) {
+      // true would say what the default already says; only false means something.
+      if (same->get<bool>()) {
+        return Error{where + " 'same_record' is a pointer pattern, or false to let fields come from different "
+                     "records; true is the default and is not written"};
+      }
+      rule.records_may_differ = true;
+    } else if (same != spec.end()) {
       Result<std::string> p = Pattern(*same, where + " 'same_record'");
       if (!p.ok()) return p.status();
       rule.same_record = *p;

@@ -35,6 +35,10 @@ struct SourceRule {
   // (`/orders/*`: all from the same order), so that a recipient cannot be
   // paired with another record's amount.
   std::optional<std::string> same_record;
+  // `"same_record": false`: the fields may come from different records.
+  // Without either, the default holds: every field comes from one record,
+  // the object its pointer names a member of (CheckSources).
+  bool records_may_differ = false;
 };
 
 struct Policy {
@@ -48,7 +52,7 @@ struct Policy {
   run::Isolation min_isolation = run::Isolation::kJail;
   std::string decision_log;  // SQLite file
   std::string outbox;        // folder
-  std::map<std::string, SourceRule> kinds;  // kind (in NFC) -> its rule; kinds not named are not pinned
+  std::map<std::string, SourceRule> kinds;  // kind (in NFC) -> its rule; a kind not named has the default rule
 };
 
 Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::path& base_dir);
