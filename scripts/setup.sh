@@ -45,6 +45,8 @@ readonly PACKAGES=(
   # apt-get source and unpacking source packages; tclsh generates the SQLite
   # amalgamation for bench/engine.sh
   dpkg-dev bzip2 xz-utils tcl
+  # the operator guide's examples, run as written (tests/volent/doc_examples_test.py)
+  curl jq
 )
 
 log() { printf 'setup: %s\n' "$*"; }

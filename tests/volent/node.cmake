@@ -32,3 +32,10 @@ if(TARGET volent)
   add_python_test(volent_mtls volent/mtls_test.py --volent $<TARGET_FILE:volent>)
   set_tests_properties(volent_mtls PROPERTIES TIMEOUT 300 LABELS volent)
 endif()
+# volent_doc_examples: every shell example of docs/operator-guide.md run as
+# written, in order, against a node (tests/volent/doc_examples_test.py).
+if(TARGET volent AND TARGET ampoule)
+  add_python_test(volent_doc_examples volent/doc_examples_test.py --volent $<TARGET_FILE:volent>
+                  --ampoule $<TARGET_FILE:ampoule> --modules ${CMAKE_BINARY_DIR}/tool-modules)
+  set_tests_properties(volent_doc_examples PROPERTIES TIMEOUT 300 LABELS volent)
+endif()
