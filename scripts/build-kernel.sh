@@ -55,7 +55,7 @@ parse_args() {
 engine_info_args() {
   local fact
   printf -- '--engine-info\nbuild=Release -O2 -DNDEBUG, AMPOULE_REPRODUCIBLE=ON, static\n'
-  while read -r fact; do printf -- '--engine-info\ntoolchain.%s\n' "$fact"; done < <(repro_toolchain)
+  while read -r fact; do printf -- '--engine-info\ntoolchain.%s\n' "$fact"; done < <(repro_toolchain --engine)
 }
 
 pack_kernel() {

@@ -24,10 +24,13 @@ REPRO_PINS_FILE="$ROOT/kernel/pins.txt"
 REPRO_BUILD_DIR="${AMPOULE_REPRO_BUILD_DIR:-$ROOT/build-release}"
 REPRO_JOBS="${AMPOULE_JOBS:-2}"
 
-# Debian packages whose versions decide the bytes of the C++ outputs. Recorded
-# in the kernel manifest (engine build facts) and beside the pins.
+# Debian packages whose versions decide the bytes of the C++ outputs. The
+# engine's are recorded in the kernel manifest (engine build facts); those and
+# the libraries whose headers only the host tools compile (OpenSSL, SQLite,
+# utf8proc, Boost) beside the pins.
 readonly REPRO_TOOLCHAIN=(g++-12 libc6-dev libstdc++-12-dev binutils libsodium-dev libseccomp-dev
                           nlohmann-json3-dev cmake ninja-build)
+readonly REPRO_HOST_LIBRARIES=(libssl-dev libsqlite3-dev libutf8proc-dev libboost1.74-dev)
 
 repro_log() { printf '%s: %s\n' "$REPRO_NAME" "$*"; }
 repro_die() { printf '%s: error: %s\n' "$REPRO_NAME" "$*" >&2; exit "${2:-1}"; }
@@ -98,10 +101,12 @@ repro_configure() {
 
 repro_build() { ninja -C "$REPRO_BUILD_DIR" -j"$REPRO_JOBS" "$@"; }
 
-# Prints NAME=VERSION for each toolchain package (sorted).
+# Prints NAME=VERSION for each toolchain package (sorted): the engine's with
+# --engine, else every package the pins depend on.
 repro_toolchain() {
-  local p
-  for p in "${REPRO_TOOLCHAIN[@]}"; do
+  local p packages=("${REPRO_TOOLCHAIN[@]}")
+  [[ "${1:-}" == --engine ]] || packages+=("${REPRO_HOST_LIBRARIES[@]}")
+  for p in "${packages[@]}"; do
     printf '%s=%s\n' "$p" "$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || echo 'not installed')"
   done | LC_ALL=C sort
 }
@@ -115,8 +120,13 @@ repro_pinned() {
 # Compares built artifacts with the pins. Arguments: PREFIX then
 # "ARTIFACT SHA256" lines on stdin. Prints one MATCH or MISMATCH line per
 # artifact built or pinned under PREFIX (an artifact name starts with it).
+# Built with other package versions than the pins were, a differing artifact
+# is NOT-COMPARABLE instead (the packages, not the sources, are then the
+# likely cause; repro_compare_reference still compares two builds here).
 repro_compare() {
-  local prefix="$1" artifact sha want line
+  local prefix="$1" artifact sha want line same_toolchain=1 which=""
+  [[ "$prefix" == kernel* ]] && which=--engine
+  [[ -z "$(repro_toolchain_diff $which)" ]] || same_toolchain=0
   declare -A built=()
   while read -r artifact sha; do built["$artifact"]="$sha"; done
   local names
@@ -131,6 +141,8 @@ repro_compare() {
     sha="${built[$artifact]:-}"
     if [[ -n "$want" && "$want" == "$sha" ]]; then
       line="MATCH $artifact $sha"
+    elif ((!same_toolchain)) && [[ -n "$want" && -n "$sha" ]]; then
+      line="NOT-COMPARABLE $artifact pinned $want got $sha (other package versions, below)"
     else
       line="MISMATCH $artifact expected ${want:-none} got ${sha:-missing}"
       REPRO_MISMATCHES=$((REPRO_MISMATCHES + 1))
@@ -144,14 +156,48 @@ repro_compare() {
 # different compiler or library version gives different bytes, and that is
 # not a reproducibility failure of the sources.
 repro_toolchain_note() {
+  local differs
+  differs="$(repro_toolchain_diff)"
+  [[ -n "$differs" ]] || return 0
+  repro_log "note: the toolchain differs from the one the pins were made with:"
+  printf '%s\n' "$differs"
+}
+
+# The toolchain lines that differ from the pins' (`  pinned: P=V` and
+# `  here:   P=V`), or nothing; with --engine, of the engine's packages only.
+repro_toolchain_diff() {
   [[ -f "$REPRO_PINS_FILE" ]] || return 0
   local current pinned
-  current="$(repro_toolchain)"
-  pinned="$(awk '$1 == "toolchain" { print $2 "=" $3 }' "$REPRO_PINS_FILE" | LC_ALL=C sort)"
+  current="$(repro_toolchain "${1:-}")"
+  pinned="$(awk 'NR == FNR { split($0, kv, "="); want[kv[1]] = 1; next }
+                 $1 == "toolchain" && ($2 in want) { print $2 "=" $3 }' \
+                <(printf '%s\n' "$current") "$REPRO_PINS_FILE" | LC_ALL=C sort)"
   if [[ -z "$pinned" || "$current" == "$pinned" ]]; then return 0; fi
-  repro_log "note: the toolchain differs from the one the pins were made with:"
   { diff <(printf '%s\n' "$pinned") <(printf '%s\n' "$current") || true; } |
     sed -n 's/^</  pinned: /p; s/^>/  here:   /p'
+}
+
+# Compares built artifacts with the same artifacts of another build of this
+# commit on this machine (build/, compiled in another folder). Arguments: a
+# label, then "ARTIFACT SHA256 REFERENCE-FILE" lines on stdin. Prints SAME or
+# DIFFERENT per artifact; a difference counts as a mismatch: whatever the
+# packages, two builds of one commit must agree.
+repro_compare_reference() {
+  local label="$1" artifact sha file other
+  while read -r artifact sha file; do
+    if [[ ! -f "$file" ]]; then
+      printf 'DIFFERENT %s: %s is missing\n' "$artifact" "$file"
+      REPRO_MISMATCHES=$((REPRO_MISMATCHES + 1))
+      continue
+    fi
+    other="$(sha256sum "$file" | cut -d' ' -f1)"
+    if [[ "$other" == "$sha" ]]; then
+      printf 'SAME %s %s as %s\n' "$artifact" "$sha" "$label"
+    else
+      printf 'DIFFERENT %s %s, %s has %s\n' "$artifact" "$sha" "$label" "$other"
+      REPRO_MISMATCHES=$((REPRO_MISMATCHES + 1))
+    fi
+  done
 }
 
 # Rewrites the pins under PREFIX from "ARTIFACT SHA256" lines on stdin,

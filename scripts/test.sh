@@ -364,7 +364,8 @@ else
   ((${#CACHE_ARGS[@]})) && export AMPOULE_REPRO_CCACHE=1
   step "repro: build-kernel.sh --strict" bash "$ROOT/scripts/build-kernel.sh" --strict \
     --out "$OUT/build-kernel/share/ampoule"
-  step "repro: build-host-tools.sh --strict" bash "$ROOT/scripts/build-host-tools.sh" --strict
+  step "repro: build-host-tools.sh --strict" bash "$ROOT/scripts/build-host-tools.sh" --strict \
+    --reference "$OUT/build"
   # The sealed image from those rebuilt binaries, byte for byte as build/'s.
   step "repro: image" bash "$ROOT/scripts/image/reproduce.sh" --reference "$OUT/build" \
     --kernel "$OUT/build-kernel/share/ampoule/ampoule.kernel"
