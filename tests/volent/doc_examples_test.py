@@ -8,7 +8,7 @@ session (`set -euo pipefail`, so variables and functions carry from block to
 block) in a folder holding a copy of examples/node, as the guide's
 introduction says. The test stands in for the operator's machine only where
 the guide names it:
-  - `/srv/volent` is a folder of the test's own, `127.0.0.1:8470` the port
+  - `/srv` is a folder of the test's own, `127.0.0.1:8470` the port
     the node listens on, `~` a home folder of the test's own;
   - the node runs as section 3 starts it, on `/srv/volent/data`; the example
     agent's model is a `volent mock-model` (its endpoint and capability in
@@ -55,7 +55,7 @@ if not os.path.isfile(MODULE):
 NODE_LINE = re.compile(r"^volent node: listening on https?://(?P<host>[^:/\s]+):(?P<port>\d+)$", re.M)
 DIRECTIVE = re.compile(r"^<!-- doc-test: (?P<verb>skip|node|until) ?(?P<rest>.*?) -->$")
 BLOCK_TIMEOUT = 120
-WORK = work_folder("volent-docs-")
+WORK = work_folder("volent-docs-", keep=bool(os.environ.get("AMPOULE_KEEP_WORK")))
 SRV, HOME, FOLDER = (os.path.join(WORK, n) for n in ("srv", "home", "node"))
 DATA = os.path.join(SRV, "volent", "data")
 for d in (HOME, os.path.dirname(DATA)):
@@ -137,7 +137,7 @@ class Node:
 
     def localise(self, text):
         """The guide's names for the operator's machine, made this test's."""
-        return text.replace("/srv/volent", SRV).replace("127.0.0.1:8470", f"127.0.0.1:{self.server.port}")
+        return text.replace("/srv/", SRV + "/").replace("127.0.0.1:8470", f"127.0.0.1:{self.server.port}")
 
 
 class Session:
@@ -151,29 +151,32 @@ class Session:
                                          os.path.dirname(os.path.abspath(args.ampoule)), os.environ["PATH"]]))
         env.pop("VOLENT_TOKEN", None)
         env.pop("VOLENT_TOKEN_FILE", None)
-        self.proc = subprocess.Popen(["bash", "--norc", "--noprofile"], cwd=FOLDER, env=env, text=True,
+        self.proc = subprocess.Popen(["bash", "--norc", "--noprofile"], cwd=FOLDER, env=env, bufsize=0,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.run("curl() { command curl --fail-with-body \"$@\"; }")
 
     def run(self, text, strict=True):
         """(ok, output) of `text`; with strict, the session ends at a failure."""
         script = ("set -euo pipefail\n" if strict else "set +e\n") + "{\n" + text + "\n} </dev/null\n" + \
-            ("" if strict else "rc=$?; set -e; [ $rc = 0 ] || echo __doc_block_failed__\n") + f"echo {self.MARK}\n"
-        self.proc.stdin.write(script)
+            ("" if strict else "rc=$?; set -e; [ $rc = 0 ] || echo __doc_block_failed__\n") + f"echo; echo {self.MARK}\n"
+        self.proc.stdin.write(script.encode())
         self.proc.stdin.flush()
-        out, deadline = [], time.monotonic() + BLOCK_TIMEOUT
+        # Raw reads of the pipe, not a buffered reader: select() cannot see
+        # what a reader has buffered already.
+        out, deadline, fd = b"", time.monotonic() + BLOCK_TIMEOUT, self.proc.stdout.fileno()
+        mark = self.MARK.encode() + b"\n"
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 1)
+            ready, _, _ = select.select([fd], [], [], 1)
             if not ready:
                 continue
-            line = self.proc.stdout.readline()
-            if not line:
-                return False, "".join(out) + f"(the shell ended: exit {self.proc.wait()})"
-            if line.strip() == self.MARK:
-                text_out = "".join(out)
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return False, out.decode(errors="replace") + f"(the shell ended: exit {self.proc.wait()})"
+            out += chunk
+            if out.endswith(mark):
+                text_out = out[:-len(mark)].decode(errors="replace")
                 return "__doc_block_failed__" not in text_out, text_out
-            out.append(line)
-        return False, "".join(out) + f"(no end after {BLOCK_TIMEOUT} s)"
+        return False, out.decode(errors="replace") + f"(no end after {BLOCK_TIMEOUT} s)"
 
 
 mock = start_server([args.volent, "mock-model", "--listen", "127.0.0.1:0"], os.path.join(WORK, "mock.log"),
@@ -194,10 +197,11 @@ for line, directive, text in blocks(args.doc):
     if directive and directive[0] == "until":
         deadline, ready = time.monotonic() + 60, False
         while not ready and time.monotonic() < deadline:
-            ready, _ = shell.run(node.localise(directive[1]), strict=False)
+            ready, last = shell.run(node.localise(directive[1]), strict=False)
             ready or time.sleep(0.5)
         if not ready:
-            check(name, False, f"waited 60 s for: {directive[1]}")
+            check(name, False, f"waited 60 s for: {directive[1]}; its last output: {last[-1500:]}; "
+                               f"the node's: {node.server.tail(20)}")
             break
     ok, output = shell.run(node.localise(text))
     check(name, ok, output[-3000:])
