@@ -405,7 +405,9 @@ TEST_F(AuthTest, ManyAddressesMeetTheSharedBudgetAndTheJournalStaysBounded) {
       refused += Call("GET", "/v1/agents", bad, "", peer).status == 429;
     }
     if (i == addresses / 2) now_ms_ += 60'000;  // one interval later
-    if (i % 500 == 0) EXPECT_EQ(Call("GET", "/v1/agents", good, "", peer).status, 200) << i;
+    if (i % 500 == 0) {
+      EXPECT_EQ(Call("GET", "/v1/agents", good, "", peer).status, 200) << i;
+    }
   }
   EXPECT_GT(refused, sent / 2);
   auto before = Entries(journal::EntryKind::kAuthFailures);
