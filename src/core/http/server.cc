@@ -260,7 +260,7 @@ class StreamConnection : public Connection {
     Lowest().expires_after(std::min(state_->options.header_timeout, state_->options.read_timeout));
   }
 
-  // TLS only: the handshake, within the read timeout, before any request.
+  // TLS only: the handshake, within the header deadline, before any request.
   // Whatever fails (plain HTTP, no certificate where one is required, one
   // the CA did not sign) closes the connection unanswered. Not busy: a Stop
   // closes a connection still in its handshake like an idle one.

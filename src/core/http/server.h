@@ -19,7 +19,7 @@
 // being read or answered gets `stop_grace` to finish it (its answer says
 // Connection: close), then Run returns whatever is left. With
 // ServerOptions::tls every connection is TLS: the handshake comes first,
-// under the read timeout, and the client certificate it verified (if any)
+// under the header timeout, and the client certificate it verified (if any)
 // is in the Reply's peer for each request of the connection. A HEAD
 // request's answer is its head only: the status line and headers the
 // handler made (Content-Length included), never body bytes (RFC 9110
@@ -89,7 +89,7 @@ struct ServerOptions {
   size_t drain_bytes = 4 << 20;
   std::chrono::milliseconds drain_time{2000};
   // Set: every connection is TLS (server side) with this context, the
-  // handshake first, within read_timeout; a failed handshake (plain HTTP,
+  // handshake first, within header_timeout; a failed handshake (plain HTTP,
   // a client certificate the context's verify mode refuses) just closes.
   // The context decides the versions, the server certificate and whether a
   // client certificate is asked for, required and against which CA.
