@@ -112,6 +112,8 @@ class HttpServerImpl : public HttpServer {
     skeleton.header_limit = kHeaderLimit;
     skeleton.body_limit = options.max_body_bytes;
     skeleton.read_timeout = limits.read;
+    // A session's connection may idle between calls for as long as before.
+    skeleton.header_timeout = limits.read;
     skeleton.write_timeout = limits.write;
     skeleton.stop_grace = limits.stop_grace;
     auto bound = httpd::Server::Bind(handler_, skeleton);

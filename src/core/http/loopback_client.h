@@ -4,7 +4,8 @@
 // the server sent and when it closed. The receive timeout (5 s) only keeps
 // a broken server from hanging a test; nothing asserts on it.
 //
-// Header-only, for tests; connects to 127.0.0.1 only.
+// Header-only, for tests; connects to 127.0.0.1 only, from 127.0.0.1 or
+// another loopback address (a second "client address").
 #pragma once
 
 #include <arpa/inet.h>
@@ -23,8 +24,14 @@ namespace ampoule::httpd::testing {
 
 class LoopbackClient {
  public:
-  explicit LoopbackClient(int port) {
+  explicit LoopbackClient(int port, const char* source = nullptr) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    if (source != nullptr) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      inet_pton(AF_INET, source, &from.sin_addr);
+      bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from);
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -103,5 +110,21 @@ class LoopbackClient {
   bool connected_ = false;
   std::string seen_;
 };
+
+// Sends `head` (a HEAD request) and `get` (a request saying Connection:
+// close) together on one connection and reads to the end; returns what
+// followed the first answer's header block. A HEAD answer has no body
+// (RFC 9110 9.3.2), so in step this is the second answer, status line
+// first. `head_answer`, if given, gets the first answer's header block.
+inline std::string AfterHeadAnswer(int port, const std::string& head, const std::string& get,
+                                   std::string* head_answer = nullptr) {
+  LoopbackClient c(port);
+  if (!c.Send(head + get)) return "(send failed)";
+  std::string all = c.ReadAll();
+  size_t end = all.find("\r\n\r\n");
+  if (end == std::string::npos) return "(no header block: " + all + ")";
+  if (head_answer) *head_answer = all.substr(0, end + 4);
+  return all.substr(end + 4);
+}
 
 }  // namespace ampoule::httpd::testing

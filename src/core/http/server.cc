@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <deque>
 #include <list>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -44,9 +45,36 @@ std::string Chunk(std::string_view data) {
 
 }  // namespace
 
+// One client connection, as Reply and the server see it.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  virtual ~Connection() = default;
+  virtual const Peer& peer() const = 0;
+  // An idle connection (no request begun) closes now; a busy one closes
+  // after its answer.
+  virtual void CloseIfIdle() = 0;
+  // To make room at a cap: closes now unless a request header has arrived
+  // since it was chosen (then it stays, and may be chosen again later).
+  virtual void Evict() = 0;
+  virtual void Send(Response response, Duration hold, std::function<void()> sent) = 0;
+  virtual void StartStream(StreamHead head, Duration every, std::string heartbeat) = 0;
+  virtual void EndStream(std::string last) = 0;
+
+  // What the accept loop weighs when it must make room (written on the
+  // connection's strand, read under State::mu by the accept loop).
+  std::atomic<bool> waiting{true};     // for a request header (or the handshake before the first)
+  std::atomic<bool> served{false};     // a whole request header has arrived on it
+  std::atomic<bool> evicting{false};   // chosen to make room; closing
+  std::atomic<int64_t> waiting_since{0};  // steady-clock ticks
+};
+
 // What the connections share with the server.
 struct State {
-  using Handle = std::list<std::weak_ptr<Connection>>::iterator;
+  struct Slot {
+    std::weak_ptr<Connection> connection;
+    std::string source;  // the client's address
+  };
+  using Handle = std::list<Slot>::iterator;
 
   Handler* handler = nullptr;
   ServerOptions options;
@@ -56,33 +84,60 @@ struct State {
   // the server (afterwards the io_context may be going away).
   std::atomic<bool> serving{false};
   std::function<void()> on_last_closed;
-  std::mutex mu;  // guards live
-  std::list<std::weak_ptr<Connection>> live;
+  std::mutex mu;  // guards live and per_source
+  std::list<Slot> live;
+  std::map<std::string, size_t, std::less<>> per_source;
 
-  Handle Register(std::weak_ptr<Connection> connection) {
+  Handle Register(std::weak_ptr<Connection> connection, const std::string& source) {
     std::lock_guard lock(mu);
-    return live.insert(live.end(), std::move(connection));
+    ++per_source[source];
+    return live.insert(live.end(), Slot{std::move(connection), source});
   }
   void Unregister(Handle handle) {
     {
       std::lock_guard lock(mu);
+      auto it = per_source.find(handle->source);
+      if (it != per_source.end() && --it->second == 0) per_source.erase(it);
       live.erase(handle);
     }
     if (--connections == 0 && stopping && serving) on_last_closed();
   }
-};
 
-// One client connection, as Reply and the server see it.
-class Connection : public std::enable_shared_from_this<Connection> {
- public:
-  virtual ~Connection() = default;
-  virtual const Peer& peer() const = 0;
-  // An idle connection (no request begun) closes now; a busy one closes
-  // after its answer.
-  virtual void CloseIfIdle() = 0;
-  virtual void Send(Response response, Duration hold, std::function<void()> sent) = 0;
-  virtual void StartStream(StreamHead head, Duration every, std::string heartbeat) = 0;
-  virtual void EndStream(std::string last) = 0;
+  // Whether a new connection from `source` may come in: yes below both
+  // caps; at a cap, yes if an idle connection (of `source`, when its own cap
+  // is reached) can be closed to make room, and it is chosen: the one that
+  // never sent a request before one that did, then the one waiting longest.
+  // A connection whose request is being read or answered is never chosen,
+  // so an operator's request in progress is not cut for a newcomer.
+  bool Admit(const std::string& source) {
+    // Declared before the lock: a connection whose last owner is this list
+    // unregisters (takes mu) only once the lock is released.
+    std::vector<std::shared_ptr<Connection>> seen;
+    std::shared_ptr<Connection> victim;
+    {
+      std::lock_guard lock(mu);
+      auto mine = per_source.find(source);
+      const bool source_full = options.max_connections_per_source > 0 && mine != per_source.end() &&
+                               mine->second >= options.max_connections_per_source;
+      const bool all_full = connections >= options.max_connections;
+      if (!source_full && !all_full) return true;
+      for (const Slot& slot : live) {
+        if (source_full && slot.source != source) continue;
+        auto c = slot.connection.lock();
+        if (!c) continue;
+        seen.push_back(c);
+        if (!c->waiting || c->evicting) continue;
+        if (!victim || std::pair(c->served.load(), c->waiting_since.load()) <
+                           std::pair(victim->served.load(), victim->waiting_since.load())) {
+          victim = c;
+        }
+      }
+      if (!victim) return false;
+      victim->evicting = true;
+    }
+    victim->Evict();
+    return true;
+  }
 };
 
 namespace {
@@ -137,6 +192,8 @@ class StreamConnection : public Connection {
     boost::system::error_code ec;
     auto remote = Lowest().socket().remote_endpoint(ec);
     if (!ec) peer_.address = remote.address().to_string();
+    // Newest, not oldest, until its wait begins on the strand.
+    waiting_since = std::chrono::steady_clock::now().time_since_epoch().count();
   }
 
   const Peer& peer() const override { return peer_; }
@@ -144,7 +201,7 @@ class StreamConnection : public Connection {
   ~StreamConnection() override { state_->Unregister(handle_); }
 
   void Start() {
-    handle_ = state_->Register(weak_from_this());
+    handle_ = state_->Register(weak_from_this(), peer_.address);
     net::dispatch(stream_.get_executor(), [self = Self()] {
       if constexpr (kTls) {
         self->Handshake();
@@ -157,6 +214,13 @@ class StreamConnection : public Connection {
   void CloseIfIdle() override {
     net::dispatch(stream_.get_executor(), [self = Self()] {
       if (!self->busy_ && self->buffer_.size() == 0) self->Close();
+    });
+  }
+
+  void Evict() override {
+    net::dispatch(stream_.get_executor(), [self = Self()] {
+      if (!self->busy_ && self->waiting) return self->Close();
+      self->evicting = false;
     });
   }
 
@@ -186,13 +250,23 @@ class StreamConnection : public Connection {
   std::shared_ptr<StreamConnection> Self() { return std::static_pointer_cast<StreamConnection>(shared_from_this()); }
   beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
 
-  // TLS only: the handshake, within the read timeout, before any request.
+  // Waiting for a request header (or the handshake): under the header
+  // deadline, and a connection the accept loop may close to make room.
+  void AwaitHeader() {
+    const auto now = std::chrono::steady_clock::now();
+    request_began_ = now;
+    waiting_since = now.time_since_epoch().count();
+    waiting = true;
+    Lowest().expires_after(std::min(state_->options.header_timeout, state_->options.read_timeout));
+  }
+
+  // TLS only: the handshake, within the header deadline, before any request.
   // Whatever fails (plain HTTP, no certificate where one is required, one
   // the CA did not sign) closes the connection unanswered. Not busy: a Stop
   // closes a connection still in its handshake like an idle one.
   void Handshake() {
     if (state_->stopping) return Close();
-    Lowest().expires_after(state_->options.read_timeout);
+    AwaitHeader();
     stream_.async_handshake(net::ssl::stream_base::server, [self = Self()](beast::error_code ec) {
       if (ec) return self->Close();
       self->peer_.certificate = PeerCertificateOf(self->stream_.native_handle());
@@ -206,8 +280,9 @@ class StreamConnection : public Connection {
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(state_->options.header_limit));
     parser_->body_limit(state_->options.body_limit);
-    // One deadline for the whole request, header and body.
-    Lowest().expires_after(state_->options.read_timeout);
+    // The header within header_timeout; the whole request within
+    // read_timeout (OnHeader).
+    AwaitHeader();
     AsyncReadCheckedHeader(stream_, buffer_, *parser_, state_->options.header_limit,
                            [self = Self()](beast::error_code ec, Status framing) {
                              // Where this request ends is unknown: nothing after it is read.
@@ -219,8 +294,12 @@ class StreamConnection : public Connection {
   }
 
   void OnHeader(beast::error_code ec) {
+    waiting = false;
     if (ec) return OnReadError(ec);
     busy_ = true;
+    served = true;
+    head_ = parser_->get().method() == http::verb::head;
+    Lowest().expires_at(request_began_ + state_->options.read_timeout);
     auto length = parser_->content_length();
     if (length && *length > state_->options.body_limit) return Refuse(Refusal::Kind::kBodyTooLarge, 413, "");
     auto& req = parser_->get();
@@ -262,6 +341,8 @@ class StreamConnection : public Connection {
   // Answers, then ends the connection (the rest of the request is unread).
   void Refuse(Refusal::Kind kind, int status, std::string reason) {
     busy_ = true;
+    waiting = false;
+    head_ = parser_ && parser_->get().method() == http::verb::head;
     // The start line may have been read even when the headers failed.
     Refusal refusal{kind, status, std::move(reason), parser_ ? std::string(parser_->get().target()) : ""};
     auto message = std::make_shared<Response>(state_->handler->Refuse(refusal));
@@ -273,13 +354,21 @@ class StreamConnection : public Connection {
   void Write(std::shared_ptr<Response> message, std::function<void()> sent, bool drain) {
     if (drain || state_->stopping) message->keep_alive(false);
     Lowest().expires_after(state_->options.write_timeout);
-    http::async_write(stream_, *message,
-                      [self = Self(), message, sent = std::move(sent), drain](beast::error_code ec, size_t) {
-                        if (sent) sent();
-                        if (ec) return self->Close();
-                        if (drain) return self->Drain();
-                        self->Next(message->keep_alive());
-                      });
+    auto done = [self = Self(), message, sent = std::move(sent), drain](beast::error_code ec, size_t) {
+      if (sent) sent();
+      if (ec) return self->Close();
+      if (drain) return self->Drain();
+      self->Next(message->keep_alive());
+    };
+    if (head_) {
+      // HEAD: the status line and headers only (their Content-Length is the
+      // body's), so a kept-alive client reads the next answer in step.
+      auto serializer = std::make_shared<http::response_serializer<http::string_body>>(*message);
+      http::async_write_header(stream_, *serializer,
+                               [serializer, done = std::move(done)](beast::error_code ec, size_t n) { done(ec, n); });
+      return;
+    }
+    http::async_write(stream_, *message, std::move(done));
   }
 
   void Next(bool keep_alive) {
@@ -333,6 +422,7 @@ class StreamConnection : public Connection {
 
   void Pump() {
     if (writing_ || failed_) return;
+    if (head_) out_.clear();  // HEAD: the stream's head was its whole answer
     if (out_.empty()) {
       if (stream_done_) {
         stream_done_ = false;
@@ -395,6 +485,8 @@ class StreamConnection : public Connection {
   State::Handle handle_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool busy_ = false;  // a request has begun and is not answered yet
+  bool head_ = false;  // the request being answered is a HEAD
+  std::chrono::steady_clock::time_point request_began_;  // when its header was first awaited
 
   // A streamed response.
   std::shared_ptr<StreamHead> stream_head_;
@@ -495,8 +587,8 @@ class ServerImpl : public Server {
       std::vector<std::shared_ptr<Connection>> open;
       {
         std::lock_guard lock(state_->mu);
-        for (auto& weak : state_->live) {
-          if (auto c = weak.lock()) open.push_back(std::move(c));
+        for (auto& slot : state_->live) {
+          if (auto c = slot.connection.lock()) open.push_back(std::move(c));
         }
       }
       if (open.empty() && state_->connections == 0) return;  // Run returns: nothing is left to do
@@ -521,7 +613,10 @@ class ServerImpl : public Server {
         });
         return;
       }
-      if (state_->connections >= state_->options.max_connections) {
+      boost::system::error_code remote_error;
+      auto remote = socket.remote_endpoint(remote_error);
+      const std::string source = remote_error ? std::string() : remote.address().to_string();
+      if (!state_->Admit(source)) {
         boost::system::error_code ignored;
         socket.close(ignored);
       } else {

@@ -3,10 +3,14 @@
 // src/volent/mockmodel). docs/decisions/0029-http-server-skeleton.md.
 //
 // The skeleton owns everything about connections: listening on HOST:PORT,
-// the accept loop with a cap on connections (beyond it, new ones are closed
-// at once), SIGINT/SIGTERM, the read timeout (a whole request within
-// `read_timeout` of connecting or of the previous answer) and the write
-// timeout (each write), the framing check on every request (framing.h: a
+// the accept loop with a cap on connections, overall and per client
+// address (at a cap, the idle connection that has waited longest for a
+// request header is closed to make room, one that never sent a request
+// first; when none is idle the new one is closed at once), SIGINT/SIGTERM,
+// the header timeout (a whole request header within `header_timeout` of
+// connecting or of the previous answer), the read timeout (a whole request
+// within `read_timeout`) and the write timeout (each write), the framing
+// check on every request (framing.h: a
 // request that breaks it is answered 400 with Connection: close, and nothing
 // after it is read as a request), the header and body limits (431, 413),
 // Expect: 100-continue, keep-alive (one request at a time, each answered
@@ -15,8 +19,11 @@
 // being read or answered gets `stop_grace` to finish it (its answer says
 // Connection: close), then Run returns whatever is left. With
 // ServerOptions::tls every connection is TLS: the handshake comes first,
-// under the read timeout, and the client certificate it verified (if any)
-// is in the Reply's peer for each request of the connection.
+// under the header timeout, and the client certificate it verified (if any)
+// is in the Reply's peer for each request of the connection. A HEAD
+// request's answer is its head only: the status line and headers the
+// handler made (Content-Length included), never body bytes (RFC 9110
+// 9.3.2), whatever the handler put in the body.
 //
 // A Handler decides the answers. It gets each whole request with a Reply,
 // and answers through the Reply at once or later, from any thread (a worker
@@ -58,9 +65,21 @@ struct ServerOptions {
   // from (MCP: "--http: ").
   std::string error_prefix;
   int threads = 1;  // I/O threads; each connection is a strand
+  // At most this many connections at once, and from one client address.
+  // A new connection at either cap closes the connection (of that address,
+  // for the second) that has waited longest for a request header, one that
+  // never sent a request before one that did; one being read or answered is
+  // never closed for it. Nothing idle to close: the new one is closed.
+  // docs/decisions/0048-operators-door.md.
   size_t max_connections = 1024;
+  size_t max_connections_per_source = 0;  // 0: no cap per address
   size_t header_limit = 16 * 1024;
   uint64_t body_limit = 1 << 20;
+  // A whole request header, from connecting (a TLS handshake gets as long,
+  // before it) or from the previous answer: a client idle or trickling its
+  // header is closed after this. The smaller of this and read_timeout
+  // applies.
+  std::chrono::milliseconds header_timeout{10000};
   std::chrono::milliseconds read_timeout{30000};   // a whole request, from connecting or the previous answer
   std::chrono::milliseconds write_timeout{30000};  // each write
   std::chrono::milliseconds stop_grace{10000};     // after Stop, for requests in flight
@@ -70,7 +89,7 @@ struct ServerOptions {
   size_t drain_bytes = 4 << 20;
   std::chrono::milliseconds drain_time{2000};
   // Set: every connection is TLS (server side) with this context, the
-  // handshake first, within read_timeout; a failed handshake (plain HTTP,
+  // handshake first, within header_timeout; a failed handshake (plain HTTP,
   // a client certificate the context's verify mode refuses) just closes.
   // The context decides the versions, the server certificate and whether a
   // client certificate is asked for, required and against which CA.

@@ -28,6 +28,18 @@ Principal FromCertificate(const ClientCertificate& certificate) {
   return p;
 }
 
+// The public id part of a token of the right shape ("vlt_<id>_..."), else
+// "": the key of its failure bucket, the same whether or not a credential
+// has the id.
+std::string TokenId(std::string_view token) {
+  if (token.size() != kTokenLength || token.substr(0, kTokenPrefix.size()) != kTokenPrefix) return "";
+  std::string_view id = token.substr(kTokenPrefix.size(), kTokenIdHexDigits);
+  for (char c : id) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return "";
+  }
+  return std::string(id);
+}
+
 Principal FromToken(const Credential& credential) {
   Principal p;
   p.kind = Principal::Kind::kToken;
@@ -66,19 +78,34 @@ Response Authenticator::Refuse(const Request& request, const std::string& detail
 
 void Authenticator::JournalReport(const FailureReport& report) {
   if (!options_.journal) return;
-  nlohmann::json payload = {{"address", report.address.empty() ? "in-process" : report.address},
-                            {"failures", report.failures},
+  auto counts = [](const std::vector<FailureCount>& list, const char* key, const char* unnamed) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : list) {
+      out.push_back({{key, c.name.empty() ? unnamed : c.name},
+                     {"failures", c.failures},
+                     {"refused", c.refused}});
+    }
+    return out;
+  };
+  nlohmann::json payload = {{"failures", report.failures},
                             {"refused", report.refused},
+                            {"addresses", report.addresses},
                             {"first_ms", report.first_ms},
                             {"last_ms", report.last_ms},
-                            {"last_reason", report.last_reason}};
+                            {"last_reason", report.last_reason},
+                            {"top_addresses", counts(report.top_addresses, "address", "in-process")},
+                            {"top_ids", counts(report.top_ids, "id", "")}};
   // A journal that cannot record this does not stop the refusal; the
   // counts are lost, the refusals still happen.
   (void)options_.journal->AppendOwnKey(journal::EntryKind::kAuthFailures, "control", "auth", payload);
 }
 
 void Authenticator::Flush() {
-  for (const auto& report : limiter_.Flush()) JournalReport(report);
+  if (auto report = limiter_.Flush()) JournalReport(*report);
+}
+
+void Authenticator::ReportIfDue(int64_t now) {
+  if (auto report = limiter_.TakeDue(now)) JournalReport(*report);
 }
 
 std::variant<Principal, Response> Authenticator::Authenticate(const Request& request) {
@@ -88,46 +115,62 @@ std::variant<Principal, Response> Authenticator::Authenticate(const Request& req
     return p;
   }
   const int64_t now = Now();
-  std::optional<FailureReport> due;
-  if (auto wait = limiter_.Blocked(request.peer, now, due)) {
-    if (due) JournalReport(*due);
+  // The credential is judged first, whatever the limits say: a valid one is
+  // never refused for failures (its own address's, its id's, everyone's).
+  // Guessing gains nothing from this: a secret has 256 bits.
+  std::string detail, reason, id;
+  bool presented = !request.authorization.empty();
+  if (presented) {
+    if (!options_.tokens) {
+      detail = "this node accepts client certificates only, not tokens";
+      reason = "token refused";
+    } else if (!StartsWithNoCase(request.authorization, kBearer)) {
+      detail = "send the token as Authorization: Bearer vlt_...";
+      reason = "not a bearer credential";
+    } else {
+      std::string_view token = std::string_view(request.authorization).substr(kBearer.size());
+      while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+      while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+      id = TokenId(token);
+      TokenCheck check = options_.credentials ? options_.credentials->Check(token) : TokenCheck{};
+      switch (check.verdict) {
+        case TokenVerdict::kValid: ReportIfDue(now); return FromToken(check.credential);
+        case TokenVerdict::kExpired:
+          detail = "the token " + check.credential.id + " has expired: ask an admin for a new one";
+          reason = "token " + check.credential.id + " expired";
+          break;
+        case TokenVerdict::kRevoked:
+          detail = "the token " + check.credential.id + " was revoked";
+          reason = "token " + check.credential.id + " revoked";
+          break;
+        case TokenVerdict::kUnknown: detail = "the token is not valid"; reason = "unknown token or wrong secret"; break;
+        case TokenVerdict::kMalformed: detail = "the token is not valid"; reason = "malformed token"; break;
+      }
+    }
+  } else if (request.certificate.present && options_.mtls) {
+    // Verified by the TLS handshake against the client CA.
+    ReportIfDue(now);
+    return FromCertificate(request.certificate);
+  }
+  // A wrong or absent credential: refused outright while a limit is reached.
+  if (auto wait = limiter_.Blocked(request.peer, id, now)) {
+    ReportIfDue(now);
     Response r = ProblemResponse(MakeProblem(
-        429, "too many failed authentications from this address: try again in " + std::to_string(*wait) + " s",
-        request.path));
+        429, "too many failed authentications: try again in " + std::to_string(*wait) + " s", request.path));
     r.headers.emplace_back("Retry-After", std::to_string(*wait));
     return r;
   }
-  auto fail = [&](const std::string& detail, const std::string& reason) -> Response {
-    if (auto report = limiter_.Failed(request.peer, now, reason)) JournalReport(*report);
+  if (presented) {
+    limiter_.Failed(request.peer, id, now, reason);
+    ReportIfDue(now);
     return Refuse(request, detail, "invalid_token");
-  };
-  if (!request.authorization.empty()) {
-    if (!options_.tokens) return fail("this node accepts client certificates only, not tokens", "token refused");
-    if (!StartsWithNoCase(request.authorization, kBearer)) {
-      return fail("send the token as Authorization: Bearer vlt_...", "not a bearer credential");
-    }
-    std::string_view token = std::string_view(request.authorization).substr(kBearer.size());
-    while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-    while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
-    TokenCheck check = options_.credentials ? options_.credentials->Check(token) : TokenCheck{};
-    switch (check.verdict) {
-      case TokenVerdict::kValid: return FromToken(check.credential);
-      case TokenVerdict::kExpired:
-        return fail("the token " + check.credential.id + " has expired: ask an admin for a new one",
-                    "token " + check.credential.id + " expired");
-      case TokenVerdict::kRevoked:
-        return fail("the token " + check.credential.id + " was revoked", "token " + check.credential.id + " revoked");
-      case TokenVerdict::kUnknown: return fail("the token is not valid", "unknown token or wrong secret");
-      case TokenVerdict::kMalformed: return fail("the token is not valid", "malformed token");
-    }
   }
-  if (request.certificate.present && options_.mtls) return FromCertificate(request.certificate);
-  // No credential at all: not a guess, so not counted against the address.
-  std::string detail = options_.tokens && options_.mtls
-                           ? "send a bearer token (Authorization: Bearer vlt_...) or a client certificate"
-                       : options_.tokens ? "send a bearer token: Authorization: Bearer vlt_..."
-                                         : "present a client certificate the node's client CA signed";
-  return Refuse(request, "authentication required: " + detail, nullptr);
+  // No credential at all: not a guess, so not counted.
+  std::string what = options_.tokens && options_.mtls
+                         ? "send a bearer token (Authorization: Bearer vlt_...) or a client certificate"
+                     : options_.tokens ? "send a bearer token: Authorization: Bearer vlt_..."
+                                       : "present a client certificate the node's client CA signed";
+  return Refuse(request, "authentication required: " + what, nullptr);
 }
 
 }  // namespace volent::control

@@ -5,8 +5,10 @@
 //
 //   401 unauthorized   no credential, or one that is malformed, unknown,
 //                      wrong, expired or revoked; with WWW-Authenticate
-//   429 too-many-...   the client's address failed too often
-//                      (failure_limiter.h); with Retry-After
+//   429 too-many-...   a wrong or absent credential while a failure limit
+//                      is reached (the address's, the token id's, or all
+//                      addresses'; failure_limiter.h); with Retry-After.
+//                      A valid credential is never refused for failures.
 //
 // A token is sent as "Authorization: Bearer vlt_..." (credentials.h). A
 // client certificate has already been verified against the client CA by
@@ -15,8 +17,9 @@
 // for explicitly and only on loopback) every request is the development
 // principal, which may do everything.
 //
-// Failures are counted per client address; their aggregated reports are
-// journaled as auth-failures entries (never with a credential's text).
+// Failures are counted per client address, per token id and in all; one
+// summary per interval is journaled as an auth-failures entry (never with a
+// credential's text).
 //
 // Thread-safe.
 #pragma once
@@ -57,6 +60,7 @@ class Authenticator {
  private:
   Response Refuse(const Request& request, const std::string& detail, const char* error);
   void JournalReport(const FailureReport& report);
+  void ReportIfDue(int64_t now);
   int64_t Now() const;
 
   AuthOptions options_;

@@ -50,7 +50,7 @@ class AuthTest : public ::testing::Test {
     auto credentials = CredentialStore::Open(dir_, [this] { return now_ms_; });
     ASSERT_TRUE(credentials.ok()) << credentials.message();
     credentials_ = std::move(*credentials);
-    Build(FailureLimits{1e9, 1e9});
+    Build(Unlimited());
     runs_.AddApproval(7, "r1", "refund");
   }
   void TearDown() override {
@@ -59,9 +59,16 @@ class AuthTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  void Build(FailureLimits limits) {
+  static FailureLimits Unlimited() {
+    FailureLimits l;
+    l.burst = l.per_second = l.id_burst = l.id_per_second = l.global_burst = l.global_per_second = 1e9;
+    return l;
+  }
+
+  void Build(FailureLimits limits, bool mtls = false) {
     api_.reset();
     AuthOptions o;
+    o.mtls = mtls;
     o.credentials = credentials_.get();
     o.journal = journal_.get();
     o.limits = limits;
@@ -123,8 +130,14 @@ class AuthTest : public ::testing::Test {
   }
 
   Response Call(const std::string& method, const std::string& path, const std::string& token, std::string body = "",
-                const std::string& peer = "192.0.2.1") {
+                const std::string& peer = "192.0.2.1", bool certificate = false) {
     Request r;
+    if (certificate) {
+      r.certificate.present = true;
+      r.certificate.subject = "OU=admin,CN=alice";
+      r.certificate.sha256 = std::string(64, 'c');
+      r.certificate.units = {"admin"};
+    }
     r.method = method;
     SplitTarget(path, r);
     r.authorization = token.empty() ? "" : "Bearer " + token;
@@ -282,24 +295,44 @@ TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
   EXPECT_FALSE(CheckApprovalSignature(tampered, true, digest, public_key).ok());
 }
 
+// The sum of failures and refusals over every auth-failures entry.
+uint64_t Journaled(const std::vector<journal::Entry>& entries) {
+  uint64_t counted = 0;
+  for (const auto& e : entries) {
+    json p = json::parse(e.payload);
+    counted += p["failures"].get<uint64_t>() + p["refused"].get<uint64_t>();
+  }
+  return counted;
+}
+
+bool HasRetryAfter(const Response& r) {
+  for (const auto& [name, value] : r.headers) {
+    if (name == "Retry-After" && std::stoi(value) >= 1) return true;
+  }
+  return false;
+}
+
 TEST_F(AuthTest, BruteForceIsLimitedPerAddressAndJournaledInAggregate) {
-  Build(FailureLimits{3, 0.5, 60'000, 16});
+  FailureLimits limits = Unlimited();
+  limits.burst = 3;
+  limits.per_second = 0.5;
+  Build(limits);
   const std::string good = Token({Role::kReader});
   const std::string bad = "vlt_0000000000000000_" + std::string(64, 'b');
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Call("GET", "/v1/agents", bad, "", "198.51.100.7").status, 401);
-  // Blocked now: even the right token is refused, so a guess cannot be told right.
-  for (const std::string& token : {bad, good}) {
+  // Blocked now: a wrong credential, or none, is refused outright...
+  for (const std::string& token : {bad, std::string()}) {
     Response r = Call("GET", "/v1/agents", token, "", "198.51.100.7");
     EXPECT_EQ(r.status, 429);
-    bool retry = false;
-    for (const auto& [name, value] : r.headers) retry = retry || (name == "Retry-After" && std::stoi(value) >= 1);
-    EXPECT_TRUE(retry);
+    EXPECT_TRUE(HasRetryAfter(r));
   }
+  // ... but the right token is served from that very address.
+  EXPECT_EQ(Call("GET", "/v1/agents", good, "", "198.51.100.7").status, 200);
   // Another address is not affected.
-  EXPECT_EQ(Call("GET", "/v1/agents", good, "", "198.51.100.8").status, 200);
+  EXPECT_EQ(Call("GET", "/v1/agents", bad, "", "198.51.100.8").status, 401);
   // Tries come back with time.
   now_ms_ += 2'000;
-  EXPECT_EQ(Call("GET", "/v1/agents", good, "", "198.51.100.7").status, 200);
+  EXPECT_EQ(Call("GET", "/v1/agents", bad, "", "198.51.100.7").status, 401);
   // Many failures, few entries: the first at once, the rest counted into
   // the next one, a minute later, or at the flush.
   for (int i = 0; i < 100; ++i) Call("GET", "/v1/agents", bad, "", "198.51.100.7");
@@ -307,13 +340,89 @@ TEST_F(AuthTest, BruteForceIsLimitedPerAddressAndJournaledInAggregate) {
   auth_->Flush();
   auto entries = Entries(journal::EntryKind::kAuthFailures);
   ASSERT_EQ(entries.size(), 2u);
-  uint64_t counted = 0;
+  EXPECT_EQ(Journaled(entries), 3u + 2u + 1u + 1u + 100u);
+  json last = json::parse(entries.back().payload);
+  ASSERT_FALSE(last["top_addresses"].empty());
+  EXPECT_EQ(last["top_addresses"][0]["address"], "198.51.100.7");
+  EXPECT_EQ(last["top_ids"][0]["id"], "0000000000000000");
+}
+
+// An attacker sharing the operator's address (a NAT, a proxy, the sealed
+// image's port forward) or aiming at the operator's token id keeps every
+// limit reached; the operator's right token, or certificate, still works.
+TEST_F(AuthTest, AValidCredentialIsNeverRefusedForTheFailuresOfOthers) {
+  Build(FailureLimits{}, /*mtls=*/true);
+  const std::string admin = Token({Role::kAdmin});
+  const std::string id = admin.substr(kTokenPrefix.size(), kTokenIdHexDigits);
+  const std::string wrong_secret = "vlt_" + id + "_" + std::string(64, 'e');
+  const std::string unknown = "vlt_00000000000000aa_" + std::string(64, 'e');
+  const std::string nobodys = "vlt_00000000000000bb_" + std::string(64, 'e');
+  const std::string shared = "10.0.2.2";
+  int refused = 0;
+  for (int i = 0; i < 200; ++i) {
+    // One more wrong token a "second" from the shared address, as the
+    // attacker keeps going.
+    now_ms_ += 1'000;
+    refused += Call("GET", "/v1/agents", unknown, "", shared).status == 429;
+    EXPECT_EQ(Call("GET", "/v1/agents", admin, "", shared).status, 200) << i;
+    EXPECT_EQ(Call("GET", "/v1/agents", "", "", shared, /*certificate=*/true).status, 200) << i;
+  }
+  EXPECT_GT(refused, 50);  // half of them: one try back every two seconds
+  // The operator's own id, guessed at from many addresses: its bucket
+  // empties, wrong secrets for it are refused from anywhere...
+  std::vector<int> known, other;
+  for (int i = 0; i < 30; ++i) {
+    known.push_back(Call("GET", "/v1/agents", wrong_secret, "", "203.0.113." + std::to_string(i)).status);
+    other.push_back(Call("GET", "/v1/agents", nobodys, "", "203.0.114." + std::to_string(i)).status);
+  }
+  EXPECT_EQ(known.back(), 429);
+  // ... exactly as for an id nobody has (nothing tells them apart) ...
+  EXPECT_EQ(known, other);
+  // ... and the right secret still works, from a fresh address and the shared one.
+  EXPECT_EQ(Call("GET", "/v1/agents", admin, "", "203.0.113.200").status, 200);
+  EXPECT_EQ(Call("GET", "/v1/agents", admin, "", shared).status, 200);
+}
+
+// Many addresses, each trying a few times, add up in the budget of all
+// addresses; the journal gets one summary per interval whatever the number
+// of addresses, and every failure is in it, also those of addresses
+// forgotten to bound memory.
+TEST_F(AuthTest, ManyAddressesMeetTheSharedBudgetAndTheJournalStaysBounded) {
+  FailureLimits limits;
+  limits.max_addresses = 64;
+  Build(limits);
+  const std::string good = Token({Role::kReader});
+  uint64_t sent = 0, refused = 0;
+  const int addresses = 3000;
+  for (int i = 0; i < addresses; ++i) {
+    std::string peer = "127." + std::to_string(i / 250 % 250) + "." + std::to_string(i % 250) + ".9";
+    // A fresh id each time too: only the budget of all addresses is met.
+    char id[17];
+    std::snprintf(id, sizeof id, "%016x", i);
+    const std::string bad = "vlt_" + std::string(id) + "_" + std::string(64, 'b');
+    for (int k = 0; k < 2; ++k) {
+      ++sent;
+      refused += Call("GET", "/v1/agents", bad, "", peer).status == 429;
+    }
+    if (i == addresses / 2) now_ms_ += 60'000;  // one interval later
+    if (i % 500 == 0) {
+      EXPECT_EQ(Call("GET", "/v1/agents", good, "", peer).status, 200) << i;
+    }
+  }
+  EXPECT_GT(refused, sent / 2);
+  auto before = Entries(journal::EntryKind::kAuthFailures);
+  EXPECT_LE(before.size(), 2u);  // the first at once, one an interval later
+  auth_->Flush();
+  auto entries = Entries(journal::EntryKind::kAuthFailures);
+  EXPECT_LE(entries.size(), 3u);
+  EXPECT_EQ(Journaled(entries), sent);
+  uint64_t addresses_counted = 0;
   for (const auto& e : entries) {
     json p = json::parse(e.payload);
-    EXPECT_EQ(p["address"], "198.51.100.7");
-    counted += p["failures"].get<uint64_t>() + p["refused"].get<uint64_t>();
+    addresses_counted += p["addresses"].get<uint64_t>();
+    EXPECT_LE(p["top_addresses"].size(), limits.report_top);
   }
-  EXPECT_EQ(counted, 3u + 2u + 100u);
+  EXPECT_GE(addresses_counted, static_cast<uint64_t>(addresses));
 }
 
 TEST_F(AuthTest, CredentialsAreJournaledAndNoTokenLeaves) {

@@ -56,6 +56,8 @@ ampoule::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const ControlApi& 
   skeleton.port = options.port;
   skeleton.threads = options.threads;
   skeleton.max_connections = options.max_connections;
+  skeleton.max_connections_per_source = options.max_connections_per_source;
+  skeleton.header_timeout = options.header_timeout;
   skeleton.header_limit = kMaxHeaderBytes;
   skeleton.body_limit = kMaxBodyBytes;
   skeleton.read_timeout = options.request_timeout;

@@ -4,9 +4,13 @@
 //
 // Limits: headers 16 KiB (431, then close), bodies 1 MiB (413, decided from
 // Content-Length before the body is read, and while a chunked body arrives),
-// a whole request within `request_timeout` of connecting or of the previous
-// answer (else the connection is closed), at most `max_connections` at once
-// (beyond, new connections are closed at once). Keep-alive; a client that
+// a whole request header within `header_timeout` and a whole request within
+// `request_timeout` of connecting or of the previous answer (else the
+// connection is closed), at most `max_connections` at once and
+// `max_connections_per_source` from one address (at a cap the idle
+// connection waiting longest for a request is closed to make room, so idle
+// sockets cannot keep an operator out; docs/decisions/0048-operators-door.md).
+// A HEAD is answered with headers only. Keep-alive; a client that
 // half-closes after its request still gets its answer. A request that
 // breaks the framing rules (core/http/framing.h) is a 400 problem, then the
 // connection closes.
@@ -34,8 +38,10 @@ namespace volent::control {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8470;  // 0: any free port
+  std::chrono::milliseconds header_timeout{10000};
   std::chrono::milliseconds request_timeout{30000};
   size_t max_connections = 1024;
+  size_t max_connections_per_source = 256;  // 0: no cap per address
   int threads = 2;
   // After Stop, how long requests in flight may take to be answered.
   std::chrono::milliseconds stop_grace{10000};

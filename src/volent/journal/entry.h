@@ -32,8 +32,8 @@ enum class EntryKind {
   kCredentialCreated,  // a control API credential was made; payload: its id, name,
                        // roles, expiry and who made it (never the secret)
   kCredentialRevoked,  // a credential was revoked; payload: its id and who revoked it
-  kAuthFailures,       // failed authentications from one address, counted over a
-                       // window (src/volent/control/auth.h)
+  kAuthFailures,       // failed authentications from all addresses, counted over an
+                       // interval (src/volent/control/failure_limiter.h)
   kToolHttpRequest,    // a sealed tool's HTTP request, before it is sent; key
                        // RequestKey (src/volent/sealed/exchange_journal.h)
   kToolHttpAnswer,     // the answer that request got (or why none), when it came

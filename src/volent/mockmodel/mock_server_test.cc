@@ -12,6 +12,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "core/http/loopback_client.h"
 #include "core/http/smuggling_suite.h"
 
 namespace volent::mockmodel {
@@ -76,6 +77,17 @@ TEST_F(MockServerTest, SmugglingSuiteCountsNoSmuggledCall) {
   auto reply = ampoule::httpd::testing::SendSmuggling(server_->port(), call);
   EXPECT_EQ(reply.bytes.rfind("HTTP/1.1 200", 0), 0u) << reply.bytes;
   EXPECT_EQ(service_->Stats()["requests"], 1);
+}
+
+// HEAD is answered with headers only: the next answer on the connection is
+// read in step.
+TEST_F(MockServerTest, AHeadAnswerHasNoBodySoTheNextAnswerIsInStep) {
+  std::string head;
+  std::string rest = ampoule::httpd::testing::AfterHeadAnswer(
+      server_->port(), "HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", &head);
+  EXPECT_EQ(head.rfind("HTTP/1.1 405", 0), 0u) << head;
+  EXPECT_EQ(rest.rfind("HTTP/1.1 200", 0), 0u) << rest;
 }
 
 TEST_F(MockServerTest, AFramingErrorIsAnsweredInTheApisFormat) {

@@ -87,6 +87,9 @@ ampoule::Result<std::unique_ptr<Server>> Server::Bind(Service& service, const Se
   skeleton.header_limit = kMaxHeaderBytes;
   skeleton.body_limit = kMaxBodyBytes;
   skeleton.read_timeout = options.idle_timeout;
+  // A test double kept alive between calls for as long as it was before;
+  // the 10 s header deadline is the control API's.
+  skeleton.header_timeout = options.idle_timeout;
   skeleton.write_timeout = options.idle_timeout;
   skeleton.stop_grace = options.stop_grace;
   skeleton.drain_bytes = 8 * 1024 * 1024;
