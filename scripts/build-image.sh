@@ -20,7 +20,8 @@
 #   disk.vhd      the same disk as a fixed VHD (qemu-img; footer made reproducible)
 #   initrd        the initramfs: /init (volent-init) and /modules
 #   vmlinux       Debian's kernel, as scripts/image/kernel.sh extracted it
-#   image.env     ROOTHASH, SALT, DATA_BLOCKS, HASH_START, CMDLINE, versions
+#   image.env     ROOTHASH, SALT, DATA_BLOCKS, HASH_START, CMDLINE, versions:
+#                 data, read by scripts/image/image_env.sh, never run
 #   SHA256SUMS    the digest of every output
 #   contents.txt  every file of the root with its size
 # and prints the digests and the root payload's size.
@@ -178,7 +179,7 @@ cmdline+=" volent.hash_start=$data_blocks volent.ip=10.0.2.15/24 volent.gateway=
   echo "KERNEL_VERSION=$VERSION"
   echo "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 } >"$out/image.env"
-(cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux >SHA256SUMS)
+(cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env >SHA256SUMS)
 
 payload=$((data_blocks * 4096))
 tree=$(stat -c %s "$work/tree")
