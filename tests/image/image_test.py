@@ -18,7 +18,8 @@
 4. the node: boots it for real, its control API forwarded to a host port;
    /healthz answers (with the admin token made in /data's seed by
    `volent credential create` before the first boot); the attestation report says the verity-only profile
-   with the image's root hash; N agents (default 4, each calling S http
+   with the image's root hash, and that the node runs as uid 470 with no capability, no_new_privs and
+   seccomp 2 (the console says it locked itself down); N agents (default 4, each calling S http
    tools, default 4, on the receiver through the egress gate, and the mock
    as model) are applied and run. Once about a third of the effects have
    landed, QEMU is killed with SIGKILL; the image boots again on the same
@@ -363,6 +364,19 @@ else:
                f"{json.dumps(predicate.get('tpm'))[:80]}")
         else:
             fail(f"attestation boot section: {boot} (expected verity-only with {ROOTHASH})")
+        # The node runs as its own user, with no capability, no_new_privs and
+        # its seccomp filter, as the kernel says in its /proc/self/status.
+        process = predicate.get("process") or {}
+        none = "0" * 16
+        wanted = {"uid": 470, "gid": 470, "cap_eff": none, "cap_prm": none, "cap_bnd": none, "no_new_privs": 1,
+                  "seccomp": 2}
+        if process == wanted:
+            ok(f"attestation: the node runs as uid 470, no capability (effective, permitted, bounding), "
+               f"no_new_privs 1, seccomp 2 (filter)")
+        else:
+            fail(f"attestation process section: {process} (expected {wanted})")
+        if "volent node: locked down: uid 470 gid 470" not in vm.text():
+            fail(f"the console does not say the node locked itself down:\n    {tail(vm.text())}")
     for i in range(1, AGENTS + 1):
         status, body = vm.api("POST", "/v1/agents", manifest(i))
         if status not in (200, 201):
