@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # image.env and SHA256SUMS read as data (sourced by scripts/boot-image.sh and
 # bench/boot.sh; docs/image.md, docs/decisions/0050-image-env-and-node-user.md).
 #
@@ -81,7 +82,7 @@ read_image_env() {
 }
 
 check_image_sums() {
-  local dir=$1 line n=0 name
+  local dir=$1 line n=0
   local -a names=()
   [[ -f $dir/SHA256SUMS ]] || return 0
   while IFS= read -r line || [[ -n $line ]]; do
