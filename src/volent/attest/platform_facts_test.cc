@@ -195,7 +195,7 @@ TEST_F(BootFactsTest, WithoutCapSysAdminARecordTheNodeCouldHaveWrittenIsNotBelie
   } cases[] = {
       {[this] { process_.uid = 0; }, "root without CAP_SYS_ADMIN"},
       {[this] { chown((dir_ + "/record.json").c_str(), 470, 470); }, "not owned by root"},
-      {[this] { chmod((dir_ + "/record.json").c_str(), 0664); }, "writable by others than root"},
+      {[this] { chmod((dir_ + "/record.json").c_str(), 0664); }, "its group or others may write it"},
       {[this] { chown(dir_.c_str(), 470, 470); }, "its folder"},
       {[this] { chmod(dir_.c_str(), 0775); }, "its folder"},
   };
