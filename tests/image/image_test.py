@@ -19,7 +19,9 @@
    /healthz answers (with the admin token made in /data's seed by
    `volent credential create` before the first boot); the attestation report says the verity-only profile
    with the image's root hash, and that the node runs as uid 470 with no capability, no_new_privs and
-   seccomp 2 (the console says it locked itself down); N agents (default 4, each calling S http
+   seccomp 2 (the console says it locked itself down); a signed wasm tool (refund_policy.wasm, when the
+   build made it) is added over the API and a run's call of it answers with a receipt: the jail works
+   under the node's user; N agents (default 4, each calling S http
    tools, default 4, on the receiver through the egress gate, and the mock
    as model) are applied and run. Once about a third of the effects have
    landed, QEMU is killed with SIGKILL; the image boots again on the same
