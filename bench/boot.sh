@@ -22,6 +22,8 @@ readonly RUNS="${BOOT_RUNS:-3}"
 readonly BUILD="${BUILD:-$ROOT/build}"
 # shellcheck source=scripts/image/qemu.sh
 source "$ROOT/scripts/image/qemu.sh"
+# shellcheck source=scripts/image/image_env.sh
+source "$ROOT/scripts/image/image_env.sh"
 
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "boot: BOOT_RUNS must be a positive number" >&2; exit 2; }
 if [[ ! -f $BUILD/image/image.env ]]; then
@@ -31,8 +33,7 @@ accel=$(resolve_accel auto)
 echo "boot: accelerator $accel$([[ $accel == tcg ]] && echo " (no usable KVM here: a KVM figure needs a KVM host)")"
 echo "boot: $(nproc) cores, $(awk '/^model name/ { sub(/^[^:]*: /, ""); print; exit }' /proc/cpuinfo)"
 python3 "$ROOT/bench/boot.py" "$BUILD/image" "$BUILD/bin/volent-init" "$RUNS"
-# shellcheck source=/dev/null
-source "$BUILD/image/image.env"
+read_image_env "$BUILD/image/image.env" || exit 2  # data, never run
 payload=$((DATA_BLOCKS * 4096))
 echo "root payload: $payload bytes ($(awk -v b=$payload 'BEGIN { printf "%.1f", b / 1048576 }') MiB squashfs, zstd;" \
   "contents in $BUILD/image/contents.txt)"

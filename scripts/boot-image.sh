@@ -30,14 +30,20 @@
 # The guest reaches the host as 10.0.2.2 (QEMU's user networking): a node's
 # allowlist names that address for services on the host's loopback.
 #
+# image.env is read as data (scripts/image/image_env.sh), never run, and
+# when the image has SHA256SUMS every file it lists must match first.
+#
 # Prints the console. Exit status: QEMU's (0 after the guest powered off),
-# 124 when the timeout stopped it; 2 usage or a missing tool or image.
+# 124 when the timeout stopped it; 2 usage, a missing tool or image, or an
+# image.env or SHA256SUMS refused.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 # shellcheck source=scripts/image/qemu.sh
 source "$ROOT/scripts/image/qemu.sh"
+# shellcheck source=scripts/image/image_env.sh
+source "$ROOT/scripts/image/image_env.sh"
 usage() { sed -n '/^# Usage:/,/^#   --memory/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { local rc=$1; shift; printf 'boot-image: %s\n' "$*" >&2; exit "$rc"; }
 
@@ -78,9 +84,10 @@ disk="${disk:-$image/disk.raw}"
 data="${data:-$image/data.img}"
 [[ -f $disk ]] || die 2 "no root disk $disk"
 
-CMDLINE=""
-# shellcheck source=/dev/null
-source "$image/image.env"
+# image.env is outside the verified root: read as data, never run; the
+# image's files checked against SHA256SUMS first (scripts/image/image_env.sh).
+check_image_sums "$image" || die 2 "not booting $image"
+read_image_env "$image/image.env" || die 2 "not booting $image"
 cmdline="$CMDLINE"
 for kv in "${sets[@]}"; do
   [[ $kv =~ ^[a-z_]+=[^[:space:]]*$ ]] || die 2 "--set takes KEY=VALUE, not '$kv'"

@@ -20,7 +20,8 @@
 #   disk.vhd      the same disk as a fixed VHD (qemu-img; footer made reproducible)
 #   initrd        the initramfs: /init (volent-init) and /modules
 #   vmlinux       Debian's kernel, as scripts/image/kernel.sh extracted it
-#   image.env     ROOTHASH, SALT, DATA_BLOCKS, HASH_START, CMDLINE, versions
+#   image.env     ROOTHASH, SALT, DATA_BLOCKS, HASH_START, CMDLINE, versions:
+#                 data, read by scripts/image/image_env.sh, never run
 #   SHA256SUMS    the digest of every output
 #   contents.txt  every file of the root with its size
 # and prints the digests and the root payload's size.
@@ -114,12 +115,19 @@ install -m 0644 "$(readlink -f "$tcti")" "$stage/usr/lib/x86_64-linux-gnu/${tcti
 add_libraries "$tcti"
 
 # The configuration: regular files only, owned by root; a file others may
-# not read (a key) stays 0600, the rest is 0644.
-(cd "$config" && find . -type f -print0 | sort -z) | while IFS= read -r -d '' f; do
+# not read (a key) becomes 0640 with the node's group (470: the node runs as
+# its own user, src/volent/init/node_user.h), the rest is 0644.
+node_gid=470
+private=()
+while IFS= read -r -d '' f; do
+  [[ ${f#./} =~ ^[A-Za-z0-9._/-]+$ ]] || die 2 "config file name '${f#./}': only letters, digits and . _ - /"
   mode=0644
-  [[ $(( 0$(stat -c %a "$config/$f") & 04 )) -eq 0 ]] && mode=0600
+  if [[ $(( 0$(stat -c %a "$config/$f") & 04 )) -eq 0 ]]; then
+    mode=0640
+    private+=("etc/volent/${f#./}")
+  fi
   install -D -m "$mode" "$config/$f" "$stage/etc/volent/${f#./}"
-done
+done < <(cd "$config" && find . -type f -print0 | sort -z)
 {
   echo "NAME=Volent sealed image"
   echo "COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
@@ -131,10 +139,17 @@ chmod 0644 "$stage/etc/volent-image"
 # --- the squashfs, checked --------------------------------------------------
 mkdir -p "$out"
 log "making the squashfs"
-# SOURCE_DATE_EPOCH (exported) sets the creation time and every file's.
 # SOURCE_DATE_EPOCH (exported above) sets the creation time and every file's.
-mksquashfs "$stage" "$work/root.squashfs" -noappend -comp zstd -b 131072 -all-root -no-xattrs \
-  -reproducible -quiet -no-progress >/dev/null
+# Every entry root's (0:0), except the private configuration files, which
+# are root:NODE_GID: a pseudo definition for each (mksquashfs's -all-root
+# would override the group).
+(cd "$stage" && find . -mindepth 1 -printf '%P %#m\n' | LC_ALL=C sort) | while read -r path mode; do
+  group=0
+  for p in "${private[@]}"; do [[ $p == "$path" ]] && group=$node_gid; done
+  echo "$path m $mode 0 $group"
+done >"$work/owners.pseudo"
+mksquashfs "$stage" "$work/root.squashfs" -noappend -comp zstd -b 131072 -root-uid 0 -root-gid 0 -root-mode 0755 \
+  -pf "$work/owners.pseudo" -no-xattrs -reproducible -quiet -no-progress >/dev/null
 python3 "$ROOT/scripts/image/check_root.py" "$work/root.squashfs" "$out/contents.txt" ||
   die 1 "the root failed its checks (above)"
 
@@ -178,7 +193,7 @@ cmdline+=" volent.hash_start=$data_blocks volent.ip=10.0.2.15/24 volent.gateway=
   echo "KERNEL_VERSION=$VERSION"
   echo "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
 } >"$out/image.env"
-(cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux >SHA256SUMS)
+(cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env >SHA256SUMS)
 
 payload=$((data_blocks * 4096))
 tree=$(stat -c %s "$work/tree")

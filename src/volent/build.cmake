@@ -64,6 +64,8 @@ amp_glob(ATTEST_SRCS src/volent/attest/*.cc)
 add_library(volent_attest STATIC ${ATTEST_SRCS})
 target_link_libraries(volent_attest PUBLIC core amp_receipt PkgConfig::TSS2 OpenSSL::Crypto
                                            nlohmann_json::nlohmann_json)
+# The one device-mapper status reader is PID 1's (init/device_mapper.h).
+target_link_libraries(volent_attest PRIVATE volent_init)
 # A release-shaped build (the sealed image's) refuses to sign an attestation
 # report while the node's key is dev-only (docs/attestation.md).
 option(VOLENT_RELEASE_SHAPED "Refuse to sign attestation reports with a dev-only key" OFF)

@@ -34,3 +34,10 @@ if(TARGET volent)
   add_test(NAME volent_door COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/image/door_test.py --build ${CMAKE_BINARY_DIR} --local)
   set_tests_properties(volent_door PROPERTIES TIMEOUT 300 LABELS volent SKIP_REGULAR_EXPRESSION "^skipped: ")
 endif()
+
+# image_env: image.env is read as data, never run (scripts/image/image_env.sh):
+#   scripts/boot-image.sh refuses an image.env that tries to run a command, has
+#   an unknown key or a malformed root hash, or no longer matches SHA256SUMS,
+#   and never starts QEMU (a fake one on PATH); no boot, a second or two.
+add_test(NAME image_env COMMAND bash ${CMAKE_SOURCE_DIR}/tests/image/image_env_test.sh)
+set_tests_properties(image_env PROPERTIES TIMEOUT 120 LABELS image)

@@ -18,7 +18,10 @@
 4. the node: boots it for real, its control API forwarded to a host port;
    /healthz answers (with the admin token made in /data's seed by
    `volent credential create` before the first boot); the attestation report says the verity-only profile
-   with the image's root hash; N agents (default 4, each calling S http
+   with the image's root hash, and that the node runs as uid 470 with no capability, no_new_privs and
+   seccomp 2 (the console says it locked itself down); a signed wasm tool (refund_policy.wasm, when the
+   build made it) is added over the API and a run's call of it answers with a receipt: the jail works
+   under the node's user; N agents (default 4, each calling S http
    tools, default 4, on the receiver through the egress gate, and the mock
    as model) are applied and run. Once about a third of the effects have
    landed, QEMU is killed with SIGKILL; the image boots again on the same
@@ -121,6 +124,21 @@ RECEIVER = start_receiver()
 MOCK = Server([VOLENT, "mock-model", "--listen", "127.0.0.1:0", "--api-key", MOCK_KEY],
               os.path.join(WORK, "mock-model.stderr"), VOLENT_MOCK_MODEL, stdout_too=False)
 
+# A sealed tool: the example wasm module, signed by a fresh author key the
+# configuration trusts; its call in the VM runs in the Ampoule jail under the
+# node's own user (unprivileged user namespaces).
+TOOL_MODULE = os.path.join(BUILD, "tool-modules", "refund_policy.wasm")
+AMPOULE = os.path.join(BUILD, "bin", "ampoule")
+TOOL_KEYS = ""
+TOOL_SIG = None
+if os.path.isfile(TOOL_MODULE) and os.path.isfile(AMPOULE):
+    subprocess.run([AMPOULE, "keygen", "-o", os.path.join(WORK, "author.key")], check=True, capture_output=True)
+    with open(os.path.join(WORK, "author.key.pub")) as f:
+        TOOL_KEYS = f"tool_keys:\n  - name: author\n    public_key: {f.read().split()[-1]}\n"
+    TOOL_SIG = os.path.join(WORK, "refund_policy.sig")
+    subprocess.run([VOLENT, "tool", "sign", TOOL_MODULE, "--key", os.path.join(WORK, "author.key"), "-o", TOOL_SIG],
+                   check=True, capture_output=True)
+
 CONFIG = os.path.join(WORK, "config")
 os.makedirs(CONFIG)
 with open(os.open(os.path.join(CONFIG, "model.key"), os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
@@ -147,7 +165,7 @@ egress:
 model_keys:
   - capability: model.mock
     key_file: /etc/volent/model.key
-""")
+{TOOL_KEYS}""")
 
 # --- 1. the build ----------------------------------------------------------------------------------------
 IMAGE = os.path.join(WORK, "image")
@@ -340,6 +358,46 @@ def boot_node(name):
     return None, 0
 
 
+def sealed_tool_call(vm):
+    """A wasm tool call in the VM: the jail works under the node's user, no capability, its seccomp filter."""
+    if not TOOL_SIG:
+        print(f"note: no {TOOL_MODULE} or {AMPOULE} (a full build makes them): no sealed tool call in the VM")
+        return
+    import base64
+    with open(TOOL_MODULE, "rb") as f, open(TOOL_SIG) as g:
+        status, added = vm.api("POST", "/v1/tools", {"tool": base64.b64encode(f.read()).decode(),
+                                                     "signature": json.load(g)})
+    if status not in (200, 201):
+        return fail(f"POST /v1/tools refund_policy: HTTP {status} {str(added)[:300]}")
+    agent = {"apiVersion": "volent/v1", "kind": "Agent", "metadata": {"name": "vm-sealed"},
+             "spec": {"instructions": "Call the tool with the run's input.",
+                      "model": {"provider": "openai-compatible", "name": "mock-gpt",
+                                "endpoint": f"http://{HOST}:{MOCK.port}/v1", "capability": "model.mock"},
+                      "tools": [{"name": "refund_policy", "description": "The refund policy.", "kind": "wasm",
+                                 "component": added.get("digest"),
+                                 "limits": {"memory_mb": 32, "fuel": 200000000, "time_ms": 120000}}]}}
+    status, body = vm.api("POST", "/v1/agents", agent)
+    if status not in (200, 201):
+        return fail(f"POST /v1/agents vm-sealed: HTTP {status} {str(body)[:300]}")
+    status, body = vm.api("POST", "/v1/agents/vm-sealed/runs",
+                          {"id": "sealed-1", "input": {"amount_cents": 12000, "days_since_delivery": 3, "opened": True}})
+    if status != 201:
+        return fail(f"POST the sealed tool's run: HTTP {status} {str(body)[:300]}")
+    deadline = time.monotonic() + 240
+    run = {}
+    while time.monotonic() < deadline:
+        status, run = vm.api("GET", "/v1/agents/vm-sealed/runs/sealed-1")
+        if status == 200 and run.get("status") in ("finished", "failed"):
+            break
+        time.sleep(0.5)
+    calls = [c for c in (run or {}).get("tool_calls", []) if c.get("tool") == "refund_policy"]
+    if run.get("status") == "finished" and calls and calls[0].get("outcome") == "answered" and calls[0].get("receipt"):
+        ok(f"a sealed wasm tool call ran in the VM under the node's user (the jail unprivileged): answered, "
+           f"with a receipt")
+    else:
+        fail(f"the sealed tool call in the VM: {str(run)[:600]}\n    {tail(vm.text())}")
+
+
 total = AGENTS * STEPS
 vm, took = boot_node("node.1")
 if not vm:
@@ -363,6 +421,20 @@ else:
                f"{json.dumps(predicate.get('tpm'))[:80]}")
         else:
             fail(f"attestation boot section: {boot} (expected verity-only with {ROOTHASH})")
+        # The node runs as its own user, with no capability, no_new_privs and
+        # its seccomp filter, as the kernel says in its /proc/self/status.
+        process = predicate.get("process") or {}
+        none = "0" * 16
+        wanted = {"uid": 470, "gid": 470, "cap_eff": none, "cap_prm": none, "cap_bnd": none, "no_new_privs": 1,
+                  "seccomp": 2}
+        if process == wanted:
+            ok(f"attestation: the node runs as uid 470, no capability (effective, permitted, bounding), "
+               f"no_new_privs 1, seccomp 2 (filter)")
+        else:
+            fail(f"attestation process section: {process} (expected {wanted})")
+        if "volent node: locked down: uid 470 gid 470" not in vm.text():
+            fail(f"the console does not say the node locked itself down:\n    {tail(vm.text())}")
+    sealed_tool_call(vm)
     for i in range(1, AGENTS + 1):
         status, body = vm.api("POST", "/v1/agents", manifest(i))
         if status not in (200, 201):

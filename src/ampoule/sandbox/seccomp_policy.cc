@@ -203,6 +203,13 @@ Result<SeccompProgram> Export(scmp_filter_ctx ctx) {
   return program;
 }
 
+// The system call `name` names on this architecture.
+Result<int> Resolve(const char* name) {
+  const int nr = seccomp_syscall_resolve_name(name);
+  if (nr == __NR_SCMP_ERROR) return Error{std::string("libseccomp does not know system call ") + name};
+  return nr;
+}
+
 Result<FilterPtr> BuildFilter(SeccompStage stage, int exec_fd) {
   FilterPtr ctx(seccomp_init(SCMP_ACT_KILL_PROCESS), seccomp_release);
   if (!ctx) return Error{"seccomp_init failed (out of memory?)"};
@@ -210,10 +217,9 @@ Result<FilterPtr> BuildFilter(SeccompStage stage, int exec_fd) {
   seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0);
   for (const SyscallRow& row : kSyscalls) {
     const Rule rule = stage == SeccompStage::kLaunch ? row.launch : row.engine;
-    const int nr = seccomp_syscall_resolve_name(row.name);
-    if (nr == __NR_SCMP_ERROR)
-      return Error{std::string("libseccomp does not know system call ") + row.name};
-    if (int rc = AddRule(ctx.get(), rule, nr, exec_fd))
+    Result<int> nr = Resolve(row.name);
+    if (!nr.ok()) return nr.error();
+    if (int rc = AddRule(ctx.get(), rule, *nr, exec_fd))
       return Error{std::string("seccomp rule for ") + row.name + ": " + strerror(-rc)};
   }
   return ctx;
@@ -232,6 +238,25 @@ Status LoadSeccompFilter(SeccompStage stage) {
   if (!ctx.ok()) return Error{"lock-down: " + ctx.message()};
   if (int rc = seccomp_load(ctx->get()))
     return Error{std::string("lock-down: loading the seccomp filter: ") + strerror(-rc)};
+  return Status::Ok();
+}
+
+Status LoadSeccompDenyList(std::span<const char* const> denied, const std::string& who) {
+  FilterPtr ctx(seccomp_init(SCMP_ACT_ALLOW), seccomp_release);
+  if (!ctx) return Error{who + ": seccomp_init failed (out of memory?)"};
+  // Another ABI's numbers mean other calls: none of it passes.
+  if (seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0 ||
+      seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0) != 0 ||
+      seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_TSYNC, 1) != 0)
+    return Error{who + ": setting the seccomp filter's attributes failed"};
+  for (const char* name : denied) {
+    Result<int> nr = Resolve(name);
+    if (!nr.ok()) return Error{who + ": " + nr.message()};
+    if (int rc = seccomp_rule_add_exact(ctx.get(), SCMP_ACT_ERRNO(EPERM), *nr, 0))
+      return Error{who + ": seccomp rule for " + name + ": " + strerror(-rc)};
+  }
+  if (int rc = seccomp_load(ctx.get()))
+    return Error{who + ": loading the seccomp filter: " + strerror(-rc)};
   return Status::Ok();
 }
 

@@ -15,6 +15,7 @@
 
 #include <linux/filter.h>
 
+#include <span>
 #include <vector>
 
 #include "core/result.h"
@@ -43,5 +44,15 @@ Result<SeccompProgram> CompileSeccompFilter(SeccompStage stage, int exec_fd);
 // libseccomp (no descriptor needed, so it works under the kLaunch filter).
 // REQUIRES: PR_SET_NO_NEW_PRIVS is set. Single-threaded callers only.
 Status LoadSeccompFilter(SeccompStage stage);
+
+// A deny-list filter for a program too large for an allow-list (the Volent
+// node: a server, SQLite, the TPM, the jail it starts): each call named in
+// `denied` fails with EPERM, every other call of the native ABI is allowed,
+// and any call of another ABI (i386 int 0x80, x32) kills the process. The
+// filter covers every thread of the process (TSYNC) and everything it
+// starts; a later filter (the jail's) can only take more away. `who` starts
+// the error messages. A name libseccomp does not know is an error.
+// REQUIRES: PR_SET_NO_NEW_PRIVS is set (or the caller has CAP_SYS_ADMIN).
+Status LoadSeccompDenyList(std::span<const char* const> denied, const std::string& who);
 
 }  // namespace ampoule

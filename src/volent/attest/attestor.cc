@@ -6,6 +6,7 @@
 #include "core/hex.h"
 #include "core/sha256.h"
 #include "volent/attest/platform_facts.h"
+#include "volent/attest/process_facts.h"
 #include "volent/attest/report.h"
 #include "volent/attest/tpm_section.h"
 
@@ -145,6 +146,8 @@ ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   facts.kernel_sha256 = kernel_sha256_;
   facts.allowlist = allowlist_;
   facts.trust = trust_;
+  // Read at each report: what the process may do now, not at start.
+  if (auto process = ReadProcessFacts(); process.ok()) facts.process = ProcessFactsJson(*process);
   auto journal = o.journal_digest ? o.journal_digest() : ampoule::Result<std::pair<uint64_t, std::string>>(
                                                              Error{"no journal"});
   if (!journal) return Error{"the journal's digest cannot be read: " + journal.message(), ErrorKind::kUnavailable};

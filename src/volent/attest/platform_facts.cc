@@ -2,16 +2,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/dm-ioctl.h>
-#include <sys/ioctl.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "core/file_read.h"
@@ -40,9 +39,6 @@ using ampoule::Error;
 
 constexpr size_t kMaxBootRecord = 4096;
 constexpr size_t kMaxProcDevices = 64 * 1024;
-constexpr size_t kDmBuffer = 16384;          // a dm_ioctl, a few targets and their parameters
-constexpr uint32_t kMiscMajor = 10;          // the misc character devices
-constexpr uint32_t kMapperControlMinor = 236;  // MAPPER_CTRL_MINOR
 constexpr char kVerityDevice[] = "volent-root";  // what volent-init makes (src/volent/init/verity.h)
 constexpr long kSquashfsMagic = 0x73717368;
 
@@ -51,6 +47,31 @@ bool IsRootHash(const std::string& s) {
   for (char c : s) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   }
+  return true;
+}
+
+// Whether `path` (lstat `st`) is owned by root and writable by nobody else.
+ampoule::Status WritableByRootAlone(const std::string& path, const struct stat& st, const char* what) {
+  if (st.st_uid != 0) return Error{std::string(what) + " " + path + " is not owned by root"};
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return Error{std::string(what) + " " + path + " is writable by others than root"};
+  return ampoule::Status::Ok();
+}
+
+// "MAJOR:MINOR", each decimal.
+bool ParseDeviceNumber(const std::string& text, uint32_t& major, uint32_t& minor) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() || text.size() > 21) return false;
+  uint64_t parts[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const std::string part = i == 0 ? text.substr(0, colon) : text.substr(colon + 1);
+    for (char c : part) {
+      if (c < '0' || c > '9') return false;
+      parts[i] = parts[i] * 10 + static_cast<uint64_t>(c - '0');
+      if (parts[i] > UINT32_MAX) return false;
+    }
+  }
+  major = static_cast<uint32_t>(parts[0]);
+  minor = static_cast<uint32_t>(parts[1]);
   return true;
 }
 
@@ -83,75 +104,7 @@ std::vector<std::string> Words(const std::string& text) {
   return out;
 }
 
-// One DM_TABLE_STATUS call: with the table's parameters or the status.
-ampoule::Status DmTableStatus(int fd, const std::string& name, bool table, DmDevice& out) {
-  alignas(dm_ioctl) std::array<char, kDmBuffer> buffer{};
-  auto* io = reinterpret_cast<dm_ioctl*>(buffer.data());
-  io->version[0] = DM_VERSION_MAJOR;
-  io->data_size = kDmBuffer;
-  io->data_start = sizeof(dm_ioctl);
-  io->flags = table ? DM_STATUS_TABLE_FLAG : 0;
-  std::strncpy(io->name, name.c_str(), DM_NAME_LEN - 1);
-  if (ioctl(fd, DM_TABLE_STATUS, io) != 0) {
-    return Error{"device-mapper status of " + name + ": " + std::strerror(errno)};
-  }
-  if (io->flags & DM_BUFFER_FULL_FLAG) return Error{"device-mapper status of " + name + " is too long"};
-  if (io->data_start < sizeof(dm_ioctl) || io->data_size > kDmBuffer || io->data_start > io->data_size ||
-      io->target_count > 64) {
-    return Error{"device-mapper status of " + name + ": an answer out of its bounds"};
-  }
-  out.major = major(io->dev);
-  out.minor = minor(io->dev);
-  // Each target: a dm_target_spec, its text (NUL-terminated), then the next
-  // at `next` bytes from the start of the data.
-  const size_t data = io->data_start, end = io->data_size;
-  size_t at = data;
-  if (table) out.targets.clear();
-  for (uint32_t i = 0; i < io->target_count; ++i) {
-    if (at + sizeof(dm_target_spec) > end || at % alignof(dm_target_spec) != 0) {
-      return Error{"device-mapper status of " + name + ": a target out of its bounds"};
-    }
-    dm_target_spec spec;
-    std::memcpy(&spec, buffer.data() + at, sizeof spec);
-    const char* text = buffer.data() + at + sizeof spec;
-    const std::string words(text, strnlen(text, end - at - sizeof spec));
-    const std::string type(spec.target_type, strnlen(spec.target_type, sizeof spec.target_type));
-    if (table) {
-      out.targets.push_back({type, words, ""});
-    } else if (i < out.targets.size() && out.targets[i].type == type) {
-      out.targets[i].status = words;
-    } else {
-      return Error{"device-mapper status of " + name + " changed between two calls"};
-    }
-    if (i + 1 < io->target_count) {
-      if (spec.next == 0 || data + spec.next <= at) return Error{"device-mapper status of " + name + ": a bad target"};
-      at = data + spec.next;
-    }
-  }
-  if (!table && io->target_count != out.targets.size()) {
-    return Error{"device-mapper status of " + name + " changed between two calls"};
-  }
-  return ampoule::Status::Ok();
-}
-
 }  // namespace
-
-ampoule::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control) {
-  const int fd = open(control.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return Error{"cannot open " + control + ": " + std::strerror(errno)};
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != kMiscMajor ||
-      minor(st.st_rdev) != kMapperControlMinor) {
-    close(fd);
-    return Error{control + " is not the device-mapper's control device (character device 10:236)"};
-  }
-  DmDevice device;
-  ampoule::Status status = DmTableStatus(fd, name, /*table=*/true, device);
-  if (status.ok()) status = DmTableStatus(fd, name, /*table=*/false, device);
-  close(fd);
-  if (!status.ok()) return status.error();
-  return device;
-}
 
 ampoule::Result<RootFs> StatRoot(const std::string& root) {
   struct stat st;
@@ -203,9 +156,32 @@ BootFacts ReadBootFacts(const BootSources& sources) {
     return unsealed("/ is on device " + std::to_string(root->major) + ":" + std::to_string(root->minor) +
                     ", not a device-mapper device (major " + std::to_string(dm_major) + ")");
   }
-  auto dm = sources.dm ? sources.dm(kVerityDevice) : ReadDmDevice(kVerityDevice);
-  if (!dm) return unsealed("the kernel's device-mapper does not describe " + std::string(kVerityDevice) + ": " +
-                           dm.message());
+  auto process = sources.process ? sources.process() : ReadProcessFacts();
+  if (!process) return unsealed(process.message());
+  ampoule::Result<DmDevice> dm = ampoule::Error{""};
+  if (HasEffective(*process, CAP_SYS_ADMIN)) {
+    dm = sources.dm ? sources.dm(kVerityDevice) : ReadDmDevice(kVerityDevice);
+    if (!dm) return unsealed("the kernel's device-mapper does not describe " + std::string(kVerityDevice) + ": " +
+                             dm.message());
+  } else {
+    // No CAP_SYS_ADMIN: PID 1 asked the kernel, and its answer counts only
+    // from a record this process cannot have written.
+    if (process->uid == 0) return unsealed("the node is root without CAP_SYS_ADMIN and cannot ask the kernel");
+    if (auto s = WritableByRootAlone(record_path, st, "the record"); !s.ok()) return unsealed(s.message());
+    const std::string folder = std::filesystem::path(record_path).parent_path().string();
+    struct stat dir;
+    if (lstat(folder.c_str(), &dir) != 0 || !S_ISDIR(dir.st_mode)) return unsealed("no folder " + folder);
+    if (auto s = WritableByRootAlone(folder, dir, "its folder"); !s.ok()) return unsealed(s.message());
+    uint32_t major = 0, minor = 0;
+    if (!ParseDeviceNumber(field("verity_device"), major, minor)) {
+      return unsealed("it carries no verity_device (MAJOR:MINOR) as PID 1 read it from the kernel");
+    }
+    if (!record.contains("verity_table") || !record["verity_table"].is_string() ||
+        !record.contains("verity_status") || !record["verity_status"].is_string()) {
+      return unsealed("it carries no verity_table and verity_status as PID 1 read them from the kernel");
+    }
+    dm = DmDevice{major, minor, {{"verity", field("verity_table"), field("verity_status")}}};
+  }
   if (dm->major != root->major || dm->minor != root->minor) {
     return unsealed("/ is on device " + std::to_string(root->major) + ":" + std::to_string(root->minor) + ", not on " +
                     kVerityDevice + " (" + std::to_string(dm->major) + ":" + std::to_string(dm->minor) + ")");

@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "volent/attest/process_facts.h"
+#include "volent/init/device_mapper.h"
 
 namespace volent::attest {
 
@@ -31,24 +33,11 @@ struct BootFacts {
   std::string why;                         // why unsealed, when a record was found but not believed
 };
 
-// A device-mapper device as the kernel describes it (DM_TABLE_STATUS on
-// /dev/mapper/control): its device number and each target's type, table
-// parameters and status.
-struct DmTarget {
-  std::string type;    // "verity", "linear", ...
-  std::string table;   // the table's parameters
-  std::string status;  // the target's status ("V" or "C" for verity)
-};
-struct DmDevice {
-  uint32_t major = 0, minor = 0;
-  std::vector<DmTarget> targets;
-};
-
-// The kernel's account of the device-mapper device `name`, through
-// `control` (which must be the device-mapper's control node, character
-// device 10:236, not a file or another driver put in its place). Errors:
-// no such device, no device-mapper, no permission.
-ampoule::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control = "/dev/mapper/control");
+// The kernel's device-mapper devices, through the one reader
+// (volent/init/device_mapper.h, shared with the image's PID 1).
+using DmTarget = init::DmTarget;
+using DmDevice = init::DmDevice;
+using init::ReadDmDevice;
 
 // The file system at `root` as the kernel describes it (stat and statfs of
 // the directory, never a text a mount namespace can replace).
@@ -66,6 +55,9 @@ struct BootSources {
   std::string proc_devices = "/proc/devices";
   std::function<ampoule::Result<RootFs>()> root;                       // null: StatRoot("/")
   std::function<ampoule::Result<DmDevice>(const std::string&)> dm;     // null: ReadDmDevice
+  // This process's user and capabilities: whether it may ask the kernel
+  // itself (CAP_SYS_ADMIN) or takes PID 1's answer from the record.
+  std::function<ampoule::Result<ProcessFacts>()> process;  // null: ReadProcessFacts()
 };
 
 // The sealed image's boot record (written by its PID 1, src/volent/init/
@@ -74,7 +66,17 @@ struct BootSources {
 // /proc/devices gives to device-mapper, the kernel's device-mapper device
 // volent-root is that very device, with one verity target, status V, whose
 // table carries the root hash (the one reported, taken from the kernel's
-// table, never from the record). Anything else is unsealed: no record is
+// table, never from the record's "roothash").
+//
+// Who asks the kernel: a node that holds CAP_SYS_ADMIN asks it itself
+// (DM_TABLE_STATUS) and the record only names what to look for. The image's
+// node holds no capability (docs/decisions/0050-image-env-and-node-user.md):
+// there PID 1 asked the kernel and wrote its answer into the record
+// ("verity_device", "verity_table", "verity_status"), and the node takes
+// that answer only from a record it cannot have written itself: the node
+// not root, the record and its folder owned by root and writable by root
+// alone. The checks the node can make unprivileged (/ a read-only squashfs
+// on that very device-mapper device) stay. Anything else is unsealed: no record is
 // the ordinary host; a record the kernel contradicts says why. Root on a
 // host can still make a real verity device and run the node over it: the
 // profile is then true of the files the node runs from, and proves nothing

@@ -38,6 +38,8 @@ class BootFactsTest : public ::testing::Test {
     root_ = RootFs{254, 0, true, true};
     dm_ = DmDevice{254, 0, {{"verity", Table(kHash), "V"}}};
     dm_error_.clear();
+    dm_calls_ = 0;
+    process_ = ProcessFacts{.cap_eff = 1ull << 21};  // root with CAP_SYS_ADMIN: asks the kernel itself
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
@@ -60,11 +62,25 @@ class BootFactsTest : public ::testing::Test {
     sources.proc_devices = dir_ + "/devices";
     sources.root = [this]() -> ampoule::Result<RootFs> { return root_; };
     sources.dm = [this](const std::string& name) -> ampoule::Result<DmDevice> {
+      ++dm_calls_;
       if (name != "volent-root") return ampoule::Error{"asked for " + name};
       if (!dm_error_.empty()) return ampoule::Error{dm_error_};
       return dm_;
     };
+    sources.process = [this]() -> ampoule::Result<ProcessFacts> { return process_; };
     return ReadBootFacts(sources);
+  }
+  // As the image's node: its own user, no capability; PID 1's record.
+  void AsTheImagesNode() {
+    process_ = ProcessFacts{.uid = 470, .gid = 470};
+    Write("record.json", UnprivilegedRecord(kHash, "V", "254:0"));
+    chmod((dir_ + "/record.json").c_str(), 0444);
+    chmod(dir_.c_str(), 0755);
+  }
+  static std::string UnprivilegedRecord(const std::string& hash, const std::string& status, const std::string& device) {
+    return R"({"profile": "verity-only", "roothash": ")" + std::string(kHash) +
+           R"(", "root_device": "/dev/vda", "verity_table": ")" + Table(hash) + R"(", "verity_status": ")" + status +
+           R"(", "verity_device": ")" + device + R"(", "init": "volent-init"})";
   }
   // What the node reads on this machine, where only the files say verity.
   BootFacts ReadForged() {
@@ -77,6 +93,8 @@ class BootFactsTest : public ::testing::Test {
   RootFs root_;
   DmDevice dm_;
   std::string dm_error_;
+  int dm_calls_ = 0;
+  ProcessFacts process_;
 };
 
 TEST_F(BootFactsTest, VerityOnlyWhenRecordAndKernelAgree) {
@@ -154,6 +172,74 @@ TEST_F(BootFactsTest, AForgedRecordWithFakeNamesIsNotBelieved) {
   EXPECT_EQ(f.profile, "unsealed");
   EXPECT_TRUE(f.verity_roothash.is_null());
   EXPECT_NE(f.why, "");
+}
+
+// The image's node holds no CAP_SYS_ADMIN and cannot ask the kernel: PID 1
+// asked it and wrote the answer into the record, which the node believes
+// only when it cannot have written it itself, and only when the checks it
+// can still make (/ on that very device-mapper device) agree.
+TEST_F(BootFactsTest, WithoutCapSysAdminPid1sAnswerInTheRecordCounts) {
+  if (geteuid() != 0) GTEST_SKIP() << "makes root-owned files: needs root";
+  AsTheImagesNode();
+  BootFacts f = Read();
+  EXPECT_EQ(f.profile, "verity-only") << f.why;
+  EXPECT_EQ(f.verity_roothash, kHash);
+  EXPECT_EQ(dm_calls_, 0);  // the kernel is not asked: it would refuse
+}
+
+TEST_F(BootFactsTest, WithoutCapSysAdminARecordTheNodeCouldHaveWrittenIsNotBelieved) {
+  if (geteuid() != 0) GTEST_SKIP() << "makes root-owned files: needs root";
+  struct Case {
+    std::function<void()> edit;
+    const char* why;
+  } cases[] = {
+      {[this] { process_.uid = 0; }, "root without CAP_SYS_ADMIN"},
+      {[this] { chown((dir_ + "/record.json").c_str(), 470, 470); }, "not owned by root"},
+      {[this] { chmod((dir_ + "/record.json").c_str(), 0664); }, "its group or others may write it"},
+      {[this] { chown(dir_.c_str(), 470, 470); }, "its folder"},
+      {[this] { chmod(dir_.c_str(), 0775); }, "its folder"},
+  };
+  for (const Case& c : cases) {
+    SetUp();
+    AsTheImagesNode();
+    c.edit();
+    BootFacts f = Read();
+    EXPECT_EQ(f.profile, "unsealed") << c.why;
+    EXPECT_TRUE(f.verity_roothash.is_null());
+    EXPECT_NE(f.why.find(c.why), std::string::npos) << f.why;
+    TearDown();
+  }
+}
+
+TEST_F(BootFactsTest, WithoutCapSysAdminTheRecordsKernelAnswerIsStillChecked) {
+  if (geteuid() != 0) GTEST_SKIP() << "makes root-owned files: needs root";
+  struct Case {
+    std::string record;
+    std::function<void(RootFs&)> root;
+    const char* why;
+  } cases[] = {
+      {UnprivilegedRecord(kHash, "C", "254:0"), nullptr, "not V"},
+      {UnprivilegedRecord(std::string(64, 'b'), "V", "254:0"), nullptr, "another root hash"},
+      {UnprivilegedRecord(kHash, "V", "254:1"), nullptr, "not on volent-root"},
+      {UnprivilegedRecord(kHash, "V", "254"), nullptr, "verity_device"},
+      {UnprivilegedRecord(kHash, "V", "254:0x"), nullptr, "verity_device"},
+      {R"({"profile": "verity-only", "roothash": ")" + std::string(kHash) + R"(", "verity_device": "254:0"})", nullptr,
+       "verity_table"},
+      {UnprivilegedRecord(kHash, "V", "254:0"), [](RootFs& r) { r.squashfs = false; }, "not a squashfs"},
+      {UnprivilegedRecord(kHash, "V", "254:0"), [](RootFs& r) { r.major = 259; }, "not a device-mapper device"},
+  };
+  for (const Case& c : cases) {
+    SetUp();
+    AsTheImagesNode();
+    Write("record.json", c.record);
+    chmod((dir_ + "/record.json").c_str(), 0444);
+    if (c.root) c.root(root_);
+    BootFacts f = Read();
+    EXPECT_EQ(f.profile, "unsealed") << c.why;
+    EXPECT_TRUE(f.verity_roothash.is_null());
+    EXPECT_NE(f.why.find(c.why), std::string::npos) << f.why;
+    TearDown();
+  }
 }
 
 TEST_F(BootFactsTest, RecordWritableByOthersIsNotBelieved) {

@@ -53,6 +53,8 @@ nlohmann::json ReportPredicate(const ReportFacts& facts, const rc::PublicKey& si
       {"trust", {{"config", facts.trust}, {"sha256", DocumentDigest(facts.trust)}}},
       {"journal", {{"entries", facts.journal_entries}, {"head", facts.journal_head}}},
       {"tpm", facts.tpm},
+      // What the node's process may do, as the kernel said (process_facts.h).
+      {"process", facts.process},
   };
 }
 

@@ -45,6 +45,7 @@ struct ReportFacts {
   uint64_t journal_entries = 0;
   std::string journal_head;       // "sha256:HEX"
   nlohmann::json tpm;             // {"present": false, "reason": ...} or the TPM section (tpm_section.h)
+  nlohmann::json process;         // ProcessFactsJson (process_facts.h): uid, capabilities, no_new_privs, seccomp; or null
 };
 
 // SHA-256 (hex) of the allowlist's canonical JSON: what the report and a

@@ -1,4 +1,4 @@
-// volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]
+// volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR] [--lock-down]
 //
 // Loads the configuration and starts the node (boot/node.h: the agent store,
 // the journal, the runs resumed, the control API) and serves until
@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "volent/boot/lockdown.h"
 #include "volent/boot/node.h"
 #include "volent/cli/commands.h"
 #include "volent/cli/config_file.h"
@@ -16,17 +17,21 @@ namespace volent::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR]\n"
+    "usage: volent node --config volent.yaml [--listen ADDR:PORT] [--data-dir DIR] [--lock-down]\n"
     "\n"
     "  --config FILE      the node configuration (required)\n"
     "  --listen ADDR:PORT where the control API listens (overrides the configuration;\n"
     "                     port 0 picks a free port)\n"
-    "  --data-dir DIR     the data folder (overrides the configuration)\n";
+    "  --data-dir DIR     the data folder (overrides the configuration)\n"
+    "  --lock-down        refuse to run as root or with any capability, set no_new_privs and\n"
+    "                     load the node's seccomp filter before anything starts (the sealed\n"
+    "                     image's PID 1 starts the node so)\n";
 
 struct Options {
   std::string config;
   std::string listen;
   std::string data_dir;
+  bool lock_down = false;
 };
 
 // 0 to go on, else the exit code.
@@ -36,6 +41,10 @@ int ParseArgs(const Args& args, Options& options) {
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       return -1;
+    }
+    if (a == "--lock-down") {
+      options.lock_down = true;
+      continue;
     }
     std::string* target = a == "--config" ? &options.config
                           : a == "--listen" ? &options.listen
@@ -74,6 +83,15 @@ int NodeCommand(const Args& args) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
   Options options;
   if (int rc = ParseArgs(args, options)) return rc < 0 ? 0 : rc;
+  if (options.lock_down) {
+    // Before the configuration is read and before any thread starts.
+    auto locked = boot::LockDownNode();
+    if (!locked.ok()) {
+      std::fprintf(stderr, "volent node: %s\n", locked.message().c_str());
+      return 2;
+    }
+    std::fprintf(stderr, "volent node: %s\n", locked->c_str());
+  }
   std::optional<manifest::NodeConfig> config = LoadConfigFile(options.config, "volent node");
   if (!config) return 2;
 

@@ -1,14 +1,18 @@
 // The boot record: what PID 1 set up, for the node to report. Written once,
 // after the switch into the verified root, to /run/volent/boot.json (a
-// tmpfs only root writes; mode 0644):
+// tmpfs; the folder root's, 0755, the file 0444):
 //
 //   {"profile": "verity-only", "roothash": HEX, "root_device": "/dev/vda",
-//    "verity_table": "...", "verity_status": "V", "init": "volent-init"}
+//    "verity_table": "...", "verity_status": "V", "verity_device": "254:0",
+//    "init": "volent-init"}
 //
-// verity_table and verity_status are the kernel's (DM_TABLE_STATUS), read
-// back after the device was made, not what the init asked for. The node's
-// attestation (attest/platform_facts.h) reads this file; without it the
-// node reports the unsealed profile.
+// verity_table, verity_status and verity_device are the kernel's
+// (DM_TABLE_STATUS, device_mapper.h), read back after the device was made,
+// not what the init asked for. The node's attestation
+// (attest/platform_facts.h) reads this file; without it the node reports the
+// unsealed profile. The image's node runs without CAP_SYS_ADMIN and cannot
+// ask the kernel itself: the kernel's answer here is what it reports, and
+// the node's user cannot write the file or its folder.
 #pragma once
 
 #include <string>

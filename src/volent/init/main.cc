@@ -10,7 +10,9 @@
 //   4. mounts the verified root read-only and /data noexec (root.h),
 //      switches into it, writes the boot record (boot_record.h)
 //   5. brings the network up (network.h)
-//   6. starts `volent node` and supervises it (supervisor.h); a heartbeat
+//   6. gives /data and the TPM's device to the node's user, starts
+//      `volent node --lock-down` as that user with no capability
+//      (node_user.h) and supervises it (supervisor.h); a heartbeat
 //      on the console every kHeartbeatSeconds; reaps every child; SIGTERM
 //      powers off, SIGINT (Ctrl-Alt-Del) reboots, the node stopped first
 //
@@ -40,6 +42,7 @@
 #include "volent/init/modules.h"
 #include "volent/init/mounts.h"
 #include "volent/init/network.h"
+#include "volent/init/node_user.h"
 #include "volent/init/power.h"
 #include "volent/init/root.h"
 #include "volent/init/selfcheck.h"
@@ -167,8 +170,12 @@ std::string BringUp(const BootOptions& options) {
     Heartbeat();
     PowerOffOrSleep();
   }
-  Supervisor node({kNode, "node", "--config", "/etc/volent/volent.yaml", "--data-dir", "/data"},
-                  {"PATH=/usr/bin", "HOME=/data", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"});
+  // The node runs as its own user with no capability (node_user.h) and
+  // locks itself down further (--lock-down: no_new_privs checked, seccomp).
+  if (auto s = PrepareNodeData(); !s.ok()) Halt("/data cannot be given to the node: " + s.message());
+  PrepareTpmDevices();
+  Supervisor node({kNode, "node", "--config", "/etc/volent/volent.yaml", "--data-dir", "/data", "--lock-down"},
+                  {"PATH=/usr/bin", "HOME=/data", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"}, BecomeNodeUser);
   node.Tick(NowMs());
   Heartbeat();
   Live(&node, options.test == TestMode::kStop ? NowMs() + kStopTestSeconds * 1000L : -1);

@@ -32,8 +32,8 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
 
 }  // namespace
 
-Supervisor::Supervisor(std::vector<std::string> argv, std::vector<std::string> env)
-    : argv_(std::move(argv)), env_(std::move(env)) {}
+Supervisor::Supervisor(std::vector<std::string> argv, std::vector<std::string> env, bool (*before_exec)())
+    : argv_(std::move(argv)), env_(std::move(env)), before_exec_(before_exec) {}
 
 void Supervisor::Tick(long now_ms) {
   if (pid_ > 0 || due_ms_ < 0 || now_ms < due_ms_) return;
@@ -51,6 +51,7 @@ void Supervisor::Tick(long now_ms) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     setsid();
+    if (before_exec_ && !before_exec_()) _exit(126);
     execve(argv[0], argv.data(), env.data());
     _exit(127);
   }
@@ -67,7 +68,9 @@ void Supervisor::Exited(pid_t pid, int status, long now_ms) {
   pid_ = 0;
   if (due_ms_ < 0) return;
   if (now_ms - started_ms_ >= kHealthyRunMs) backoff_ms_ = kFirstBackoffMs;
-  Say(argv_[0] + " " + Describe(status) + (WIFEXITED(status) && WEXITSTATUS(status) == 127 ? " (could not be started)" : "") +
+  Say(argv_[0] + " " + Describe(status) + (WIFEXITED(status) && WEXITSTATUS(status) == 127   ? " (could not be started)"
+       : WIFEXITED(status) && WEXITSTATUS(status) == 126 ? " (could not take its user: not started)"
+                                                         : "") +
       "; starting it again in " + std::to_string(backoff_ms_ / 1000) + " s");
   due_ms_ = now_ms + backoff_ms_;
   backoff_ms_ = std::min(backoff_ms_ * 2, kMaxBackoffMs);

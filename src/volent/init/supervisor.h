@@ -21,7 +21,10 @@ namespace volent::init {
 class Supervisor {
  public:
   // `argv`: the program and its arguments; `env`: its whole environment.
-  Supervisor(std::vector<std::string> argv, std::vector<std::string> env);
+  // `before_exec`, when given, runs in the child before execve (the node's
+  // user taken, node_user.h); it must be async-signal-safe, and when it
+  // returns false the child exits 126 without running the program.
+  Supervisor(std::vector<std::string> argv, std::vector<std::string> env, bool (*before_exec)() = nullptr);
 
   // Starts the program if it is not running and its restart is due.
   // `now_ms`: CLOCK_BOOTTIME in milliseconds.
@@ -40,6 +43,7 @@ class Supervisor {
  private:
   std::vector<std::string> argv_;
   std::vector<std::string> env_;
+  bool (*before_exec_)() = nullptr;
   pid_t pid_ = 0;
   long started_ms_ = 0;
   long due_ms_ = 0;  // the next start; -1 after Stop

@@ -5,6 +5,10 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -82,6 +86,23 @@ TEST_F(SupervisorTest, AProgramThatCannotStartIsRetried) {
   ASSERT_GT(s.pid(), 0);  // the fork worked; the exec fails in the child with 127
   WaitExit(s, 5);
   EXPECT_EQ(s.NextDueMs(), 1005);
+}
+
+// The hook that takes the node's user runs in the child before exec; when it
+// fails the program never runs (its side effect, a file, is not made).
+TEST_F(SupervisorTest, AFailedBeforeExecNeverRunsTheProgram) {
+  char tmpl[] = "/tmp/supervisor-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string marker = dir + "/ran";
+  Supervisor s({"/bin/sh", "-c", "touch " + marker}, {}, [] { return false; });
+  s.Tick(0);
+  ASSERT_GT(s.pid(), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(s.pid(), &status, 0), s.pid());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 126) << status;
+  EXPECT_NE(access(marker.c_str(), F_OK), 0);
+  s.Exited(s.pid(), status, 5);
+  rmdir(dir.c_str());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "volent/init/verity.h"
 
+#include "volent/init/device_mapper.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/dm-ioctl.h>
@@ -117,28 +119,13 @@ ampoule::Status ReadEveryBlock(const std::string& device) {
 }
 
 ampoule::Result<VerityStatus> ReadVerityStatus() {
-  Control control;
-  if (control.fd() < 0) return ampoule::Error{std::string("open /dev/mapper/control: ") + strerror(errno)};
-  VerityStatus out;
-  for (bool table : {true, false}) {
-    auto request = Request();
-    auto* io = reinterpret_cast<dm_ioctl*>(request.data());
-    io->flags = table ? DM_STATUS_TABLE_FLAG : 0;
-    AMP_RETURN_IF_ERROR(control.Call(DM_TABLE_STATUS, request, "status"));
-    io = reinterpret_cast<dm_ioctl*>(request.data());
-    if (io->target_count != 1 || io->data_start + sizeof(dm_target_spec) >= kBuffer) {
-      return ampoule::Error{std::string(kVerityName) + " has " + std::to_string(io->target_count) +
-                            " targets, not the one verity target"};
-    }
-    const auto* target = reinterpret_cast<const dm_target_spec*>(request.data() + io->data_start);
-    if (strncmp(target->target_type, "verity", DM_MAX_TYPE_NAME) != 0) {
-      return ampoule::Error{std::string(kVerityName) + " is not a verity device"};
-    }
-    const char* text = reinterpret_cast<const char*>(target + 1);
-    size_t room = kBuffer - io->data_start - sizeof(dm_target_spec);
-    (table ? out.table : out.status) = std::string(text, strnlen(text, room));
+  auto device = ReadDmDevice(kVerityName);
+  if (!device.ok()) return device.error();
+  if (device->targets.size() != 1 || device->targets[0].type != "verity") {
+    return ampoule::Error{std::string(kVerityName) + " has " + std::to_string(device->targets.size()) +
+                          " targets, not the one verity target"};
   }
-  return out;
+  return VerityStatus{device->targets[0].table, device->targets[0].status, device->major, device->minor};
 }
 
 }  // namespace volent::init

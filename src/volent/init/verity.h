@@ -8,6 +8,7 @@
 // Kernel documentation: admin-guide/device-mapper/verity.rst.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/result.h"
@@ -32,12 +33,14 @@ ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root);
 // in the page cache, so the node's own reads of them cost nothing more.
 ampoule::Status ReadEveryBlock(const std::string& device);
 
-// The kernel's view of the running device: its table's parameters and its
-// status ("V" verified so far, "C" a corruption seen), as DM_TABLE_STATUS
-// gives them. What the boot record and the checks compare with the command line.
+// The kernel's view of the running device: its table's parameters, its
+// status ("V" verified so far, "C" a corruption seen) and its device number,
+// as DM_TABLE_STATUS gives them (device_mapper.h, the one reader). What the
+// boot record and the checks compare with the command line.
 struct VerityStatus {
   std::string table;
   std::string status;
+  uint32_t major = 0, minor = 0;
 };
 ampoule::Result<VerityStatus> ReadVerityStatus();
 

@@ -28,12 +28,13 @@ TEST(InitVerityTest, TableInTheKernelsOrder) {
 }
 
 TEST(InitVerityTest, BootRecordIsJsonAndEscapesTheKernelsText) {
-  VerityStatus status{"1 254:0 254:0 \"x\\y\n", "V"};
+  VerityStatus status{"1 254:0 254:0 \"x\\y\n", "V", 254, 0};
   auto record = nlohmann::json::parse(BootRecordJson(Root(), status));
   EXPECT_EQ(record["profile"], "verity-only");
   EXPECT_EQ(record["roothash"], std::string(64, 'a'));
   EXPECT_EQ(record["verity_table"], status.table);
   EXPECT_EQ(record["verity_status"], "V");
+  EXPECT_EQ(record["verity_device"], "254:0");
 }
 
 TEST(InitSelfCheckTest, ShellAndInterpreterNames) {
