@@ -121,7 +121,10 @@ std::variant<Principal, Response> Authenticator::Authenticate(const Request& req
       case TokenVerdict::kMalformed: return fail("the token is not valid", "malformed token");
     }
   }
-  if (request.certificate.present && options_.mtls) return FromCertificate(request.certificate);
+  if (request.certificate.present && options_.mtls) {
+    if (auto outside = request.certificate.OutsideValidity(now)) return fail(*outside, "certificate out of its validity");
+    return FromCertificate(request.certificate);
+  }
   // No credential at all: not a guess, so not counted against the address.
   std::string detail = options_.tokens && options_.mtls
                            ? "send a bearer token (Authorization: Bearer vlt_...) or a client certificate"
