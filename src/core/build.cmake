@@ -2,7 +2,8 @@
 # CMakeLists.txt. Nothing here knows about runs, receipts or agents.
 #   result.h   errors as values (Status, Result<T>, the error kind)
 #   hex.h, sha256.h   lowercase hex and SHA-256 (libsodium)
-#   file_read.h  the one safe file reader (O_NONBLOCK, regular files, caps)
+#   file_read.h  the one safe file reader (O_NONBLOCK, regular files, caps, trust files and folders)
+#   folder_lock.h  an exclusive flock on a folder (the data folder: one writer at a time)
 #   file_write.h  replacing a file whole (temporary file, fsync, rename)
 #   sqlite.h   SQLite opened for durability, statements, transactions
 #   json.h     bounded parsing of JSON from outside, writing that never throws

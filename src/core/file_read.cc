@@ -31,6 +31,22 @@ const char* KindName(mode_t mode) {
   return "not a regular file";
 }
 
+std::string ModeText(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+// This process's user, or root (who can do anything anyway).
+bool OwnedByUs(const struct stat& st) { return st.st_uid == geteuid() || st.st_uid == 0; }
+
+Error ForeignOwner(const std::string& path, const struct stat& st, const char* could) {
+  const std::string us = std::to_string(geteuid());
+  return Error{"refusing " + path + ": it is owned by uid " + std::to_string(st.st_uid) + ", not by this process's user (uid " +
+               us + ") or root, so its owner could " + could + "; run 'chown " + us + " " + path +
+               "' after checking its content"};
+}
+
 // What `rules` says about a file of this kind and mode, before any byte is read.
 Status CheckKind(const struct stat& st, const std::string& path, const ReadRules& rules) {
   if (S_ISDIR(st.st_mode)) return Error{"cannot read " + path + ": it is a directory"};
@@ -45,12 +61,11 @@ Status CheckKind(const struct stat& st, const std::string& path, const ReadRules
     }
   }
   if (rules.refuse_writable_by_others && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return Error{"refusing " + path + ": its group or others may write it (mode " + mode +
+    return Error{"refusing " + path + ": its group or others may write it (mode " + ModeText(st.st_mode) +
                  "), so anyone among them could change what it decides; run 'chmod go-w " + path +
                  "' after checking its content"};
   }
+  if (rules.refuse_foreign_owner && !OwnedByUs(st)) return ForeignOwner(path, st, "change what it decides");
   return Status::Ok();
 }
 
@@ -104,11 +119,28 @@ Result<std::string> ReadFdCapped(int fd, const std::string& path, size_t limit, 
 Result<std::string> ReadFileCapped(const std::string& path, size_t limit, bool* over_limit,
                                    const ReadRules& rules) {
   if (over_limit) *over_limit = false;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (rules.refuse_symlink ? O_NOFOLLOW : 0));
+  if (fd < 0 && errno == ELOOP && rules.refuse_symlink) {
+    return Error{"refusing " + path + ": it is a symbolic link, and a file that decides trust is read only as itself; "
+                 "replace the link with the file (after checking the file's content)"};
+  }
   if (fd < 0) return IoError(path, "open");
   Result<std::string> data = ReadFdCapped(fd, path, limit, over_limit, rules);
   close(fd);
   return data;
+}
+
+Status CheckTrustFolder(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return IoError(dir, "stat");
+  if (!S_ISDIR(st.st_mode)) return Error{dir + " is not a directory"};
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return Error{"refusing the folder " + dir + ": its group or others may write it (mode " + ModeText(st.st_mode) +
+                 "), so any of them could replace the files in it that decide trust; run 'chmod go-w " + dir +
+                 "' after checking its content"};
+  }
+  if (!OwnedByUs(st)) return ForeignOwner(dir, st, "replace the files in it that decide trust");
+  return Status::Ok();
 }
 
 Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char* what) {

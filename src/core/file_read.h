@@ -42,6 +42,13 @@ struct ReadRules {
   // authorized_keys): for files that decide trust (policies, trusted keys),
   // where anyone who can write the file can change the decision.
   bool refuse_writable_by_others = false;
+  // Refuse a file owned by anyone but this process's user or root: its
+  // owner may change its mode and content whatever the mode says now.
+  bool refuse_foreign_owner = false;
+  // Refuse a symbolic link as the path's last component (O_NOFOLLOW): a
+  // link swapped in for a trusted file would make the reader trust the
+  // file it points to, which the checks above never looked at.
+  bool refuse_symlink = false;
   int pipe_idle_ms = kDefaultPipeIdleMs;
 };
 
@@ -60,6 +67,21 @@ Result<std::string> ReadFileCapped(const std::string& path, size_t limit = kMaxF
 // between chunks.
 Result<std::string> ReadFdCapped(int fd, const std::string& path, size_t limit = kMaxFileBytes,
                                  bool* over_limit = nullptr, const ReadRules& rules = {});
+
+// The rules for a file that decides who may do what (credentials, keys,
+// policies): a regular file, not a link, that only this process's user
+// (or root) owns and may write.
+inline constexpr ReadRules kTrustFileRules{.from = PathFrom::kUntrusted,
+                                           .refuse_writable_by_others = true,
+                                           .refuse_foreign_owner = true,
+                                           .refuse_symlink = true};
+
+// Ok when `dir` is a directory (links followed: the operator names it) that
+// is owned by this process's user or root and that neither its group nor
+// others may write; else an error naming the folder, what is wrong and the
+// chmod or chown that fixes it. For folders holding trust files: whoever may
+// write the folder may replace any file in it, whatever the file's mode.
+Status CheckTrustFolder(const std::string& dir);
 
 // Opens `path` for reading without blocking (O_NONBLOCK, O_NOCTTY,
 // O_CLOEXEC) and checks it is a regular file of at most `limit` bytes: for

@@ -112,6 +112,43 @@ TEST_F(FileReadTest, FilesOthersMayWriteAreRefusedWhenTheyDecideTrust) {
   }
 }
 
+TEST_F(FileReadTest, TrustFilesOfAnotherOwnerOrBehindALinkAreRefused) {
+  Write("mine", "k", 0600);
+  EXPECT_TRUE(ReadFileCapped(Path("mine"), 100, nullptr, kTrustFileRules).ok());
+  Write("loose", "k", 0666);
+  EXPECT_FALSE(ReadFileCapped(Path("loose"), 100, nullptr, kTrustFileRules).ok());
+  // A link to a file that passes every other rule.
+  ASSERT_EQ(symlink(Path("mine").c_str(), Path("link").c_str()), 0);
+  Result<std::string> linked = ReadFileCapped(Path("link"), 100, nullptr, kTrustFileRules);
+  ASSERT_FALSE(linked.ok());
+  EXPECT_NE(linked.message().find("symbolic link"), std::string::npos) << linked.message();
+  EXPECT_TRUE(ReadFileCapped(Path("link"), 100).ok()) << "only when asked";
+  if (geteuid() != 0) GTEST_SKIP() << "giving a file to another user needs root";
+  Write("theirs", "k", 0600);
+  ASSERT_EQ(chown(Path("theirs").c_str(), 65534, 65534), 0);
+  Result<std::string> theirs = ReadFileCapped(Path("theirs"), 100, nullptr, kTrustFileRules);
+  ASSERT_FALSE(theirs.ok());
+  EXPECT_NE(theirs.message().find("owned by uid 65534"), std::string::npos) << theirs.message();
+  EXPECT_NE(theirs.message().find("chown"), std::string::npos) << theirs.message();
+}
+
+TEST_F(FileReadTest, ATrustFolderOthersMayWriteOrOwnIsRefused) {
+  ASSERT_TRUE(CheckTrustFolder(dir_).ok());
+  ASSERT_EQ(chmod(dir_.c_str(), 0775), 0);
+  Status group = CheckTrustFolder(dir_);
+  ASSERT_FALSE(group.ok());
+  EXPECT_NE(group.message().find("mode 0775"), std::string::npos) << group.message();
+  EXPECT_NE(group.message().find("chmod go-w " + dir_), std::string::npos) << group.message();
+  ASSERT_EQ(chmod(dir_.c_str(), 0700), 0);
+  Write("file", "k");
+  EXPECT_FALSE(CheckTrustFolder(Path("file")).ok()) << "not a directory";
+  if (geteuid() != 0) GTEST_SKIP() << "giving a folder to another user needs root";
+  ASSERT_EQ(chown(dir_.c_str(), 65534, 65534), 0);
+  Status foreign = CheckTrustFolder(dir_);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.message().find("owned by uid 65534"), std::string::npos) << foreign.message();
+}
+
 TEST_F(FileReadTest, OpenRegularFileRefusesFifosAndDevicesAtOnce) {
   ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
   for (std::string path : {Path("fifo"), std::string("/dev/zero")}) {

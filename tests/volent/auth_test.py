@@ -275,6 +275,41 @@ v = subprocess.run([args.volent, "approve", "--verify", "--data-dir", DATA, APPR
                     os.path.join(WORK, "other.key.pub")], capture_output=True, text=True)
 check("... FAILED against another person's key", v.returncode == 1 and v.stdout.startswith("FAILED"), v.stdout)
 
+v = verify(DATA)
+check("... and it says who decided: the deciding token, named by the signed statement",
+      v.returncode == 0 and f"by token:{approver_id}" in v.stdout and f"names token:{approver_id}" in v.stdout,
+      v.stdout)
+
+# --- Alice's key does not vouch for Bob's decision ---------------------------------------------------
+bob, bob_id = make_token("bob (approver)", ["approver"])
+bob_file = os.path.join(WORK, "bob.token")
+with open(os.open(bob_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+    f.write(bob + "\n")
+s, _, run2 = call("POST", f"/v1/agents/{AGENT_NAME}/runs", ROLE_TOKENS["operator"], {"id": "auth-2", "input": {"order": 2}})
+pending2, deadline = None, time.monotonic() + 20
+while pending2 is None and time.monotonic() < deadline:
+    s, _, p = call("GET", "/v1/approvals", ROLE_TOKENS["reader"])
+    pending2 = next((a for a in (p or {}).get("approvals", []) if a.get("run") == "auth-2"), None)
+    time.sleep(0.1)
+APPROVAL2 = (pending2 or {}).get("id", "0")
+by_bob = subprocess.run([args.volent, "approve", "--node", f"http://127.0.0.1:{PORT}", APPROVAL2,
+                         "--key", os.path.join(WORK, "approver.key")],
+                        capture_output=True, text=True, env={**env, "VOLENT_TOKEN_FILE": bob_file})
+s, _, p = call("GET", f"/v1/approvals/{APPROVAL2}", ROLE_TOKENS["reader"])
+check("Bob's token (no approval key) deciding with a signature by Alice's registered key: refused (exit 1, 422), "
+      "still pending", by_bob.returncode == 1 and "no registered approval key" in by_bob.stderr
+      and (p or {}).get("state") == "pending", by_bob.stdout + by_bob.stderr + str(p)[:200])
+
+# --- an offline credential command beside the running node ---------------------------------------------
+before = open(os.path.join(DATA, "credentials.json"), "rb").read()
+offline_token = os.path.join(WORK, "offline.token")
+offline = subprocess.run([args.volent, "credential", "create", "--data-dir", DATA, "--name", "offline",
+                          "--role", "admin", "-o", offline_token], capture_output=True, text=True)
+check("volent credential create on the running node's data folder: refused (exit 1), naming the node and the API, "
+      "nothing written", offline.returncode == 1 and "in use by volent node, pid" in offline.stderr
+      and "POST /v1/credentials" in offline.stderr and not os.path.exists(offline_token)
+      and open(os.path.join(DATA, "credentials.json"), "rb").read() == before, offline.stderr)
+
 kinds = [e["kind"] for e in JOURNAL]
 check("credential creations and the revocation are journaled (credential-created, credential-revoked)",
       kinds.count("credential-created") >= 8 and kinds.count("credential-revoked") == len(REVOKED),

@@ -169,6 +169,10 @@ PeerCertificate PeerCertificateOf(SSL* ssl) {
     out.units.emplace_back(reinterpret_cast<const char*>(utf8), static_cast<size_t>(n));
     OPENSSL_free(utf8);
   }
+  // A time OpenSSL cannot read leaves the window empty (0, 0): refused.
+  struct tm tm {};
+  if (ASN1_TIME_to_tm(X509_get0_notBefore(cert), &tm) == 1) out.not_before = timegm(&tm);
+  if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &tm) == 1) out.not_after = timegm(&tm);
   out.present = true;
   return out;
 }

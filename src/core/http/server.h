@@ -118,6 +118,11 @@ struct PeerCertificate {
   std::string subject;             // RFC 2253, e.g. "OU=approver,CN=alice"
   std::string sha256;              // lowercase hex SHA-256 of its DER
   std::vector<std::string> units;  // its subject's OU values, in order
+  // Its validity, Unix seconds: a resumed TLS session carries the
+  // certificate of its first handshake, unchecked since, so whoever
+  // authenticates with it checks these against their own clock.
+  int64_t not_before = 0;
+  int64_t not_after = 0;
 };
 
 // Who is at the other end of a connection, as the transport knows it.

@@ -34,6 +34,7 @@
 #include "volent/model/client.h"
 #include "volent/model/keys.h"
 #include "volent/node/agent_store.h"
+#include "volent/node/data_folder.h"
 #include "volent/sealed/sealed_tool.h"
 #include "volent/tools/tool_store.h"
 
@@ -48,6 +49,8 @@ using ampoule::Result;
 // flight) before the delays, the client and the gate they use, and the
 // journal and store last.
 struct Node::Parts {
+  // Held while the node runs; released last (data_folder.h).
+  std::unique_ptr<ampoule::core::FolderLock> data_lock;
   manifest::NodeConfig config;
   std::vector<ampoule::receipt::PublicKey> tool_keys;  // volent.yaml tool_keys, decoded
   std::unique_ptr<tools::ToolStore> tool_store;
@@ -221,6 +224,16 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
   if (!MakeDirs(data_dir)) {
     return Failed("cannot create the data folder " + data_dir + ": " + std::strerror(errno));
   }
+  // Before anything in it is read: a folder others may write is refused,
+  // and one other node or offline command already in it is named.
+  auto lock = node::OpenDataFolder(data_dir, node::NodeHolder());
+  if (!lock) {
+    return Error{lock.kind() == ErrorKind::kConflict
+                     ? "the data folder " + lock.message() + ": one node at a time runs on a data folder"
+                     : lock.message(),
+                 lock.kind()};
+  }
+  parts->data_lock = std::move(*lock);
 
   auto tool_keys = tools::TrustedToolKeys(cfg.tool_keys);
   if (!tool_keys) return Error{tool_keys.message(), ErrorKind::kInvalidArgument};

@@ -3,7 +3,10 @@
 // image's init all start the node through Node::Start, so they start the
 // same node. docs/architecture.md, docs/operator-guide.md.
 //
-// Start opens, in order: the data folder (created if missing), the agent
+// Start opens, in order: the data folder (created if missing; refused when
+// its group or others may write it or another user owns it; locked for as
+// long as the node lives, so a second node or `volent credential create`
+// on it is refused: node/data_folder.h), the agent
 // store (every stored manifest re-checked against this configuration; one
 // that no longer passes is kept but marked rejected), the model providers'
 // keys (a missing or unreadable key stops the start, not the first run), the

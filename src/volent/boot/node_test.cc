@@ -1,7 +1,9 @@
 // boot::Node in process: the node `volent node` starts, on a free port, with
 // a data folder it creates; an agent applied through its control API is
 // still there after a restart; a bad --listen or an unreadable model key
-// stops the start with a message.
+// stops the start with a message. The data folder and credentials.json
+// are trusted only when no one else can change them, and one node at a
+// time runs on a data folder.
 #include "volent/boot/node.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 #include <thread>
 
 #include "core/http/loopback_client.h"
+#include "volent/control/credentials.h"
 
 namespace volent::boot {
 namespace {
@@ -130,6 +133,70 @@ TEST_F(NodeTest, AMissingModelKeyStopsTheStart) {
   auto node = Node::Start(Config(config), Options());
   ASSERT_FALSE(node.ok());
   EXPECT_NE(node.message().find("missing.key"), std::string::npos) << node.message();
+}
+
+TEST_F(NodeTest, ADataFolderOthersMayWriteIsRefused) {
+  const std::string data = Options().data_dir;
+  std::filesystem::create_directories(data);
+  ASSERT_EQ(chmod(data.c_str(), 0775), 0);
+  auto node = Node::Start(Config(), Options());
+  ASSERT_FALSE(node.ok());
+  EXPECT_NE(node.message().find("refusing the folder " + data), std::string::npos) << node.message();
+  EXPECT_NE(node.message().find("chmod go-w"), std::string::npos) << node.message();
+  EXPECT_FALSE(std::filesystem::exists(data + "/credentials.json")) << "refused before anything was written";
+  ASSERT_EQ(chown(data.c_str(), 65534, 65534) == 0 && chmod(data.c_str(), 0700) == 0, geteuid() == 0);
+  if (geteuid() == 0) {
+    auto foreign = Node::Start(Config(), Options());
+    ASSERT_FALSE(foreign.ok());
+    EXPECT_NE(foreign.message().find("owned by uid 65534"), std::string::npos) << foreign.message();
+  }
+}
+
+TEST_F(NodeTest, ACredentialsFileOthersCouldHaveChangedStopsTheStart) {
+  {
+    auto node = Node::Start(Config(), Options());  // makes credentials.json
+    ASSERT_TRUE(node.ok()) << node.message();
+  }
+  const std::string file = Options().data_dir + "/" + control::kCredentialsFile;
+  ASSERT_TRUE(std::filesystem::exists(file));
+  // Writable by others (what replacing it with one's own admin token needs).
+  ASSERT_EQ(chmod(file.c_str(), 0666), 0);
+  auto loose = Node::Start(Config(), Options());
+  ASSERT_FALSE(loose.ok());
+  EXPECT_NE(loose.message().find(file), std::string::npos) << loose.message();
+  EXPECT_NE(loose.message().find("chmod go-w"), std::string::npos) << loose.message();
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  // Owned by another user, mode 0600 (its owner may write it).
+  if (geteuid() == 0) {
+    ASSERT_EQ(chown(file.c_str(), 65534, 65534), 0);
+    auto foreign = Node::Start(Config(), Options());
+    ASSERT_FALSE(foreign.ok());
+    EXPECT_NE(foreign.message().find("chown"), std::string::npos) << foreign.message();
+    ASSERT_EQ(chown(file.c_str(), 0, 0), 0);
+  }
+  // A link swapped in for it, to a file of the right owner and mode.
+  const std::string elsewhere = dir_ + "/elsewhere.json";
+  std::filesystem::rename(file, elsewhere);
+  std::filesystem::create_symlink(elsewhere, file);
+  auto linked = Node::Start(Config(), Options());
+  ASSERT_FALSE(linked.ok());
+  EXPECT_NE(linked.message().find("symbolic link"), std::string::npos) << linked.message();
+  std::filesystem::remove(file);
+  std::filesystem::rename(elsewhere, file);
+  auto again = Node::Start(Config(), Options());
+  EXPECT_TRUE(again.ok()) << again.message();
+}
+
+TEST_F(NodeTest, OneNodeAtATimeRunsOnADataFolder) {
+  auto first = Node::Start(Config(), Options());
+  ASSERT_TRUE(first.ok()) << first.message();
+  auto second = Node::Start(Config(), Options());
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.message().find("in use by volent node, pid " + std::to_string(getpid())), std::string::npos)
+      << second.message();
+  first->reset();  // stopped: the lock is released
+  auto third = Node::Start(Config(), Options());
+  EXPECT_TRUE(third.ok()) << third.message();
 }
 
 }  // namespace

@@ -3,9 +3,12 @@
 // volent approve --verify --data-dir DIR ID [--key FILE.pub]
 //
 // Decides a pending approval on a running node, signed with the approver's
-// own key when --key names one (control/approval_signature.h); or checks,
-// off the node, the signature journaled with a decision against the
-// approver's public key. The token comes from --token-file, else the file
+// own key when --key names one (control/approval_signature.h: the statement
+// names the deciding token); or checks, off the node, the signature
+// journaled with a decision: that it names the credential the node
+// recorded as deciding, is by the approval key the journal says was
+// registered for that credential, and, with --key, by the approver's own
+// public key. The token comes from --token-file, else the file
 // $VOLENT_TOKEN_FILE names, else $VOLENT_TOKEN: never from the command line,
 // where other users of the machine can read it. docs/cli.md,
 // docs/auditor-guide.md.
@@ -17,6 +20,7 @@
 // TLS), which stands in for the token.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <boost/asio/ssl/context.hpp>
@@ -53,8 +57,10 @@ constexpr char kUsage[] =
     "  --cert FILE        https: a client certificate (volent credential certificate), with\n"
     "  --cert-key FILE    its key; then no token is needed\n"
     "  --verify           check, off the node, the signature journaled with approval ID in the\n"
-    "                     journal in DIR (a copy of the node's data folder will do):\n"
-    "                     VERIFIED (exit 0) or FAILED (exit 1)\n";
+    "                     journal in DIR (a copy of the node's data folder will do): that it\n"
+    "                     names the credential that decided and is by that credential's\n"
+    "                     registered approval key (and --key's): VERIFIED, naming who\n"
+    "                     decided (exit 0), or FAILED (exit 1)\n";
 
 struct Options {
   std::string node, id, reason, key, token_file, data_dir, ca, cert, cert_key;
@@ -160,10 +166,18 @@ std::optional<std::pair<int, json>> Call(const egress::Gate& gate, const std::st
   return std::make_pair(sent.response.status, std::move(answer));
 }
 
+// The problem's detail, and each field error's (a 422 says what is wrong
+// with the signature there).
 std::string Detail(const json& problem) {
-  return problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
-             ? problem["detail"].get<std::string>()
-             : "(no detail)";
+  std::string out = problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
+                        ? problem["detail"].get<std::string>()
+                        : "(no detail)";
+  if (problem.is_object() && problem.contains("errors") && problem["errors"].is_array()) {
+    for (const json& e : problem["errors"]) {
+      if (e.is_object()) out += "; " + e.value("pointer", std::string()) + ": " + e.value("detail", std::string());
+    }
+  }
+  return out;
 }
 
 int Decide(const Options& o) {
@@ -184,6 +198,21 @@ int Decide(const Options& o) {
   const bool has_token = !o.token_file.empty() || std::getenv("VOLENT_TOKEN_FILE") || std::getenv("VOLENT_TOKEN");
   const std::string token = o.cert.empty() || has_token ? ReadToken(o) : "";
   if (token.empty() && o.cert.empty()) return 2;
+  // The signed statement names the deciding credential: the token (which
+  // decides when both are sent). A certificate has no registered approval
+  // key, so the node would refuse a signature with it.
+  std::string decider;
+  if (key) {
+    if (token.empty()) {
+      return Usage("--key signs for a token's registered approval key: give the token (--token-file); a client "
+                   "certificate has no approval key of its own");
+    }
+    const std::string id = token.substr(0, 4) == "vlt_" && token.size() > 21 && token[20] == '_' ? token.substr(4, 16) : "";
+    if (id.size() != 16 || id.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return Usage("the token is not of the form vlt_<id>_<secret>, so the signature cannot name it");
+    }
+    decider = "token:" + id;
+  }
   const bool v6 = where->host.find(':') != std::string::npos;
   manifest::AllowEntry entry{"control-api", https ? "https" : "http", "", where->host + (v6 ? "/128" : "/32"),
                              where->port, "/v1/approvals/", {"GET", "POST"}};
@@ -221,7 +250,7 @@ int Decide(const Options& o) {
   const std::string digest = approval->second.value("call_digest", "");
   json body = json::object();
   if (!o.reason.empty()) body["reason"] = o.reason;
-  if (key) body["signature"] = control::SignApproval(*key, !o.deny, digest);
+  if (key) body["signature"] = control::SignApproval(*key, !o.deny, digest, decider);
   auto decided = Call(gate, node, token, "POST", "/v1/approvals/" + o.id + (o.deny ? "/deny" : "/approve"), body.dump());
   if (!decided) return 3;
   if (decided->first != 200) {
@@ -240,12 +269,32 @@ int Failed(const std::string& why) {
   return 1;
 }
 
+// The approval key the journal says was registered for `decider` at its
+// creation (a credential-created entry), and that entry's seq; nothing
+// when the journal holds no creation of it.
+std::optional<std::pair<std::string, uint64_t>> RegisteredKey(journal::Journal& j, const std::string& decider) {
+  if (decider.rfind("token:", 0) != 0) return std::nullopt;
+  const std::string id = decider.substr(6);
+  for (uint64_t after = 0;;) {
+    auto page = j.Read(after, 1000);
+    if (!page || page->empty()) return std::nullopt;
+    for (const journal::Entry& e : *page) {
+      after = e.seq;
+      if (e.kind != journal::EntryKind::kCredentialCreated) continue;
+      json p = json::parse(e.payload, nullptr, false);
+      if (!p.is_object() || p.value("id", "") != id) continue;
+      const json& key = p.contains("approval_key") ? p["approval_key"] : json();
+      return std::make_pair(key.is_string() ? key.get<std::string>() : std::string(), e.seq);
+    }
+  }
+}
+
 int Verify(const Options& o) {
-  std::string expected_key;
+  std::string given_key;
   if (!o.key.empty()) {
     auto pub = ampoule::receipt::ReadPublicKeyFile(o.key);
     if (!pub) return Usage("--key " + o.key + ": " + pub.message());
-    expected_key = ampoule::receipt::Base64Encode(pub->raw());
+    given_key = ampoule::receipt::Base64Encode(pub->raw());
   }
   journal::OpenOptions options;
   options.create = false;
@@ -274,13 +323,33 @@ int Verify(const Options& o) {
                   payload.value("by", std::string("?")) + ")");
   }
   const bool approve = payload.value("decision", "") == "approved";
-  auto checked = control::CheckApprovalSignature(payload["signature"], approve, digest, expected_key);
+  // Who decided, as the node authenticated them: the signed statement must
+  // name that credential, and the key must be the one registered for it.
+  const std::string decider = control::DeciderOf(payload.contains("identity") ? payload["identity"] : json());
+  if (decider.empty()) {
+    return Failed("the decision of approval " + o.id + " names no deciding credential (decided by " +
+                  payload.value("by", std::string("?")) + "), so no signature can be tied to one");
+  }
+  auto registered = RegisteredKey(j, decider);
+  if (registered && registered->first.empty()) {
+    return Failed(decider + " was made without an approval key (journal entry " + std::to_string(registered->second) +
+                  "), so no signature speaks for it");
+  }
+  if (registered && !given_key.empty() && registered->first != given_key) {
+    return Failed("the key " + o.key + " is not the approval key registered for " + decider + " (journal entry " +
+                  std::to_string(registered->second) + " registered " + registered->first + ")");
+  }
+  const std::string expected_key = !given_key.empty() ? given_key : registered ? registered->first : "";
+  auto checked = control::CheckApprovalSignature(payload["signature"], approve, digest, decider, expected_key);
   if (!checked.ok()) return Failed(checked.message());
-  std::printf("VERIFIED: approval %s %s by %s, signed by key %s%s over call %s\n", o.id.c_str(),
-              approve ? "approved" : "denied", payload.value("by", std::string("?")).c_str(),
-              payload["signature"].value("public_key", "").c_str(),
-              expected_key.empty() ? " (the key the journal names: give --key to check it is the approver's)" : "",
-              digest.c_str());
+  std::string how;
+  how = registered ? ", the approval key registered for it (journal entry " + std::to_string(registered->second) + ")"
+                   : ", though this journal holds no creation of " + decider + " to say which key it registered";
+  if (given_key.empty()) how += " (give --key with the approver's public key, obtained from them, to check it is theirs)";
+  std::printf("VERIFIED: approval %s %s by %s (%s): the signed statement names %s, signed by key %s%s, over call %s\n",
+              o.id.c_str(), approve ? "approved" : "denied", decider.c_str(),
+              payload.value("by", std::string("?")).c_str(), decider.c_str(),
+              payload["signature"].value("public_key", "").c_str(), how.c_str(), digest.c_str());
   return 0;
 }
 

@@ -5,6 +5,9 @@
 // first boot, since the bootstrap token the node would write stays inside
 // the VM. The token is written to a new file (mode 0600), never printed;
 // its creation is journaled like any other (control/credential_journal.h).
+// It takes the data folder's lock (node/data_folder.h) first: beside a
+// running node, which would overwrite credentials.json at its next change,
+// it is refused and writes nothing.
 //
 // `volent credential certificate`: a client certificate for mutual TLS from
 // the node's own CA (DATA_DIR/tls, made at the node's first start with TLS,
@@ -31,6 +34,7 @@
 #include "volent/control/principal.h"
 #include "volent/control/tls_certificates.h"
 #include "volent/journal/journal.h"
+#include "volent/node/data_folder.h"
 
 namespace volent::cli {
 namespace {
@@ -41,8 +45,8 @@ constexpr char kCredentialUsage[] =
     "\n"
     "Makes a bearer token in DIR (credentials.json and the journal, made if missing) for a node\n"
     "that will run on DIR, and writes it to TOKEN_FILE (a new file, mode 0600). ROLE: reader,\n"
-    "operator, approver or admin. --ttl-days: 1 to 366 (default 30). Use it while no node runs\n"
-    "on DIR; a running node makes tokens through POST /v1/credentials.\n"
+    "operator, approver or admin. --ttl-days: 1 to 366 (default 30). Refused while a node runs\n"
+    "on DIR (it holds DIR/node.lock); a running node makes tokens through POST /v1/credentials.\n"
     "\n"
     "\n"
     "usage: volent credential certificate --data-dir DIR --name NAME --role ROLE [--role ROLE]...\n"
@@ -119,6 +123,21 @@ int ParseOptions(const Args& args, CommonOptions& o, Own own) {
   return -1;
 }
 
+// The data folder's lock (node/data_folder.h), or null after saying why
+// not: a running node would overwrite what is changed here under it.
+std::unique_ptr<ampoule::core::FolderLock> LockForChange(const std::string& data_dir, const std::string& action,
+                                                         const std::string& instead) {
+  auto lock = node::OpenDataFolder(data_dir, "volent credential " + action + ", pid " + std::to_string(getpid()));
+  if (lock) return std::move(*lock);
+  if (lock.kind() == ampoule::ErrorKind::kConflict) {
+    std::fprintf(stderr, "volent credential: refused, nothing was written: the data folder %s; %s\n",
+                 lock.message().c_str(), instead.c_str());
+  } else {
+    std::fprintf(stderr, "volent credential: %s\n", lock.message().c_str());
+  }
+  return nullptr;
+}
+
 // A whole number of days from 1 to `max`, or nothing.
 std::optional<long> Days(const std::string& v, long max) {
   char* end = nullptr;
@@ -148,6 +167,17 @@ int CertificateCommand(const Args& args) {
   const std::string& out = o.out;
   std::vector<std::string> roles;
   for (control::Role r : o.roles) roles.emplace_back(control::RoleName(r));
+  // Issuing from an existing CA reads the data folder only (so it works
+  // beside a running node); making the CA or the server certificate
+  // changes it, and takes its lock.
+  const control::NodeTlsPaths paths = control::NodeTlsPathsOf(data_dir);
+  std::unique_ptr<ampoule::core::FolderLock> lock;
+  if (access(paths.ca_certificate.c_str(), F_OK) != 0 || access(paths.certificate.c_str(), F_OK) != 0) {
+    lock = LockForChange(data_dir, "certificate",
+                         "the node's CA is made by the node at its start with TLS (control.tls), or here while "
+                         "no node runs on the folder");
+    if (!lock) return 1;
+  }
   auto made_ca = control::EnsureNodeTls(data_dir, host);
   if (!made_ca) {
     std::fprintf(stderr, "volent credential: %s\n", made_ca.message().c_str());
@@ -212,6 +242,12 @@ int CredentialCommand(const Args& args) {
   request.roles = o.roles;
   const std::string& data_dir = o.data_dir;
   const std::string& out = o.out;
+  // Before anything is made: a node running on the folder would overwrite
+  // credentials.json at its next change, and the token would be lost.
+  auto lock = LockForChange(data_dir, "create",
+                            "a running node makes tokens through its API: POST /v1/credentials with an admin "
+                            "token (docs/control-api.md), or stop the node first");
+  if (!lock) return 1;
   auto fd = NewTokenFile(out);
   if (!fd) {
     std::fprintf(stderr, "volent credential: %s\n", fd.message().c_str());

@@ -148,9 +148,17 @@ std::variant<Principal, Response> Authenticator::Authenticate(const Request& req
       }
     }
   } else if (request.certificate.present && options_.mtls) {
-    // Verified by the TLS handshake against the client CA.
-    ReportIfDue(now);
-    return FromCertificate(request.certificate);
+    // Verified by the TLS handshake against the client CA; its validity is
+    // checked again on every request, against the node's clock: a resumed
+    // TLS session skips the handshake's check.
+    if (auto outside = request.certificate.OutsideValidity(now)) {
+      presented = true;
+      detail = *outside;
+      reason = "certificate out of its validity";
+    } else {
+      ReportIfDue(now);
+      return FromCertificate(request.certificate);
+    }
   }
   // A wrong or absent credential: refused outright while a limit is reached.
   if (auto wait = limiter_.Blocked(request.peer, id, now)) {

@@ -269,30 +269,82 @@ TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
   ASSERT_TRUE(approval.ok());
   const std::string digest = approval->call_digest;
 
+  const std::string decider = "token:" + approver.substr(4, 16);
+
   // This credential has a key: an unsigned decision, or one signed for
-  // another call or by another key, is refused.
+  // another call, by another key or for another decider, is refused.
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, "{}").status, 422);
-  json other_call = SignApproval(key, true, "sha256:" + std::string(64, 'f'));
+  json other_call = SignApproval(key, true, "sha256:" + std::string(64, 'f'), decider);
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", other_call}}.dump()).status, 422);
   auto stranger = ampoule::receipt::SecretKey::Generate();
-  json by_stranger = SignApproval(stranger, true, digest);
+  json by_stranger = SignApproval(stranger, true, digest, decider);
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", by_stranger}}.dump()).status, 422);
-  json deny_signature = SignApproval(key, false, digest);  // signed "denied": not an approval
+  json deny_signature = SignApproval(key, false, digest, decider);  // signed "denied": not an approval
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", deny_signature}}.dump()).status, 422);
 
-  json signature = SignApproval(key, true, digest);
+  json signature = SignApproval(key, true, digest, decider);
   Response r = Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", signature}}.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   json recorded = json::parse(r.body)["signature"];
-  // Off the node: the decision, the call digest and the approver's own key.
-  EXPECT_TRUE(CheckApprovalSignature(recorded, true, digest, public_key).ok());
-  EXPECT_FALSE(CheckApprovalSignature(recorded, false, digest, public_key).ok());
-  EXPECT_FALSE(CheckApprovalSignature(recorded, true, "sha256:" + std::string(64, '1'), public_key).ok());
+  EXPECT_EQ(recorded["decider"], decider);
+  EXPECT_EQ(recorded["statement"], "volent-approval/v2");
+  // Off the node: the decision, the call digest, the decider and the approver's own key.
+  EXPECT_TRUE(CheckApprovalSignature(recorded, true, digest, decider, public_key).ok());
+  EXPECT_FALSE(CheckApprovalSignature(recorded, false, digest, decider, public_key).ok());
+  EXPECT_FALSE(CheckApprovalSignature(recorded, true, "sha256:" + std::string(64, '1'), decider, public_key).ok());
+  EXPECT_FALSE(CheckApprovalSignature(recorded, true, digest, "token:0123456789abcdef", public_key).ok());
   json tampered = recorded;
   std::string sig = *ampoule::receipt::Base64Decode(tampered["sig"].get<std::string>(), "sig");
   sig[10] ^= 1;
   tampered["sig"] = ampoule::receipt::Base64Encode(sig);
-  EXPECT_FALSE(CheckApprovalSignature(tampered, true, digest, public_key).ok());
+  EXPECT_FALSE(CheckApprovalSignature(tampered, true, digest, decider, public_key).ok());
+}
+
+// Alice's registered key cannot vouch for Bob's decision: not when Bob's
+// token has no key, not when it has its own, whichever decider Alice's
+// statement names; and a statement of the first form (no decider) is
+// refused, saying why.
+TEST_F(AuthTest, ASignatureSpeaksOnlyForTheCredentialWhoseRegisteredKeyMadeIt) {
+  auto alice_key = ampoule::receipt::SecretKey::Generate();
+  auto bob_key = ampoule::receipt::SecretKey::Generate();
+  const std::string alice = Token({Role::kApprover}, 3600, ampoule::receipt::Base64Encode(alice_key.public_key().raw()));
+  const std::string bob_keyless = Token({Role::kApprover});
+  const std::string bob = Token({Role::kApprover}, 3600, ampoule::receipt::Base64Encode(bob_key.public_key().raw()));
+  auto approval = runs_.GetApproval("7");
+  ASSERT_TRUE(approval.ok());
+  const std::string digest = approval->call_digest;
+  auto decider = [](const std::string& token) { return "token:" + token.substr(4, 16); };
+  auto decide = [&](const std::string& token, const json& signature) {
+    return Call("POST", "/v1/approvals/7/approve", token, json{{"signature", signature}}.dump());
+  };
+
+  for (const std::string& named : {decider(alice), decider(bob_keyless)}) {
+    Response r = decide(bob_keyless, SignApproval(alice_key, true, digest, named));
+    EXPECT_EQ(r.status, 422) << named << ": " << r.body;
+    EXPECT_NE(r.body.find("no registered approval key"), std::string::npos) << r.body;
+  }
+  for (const std::string& named : {decider(alice), decider(bob)}) {
+    Response r = decide(bob, SignApproval(alice_key, true, digest, named));
+    EXPECT_EQ(r.status, 422) << named << ": " << r.body;
+  }
+  // Bob's own key over a statement naming Alice: not Bob's decision.
+  Response named_other = decide(bob, SignApproval(bob_key, true, digest, decider(alice)));
+  EXPECT_EQ(named_other.status, 422);
+  EXPECT_NE(named_other.body.find("names the decider"), std::string::npos) << named_other.body;
+
+  // The first form: signed over "volent-approval/v1\napproved\n" DIGEST "\n".
+  json first_form = {{"scheme", "ed25519"},
+                     {"public_key", ampoule::receipt::Base64Encode(alice_key.public_key().raw())},
+                     {"sig", ampoule::receipt::Base64Encode(alice_key.Sign("volent-approval/v1\napproved\n" + digest + "\n"))},
+                     {"call_digest", digest}};
+  Response old = decide(alice, first_form);
+  EXPECT_EQ(old.status, 422);
+  EXPECT_NE(old.body.find("first form (volent-approval/v1)"), std::string::npos) << old.body;
+
+  EXPECT_TRUE(runs_.GetApproval("7")->decision.empty()) << "nothing above decided";
+  Response r = decide(bob, SignApproval(bob_key, true, digest, decider(bob)));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["signature"]["decider"], decider(bob));
 }
 
 // The sum of failures and refusals over every auth-failures entry.

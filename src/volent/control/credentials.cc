@@ -100,8 +100,11 @@ ampoule::Result<std::unique_ptr<CredentialStore>> CredentialStore::Open(const st
     store->fresh_ = true;
     return store;
   }
+  // Whoever may write this file, or owns it, decides who may do what: it
+  // is read only as a regular file (not a link) that only the node's user
+  // (or root) owns and may write, else the node does not start.
   auto text = ampoule::core::ReadFileCapped(store->path_, kMaxCredentialsFileBytes, nullptr,
-                                            {ampoule::core::PathFrom::kUntrusted});
+                                            ampoule::core::kTrustFileRules);
   if (!text) return Error{text.message()};
   const std::string fix = " (restore it from a backup; to start over, stop the node, move the file away and start "
                           "again: a new bootstrap admin token is made)";

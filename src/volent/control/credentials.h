@@ -10,7 +10,10 @@
 //
 // Storage: DATA_DIR/credentials.json (mode 0600), replaced whole and
 // atomically (core/file_write.h) on every change, before the change is
-// visible. A file that cannot be read or understood stops the node at start
+// visible. The file is read as a trust file (core/file_read.h,
+// kTrustFileRules): a link, or a file its group or others may write or
+// someone else owns, is refused, naming the chmod or chown that fixes it.
+// A file that cannot be read or understood stops the node at start
 // (it is never silently replaced: that would lock every holder out, or let
 // revoked tokens back in).
 //

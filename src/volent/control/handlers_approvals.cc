@@ -3,8 +3,9 @@
 // A decision is final: a second one is a 409 that says what the first was.
 // Who decided is the authenticated principal, never a name the caller
 // writes (a body with "by" is refused); a decision may carry the approver's
-// own signature over the call's digest (approval_signature.h), and must
-// when the credential has an approval key.
+// own signature over the call's digest and its decider
+// (approval_signature.h): it must when the credential has an approval key,
+// and may only be made by that key.
 #include <variant>
 
 #include "volent/control/api.h"
@@ -160,9 +161,21 @@ Response Decide(const ApiContext& ctx, const Request& request, const PathParams&
             "required: this credential has an approval key, so its decisions must be signed (volent approve)"}},
           request.path));
     }
+    // A signature speaks for a credential only when made by the key that
+    // credential registered: any other key (someone else's registered one
+    // included) would let one holder's signature vouch for another's
+    // decision.
+    if (who.approval_key.empty()) {
+      return ProblemResponse(InvalidBody(
+          {{"/signature", 0, 0,
+            "this credential has no registered approval key, so no signature can be tied to it: decide unsigned, "
+            "or ask an admin for a token made with your approval_key (POST /v1/credentials)"}},
+          request.path));
+    }
     auto approval = ctx.runs->GetApproval(id);
     if (!approval.ok()) return ProblemResponse(RefusalProblem(approval.error(), request.path));
-    auto checked = CheckApprovalSignature(d.signature, approve, approval->call_digest, who.approval_key);
+    auto checked =
+        CheckApprovalSignature(d.signature, approve, approval->call_digest, DeciderOf(who), who.approval_key);
     if (!checked.ok()) {
       return ProblemResponse(InvalidBody({{"/signature", 0, 0, checked.message()}}, request.path));
     }
@@ -207,7 +220,8 @@ json ApprovalSchema() {
                               "signs"}}},
             {"signature",
              {{"type", {"object", "null"}},
-              {"description", "The approver's Ed25519 signature over the decision and call_digest, or null"}}}}}};
+              {"description", "The approver's Ed25519 signature over the decision, call_digest and decider, or "
+                              "null"}}}}}};
 }
 
 json DecisionSchema() {
@@ -221,15 +235,21 @@ json DecisionSchema() {
             {"signature",
              {{"type", "object"},
               {"additionalProperties", false},
-              {"required", {"scheme", "public_key", "sig"}},
+              {"required", {"scheme", "statement", "decider", "public_key", "sig"}},
               {"properties",
                {{"scheme", {{"const", "ed25519"}}},
+                {"statement", {{"const", "volent-approval/v2"}}},
+                {"decider",
+                 {{"type", "string"},
+                  {"description", "The deciding credential: token:<id> (the token's public id) or "
+                                  "certificate:sha256:<hex>"}}},
                 {"public_key", {{"type", "string"}, {"description", "base64 of the 32-byte Ed25519 public key"}}},
                 {"sig", {{"type", "string"}, {"description", "base64 of the 64-byte signature"}}},
                 {"call_digest", {{"type", "string"}}}}},
-              {"description", "The approver's own signature over \"volent-approval/v1\\n\" DECISION \"\\n\" "
-                              "call_digest \"\\n\" (volent approve makes it); required when the credential has an "
-                              "approval key"}}}}}};
+              {"description", "The approver's own signature over \"volent-approval/v2\\nkind: tool-call-decision\\n"
+                              "decision: \" DECISION \"\\ncall_digest: \" call_digest \"\\ndecider: \" decider "
+                              "\"\\n\" (volent approve makes it), by the credential's registered approval key: "
+                              "required when the credential has one, refused when it has none"}}}}}};
 }
 
 ParameterDoc ApprovalId() {

@@ -24,6 +24,8 @@ class ApiHandler : public httpd::Handler {
       parsed.certificate.subject = peer.certificate.subject;
       parsed.certificate.sha256 = peer.certificate.sha256;
       parsed.certificate.units = peer.certificate.units;
+      parsed.certificate.not_before = peer.certificate.not_before;
+      parsed.certificate.not_after = peer.certificate.not_after;
     }
     Response response = api_.Dispatch(std::move(parsed));
     reply.Send(ToWire(response, request.version(), request.keep_alive()));

@@ -5,6 +5,16 @@
 #include <string_view>
 
 namespace volent::control {
+
+std::optional<std::string> ClientCertificate::OutsideValidity(int64_t now_ms) const {
+  const int64_t now = now_ms / 1000;
+  if (now > not_after) {
+    return "the client certificate " + subject + " expired " + std::to_string(now - not_after) +
+           " s ago: ask for a new one (volent credential certificate)";
+  }
+  if (now < not_before) return "the client certificate " + subject + " is not valid yet";
+  return std::nullopt;
+}
 namespace {
 
 int HexValue(char c) {

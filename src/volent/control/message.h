@@ -3,6 +3,7 @@
 // (http_server.h) converts to and from the wire.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,14 @@ struct ClientCertificate {
   std::string subject;                      // RFC 2253, e.g. "CN=alice,OU=approver"
   std::string sha256;                       // lowercase hex SHA-256 of its DER
   std::vector<std::string> units;           // its subject's OU values (the roles it names)
+  int64_t not_before = 0;                   // its validity, Unix seconds
+  int64_t not_after = 0;
+
+  // Why it does not hold at `now_ms` (expired, not yet valid), or nothing.
+  // Checked on every request: a resumed TLS session (1.2 or 1.3) carries the
+  // certificate its first handshake verified, and OpenSSL checks its dates
+  // only in a full handshake.
+  std::optional<std::string> OutsideValidity(int64_t now_ms) const;
 };
 
 struct Request {

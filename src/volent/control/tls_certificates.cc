@@ -62,8 +62,11 @@ ampoule::Result<std::string> CertificatePem(X509* cert) {
   return BioText(bio.get());
 }
 
+// The node's own TLS files decide who may connect and as whom (the CA
+// signs client certificates, whose OU values are roles): read as trust
+// files (core/file_read.h), so one others may write or own is refused.
 ampoule::Result<std::string> ReadPem(const std::string& path) {
-  auto bytes = ampoule::core::ReadFileCapped(path, kMaxPemBytes);
+  auto bytes = ampoule::core::ReadFileCapped(path, kMaxPemBytes, nullptr, ampoule::core::kTrustFileRules);
   if (!bytes) return ampoule::Error{path + ": " + bytes.message()};
   return std::move(*bytes);
 }
@@ -185,6 +188,7 @@ ampoule::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::stri
   if (mkdir(paths.dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return ampoule::Error{paths.dir + ": " + std::strerror(errno)};
   }
+  AMP_RETURN_IF_ERROR(ampoule::core::CheckTrustFolder(paths.dir));
   bool made = false;
   std::error_code ec;
   if (!std::filesystem::exists(paths.ca_certificate, ec)) {
@@ -197,7 +201,16 @@ ampoule::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::stri
     AMP_RETURN_IF_ERROR(WritePair(paths.ca_key, key.get(), paths.ca_certificate, cert.get()));
     made = true;
   }
-  if (!made && std::filesystem::exists(paths.certificate, ec)) return false;
+  if (!made && std::filesystem::exists(paths.certificate, ec)) {
+    // Kept as they are, but only as trust files: the server uses them by
+    // path (OpenSSL), so they are checked here, once, at the start.
+    for (const std::string* path : {&paths.ca_certificate, &paths.ca_key, &paths.certificate, &paths.key}) {
+      if (!std::filesystem::exists(*path, ec)) continue;  // a CA key kept elsewhere
+      TLS_ASSIGN_OR_RETURN(std::string unused, ReadPem(*path));
+      (void)unused;
+    }
+    return false;
+  }
   TLS_ASSIGN_OR_RETURN(PkeyPtr ca_key, LoadKey(paths.ca_key));
   TLS_ASSIGN_OR_RETURN(X509Ptr ca_cert, LoadCertificate(paths.ca_certificate));
   TLS_ASSIGN_OR_RETURN(PkeyPtr key, NewKey());

@@ -28,7 +28,10 @@ NodeTlsPaths NodeTlsPathsOf(const std::string& data_dir);
 // server certificate it signs (825 days) naming `host` (an IP address or a
 // DNS name; 0.0.0.0 and :: name none) and always localhost, 127.0.0.1 and
 // ::1 as subjectAltName. Existing files are kept as they are (delete
-// server.crt and server.key to make them anew, for another address).
+// server.crt and server.key to make them anew, for another address), but
+// only as trust files: DATA_DIR/tls and each of them must be the node's
+// user's (or root's), not writable by group or others, and not links
+// (core/file_read.h), else an error says what to chmod or chown.
 // Returns whether anything was made.
 ampoule::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::string& host);
 

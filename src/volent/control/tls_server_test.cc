@@ -4,9 +4,14 @@
 // sees the verified client certificate (subject, SHA-256, OU values); no
 // certificate is served too when optional; a certificate of another CA,
 // plain HTTP, and no certificate where one is required get no answer.
+// Through the control API's own server and authenticator: a certificate
+// past its validity is refused on a resumed TLS session (1.3 and 1.2) as in
+// a full handshake, since OpenSSL checks its dates only in a full one.
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -21,8 +26,13 @@
 
 #include "core/http/loopback_client.h"
 #include "core/http/server.h"
+#include "volent/control/api.h"
+#include "volent/control/auth.h"
+#include "volent/control/http_server.h"
+#include "volent/control/test_fixtures.h"
 #include "volent/control/tls_certificates.h"
 #include "volent/control/tls_context.h"
+#include "volent/node/agent_store.h"
 
 namespace volent::control {
 namespace {
@@ -180,6 +190,138 @@ TEST_F(TlsServerTest, TheNodesOwnFilesAreMadeOnceWithPrivateKeys) {
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(*again);
 }
+
+// The control API's server over TLS with client certificates only, its
+// authenticator on a clock the test moves.
+class ResumedSessionTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    data_ = TempDir("volent-tls-resume");
+    now_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    manifest::ControlConfig config;
+    config.tls = true;
+    config.mtls = true;
+    config.tokens = false;
+    auto tls = MakeServerTls(config, data_, "127.0.0.1", nullptr);
+    ASSERT_TRUE(tls.ok()) << tls.message();
+    auto store = node::AgentStore::Open("");
+    ASSERT_TRUE(store.ok());
+    store_ = std::move(*store);
+    runs_.AddApproval(7, "r1", "refund");
+    AuthOptions auth;
+    auth.tokens = false;
+    auth.mtls = true;
+    auth.limits = FailureLimits{1e9, 1e9};
+    auth.clock = [this] { return now_ms_.load(); };
+    auth_ = std::make_unique<Authenticator>(auth);
+    ApiContext ctx;
+    ctx.store = store_.get();
+    ctx.runs = &runs_;
+    ctx.auth = auth_.get();
+    api_ = std::make_unique<ControlApi>(ctx);
+    ServerOptions options;
+    options.port = 0;
+    options.threads = 1;
+    options.tls = tls->context;
+    auto server = HttpServer::Bind(*api_, options);
+    ASSERT_TRUE(server.ok()) << server.message();
+    server_ = std::move(*server);
+    thread_ = std::thread([this] { server_->Run(); });
+    // One client context for every connection, at most TLS GetParam().
+    client_ = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
+    SSL_CTX_set_max_proto_version(client_->native_handle(), GetParam());
+    client_->load_verify_file(NodeTlsPathsOf(data_).ca_certificate);
+    client_->set_verify_mode(net::ssl::verify_peer);
+    auto alice = IssueClientCertificate(data_, "alice", {"reader"}, 1);  // valid one day
+    ASSERT_TRUE(alice.ok()) << alice.message();
+    client_->use_certificate(net::buffer(alice->certificate_pem), net::ssl::context::pem);
+    client_->use_private_key(net::buffer(alice->key_pem), net::ssl::context::pem);
+  }
+  void TearDown() override {
+    if (session_) SSL_SESSION_free(session_);
+    if (server_) server_->Stop();
+    if (thread_.joinable()) thread_.join();
+    std::filesystem::remove_all(data_);
+  }
+
+  struct Answer {
+    int status = 0;       // 0: no answer
+    bool resumed = false; // the handshake resumed the session kept from before
+  };
+
+  // GET /v1/approvals with the certificate, resuming the session of the
+  // previous call when there is one, and keeping this call's.
+  Answer Get() {
+    Answer out;
+    net::io_context ioc;
+    beast::ssl_stream<beast::tcp_stream> stream(ioc, *client_);
+    if (session_) SSL_set_session(stream.native_handle(), session_);
+    beast::error_code ec;
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(5));
+    beast::get_lowest_layer(stream).socket().connect(
+        {net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(server_->port())}, ec);
+    if (ec) return out;
+    stream.handshake(net::ssl::stream_base::client, ec);
+    if (ec) return out;
+    out.resumed = SSL_session_reused(stream.native_handle()) == 1;
+    http::request<http::empty_body> request(http::verb::get, "/v1/approvals", 11);
+    request.set(http::field::host, "127.0.0.1");
+    request.keep_alive(false);
+    http::write(stream, request, ec);
+    if (ec) return out;
+    beast::flat_buffer buffer;
+    http::response<http::string_body> response;
+    http::read(stream, buffer, response, ec);
+    if (ec) return out;
+    out.status = response.result_int();
+    // TLS 1.3 sends its tickets after the handshake: read with the answer.
+    if (SSL_SESSION* kept = SSL_get1_session(stream.native_handle())) {
+      if (session_) SSL_SESSION_free(session_);
+      session_ = kept;
+    }
+    // Closed as if shut down, so OpenSSL keeps the session resumable
+    // (without a close_notify sent, it marks the session unusable).
+    SSL_set_shutdown(stream.native_handle(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    return out;
+  }
+
+  std::string data_;
+  std::atomic<int64_t> now_ms_{0};
+  std::unique_ptr<node::AgentStore> store_;
+  testing::FakeRuns runs_;
+  std::unique_ptr<Authenticator> auth_;
+  std::unique_ptr<ControlApi> api_;
+  std::unique_ptr<HttpServer> server_;
+  std::thread thread_;
+  std::unique_ptr<net::ssl::context> client_;
+  SSL_SESSION* session_ = nullptr;
+};
+
+TEST_P(ResumedSessionTest, AnExpiredCertificateIsRefusedOnAResumedSession) {
+  Answer first = Get();
+  ASSERT_EQ(first.status, 200);
+  EXPECT_FALSE(first.resumed);
+  Answer again = Get();
+  ASSERT_EQ(again.status, 200);
+  ASSERT_TRUE(again.resumed) << "the client could not resume its session: the test would prove nothing";
+  // Two days on, the certificate (one day) has expired: the resumed session
+  // carries it still, and still it is refused.
+  now_ms_ += 2LL * 24 * 3600 * 1000;
+  Answer late = Get();
+  EXPECT_TRUE(late.resumed);
+  EXPECT_EQ(late.status, 401);
+  // Before its validity began (an hour before it was issued): refused too.
+  now_ms_ -= 2LL * 24 * 3600 * 1000 + 2 * 3600 * 1000;
+  Answer early = Get();
+  EXPECT_EQ(early.status, 401);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tls, ResumedSessionTest, ::testing::Values(TLS1_3_VERSION, TLS1_2_VERSION),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param == TLS1_3_VERSION ? std::string("Tls13") : std::string("Tls12");
+                         });
 
 }  // namespace
 }  // namespace volent::control
