@@ -66,9 +66,11 @@ main() {
   artifacts="${artifacts%$'\n'}"
   repro_compare host: <<<"$artifacts"
   if [[ -n "$REFERENCE" ]]; then
-    while read -r artifact sha; do
-      printf '%s %s %s\n' "$artifact" "$sha" "$REFERENCE/bin/${artifact#host:}"
-    done <<<"$artifacts" | repro_compare_reference "$REFERENCE"
+    # Not a pipe: the comparison counts its differences in this shell.
+    repro_compare_reference "$REFERENCE" < <(
+      while read -r artifact sha; do
+        printf '%s %s %s\n' "$artifact" "$sha" "$REFERENCE/bin/${artifact#host:}"
+      done <<<"$artifacts")
   fi
   if ((UPDATE_PINS)); then
     repro_update_pins host: <<<"$artifacts"
