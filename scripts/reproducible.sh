@@ -231,7 +231,7 @@ repro_finish() {
   local strict="$1"
   if ((REPRO_MISMATCHES > 0)); then
     if ((strict)); then
-      repro_die "$REPRO_MISMATCHES artifact(s) differ from the pins in kernel/pins.txt"
+      repro_die "$REPRO_MISMATCHES artifact(s) differ from the pins in kernel/pins.txt or from the reference build"
     fi
     repro_log "note: $REPRO_MISMATCHES artifact(s) differ from the pins (only --strict fails on that)"
   fi
