@@ -137,6 +137,9 @@ class AuthTest : public ::testing::Test {
       r.certificate.subject = "OU=admin,CN=alice";
       r.certificate.sha256 = std::string(64, 'c');
       r.certificate.units = {"admin"};
+      // Valid from 2000 to 2100: the authenticator checks it on every request.
+      r.certificate.not_before = 946684800;
+      r.certificate.not_after = 4102444800;
     }
     r.method = method;
     SplitTarget(path, r);
