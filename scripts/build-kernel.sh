@@ -61,9 +61,8 @@ engine_info_args() {
 pack_kernel() {
   local args=()
   mapfile -t args < <(engine_info_args)
-  mkdir -p "$OUT_DIR"
-  "$REPRO_BUILD_DIR/bin/ampoule" kernel pack -o "$OUT_DIR/ampoule.kernel" \
-    --engine "$REPRO_BUILD_DIR/bin/ampoule-engine" --runtimes "$REPRO_BUILD_DIR/runtimes" --snapshots "${args[@]}"
+  bash "$ROOT/scripts/pack-kernel.sh" "$REPRO_BUILD_DIR" --runtimes "$REPRO_BUILD_DIR/runtimes" \
+    -o "$OUT_DIR/ampoule.kernel" -- "${args[@]}"
 }
 
 # "ARTIFACT SHA256" lines for the kernel and each of its entries.

@@ -46,10 +46,7 @@ mkdir -p build
   die "the build failed"
 
 step "building the guest runtimes (python.wasm, js.wasm; cached) and packing the kernel"
-runtimes="$(bash scripts/build-runtimes.sh | tail -n 1)" || die "building the guest runtimes failed"
-mkdir -p build/share/ampoule
-build/bin/ampoule kernel pack -o build/share/ampoule/ampoule.kernel \
-  --engine build/bin/ampoule-engine --runtimes "$runtimes" --snapshots | tail -n 1 ||
+bash scripts/pack-kernel.sh build | tail -n 1 ||
   die "packing the kernel failed"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/ampoule-demo.XXXXXX")"

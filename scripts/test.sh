@@ -163,12 +163,7 @@ run_ctest() {
 # build/bin/ampoule looks by default. The reproducible, pinned kernel is
 # scripts/build-kernel.sh --strict (the "repro" phase).
 pack_test_kernel() {
-  local runtimes
-  runtimes="$(bash "$ROOT/scripts/build-runtimes.sh" | tail -n 1)" || return 1
-  [[ -d "$runtimes" ]] || { echo "build-runtimes.sh did not name its output folder"; return 1; }
-  mkdir -p "$OUT/build/share/ampoule"
-  "$OUT/build/bin/ampoule" kernel pack -o "$OUT/build/share/ampoule/ampoule.kernel" \
-    --engine "$OUT/build/bin/ampoule-engine" --runtimes "$runtimes" --snapshots
+  bash "$ROOT/scripts/pack-kernel.sh" "$OUT/build"
 }
 
 # ----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// volent-init: the sealed image's PID 1 (docs/image.md, SPEC B8).
+// volent-init: the sealed image's PID 1 (docs/image.md).
 //
 // From the initramfs, in this order, before anything of the disk runs:
 //   1. mounts /proc, /sys, /dev; reads the kernel command line (cmdline.h)
