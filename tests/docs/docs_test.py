@@ -37,9 +37,9 @@ def read_text(path):
     return data.decode("utf-8", errors="replace")
 
 
-# "SPEC B8", "SPEC.md A6", "shared/SPEC.md", "shared/product/...": the
-# contract and product pages live outside the repository. Built from parts
-# so that this file does not match itself.
+# The contract's name followed by a section number (with or without ".md"),
+# or a path into the shared contract or product pages: those live outside
+# the repository. Built from parts so that this file does not match itself.
 OUTSIDE = re.compile(r"\b" + "SP" + r"EC(?:\.md)?\s+[A-Z][0-9]+\b|shared/" + "SP" + r"EC|shared/" + "prod" + "uct/")
 
 
