@@ -4,7 +4,14 @@
 #   hex.h, sha256.h   lowercase hex and SHA-256 (libsodium)
 #   file_read.h  the one safe file reader (O_NONBLOCK, regular files, caps, trust files and folders)
 #   folder_lock.h  an exclusive flock on a folder (the data folder: one writer at a time)
-#   file_write.h  replacing a file whole (temporary file, fsync, rename)
+#   file_write.h  the durable write: a file replaced whole or created once
+#              (temporary file, fsync, rename or link, fsync of the folder), a
+#              folder moved into place
+#   fault_injection.h  test-only countdowns that fail the Nth write, fsync,
+#              rename... (header-only, as write_all.h and errno_text.h)
+#   write_all.h  the write-all loop (EINTR, short writes)
+#   errno_text.h  errno as text, and an Error "WHAT: reason"
+#   unique_fd.h  an owned file descriptor
 #   sqlite.h   SQLite opened for durability, statements, transactions
 #   json.h     bounded parsing of JSON from outside, writing that never throws
 #   crash_point.h  test-only kill points armed by an environment variable

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "ampoule/run/output_files.h"
-#include "ampoule/sandbox/unique_fd.h"
+#include "core/unique_fd.h"
 
 namespace ampoule::cli {
 namespace {
@@ -23,7 +23,7 @@ Error Failed(const std::string& what, const std::string& name) {
 // it).
 Status WriteLeaf(int dir, const std::string& leaf, const std::string& bytes, const std::string& name) {
   std::string tmp = "." + leaf + ".tmp" + std::to_string(getpid());
-  UniqueFd fd(openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  core::UniqueFd fd(openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) return Failed("create", name);
   size_t done = 0;
   while (done < bytes.size()) {
@@ -50,17 +50,17 @@ Status WriteOutputFiles(const std::string& dir, const std::vector<run::OutputFil
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Error{"--outputs: cannot create folder '" + dir + "': " + ec.message()};
-  UniqueFd root(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  core::UniqueFd root(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (root.get() < 0) return Error{"--outputs: cannot open folder '" + dir + "': " + strerror(errno)};
   for (const run::OutputFileBytes& f : files) {
     AMP_RETURN_IF_ERROR(run::CheckOutputName(f.name));
-    UniqueFd at(dup(root.get()));
+    core::UniqueFd at(dup(root.get()));
     size_t start = 0;
     for (size_t slash = f.name.find('/'); slash != std::string::npos;
          start = slash + 1, slash = f.name.find('/', start)) {
       std::string part = f.name.substr(start, slash - start);
       if (mkdirat(at.get(), part.c_str(), 0755) != 0 && errno != EEXIST) return Failed("make folder", f.name);
-      UniqueFd next(openat(at.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      core::UniqueFd next(openat(at.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (next.get() < 0) return Failed("open folder '" + part + "', which must be a real folder", f.name);
       at = std::move(next);
     }

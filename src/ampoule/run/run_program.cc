@@ -18,7 +18,7 @@
 #include "ampoule/run/engine_protocol.h"
 #include "ampoule/run/kernel_digest_cache.h"
 #include "ampoule/sandbox/jail.h"
-#include "ampoule/sandbox/unique_fd.h"
+#include "core/unique_fd.h"
 #include "ampoule/wasi/mailbox.h"
 #include "core/sha256.h"
 
@@ -31,7 +31,7 @@ using Clock = std::chrono::steady_clock;
 // interpreter's reserved value stack, the kernel mapping, the snapshot.
 constexpr uint64_t kEngineOverheadBytes = uint64_t(1) << 30;
 
-using Fd = UniqueFd;
+using Fd = core::UniqueFd;
 
 Error Errno(const std::string& what) { return Error{what + ": " + strerror(errno)}; }
 

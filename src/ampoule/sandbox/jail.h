@@ -39,7 +39,7 @@
 #include <span>
 #include <string>
 
-#include "ampoule/sandbox/unique_fd.h"
+#include "core/unique_fd.h"
 #include "core/result.h"
 
 namespace ampoule {
@@ -109,11 +109,11 @@ class JailedProcess {
  private:
   friend Result<JailedProcess> SpawnJailed(int, std::span<const int>,
                                            std::span<const std::string>, const JailOptions&);
-  JailedProcess(pid_t pid, UniqueFd pidfd, bool jailed, uint64_t cpu_seconds);
+  JailedProcess(pid_t pid, core::UniqueFd pidfd, bool jailed, uint64_t cpu_seconds);
   void KillAndReapIfRunning();
 
   pid_t pid_ = -1;
-  UniqueFd pidfd_;
+  core::UniqueFd pidfd_;
   bool jailed_ = true;
   uint64_t cpu_seconds_ = 0;
   bool killed_ = false;

@@ -22,10 +22,10 @@ class JailChildTest : public testing::JailFixture {};
 // Launches the probe's "exit 7" with the plan SpawnJailed would make, failing
 // at `fail_at`; returns the error, or "ran: <status>" when nothing failed.
 std::string LaunchFailingAt(uint32_t fail_at, bool jailed) {
-  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  core::UniqueFd exe = testing::HelperMemfd("jail_probe");
   int p[2];
   if (!exe.valid() || pipe2(p, O_CLOEXEC) != 0) return "set-up failed";
-  UniqueFd out_read(p[0]), out_write(p[1]);
+  core::UniqueFd out_read(p[0]), out_write(p[1]);
   const int fds[] = {out_read.get(), out_write.get(), out_write.get()};
   Result<SeccompProgram> filter = CompileSeccompFilter(SeccompStage::kLaunch, 3);
   if (!filter.ok()) return filter.message();

@@ -138,9 +138,9 @@ Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
   int sync[2], report[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) != 0)
     return Error{"jail: socketpair: " + ErrnoText(errno)};
-  UniqueFd sync_child(sync[0]), sync_parent(sync[1]);
+  core::UniqueFd sync_child(sync[0]), sync_parent(sync[1]);
   if (pipe2(report, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + ErrnoText(errno)};
-  UniqueFd report_read(report[0]), report_write(report[1]);
+  core::UniqueFd report_read(report[0]), report_write(report[1]);
   plan.sync_fd = sync_child.get();
   plan.error_fd = report_write.get();
 
@@ -158,7 +158,7 @@ Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
     if (plan.jailed) return Error{MissingNamespace(clone_errno)};
     return Error{"jail: clone failed: " + ErrnoText(clone_errno)};
   }
-  LaunchedChild child{pid, UniqueFd(pidfd)};
+  LaunchedChild child{pid, core::UniqueFd(pidfd)};
   sync_child.reset();
   report_write.reset();  // from here on only the child can write a report
   Status ready = plan.jailed ? MapIds(pid) : Status::Ok();

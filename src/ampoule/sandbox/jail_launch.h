@@ -5,14 +5,14 @@
 #include <sys/types.h>
 
 #include "ampoule/sandbox/jail_child.h"
-#include "ampoule/sandbox/unique_fd.h"
+#include "core/unique_fd.h"
 #include "core/result.h"
 
 namespace ampoule {
 
 struct LaunchedChild {
   pid_t pid = -1;
-  UniqueFd pidfd;
+  core::UniqueFd pidfd;
 };
 
 // Clones a child into new namespaces (or none when !plan.jailed), maps its

@@ -46,7 +46,7 @@ std::string JailExit::Describe() const {
   return text;
 }
 
-JailedProcess::JailedProcess(pid_t pid, UniqueFd pidfd, bool jailed, uint64_t cpu_seconds)
+JailedProcess::JailedProcess(pid_t pid, core::UniqueFd pidfd, bool jailed, uint64_t cpu_seconds)
     : pid_(pid), pidfd_(std::move(pidfd)), jailed_(jailed), cpu_seconds_(cpu_seconds) {}
 
 JailedProcess::JailedProcess(JailedProcess&& other) noexcept

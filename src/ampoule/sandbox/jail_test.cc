@@ -45,11 +45,11 @@ TEST_F(JailTest, StdinIsTheFirstMappedDescriptor) {
 }
 
 TEST_F(JailTest, AnOpenedFileRunsAsWellAsAMemfd) {
-  UniqueFd exe(open(testing::HelperPath("jail_probe").c_str(), O_RDONLY | O_CLOEXEC));
+  core::UniqueFd exe(open(testing::HelperPath("jail_probe").c_str(), O_RDONLY | O_CLOEXEC));
   ASSERT_TRUE(exe.valid());
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
-  UniqueFd out_read(out[0]), out_write(out[1]);
+  core::UniqueFd out_read(out[0]), out_write(out[1]);
   const int fds[] = {out_read.get(), out_write.get()};
   const std::string args[] = {"jail_probe", "hello"};
   Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
@@ -65,10 +65,10 @@ TEST_F(JailTest, AnOpenedFileRunsAsWellAsAMemfd) {
 TEST_F(JailTest, DescriptorsAreMappedEvenWhenSourcesAreTargets) {
   int p[2];
   ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
-  UniqueFd in_read(p[0]), out_write(p[1]);
+  core::UniqueFd in_read(p[0]), out_write(p[1]);
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
-  UniqueFd result_read(out[0]), result_write(out[1]);
+  core::UniqueFd result_read(out[0]), result_write(out[1]);
   const int n = std::max(in_read.get(), out_write.get()) + 2;
   std::vector<int> fds(n, out_write.get());
   fds[out_write.get()] = in_read.get();
@@ -78,7 +78,7 @@ TEST_F(JailTest, DescriptorsAreMappedEvenWhenSourcesAreTargets) {
     const bool read_end = fds[i] == in_read.get();
     expected += std::to_string(i) + (read_end ? ":r " : ":w ");
   }
-  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  core::UniqueFd exe = testing::HelperMemfd("jail_probe");
   const std::string args[] = {"jail_probe", "fd-kinds"};
   JailOptions options;
   options.max_open_files = n + 8;
@@ -152,12 +152,12 @@ TEST_F(JailTest, AMappedFileCannotBeWritten) {
   // BadRequestsAreRefusedBeforeAnythingStarts); RLIMIT_FSIZE 0 is behind it.
   FILE* file = tmpfile();
   ASSERT_NE(file, nullptr);
-  UniqueFd read_only(open(("/proc/self/fd/" + std::to_string(fileno(file))).c_str(), O_RDONLY));
+  core::UniqueFd read_only(open(("/proc/self/fd/" + std::to_string(fileno(file))).c_str(), O_RDONLY));
   ASSERT_TRUE(read_only.valid());
-  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  core::UniqueFd exe = testing::HelperMemfd("jail_probe");
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
-  UniqueFd out_read(out[0]), out_write(out[1]);
+  core::UniqueFd out_read(out[0]), out_write(out[1]);
   const int fds[] = {out_read.get(), out_write.get(), out_write.get(), read_only.get()};
   const std::string args[] = {"jail_probe", "write-file"};
   Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
@@ -170,10 +170,10 @@ TEST_F(JailTest, AMappedFileCannotBeWritten) {
 }
 
 TEST_F(JailTest, TryReapDoesNotBlockAndPidfdSignalsTheExit) {
-  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  core::UniqueFd exe = testing::HelperMemfd("jail_probe");
   int in[2];
   ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
-  UniqueFd in_read(in[0]), in_write(in[1]);
+  core::UniqueFd in_read(in[0]), in_write(in[1]);
   const int fds[] = {in_read.get()};
   const std::string args[] = {"jail_probe", "echo"};
   Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
@@ -192,10 +192,10 @@ TEST_F(JailTest, TryReapDoesNotBlockAndPidfdSignalsTheExit) {
 }
 
 TEST_F(JailTest, DroppingTheHandleKillsTheJail) {
-  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  core::UniqueFd exe = testing::HelperMemfd("jail_probe");
   int out[2];
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
-  UniqueFd out_read(out[0]), out_write(out[1]);
+  core::UniqueFd out_read(out[0]), out_write(out[1]);
   const int fds[] = {out_read.get(), out_write.get()};
   const std::string args[] = {"jail_probe", "spin"};
   {
@@ -207,7 +207,7 @@ TEST_F(JailTest, DroppingTheHandleKillsTheJail) {
 }
 
 TEST_F(JailTest, AnExecFailureIsAMessageNotAnExitCode) {
-  UniqueFd text(memfd_create("not-elf", MFD_CLOEXEC));
+  core::UniqueFd text(memfd_create("not-elf", MFD_CLOEXEC));
   ASSERT_EQ(write(text.get(), "hello", 5), 5);
   const std::string args[] = {"x"};
   Result<JailedProcess> process = SpawnJailed(text.get(), {}, args, {});
@@ -225,7 +225,7 @@ TEST_F(JailTest, ASetUpStepFailingInTheChildIsNamed) {
 }
 
 TEST(JailRequestTest, BadRequestsAreRefusedBeforeAnythingStarts) {
-  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  core::UniqueFd exe = testing::HelperMemfd("jail_probe");
   const std::string args[] = {"jail_probe"};
   const int closed[] = {987};
   EXPECT_EQ(SpawnJailed(exe.get(), closed, args, {}).message(),
@@ -239,7 +239,7 @@ TEST(JailRequestTest, BadRequestsAreRefusedBeforeAnythingStarts) {
             "jail: descriptor " + std::to_string(fileno(writable)) +
                 " (for child fd 0) is a regular file open for writing; map files read-only");
   fclose(writable);
-  UniqueFd dir(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  core::UniqueFd dir(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   const int directory[] = {dir.get()};
   EXPECT_EQ(SpawnJailed(exe.get(), directory, args, {}).message(),
             "jail: descriptor " + std::to_string(dir.get()) +

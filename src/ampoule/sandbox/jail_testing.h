@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ampoule/sandbox/jail.h"
-#include "ampoule/sandbox/unique_fd.h"
+#include "core/unique_fd.h"
 
 namespace ampoule::testing {
 
@@ -39,14 +39,14 @@ inline std::string HelperPath(const std::string& name) {
 }
 
 // The helper's bytes in a memfd, as the host does with the kernel's engine.
-inline UniqueFd HelperMemfd(const std::string& name) {
-  UniqueFd file(open(HelperPath(name).c_str(), O_RDONLY | O_CLOEXEC));
-  UniqueFd mem(memfd_create(name.c_str(), MFD_CLOEXEC));
-  if (!file.valid() || !mem.valid()) return UniqueFd();
+inline core::UniqueFd HelperMemfd(const std::string& name) {
+  core::UniqueFd file(open(HelperPath(name).c_str(), O_RDONLY | O_CLOEXEC));
+  core::UniqueFd mem(memfd_create(name.c_str(), MFD_CLOEXEC));
+  if (!file.valid() || !mem.valid()) return core::UniqueFd();
   char buffer[65536];
   ssize_t n;
   while ((n = read(file.get(), buffer, sizeof buffer)) > 0) {
-    if (write(mem.get(), buffer, n) != n) return UniqueFd();
+    if (write(mem.get(), buffer, n) != n) return core::UniqueFd();
   }
   return mem;
 }
@@ -83,13 +83,13 @@ inline ProbeRun RunProbe(const std::string& program, std::vector<std::string> ar
                          std::optional<std::chrono::milliseconds> deadline = std::nullopt,
                          const std::string& input = "") {
   ProbeRun run;
-  UniqueFd exe = HelperMemfd(program);
+  core::UniqueFd exe = HelperMemfd(program);
   int in[2], out[2];
   if (!exe.valid() || pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
     run.spawn_error = "test set-up failed";
     return run;
   }
-  UniqueFd in_read(in[0]), in_write(in[1]), out_read(out[0]), out_write(out[1]);
+  core::UniqueFd in_read(in[0]), in_write(in[1]), out_read(out[0]), out_write(out[1]);
   if (write(in_write.get(), input.data(), input.size()) != static_cast<ssize_t>(input.size())) {
     run.spawn_error = "test set-up failed";
     return run;

@@ -22,7 +22,7 @@ struct Sample {
 };
 
 std::vector<Sample> Measure(const JailOptions& options, int runs) {
-  UniqueFd exe = testing::HelperMemfd("jail_probe");
+  core::UniqueFd exe = testing::HelperMemfd("jail_probe");
   const std::string args[] = {"jail_probe", "exit", "0"};
   std::vector<Sample> samples;
   for (int i = 0; i < runs; ++i) {

@@ -21,7 +21,7 @@
 #include <memory>
 #include <string>
 
-#include "ampoule/sandbox/unique_fd.h"
+#include "core/unique_fd.h"
 
 namespace ampoule {
 namespace {
@@ -188,7 +188,7 @@ int AddRule(scmp_filter_ctx ctx, Rule rule, int nr, int exec_fd) {
 // Writes the filter as BPF to a memory file and reads it back (libseccomp
 // 2.5 exports only to a descriptor).
 Result<SeccompProgram> Export(scmp_filter_ctx ctx) {
-  UniqueFd mem(memfd_create("ampoule-seccomp", MFD_CLOEXEC));
+  core::UniqueFd mem(memfd_create("ampoule-seccomp", MFD_CLOEXEC));
   if (!mem.valid()) return Error{std::string("jail: memfd_create: ") + strerror(errno)};
   if (int rc = seccomp_export_bpf(ctx, mem.get()))
     return Error{std::string("jail: exporting the seccomp filter: ") + strerror(-rc)};
