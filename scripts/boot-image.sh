@@ -104,7 +104,9 @@ if [[ ! -f $data ]]; then
   [[ -z $seed || -d $seed ]] || die 2 "--seed $seed is not a folder"
   truncate -s 256M "$data.tmp"
   mkfs.ext4 -q -F -L volent-data -E root_owner=0:0 ${seed:+-d "$seed"} "$data.tmp"
+  sync "$data.tmp"
   mv "$data.tmp" "$data"
+  sync "$(dirname "$data")"
 elif [[ -n $seed ]]; then
   die 2 "--seed: $data exists already; a seed is only for a new /data disk"
 fi

@@ -24,6 +24,7 @@ using fault::Op;
 // pick (after a reboot, the same pid and thread id are likely): the next
 // name is tried.
 constexpr int kTempNameAttempts = 100;
+constexpr size_t kMaxLeafInTempName = 200;
 
 // The folder and the last component of `path`.
 std::pair<std::string, std::string> Split(const std::string& path) {
@@ -50,10 +51,11 @@ bool Close(UniqueFd& fd) {
 
 bool SyncFolderFd(int fd) { return !Fail(Op::kFolderSync) && fsync(fd) == 0; }
 
-// The temporary file: created in the folder `dir`, named after `leaf`, a dot
-// file so that listings skip it. Sets `*name`.
+// The temporary file: created in the folder `dir`, named after `leaf` (cut
+// so that the name stays under NAME_MAX), a dot file so that listings skip
+// it. Sets `*name`.
 UniqueFd CreateTemp(int dir, const std::string& leaf, mode_t mode, std::string* name) {
-  const std::string base = "." + leaf + ".tmp" + std::to_string(getpid()) + "." + std::to_string(syscall(SYS_gettid));
+  const std::string base = "." + leaf.substr(0, kMaxLeafInTempName) + ".tmp" + std::to_string(getpid()) + "." + std::to_string(syscall(SYS_gettid));
   for (int attempt = 0; attempt < kTempNameAttempts; ++attempt) {
     *name = base + (attempt == 0 ? "" : "-" + std::to_string(attempt));
     UniqueFd fd(openat(dir, name->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
@@ -112,11 +114,16 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes, cons
   if (leaf.empty()) return Error{"cannot write '" + path + "': it names a folder, not a file"};
   UniqueFd dir(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) return StepFailed(path, "open its folder", errno);
+  return WriteFileAtomicallyAt(dir.get(), leaf, bytes, options, path);
+}
+
+Status WriteFileAtomicallyAt(int folder, const std::string& leaf, std::string_view bytes,
+                             const WriteOptions& options, const std::string& name) {
   std::string temp;
-  AMP_RETURN_IF_ERROR(WriteTemp(dir.get(), path, leaf, bytes, options, &temp));
-  AMP_RETURN_IF_ERROR(Publish(dir.get(), path, temp, leaf, options.create_only));
-  if (!SyncFolderFd(dir.get())) {
-    return StepFailed(path, "sync the folder; the new file is in place but may not survive a power cut", errno);
+  AMP_RETURN_IF_ERROR(WriteTemp(folder, name, leaf, bytes, options, &temp));
+  AMP_RETURN_IF_ERROR(Publish(folder, name, temp, leaf, options.create_only));
+  if (!SyncFolderFd(folder)) {
+    return StepFailed(name, "sync the folder; the new file is in place but may not survive a power cut", errno);
   }
   return Status::Ok();
 }

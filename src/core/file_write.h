@@ -47,6 +47,14 @@ inline Status WriteFileAtomically(const std::string& path, std::string_view byte
   return WriteFileAtomically(path, bytes, WriteOptions{.mode = mode});
 }
 
+// As WriteFileAtomically, for the file `leaf` in the open
+// folder `folder`: no path is looked up again, so a folder moved or
+// replaced by a link meanwhile cannot redirect the write. Errors call the
+// file `name`. The caller keeps `folder` open and owns it.
+// REQUIRES: `leaf` is one component (no '/'), not empty.
+Status WriteFileAtomicallyAt(int folder, const std::string& leaf, std::string_view bytes,
+                             const WriteOptions& options, const std::string& name);
+
 // Renames `from` (a file or a folder whose contents the caller has already
 // made durable) to `to`, then syncs the folder of `to` (and of `from`, when
 // it is another): on success the move survives a power cut. A folder `to`

@@ -67,9 +67,11 @@ class FileWriteTest : public ::testing::Test {
     stat(Path(name).c_str(), &st);
     return st.st_mode & 07777;
   }
-  // The old file, then a write of `next` with `op`'s `nth` call failing.
-  Status ReplaceFailing(Op op, int nth, int error = EIO) {
+  // The old file, then a write of `next` with `op`'s `nth` call failing
+  // (after a first write cut short, if `short_first`).
+  Status ReplaceFailing(Op op, int nth, int error = EIO, bool short_first = false) {
     EXPECT_TRUE(WriteFileAtomically(Path("f"), "old contents\n").ok());
+    if (short_first) fault::Arm(Op::kShortWrite, 1);
     fault::Arm(op, nth, error);
     Status s = WriteFileAtomically(Path("f"), std::string(100000, 'n'));
     EXPECT_FALSE(fault::Pending(op)) << "the armed call was never made";
@@ -98,8 +100,7 @@ TEST_F(FileWriteTest, TheFirstWriteFailing) {
 }
 
 TEST_F(FileWriteTest, TheSecondWriteFailingAfterAShortOne) {
-  fault::Arm(Op::kShortWrite, 1);
-  Status s = ReplaceFailing(Op::kWrite, 2);
+  Status s = ReplaceFailing(Op::kWrite, 2, EIO, /*short_first=*/true);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("(write): Input/output error"), std::string::npos) << s.message();
   EXPECT_EQ(Read("f"), "old contents\n");

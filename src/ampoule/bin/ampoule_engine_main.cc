@@ -9,7 +9,6 @@
 // written (whatever the guest did), 1 otherwise.
 #include <unistd.h>
 
-#include <cerrno>
 #include <csignal>
 #include <string>
 
@@ -20,6 +19,7 @@
 #include "ampoule/wasi/mailbox.h"
 #include "core/file_read.h"
 #include "core/hex.h"
+#include "core/write_all.h"
 
 using namespace ampoule;
 
@@ -28,24 +28,15 @@ namespace {
 // Room for the largest request: every mailbox byte plus the header.
 constexpr size_t kMaxRequestBytes = wasi::kMaxMailboxTotalBytes + (size_t(32) << 20);
 
-void WriteAll(int fd, const uint8_t* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the host went away; nothing left to tell it
-    data += n;
-    size -= size_t(n);
-  }
-}
+// Writes `bytes` to the host; if it went away, nothing is left to tell it.
+void Send(int fd, std::string_view bytes) { (void)core::WriteAll(fd, bytes); }
 
 // The header, then each output file's bytes from where they are: the files
 // are never copied into one buffer (engine_protocol.h).
 int Finish(const run::EngineResult& result) {
   std::string head = run::EncodeResultHeader(result);
-  WriteAll(run::kEngineResultFd, reinterpret_cast<const uint8_t*>(head.data()), head.size());
-  for (const run::EngineOutputFile& f : result.outputs) {
-    WriteAll(run::kEngineResultFd, reinterpret_cast<const uint8_t*>(f.bytes.data()), f.bytes.size());
-  }
+  Send(run::kEngineResultFd, head);
+  for (const run::EngineOutputFile& f : result.outputs) Send(run::kEngineResultFd, f.bytes);
   return 0;
 }
 
@@ -72,7 +63,9 @@ int main() {
   if (!locked.ok()) return Finish(Failure(locked.message()));
 
   auto sink = [](int fd) {
-    return [fd](std::span<const uint8_t> bytes) { WriteAll(fd, bytes.data(), bytes.size()); };
+    return [fd](std::span<const uint8_t> bytes) {
+      Send(fd, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    };
   };
   return Finish(run::ExecuteRequest(**kernel, *request, sink(run::kEngineStdoutFd), sink(run::kEngineStderrFd)));
 }

@@ -12,6 +12,7 @@
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/kernel/kernel.h"
 #include "ampoule/kernel/kernel_pack.h"
+#include "core/file_write.h"
 #include "core/hex.h"
 
 namespace ampoule::cli {
@@ -107,21 +108,6 @@ int Path(Args args) {
   return 0;
 }
 
-// Writes `bytes` to `path` through a temporary file in the same folder, so a
-// reader never sees half a kernel.
-Status WriteAtomically(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::string tmp = path + ".tmp";
-  FILE* f = fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return Error{"cannot write '" + tmp + "': " + strerror(errno)};
-  bool ok = fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    unlink(tmp.c_str());
-    return Error{"cannot write '" + path + "': " + strerror(errno)};
-  }
-  return Status::Ok();
-}
-
 int Pack(Args args) {
   std::string out, engine, runtimes;
   bool snapshots = false;
@@ -160,7 +146,9 @@ int Pack(Args args) {
   }
   auto bytes = kernel::AssembleKernel(*build);
   if (!bytes.ok()) return Fail(bytes.message());
-  Status written = WriteAtomically(out, *bytes);
+  // Mode 0666 less the umask, as any file the user makes.
+  Status written = core::WriteFileAtomically(
+      out, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), 0666);
   if (!written.ok()) return Fail(written.message());
   auto check = kernel::Kernel::Open(out);
   if (!check.ok()) return Fail("the kernel just written does not read back: " + check.message());

@@ -7,12 +7,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+
+#include "core/errno_text.h"
 
 namespace ampoule::demo {
 namespace {
-
-Error Errno(const std::string& what) { return Error{what + ": " + strerror(errno)}; }
 
 void CloseBoth(int fds[2]) {
   close(fds[0]);
@@ -30,16 +29,16 @@ Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string
   argv.push_back(nullptr);
 
   int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return Errno("pipe");
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return core::Errno("pipe");
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
     CloseBoth(out_pipe);
-    return Errno("pipe");
+    return core::Errno("pipe");
   }
   const pid_t pid = fork();
   if (pid < 0) {
     CloseBoth(out_pipe);
     CloseBoth(err_pipe);
-    return Errno("fork");
+    return core::Errno("fork");
   }
   if (pid == 0) {
     int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -63,7 +62,7 @@ Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string
   while (open_fds > 0) {
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
-      read_error = Errno("poll");
+      read_error = core::Errno("poll");
       break;
     }
     for (int k = 0; k < 2; ++k) {
@@ -85,7 +84,7 @@ Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return Errno("waitpid");
+    if (errno != EINTR) return core::Errno("waitpid");
   }
   if (!read_error.ok()) return read_error.error();
   c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -1,18 +1,17 @@
 #include "ampoule/gate/outbox.h"
 
 #include <fcntl.h>
-#include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <optional>
 
 #include "ampoule/receipt/json_strict.h"
-#include "ampoule/receipt/sodium_init.h"
+#include "core/errno_text.h"
 #include "core/file_read.h"
+#include "core/file_write.h"
 #include "core/hex.h"
 #include "core/json.h"
 #include "core/sha256.h"
@@ -29,64 +28,19 @@ constexpr size_t kNameDigits = 16;
 constexpr size_t kMaxMarkerBytes = 64 * 1024;
 
 Error Errno(const std::string& doing, const std::string& path) {
-  return Error{"outbox: cannot " + doing + " " + path + ": " + strerror(errno)};
-}
-
-Status WriteAll(int fd, const std::string& bytes, const std::string& path) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno("write", path);
-    done += static_cast<size_t>(n);
-  }
-  return Status::Ok();
-}
-
-Status SyncPath(const std::string& path, int flags) {
-  int fd = open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) return Errno("open", path);
-  const int rc = fsync(fd);
-  close(fd);
-  if (rc != 0) return Errno("sync", path);
-  return Status::Ok();
-}
-
-// A temporary name no other process or thread picks: the pid alone is not
-// enough when threads of one process deliver at once.
-std::string TempSuffix() {
-  receipt::EnsureSodium();
-  unsigned char bytes[4];
-  randombytes_buf(bytes, sizeof bytes);
-  return "." + std::to_string(getpid()) + "." +
-         core::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes)) + ".tmp";
+  return core::Errno("outbox: cannot " + doing + " " + path);
 }
 
 // Creates dir/name holding `bytes`, never replacing a file already there:
-// the bytes go to a hidden temporary file, are flushed, and the file is
-// hard-linked to its name, which fails if the name is taken. So a reader
-// never sees a partial file under the name, and of several writers exactly
-// one wins. Returns false if the name was taken.
+// the bytes go to a hidden temporary file, are synced, and the file is
+// linked to its name, which fails if the name is taken (core/file_write.h).
+// So a reader never sees a partial file under the name, and of several
+// writers exactly one wins. Returns false if the name was taken.
 Result<bool> CreateExclusive(const std::string& dir, const std::string& name, const std::string& bytes) {
-  const std::string final_path = dir + "/" + name;
-  const std::string temp_path = dir + "/." + name + TempSuffix();
-  int fd = open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("create", temp_path);
-  Status written = WriteAll(fd, bytes, temp_path);
-  if (written.ok() && fsync(fd) != 0) written = Errno("sync", temp_path);
-  close(fd);
-  if (!written.ok()) {
-    unlink(temp_path.c_str());
-    return written.error();
-  }
-  const int linked = link(temp_path.c_str(), final_path.c_str());
-  const int link_errno = errno;
-  unlink(temp_path.c_str());
-  if (linked != 0 && link_errno != EEXIST) {
-    errno = link_errno;
-    return Errno("create", final_path);
-  }
-  return linked == 0;
+  Status created = core::WriteFileAtomically(dir + "/" + name, bytes, core::WriteOptions{.create_only = true});
+  if (created.ok()) return true;
+  if (created.kind() == ErrorKind::kConflict) return false;
+  return Error{"outbox: " + created.message()};
 }
 
 // The bytes of the regular file at `path`, at most `limit` of them
@@ -207,7 +161,7 @@ Status PrepareOutbox(const std::string& dir, const DecisionLog& log) {
     if (!*marker) return Error{"outbox " + dir + ": its marker " + marker_path + " vanished while it was read"};
     return CheckMarker(dir, marker_path, **marker, log);
   }
-  return SyncPath(dir, O_RDONLY | O_DIRECTORY);
+  return Status::Ok();
 }
 
 std::string OutboxFileName(const std::string& log_id, const DecisionRow& send) {
@@ -253,8 +207,9 @@ Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& s
                    std::to_string(send.id) + " (" + send.idempotency_key + ") of decision log " + log.log_id() +
                    ": something else wrote it" + what_to_do};
     }
+    // A delivery cut short may not have synced the folder.
+    if (Status s = core::SyncFolder(dir); !s.ok()) return s.error();
   }
-  if (Status s = SyncPath(dir, O_RDONLY | O_DIRECTORY); !s.ok()) return s.error();
   return final_path;
 }
 

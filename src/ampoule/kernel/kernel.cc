@@ -8,16 +8,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "ampoule/kernel/entry_names.h"
+#include "core/errno_text.h"
 #include "core/hex.h"
 #include "core/sha256.h"
 
 namespace ampoule::kernel {
 namespace {
 
-std::string ErrnoText(std::string_view what) { return std::string(what) + ": " + strerror(errno); }
 
 }  // namespace
 
@@ -25,7 +24,7 @@ Result<std::unique_ptr<Kernel>> Kernel::Open(const std::string& path) {
   // O_NONBLOCK: a FIFO named as the kernel must not hang the open; OpenFd
   // then refuses it as not a regular file.
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return Error{ErrnoText("cannot open kernel '" + path + "'")};
+  if (fd < 0) return core::Errno("cannot open kernel '" + path + "'");
   auto kernel = OpenFd(fd, "kernel '" + path + "'");
   close(fd);
   return kernel;
@@ -34,7 +33,7 @@ Result<std::unique_ptr<Kernel>> Kernel::Open(const std::string& path) {
 Result<std::unique_ptr<Kernel>> Kernel::OpenFd(int fd, std::string_view label) {
   std::string name(label);
   struct stat st;
-  if (fstat(fd, &st) != 0) return Error{ErrnoText("cannot stat " + name)};
+  if (fstat(fd, &st) != 0) return core::Errno("cannot stat " + name);
   if (!S_ISREG(st.st_mode)) return Error{name + " is not a regular file"};
   if (st.st_size == 0) return Error{name + " is empty"};
   if (uint64_t(st.st_size) > kMaxKernelFileBytes) {
@@ -42,7 +41,7 @@ Result<std::unique_ptr<Kernel>> Kernel::OpenFd(int fd, std::string_view label) {
                  std::to_string(kMaxKernelFileBytes)};
   }
   void* map = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  if (map == MAP_FAILED) return Error{ErrnoText("cannot map " + name)};
+  if (map == MAP_FAILED) return core::Errno("cannot map " + name);
   std::unique_ptr<Kernel> kernel(new Kernel());
   kernel->label_ = std::move(name);
   kernel->map_ = map;

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -12,6 +11,8 @@
 #include <vector>
 
 #include "ampoule/mcp/server_impl.h"
+#include "core/errno_text.h"
+#include "core/write_all.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -36,16 +37,7 @@ struct Shared {
     line += '\n';
     std::lock_guard<std::mutex> lock(write_mu);
     if (!write_error.empty()) return;
-    size_t done = 0;
-    while (done < line.size()) {
-      ssize_t n = write(out_fd, line.data() + done, line.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        write_error = std::string("cannot write to the output: ") + (n < 0 ? strerror(errno) : "closed");
-        return;
-      }
-      done += size_t(n);
-    }
+    if (!core::WriteAll(out_fd, line)) write_error = "cannot write to the output: " + core::ErrnoText();
   }
 
   void Answer(std::string_view text) {
@@ -129,7 +121,7 @@ Status ServeStdio(std::shared_ptr<Server> server, int in_fd, int out_fd, const S
     ssize_t n = read(in_fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      read_error = std::string("cannot read the input: ") + strerror(errno);
+      read_error = "cannot read the input: " + core::ErrnoText();
       break;
     }
     if (n == 0) break;

@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <vector>
+
+#include "core/errno_text.h"
+#include "core/unique_fd.h"
+#include "core/write_all.h"
 
 namespace ampoule::mcp {
 
@@ -20,7 +23,7 @@ Result<std::unique_ptr<TempDir>> TempDir::Make(std::string_view purpose) {
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) {
-    return Error{"cannot make a temporary folder like '" + pattern + "': " + strerror(errno) +
+    return Error{"cannot make a temporary folder like '" + pattern + "': " + core::ErrnoText() +
                  " (set TMPDIR to a writable folder)"};
   }
   return std::unique_ptr<TempDir>(new TempDir(buf.data()));
@@ -41,20 +44,10 @@ Result<std::string> TempDir::Write(std::string_view relative, std::string_view b
   std::error_code ec;
   fs::create_directories(full.parent_path(), ec);
   if (ec) return Error{"cannot make '" + full.parent_path().string() + "': " + ec.message()};
-  int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return Error{"cannot write '" + full.string() + "': " + strerror(errno)};
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = strerror(errno);
-      close(fd);
-      return Error{"cannot write '" + full.string() + "': " + why};
-    }
-    done += size_t(n);
+  core::UniqueFd fd(open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid() || !core::WriteAll(fd.get(), bytes) || close(fd.release()) != 0) {
+    return core::Errno("cannot write '" + full.string() + "'");
   }
-  if (close(fd) != 0) return Error{"cannot write '" + full.string() + "': " + strerror(errno)};
   return full.string();
 }
 

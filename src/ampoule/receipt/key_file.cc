@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "ampoule/receipt/base64.h"
+#include "core/errno_text.h"
 #include "core/file_read.h"
+#include "core/file_write.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -59,36 +59,15 @@ std::string Where(std::string_view what, int line) {
   return std::string(what) + ":" + std::to_string(line);
 }
 
-Error Errno(const std::string& action, const std::string& path) {
-  return Error{"cannot " + action + " " + path + ": " + std::strerror(errno)};
-}
-
-// Creates `path` exclusively with `mode` and writes `text`; removes it again
-// if the write does not complete.
+// Creates `path` holding `text`, with exactly `mode`, durably; never
+// replaces a file already there.
 Status CreateExclusive(const std::string& path, std::string_view text, mode_t mode) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0 && errno == EEXIST) {
+  Status created =
+      core::WriteFileAtomically(path, text, core::WriteOptions{.mode = mode, .exact_mode = true, .create_only = true});
+  if (created.kind() == ErrorKind::kConflict) {
     return Error{"refusing to overwrite " + path + "; remove it first or choose another path"};
   }
-  if (fd < 0) return Errno("create", path);
-  // The umask may have removed bits; it can never have added any, but set
-  // the mode exactly so the file is what the format promises.
-  bool ok = fchmod(fd, mode) == 0;
-  for (size_t done = 0; ok && done < text.size();) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<size_t>(n);
-  }
-  ok = ok && fsync(fd) == 0;
-  int saved = errno;
-  ok = (close(fd) == 0) && ok;
-  if (!ok) {
-    unlink(path.c_str());
-    errno = saved;
-    return Errno("write", path);
-  }
-  return Status::Ok();
+  return created;
 }
 
 // Parses the text of a secret key file; `path` names it in errors.
@@ -192,11 +171,11 @@ Result<SecretKey> ReadSecretKeyFile(const std::string& path) {
   // swapped between the check and the read. O_NONBLOCK keeps a FIFO from
   // blocking the open; it is refused below as not a regular file.
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Errno("open", path);
+  if (fd < 0) return core::Errno("cannot open " + path);
   struct stat st;
   Result<std::string> text = Error{path + ": a secret key must be a regular file"};
   if (fstat(fd, &st) != 0) {
-    text = Errno("stat", path);
+    text = core::Errno("cannot stat " + path);
   } else if (S_ISREG(st.st_mode) && (st.st_mode & 077) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));

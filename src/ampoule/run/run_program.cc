@@ -9,7 +9,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <set>
 
@@ -18,9 +17,11 @@
 #include "ampoule/run/engine_protocol.h"
 #include "ampoule/run/kernel_digest_cache.h"
 #include "ampoule/sandbox/jail.h"
-#include "core/unique_fd.h"
 #include "ampoule/wasi/mailbox.h"
+#include "core/errno_text.h"
 #include "core/sha256.h"
+#include "core/unique_fd.h"
+#include "core/write_all.h"
 
 namespace ampoule::run {
 namespace {
@@ -33,11 +34,10 @@ constexpr uint64_t kEngineOverheadBytes = uint64_t(1) << 30;
 
 using Fd = core::UniqueFd;
 
-Error Errno(const std::string& what) { return Error{what + ": " + strerror(errno)}; }
 
 Status MakePipe(Fd& read_end, Fd& write_end) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return Errno("cannot create a pipe");
+  if (pipe2(fds, O_CLOEXEC) != 0) return core::Errno("cannot create a pipe");
   read_end.reset(fds[0]);
   write_end.reset(fds[1]);
   return Status::Ok();
@@ -46,13 +46,9 @@ Status MakePipe(Fd& read_end, Fd& write_end) {
 // The engine executable, in a sealed anonymous file the jail can exec.
 Result<Fd> EngineMemfd(std::span<const uint8_t> engine) {
   Fd fd(memfd_create("ampoule-engine", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (fd.get() < 0) return Errno("cannot create the engine's in-memory file");
-  size_t done = 0;
-  while (done < engine.size()) {
-    ssize_t n = write(fd.get(), engine.data() + done, engine.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Errno("cannot write the engine's in-memory file");
-    done += size_t(n);
+  if (fd.get() < 0) return core::Errno("cannot create the engine's in-memory file");
+  if (!core::WriteAll(fd.get(), std::string_view(reinterpret_cast<const char*>(engine.data()), engine.size()))) {
+    return core::Errno("cannot write the engine's in-memory file");
   }
   // The kernel refuses a write seal with EBUSY while a page of the file is
   // still pinned, which the page cache's own batching does for a moment
@@ -60,7 +56,7 @@ Result<Fd> EngineMemfd(std::span<const uint8_t> engine) {
   // a few short waits are enough.
   for (int attempt = 0;; ++attempt) {
     if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0) break;
-    if (errno != EBUSY || attempt == 20) return Errno("cannot seal the engine's in-memory file");
+    if (errno != EBUSY || attempt == 20) return core::Errno("cannot seal the engine's in-memory file");
     usleep(1000 << std::min(attempt, 6));
   }
   return fd;
@@ -168,7 +164,7 @@ Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clo
     }
     int ready = poll(p, nfds_t(n), x.timed_out ? 5000 : int(std::min<long long>(left, 1 << 30)));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) return Errno("poll");
+    if (ready < 0) return core::Errno("poll");
     if (ready == 0 && x.timed_out) return Error{"the engine did not stop after being killed"};
     for (int i = 0; i < n; ++i) {
       if (p[i].revents == 0) continue;
@@ -235,7 +231,7 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
   // open file the engine maps, not a path that could be swapped in between.
   // O_NONBLOCK: a FIFO must not hang the open; Kernel::OpenFd refuses it.
   Fd kernel_fd(open(spec.kernel_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (kernel_fd.get() < 0) return Errno("cannot open the kernel '" + spec.kernel_path + "'");
+  if (kernel_fd.get() < 0) return core::Errno("cannot open the kernel '" + spec.kernel_path + "'");
   Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(kernel_fd.get(), spec.kernel_path);
   if (!kernel) return kernel.error();
   std::string kernel_sha256 = CachedKernelDigest(kernel_fd.get(), **kernel);

@@ -12,8 +12,9 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
+
+#include "core/errno_text.h"
 
 namespace ampoule {
 namespace {
@@ -45,7 +46,6 @@ pid_t Clone(uint64_t flags, int* pidfd) {
       syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, nullptr, pidfd, nullptr, 0));
 }
 
-std::string ErrnoText(int error) { return strerror(error); }
 
 // After clone refused the full set: which namespace alone is refused.
 std::string MissingNamespace(int clone_errno) {
@@ -56,13 +56,13 @@ std::string MissingNamespace(int clone_errno) {
     if (pid == 0) _exit(0);
     if (pid < 0) {
       return std::string("jail: cannot create a ") + ns.name + " namespace (clone: " +
-             ErrnoText(errno) + ")." + kInsecureHint;
+             core::ErrnoText(errno) + ")." + kInsecureHint;
     }
     siginfo_t info;
     syscall(SYS_waitid, P_PIDFD, pidfd, &info, WEXITED, nullptr);
     close(pidfd);
   }
-  return "jail: cannot create the jail's namespaces (clone: " + ErrnoText(clone_errno) + ")." +
+  return "jail: cannot create the jail's namespaces (clone: " + core::ErrnoText(clone_errno) + ")." +
          kInsecureHint;
 }
 
@@ -83,15 +83,15 @@ Status MapIds(pid_t pid) {
   const std::string uid = std::to_string(kJailUid) + " ";
   const std::string gid = std::to_string(kJailGid) + " ";
   if (!WriteFile(dir + "setgroups", "deny"))
-    return Error{"jail: writing " + dir + "setgroups failed: " + ErrnoText(errno) + "." +
+    return Error{"jail: writing " + dir + "setgroups failed: " + core::ErrnoText(errno) + "." +
                  kInsecureHint};
   if (!WriteFile(dir + "uid_map", uid + "65534 1") &&
       !WriteFile(dir + "uid_map", uid + std::to_string(geteuid()) + " 1"))
-    return Error{"jail: writing " + dir + "uid_map failed: " + ErrnoText(errno) + "." +
+    return Error{"jail: writing " + dir + "uid_map failed: " + core::ErrnoText(errno) + "." +
                  kInsecureHint};
   if (!WriteFile(dir + "gid_map", gid + "65534 1") &&
       !WriteFile(dir + "gid_map", gid + std::to_string(getegid()) + " 1"))
-    return Error{"jail: writing " + dir + "gid_map failed: " + ErrnoText(errno) + "." +
+    return Error{"jail: writing " + dir + "gid_map failed: " + core::ErrnoText(errno) + "." +
                  kInsecureHint};
   return Status::Ok();
 }
@@ -113,10 +113,10 @@ Status ReadChildReport(int error_fd, bool jailed) {
   if (n == 0) return Status::Ok();
   if (n != sizeof failure || failure.step >= kChildStepCount)
     return Error{"jail: the child process ended before it could report (read: " +
-                 ErrnoText(n < 0 ? errno : EIO) + ")"};
+                 core::ErrnoText(n < 0 ? errno : EIO) + ")"};
   const auto step = static_cast<ChildStep>(failure.step);
   std::string message = std::string("jail: ") + ChildStepDescription(step) +
-                        " failed: " + ErrnoText(failure.error);
+                        " failed: " + core::ErrnoText(failure.error);
   const bool jail_feature = step != ChildStep::kExec && step != ChildStep::kDescriptors &&
                             step != ChildStep::kLimits;
   if (jailed && jail_feature) message += std::string(".") + kInsecureHint;
@@ -137,9 +137,9 @@ Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
   // MSG_NOSIGNAL cannot raise SIGPIPE in this process if the child is gone.
   int sync[2], report[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) != 0)
-    return Error{"jail: socketpair: " + ErrnoText(errno)};
+    return Error{"jail: socketpair: " + core::ErrnoText(errno)};
   core::UniqueFd sync_child(sync[0]), sync_parent(sync[1]);
-  if (pipe2(report, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + ErrnoText(errno)};
+  if (pipe2(report, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + core::ErrnoText(errno)};
   core::UniqueFd report_read(report[0]), report_write(report[1]);
   plan.sync_fd = sync_child.get();
   plan.error_fd = report_write.get();
@@ -156,14 +156,14 @@ Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
     if (plan.jailed) return Error{MissingNamespace(clone_errno)};
-    return Error{"jail: clone failed: " + ErrnoText(clone_errno)};
+    return Error{"jail: clone failed: " + core::ErrnoText(clone_errno)};
   }
   LaunchedChild child{pid, core::UniqueFd(pidfd)};
   sync_child.reset();
   report_write.reset();  // from here on only the child can write a report
   Status ready = plan.jailed ? MapIds(pid) : Status::Ok();
   if (ready.ok() && send(sync_parent.get(), "x", 1, MSG_NOSIGNAL) != 1)
-    ready = Error{"jail: could not signal the child: " + ErrnoText(errno)};
+    ready = Error{"jail: could not signal the child: " + core::ErrnoText(errno)};
   if (!ready.ok()) {
     KillAndReap(pidfd);
     return PreferChildReport(report_read.get(), plan.jailed, ready.error());

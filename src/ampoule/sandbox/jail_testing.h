@@ -16,6 +16,7 @@
 
 #include "ampoule/sandbox/jail.h"
 #include "core/unique_fd.h"
+#include "core/write_all.h"
 
 namespace ampoule::testing {
 
@@ -46,7 +47,7 @@ inline core::UniqueFd HelperMemfd(const std::string& name) {
   char buffer[65536];
   ssize_t n;
   while ((n = read(file.get(), buffer, sizeof buffer)) > 0) {
-    if (write(mem.get(), buffer, n) != n) return core::UniqueFd();
+    if (!core::WriteAll(mem.get(), std::string_view(buffer, size_t(n)))) return core::UniqueFd();
   }
   return mem;
 }
@@ -90,7 +91,7 @@ inline ProbeRun RunProbe(const std::string& program, std::vector<std::string> ar
     return run;
   }
   core::UniqueFd in_read(in[0]), in_write(in[1]), out_read(out[0]), out_write(out[1]);
-  if (write(in_write.get(), input.data(), input.size()) != static_cast<ssize_t>(input.size())) {
+  if (!core::WriteAll(in_write.get(), input)) {
     run.spawn_error = "test set-up failed";
     return run;
   }

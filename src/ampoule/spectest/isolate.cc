@@ -13,26 +13,22 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/write_all.h"
+
 namespace ampoule::spectest {
 namespace {
 
 constexpr char kKindChars[] = {'P', 'F', 'S'};  // indexed by Verdict::Kind
 
-void WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(3);  // the parent is gone; nobody is left to report to
-    done += size_t(n);
-  }
+void WriteOrExit(int fd, const std::string& data) {
+  if (!core::WriteAll(fd, data)) _exit(3);  // the parent is gone; nobody is left to report to
 }
 
 // The child process: run the work, stream verdicts, never return.
 [[noreturn]] void ChildMain(int fd, const ScriptWork& work) {
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);  // a crash is reported by the parent; no core files
-  work([fd](const Verdict& v) { WriteAll(fd, EncodeVerdict(v)); });
+  work([fd](const Verdict& v) { WriteOrExit(fd, EncodeVerdict(v)); });
   _exit(0);  // skip atexit handlers and stdio buffers that belong to the parent
 }
 

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "core/errno_text.h"
+#include "core/file_write.h"
 #include "volent/cli/commands.h"
 #include "volent/control/credential_journal.h"
 #include "volent/control/credentials.h"
@@ -66,16 +68,21 @@ int Usage(const std::string& problem) {
 }
 
 // The token file, made (empty, mode 0600) before the token: an existing
-// file is refused before anything is made.
-ampoule::Result<int> NewTokenFile(const std::string& path) {
+// file is refused before anything is made. The token replaces it durably
+// (WriteSecret).
+ampoule::Status NewTokenFile(const std::string& path) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return ampoule::Error{path + ": " + strerror(errno) + (errno == EEXIST ? " (remove it first)" : "")};
-  return fd;
+  if (fd < 0) {
+    const bool exists = errno == EEXIST;
+    return ampoule::Error{path + ": " + ampoule::core::ErrnoText() + (exists ? " (remove it first)" : "")};
+  }
+  close(fd);
+  return ampoule::Status::Ok();
 }
 
-
-bool WriteAll(int fd, const std::string& text) {
-  return write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
+// Writes `text` over the file NewTokenFile made.
+ampoule::Status WriteSecret(const std::string& path, const std::string& text) {
+  return ampoule::core::WriteFileAtomically(path, text, 0600);
 }
 
 // What both actions take: --data-dir, --name, --role (repeatable), -o.
@@ -117,7 +124,7 @@ int ParseOptions(const Args& args, CommonOptions& o, Own own) {
     return Usage("--data-dir, --name, at least one --role and -o are required");
   }
   if (mkdir(o.data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "volent credential: %s: %s\n", o.data_dir.c_str(), strerror(errno));
+    std::fprintf(stderr, "volent credential: %s: %s\n", o.data_dir.c_str(), ampoule::core::ErrnoText().c_str());
     return 1;
   }
   return -1;
@@ -189,26 +196,20 @@ int CertificateCommand(const Args& args) {
     return 1;
   }
   const std::string key_path = out + ".key", cert_path = out + ".crt";
-  auto key_fd = NewTokenFile(key_path);
-  if (!key_fd) {
-    std::fprintf(stderr, "volent credential: %s\n", key_fd.message().c_str());
+  if (auto reserved = NewTokenFile(key_path); !reserved.ok()) {
+    std::fprintf(stderr, "volent credential: %s\n", reserved.message().c_str());
     return 1;
   }
-  bool key_written = WriteAll(*key_fd, issued->key_pem);
-  close(*key_fd);
-  int cert_fd = key_written ? open(cert_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
-  if (cert_fd < 0 || !WriteAll(cert_fd, issued->certificate_pem)) {
-    const std::string why = strerror(errno);
-    if (cert_fd >= 0) {
-      close(cert_fd);
-      unlink(cert_path.c_str());
-    }
+  ampoule::Status written = WriteSecret(key_path, issued->key_pem);
+  if (written.ok()) {
+    written = ampoule::core::WriteFileAtomically(cert_path, issued->certificate_pem,
+                                                 ampoule::core::WriteOptions{.mode = 0644, .create_only = true});
+  }
+  if (!written.ok()) {
     unlink(key_path.c_str());
-    std::fprintf(stderr, "volent credential: cannot write %s: %s\n", key_written ? cert_path.c_str() : key_path.c_str(),
-                 why.c_str());
+    std::fprintf(stderr, "volent credential: %s\n", written.message().c_str());
     return 1;
   }
-  close(cert_fd);
   const control::NodeTlsPaths tls = control::NodeTlsPathsOf(data_dir);
   std::fprintf(stderr,
                "volent credential: certificate %s (sha256 %s) written to %s, its key to %s (mode 0600); "
@@ -248,13 +249,11 @@ int CredentialCommand(const Args& args) {
                             "a running node makes tokens through its API: POST /v1/credentials with an admin "
                             "token (docs/control-api.md), or stop the node first");
   if (!lock) return 1;
-  auto fd = NewTokenFile(out);
-  if (!fd) {
-    std::fprintf(stderr, "volent credential: %s\n", fd.message().c_str());
+  if (auto reserved = NewTokenFile(out); !reserved.ok()) {
+    std::fprintf(stderr, "volent credential: %s\n", reserved.message().c_str());
     return 1;
   }
   auto fail = [&](const std::string& why) {
-    close(*fd);
     unlink(out.c_str());
     std::fprintf(stderr, "volent credential: %s\n", why.c_str());
     return 1;
@@ -266,12 +265,10 @@ int CredentialCommand(const Args& args) {
   auto made = control::CreateJournaled(**store, **journal, request,
                                        {{"kind", "offline"}, {"tool", "volent credential create"}});
   if (!made) return fail(made.message());
-  if (!WriteAll(*fd, made->second + "\n")) {
-    const std::string why = strerror(errno);
+  if (ampoule::Status written = WriteSecret(out, made->second + "\n"); !written.ok()) {
     (void)(*store)->Revoke(made->first.id, "volent credential create (its token file could not be written)");
-    return fail("the token was revoked, since " + out + " could not be written: " + why);
+    return fail("the token was revoked, since " + out + " could not be written: " + written.message());
   }
-  close(*fd);
   std::fprintf(stderr, "volent credential: token %s (%s) made in %s, written to %s (mode 0600)\n",
                made->first.id.c_str(), made->first.name.c_str(), data_dir.c_str(), out.c_str());
   return 0;

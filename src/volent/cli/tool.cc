@@ -16,6 +16,7 @@
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/key_file.h"
 #include "core/file_read.h"
+#include "core/file_write.h"
 #include "core/sha256.h"
 #include "volent/cli/commands.h"
 #include "volent/cli/config_file.h"
@@ -151,15 +152,12 @@ int Sign(const Options& o) {
     std::fputs(signature->c_str(), stdout);
     return 0;
   }
-  FILE* f = std::fopen(o.out.c_str(), "wx");
-  if (!f) {
-    std::fprintf(stderr, "volent tool: cannot create %s: %s (it must not exist yet)\n", o.out.c_str(),
-                 std::strerror(errno));
-    return 2;
-  }
-  const bool ok = std::fputs(signature->c_str(), f) >= 0;
-  if (std::fclose(f) != 0 || !ok) {
-    std::fprintf(stderr, "volent tool: cannot write %s\n", o.out.c_str());
+  // Durable, and never over an existing file.
+  const ampoule::Status written =
+      ampoule::core::WriteFileAtomically(o.out, *signature, ampoule::core::WriteOptions{.create_only = true});
+  if (!written.ok()) {
+    std::fprintf(stderr, "volent tool: %s%s\n", written.message().c_str(),
+                 written.kind() == ampoule::ErrorKind::kConflict ? " (it must not exist yet)" : "");
     return 2;
   }
   std::fprintf(stderr, "volent tool: signed sha256:%s (%s) with key %s into %s\n",

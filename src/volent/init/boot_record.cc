@@ -2,13 +2,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "core/errno_text.h"
+#include "core/write_all.h"
+
 namespace volent::init {
+
+using ampoule::core::Errno;
+using ampoule::core::WriteAll;
 
 std::string BootRecordJson(const VerityRoot& root, const VerityStatus& status) {
   const nlohmann::ordered_json record = {{"profile", "verity-only"},     {"roothash", root.roothash},
@@ -25,20 +30,19 @@ ampoule::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& stat
   // The node (its own user, no capability) takes the kernel's answer from
   // this file: it and its folder must be root's alone, whatever was there.
   if (mkdir("/run/volent", 0755) != 0 && errno != EEXIST) {
-    return ampoule::Error{std::string("mkdir /run/volent: ") + strerror(errno)};
+    return Errno("mkdir /run/volent");
   }
   if (chown("/run/volent", 0, 0) != 0 || chmod("/run/volent", 0755) != 0) {
-    return ampoule::Error{std::string("chown/chmod /run/volent: ") + strerror(errno)};
+    return Errno("chown/chmod /run/volent");
   }
   const std::string text = BootRecordJson(root, status);
+  // On /run (tmpfs), which a power cut empties: written, not synced.
   int fd = open(kBootRecordPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
-  if (fd < 0) return ampoule::Error{std::string("create ") + kBootRecordPath + ": " + strerror(errno)};
-  ssize_t n = write(fd, text.data(), text.size());
-  int err = errno;
+  if (fd < 0) return Errno(std::string("create ") + kBootRecordPath);
+  const bool written = WriteAll(fd, text);
+  const int error = errno;
   close(fd);
-  if (n != static_cast<ssize_t>(text.size())) {
-    return ampoule::Error{std::string("write ") + kBootRecordPath + ": " + (n < 0 ? strerror(err) : "short write")};
-  }
+  if (!written) return Errno(std::string("write ") + kBootRecordPath, error);
   return ampoule::Status::Ok();
 }
 

@@ -1,10 +1,12 @@
 #include "volent/init/console.h"
 
 #include <fcntl.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <string>
+
+#include "core/errno_text.h"
+#include "core/write_all.h"
 
 namespace volent::init {
 
@@ -12,23 +14,15 @@ void Say(std::string_view line) {
   std::string out = "volent-init: ";
   out.append(line);
   out.push_back('\n');
-  // A short write to a serial console is retried; an error is dropped.
-  const char* p = out.data();
-  size_t left = out.size();
-  while (left > 0) {
-    ssize_t n = write(STDOUT_FILENO, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
+  // A short write to a serial console is carried on; an error is dropped.
+  (void)ampoule::core::WriteAll(STDOUT_FILENO, out);
 }
 
 void SayError(std::string_view what, int errnum) {
   std::string line = "error: ";
   line.append(what);
   line.append(": ");
-  line.append(strerror(errnum));
+  line.append(ampoule::core::ErrnoText(errnum));
   Say(line);
 }
 

@@ -12,24 +12,19 @@
 
 #include <string>
 
+#include "core/errno_text.h"
+#include "core/unique_fd.h"
 #include "volent/init/modules.h"
 
 namespace volent::init {
 namespace {
 
+using ampoule::core::Errno;
+
 constexpr char kEthernet[] = "eth0";
 
-class Socket {
- public:
-  Socket() : fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {}
-  ~Socket() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int fd() const { return fd_; }
-
- private:
-  int fd_;
-};
+// A socket for the interface ioctls.
+ampoule::core::UniqueFd Socket() { return ampoule::core::UniqueFd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)); }
 
 sockaddr_in Inet(uint32_t network_order) {
   sockaddr_in a{};
@@ -44,30 +39,27 @@ ifreq Request(const char* name) {
   return r;
 }
 
-ampoule::Error NetError(const std::string& what, int errnum) {
-  return ampoule::Error{what + ": " + strerror(errnum)};
-}
 
-ampoule::Status BringUp(const Socket& s, const char* name) {
+ampoule::Status BringUp(const ampoule::core::UniqueFd& s, const char* name) {
   ifreq r = Request(name);
-  if (ioctl(s.fd(), SIOCGIFFLAGS, &r) != 0) return NetError(std::string("flags of ") + name, errno);
+  if (ioctl(s.get(), SIOCGIFFLAGS, &r) != 0) return Errno(std::string("flags of ") + name, errno);
   r.ifr_flags |= IFF_UP | IFF_RUNNING;
-  if (ioctl(s.fd(), SIOCSIFFLAGS, &r) != 0) return NetError(std::string("bring up ") + name, errno);
+  if (ioctl(s.get(), SIOCSIFFLAGS, &r) != 0) return Errno(std::string("bring up ") + name, errno);
   return ampoule::Status::Ok();
 }
 
 }  // namespace
 
 ampoule::Status BringUpLoopback() {
-  Socket s;
-  if (s.fd() < 0) return NetError("socket", errno);
+  const ampoule::core::UniqueFd s = Socket();
+  if (s.get() < 0) return Errno("socket", errno);
   return BringUp(s, "lo");
 }
 
 ampoule::Status ConfigureEthernet(const Network& network) {
   AMP_RETURN_IF_ERROR(WaitForPath(std::string("/sys/class/net/") + kEthernet, 3000));
-  Socket s;
-  if (s.fd() < 0) return NetError("socket", errno);
+  const ampoule::core::UniqueFd s = Socket();
+  if (s.get() < 0) return Errno("socket", errno);
   in_addr address{}, gateway{};
   inet_pton(AF_INET, network.address.c_str(), &address);  // ParseCmdline checked both
   const uint32_t mask = htonl(~uint32_t{0} << (32 - network.prefix));
@@ -75,10 +67,10 @@ ampoule::Status ConfigureEthernet(const Network& network) {
   ifreq r = Request(kEthernet);
   sockaddr_in a = Inet(address.s_addr);
   memcpy(&r.ifr_addr, &a, sizeof a);
-  if (ioctl(s.fd(), SIOCSIFADDR, &r) != 0) return NetError("address of eth0", errno);
+  if (ioctl(s.get(), SIOCSIFADDR, &r) != 0) return Errno("address of eth0", errno);
   a = Inet(mask);
   memcpy(&r.ifr_netmask, &a, sizeof a);
-  if (ioctl(s.fd(), SIOCSIFNETMASK, &r) != 0) return NetError("netmask of eth0", errno);
+  if (ioctl(s.get(), SIOCSIFNETMASK, &r) != 0) return Errno("netmask of eth0", errno);
   AMP_RETURN_IF_ERROR(BringUp(s, kEthernet));
   if (network.gateway.empty()) return ampoule::Status::Ok();
 
@@ -92,7 +84,7 @@ ampoule::Status ConfigureEthernet(const Network& network) {
   route.rt_flags = RTF_UP | RTF_GATEWAY;
   char device[] = "eth0";
   route.rt_dev = device;
-  if (ioctl(s.fd(), SIOCADDRT, &route) != 0) return NetError("default route via " + network.gateway, errno);
+  if (ioctl(s.get(), SIOCADDRT, &route) != 0) return Errno("default route via " + network.gateway, errno);
   return ampoule::Status::Ok();
 }
 

@@ -13,7 +13,9 @@
 #include <functional>
 #include <vector>
 
+#include "core/errno_text.h"
 #include "core/result.h"
+#include "core/write_all.h"
 #include "volent/init/console.h"
 #include "volent/init/verity.h"
 
@@ -21,19 +23,18 @@ namespace volent::init {
 namespace {
 
 using Check = std::function<ampoule::Status()>;
-
-ampoule::Error Failed(const std::string& what, int errnum) { return ampoule::Error{what + ": " + strerror(errnum)}; }
+using ampoule::core::Errno;
 
 ampoule::Status RootReadOnly() {
   struct statvfs fs;
-  if (statvfs("/", &fs) != 0) return Failed("statvfs /", errno);
+  if (statvfs("/", &fs) != 0) return Errno("statvfs /", errno);
   if (!(fs.f_flag & ST_RDONLY)) return ampoule::Error{"/ is mounted read-write"};
   int fd = open("/.volent-write-check", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd >= 0) {
     close(fd);
     return ampoule::Error{"a file could be created in /"};
   }
-  if (errno != EROFS) return Failed("creating a file in / failed, but not with EROFS", errno);
+  if (errno != EROFS) return Errno("creating a file in / failed, but not with EROFS", errno);
   return ampoule::Status::Ok();
 }
 
@@ -45,55 +46,48 @@ ampoule::Status VerityActive(const VerityRoot& root, const std::string& device_p
   }
   if (status->status != "V") return ampoule::Error{"the device's status is '" + status->status + "', not V (verified)"};
   struct stat device, mounted;
-  if (stat(device_path.c_str(), &device) != 0) return Failed("stat " + device_path, errno);
-  if (stat("/", &mounted) != 0) return Failed("stat /", errno);
+  if (stat(device_path.c_str(), &device) != 0) return Errno("stat " + device_path, errno);
+  if (stat("/", &mounted) != 0) return Errno("stat /", errno);
   if (device.st_rdev != mounted.st_dev) return ampoule::Error{"/ is not mounted from the verity device"};
-  return ampoule::Status::Ok();
-}
-
-ampoule::Status WriteAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return Failed("write", errno);
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
   return ampoule::Status::Ok();
 }
 
 ampoule::Status DataWritable() {
   const char* path = "/data/.volent-write-check";
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Failed(std::string("create ") + path, errno);
-  auto written = WriteAll(fd, "ok\n", 3);
-  bool synced = fsync(fd) == 0;
+  if (fd < 0) return Errno(std::string("create ") + path, errno);
+  const bool written = ampoule::core::WriteAll(fd, "ok\n");
+  const int write_errno = errno;
+  bool synced = written && fsync(fd) == 0;
+  const int sync_errno = errno;
   close(fd);
   unlink(path);
-  if (!written.ok()) return written;
-  if (!synced) return Failed("fsync on /data", errno);
+  if (!written) return Errno("write", write_errno);
+  if (!synced) return Errno("fsync on /data", sync_errno);
   return ampoule::Status::Ok();
 }
 
 // Copies `from` to `to` (mode 0755).
 ampoule::Status Copy(const std::string& from, const std::string& to) {
   int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return Failed("open " + from, errno);
+  if (in < 0) return Errno("open " + from, errno);
   int out = open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
   if (out < 0) {
     int err = errno;
     close(in);
-    return Failed("create " + to, err);
+    return Errno("create " + to, err);
   }
   std::vector<char> buffer(1 << 16);
   ampoule::Status status = ampoule::Status::Ok();
   for (;;) {
     ssize_t n = read(in, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) status = Failed("read " + from, errno);
+    if (n < 0) status = Errno("read " + from, errno);
     if (n <= 0) break;
-    status = WriteAll(out, buffer.data(), static_cast<size_t>(n));
-    if (!status.ok()) break;
+    if (!ampoule::core::WriteAll(out, std::string_view(buffer.data(), static_cast<size_t>(n)))) {
+      status = Errno("write " + to, errno);
+      break;
+    }
   }
   close(in);
   close(out);
@@ -108,9 +102,9 @@ ampoule::Status DataNoExec(const std::string& executable) {
   // The child reports execve's errno through a close-on-exec pipe: an exec
   // that succeeds closes the pipe with nothing written.
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Failed("pipe", errno);
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Errno("pipe", errno);
   pid_t pid = fork();
-  if (pid < 0) return Failed("fork", errno);
+  if (pid < 0) return Errno("fork", errno);
   if (pid == 0) {
     char* argv[] = {const_cast<char*>(copy.c_str()), const_cast<char*>("--version"), nullptr};
     char* env[] = {nullptr};
@@ -127,7 +121,7 @@ ampoule::Status DataNoExec(const std::string& executable) {
   waitpid(pid, nullptr, 0);
   unlink(copy.c_str());
   if (n != sizeof err) return ampoule::Error{"a binary copied to /data ran"};
-  if (err != EACCES) return Failed("a binary copied to /data did not run, but not for EACCES", err);
+  if (err != EACCES) return Errno("a binary copied to /data did not run, but not for EACCES", err);
   if (!flagged) return ampoule::Error{"/data is not mounted noexec"};
   return ampoule::Status::Ok();
 }
@@ -162,9 +156,9 @@ void FindShells(int dirfd, const std::string& path, dev_t root_dev, std::vector<
 
 ampoule::Status NoShell() {
   struct stat root;
-  if (stat("/", &root) != 0) return Failed("stat /", errno);
+  if (stat("/", &root) != 0) return Errno("stat /", errno);
   int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Failed("open /", errno);
+  if (fd < 0) return Errno("open /", errno);
   std::vector<std::string> found;
   FindShells(fd, "/", root.st_dev, &found);
   if (found.empty()) return ampoule::Status::Ok();

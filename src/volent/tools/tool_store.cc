@@ -1,16 +1,12 @@
 #include "volent/tools/tool_store.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <random>
 
 #include "ampoule/receipt/envelope.h"
 #include "core/file_read.h"
+#include "core/file_write.h"
 #include "core/hex.h"
 
 namespace volent::tools {
@@ -23,37 +19,6 @@ namespace {
 
 constexpr char kToolFile[] = "tool";
 constexpr char kSignatureFile[] = "signature.json";
-
-Status WriteFileSynced(const std::string& path, std::string_view bytes) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{"cannot create " + path + ": " + std::strerror(errno)};
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      close(fd);
-      return Error{"cannot write " + path + ": " + why};
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    close(fd);
-    return Error{"cannot sync " + path + ": " + why};
-  }
-  close(fd);
-  return Status::Ok();
-}
-
-Status SyncFolder(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
-  const bool ok = fsync(fd) == 0;
-  close(fd);
-  return ok ? Status::Ok() : Status(Error{"cannot sync " + path});
-}
 
 std::string RandomSuffix() {
   std::random_device rd;
@@ -107,17 +72,15 @@ Result<ToolInfo> ToolStore::Add(std::string_view tool, std::string_view signatur
   if (ec) return Error{"cannot create " + folder_ + ": " + ec.message()};
   const std::string staging = folder_ + "/.adding-" + RandomSuffix();
   if (!fs::create_directory(staging, ec) || ec) return Error{"cannot create " + staging + ": " + ec.message()};
-  Status written = WriteFileSynced(staging + "/" + kToolFile, tool);
-  if (written.ok()) written = WriteFileSynced(staging + "/" + kSignatureFile, signature);
-  if (written.ok()) written = SyncFolder(staging);
-  if (written.ok() && rename(staging.c_str(), target.c_str()) != 0) {
-    written = Error{"cannot move the tool into " + target + ": " + std::strerror(errno)};
-  }
+  // Each file is durable in the staging folder before the folder takes the
+  // tool's name, so a tool under its name is whole.
+  Status written = ampoule::core::WriteFileAtomically(staging + "/" + kToolFile, tool);
+  if (written.ok()) written = ampoule::core::WriteFileAtomically(staging + "/" + kSignatureFile, signature);
+  if (written.ok()) written = ampoule::core::RenameDurably(staging, target);
   if (!written.ok()) {
     fs::remove_all(staging, ec);
     return written.error();
   }
-  AMP_RETURN_IF_ERROR(SyncFolder(folder_));
   if (stored_now) *stored_now = true;
   return std::move(*info);
 }
@@ -153,7 +116,7 @@ Status ToolStore::Remove(std::string_view digest) {
   }
   fs::remove_all(dir, ec);
   if (ec) return Error{"cannot remove " + dir + ": " + ec.message()};
-  return SyncFolder(folder_);
+  return ampoule::core::SyncFolder(folder_);
 }
 
 nlohmann::json ListedToolJson(const ListedTool& tool, const std::vector<manifest::TrustedToolKey>& keys,
