@@ -12,6 +12,8 @@
 #   sealed     wasm tool calls run through Ampoule's run path, each with a receipt
 #   attest     the attestation report; the TPM (tpm2-tss): PCRs, AK, quotes, their check
 #   init       volent-init, the sealed image's PID 1 (static, libc only; docs/image.md)
+#   access     who may do what: the control API's credentials and roles, approval
+#              signatures, the node's TLS certificates (decision 0056)
 #   control    the control API: routes, problem details, OpenAPI, HTTP server
 #   boot       the node assembled: configuration in, control API served
 #              (`volent node`, the tests and the sealed image start it)
@@ -72,9 +74,14 @@ option(VOLENT_RELEASE_SHAPED "Refuse to sign attestation reports with a dev-only
 if(VOLENT_RELEASE_SHAPED)
   target_compile_definitions(volent_attest PUBLIC VOLENT_RELEASE_SHAPED=1)
 endif()
+# Credentials, roles, approval signatures and TLS certificates: no HTTP here;
+# control links access, never the other way (decision 0056).
+amp_glob(ACCESS_SRCS src/volent/access/*.cc)
+add_library(volent_access STATIC ${ACCESS_SRCS})
+target_link_libraries(volent_access PUBLIC core amp_receipt nlohmann_json::nlohmann_json OpenSSL::Crypto)
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
-target_link_libraries(volent_control PUBLIC volent_node volent_manifest volent_journal volent_tools core core_http Boost::headers
+target_link_libraries(volent_control PUBLIC volent_access volent_node volent_manifest volent_journal volent_tools core core_http Boost::headers
                                             OpenSSL::SSL OpenSSL::Crypto
                                             Threads::Threads)
 amp_glob(BOOT_SRCS src/volent/boot/*.cc)

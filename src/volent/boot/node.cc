@@ -23,10 +23,10 @@
 #include "volent/control/api.h"
 #include "volent/control/auth.h"
 #include "volent/control/credential_journal.h"
-#include "volent/control/credentials.h"
+#include "volent/access/credentials.h"
 #include "volent/control/http_server.h"
 #include "volent/control/metrics.h"
-#include "volent/control/tls_certificates.h"
+#include "volent/access/tls_certificates.h"
 #include "volent/control/tls_context.h"
 #include "volent/egress/credentials.h"
 #include "volent/egress/gate.h"
@@ -63,7 +63,7 @@ struct Node::Parts {
   std::unique_ptr<attest::Attestor> attestor;
   std::unique_ptr<agent::RunManager> runs;
   control::Metrics metrics;
-  std::unique_ptr<control::CredentialStore> credentials;  // null in development mode
+  std::unique_ptr<access::CredentialStore> credentials;  // null in development mode
   std::unique_ptr<control::Authenticator> auth;
   std::unique_ptr<control::ControlApi> api;
   std::unique_ptr<control::HttpServer> server;
@@ -110,11 +110,11 @@ bool IsLoopbackHost(const std::string& host) {
 // expired or was revoked, and the operator restarts the node to get back
 // in): an admin token for the operator, in a file only the node's user can
 // read (replacing an older one), journaled like any other credential.
-ampoule::Status Bootstrap(control::CredentialStore& credentials, journal::Journal& journal,
+ampoule::Status Bootstrap(access::CredentialStore& credentials, journal::Journal& journal,
                           const std::string& data_dir, const NodeOptions& options) {
-  control::NewCredential request;
+  access::NewCredential request;
   request.name = "bootstrap admin";
-  request.roles = {control::Role::kAdmin};
+  request.roles = {access::Role::kAdmin};
   request.ttl_seconds = kBootstrapTokenTtlSeconds;
   request.created_by = "the node (no admin token was active at start)";
   auto made = control::CreateJournaled(credentials, journal, request,
@@ -168,7 +168,7 @@ attest::TrustSettings TrustSettingsFor(const manifest::NodeConfig& config, const
   if (control.mtls && !control.development_no_auth) {
     // As control/tls_context.cc picks it: the operator's, else the node's own.
     t.client_ca = !control.tls_client_ca.empty() ? control.tls_client_ca
-                                                 : control::NodeTlsPathsOf(data_dir).ca_certificate;
+                                                 : access::NodeTlsPathsOf(data_dir).ca_certificate;
     auto bytes = ampoule::core::ReadFileCapped(t.client_ca, size_t{16} << 20);
     if (bytes) t.client_ca_sha256 = ampoule::core::Sha256Hex(*bytes);
   }
@@ -356,10 +356,10 @@ Result<std::unique_ptr<Node>> Node::Start(manifest::NodeConfig config, const Nod
                    "anyone on this machine can do anything");
     }
   } else {
-    auto credentials = control::CredentialStore::Open(data_dir);
+    auto credentials = access::CredentialStore::Open(data_dir);
     if (!credentials) return Failed("credentials: " + credentials.message());
     parts->credentials = std::move(*credentials);
-    if (control_config.tokens && !parts->credentials->HasActive(control::Role::kAdmin)) {
+    if (control_config.tokens && !parts->credentials->HasActive(access::Role::kAdmin)) {
       auto made = Bootstrap(*parts->credentials, *parts->journal, data_dir, options);
       if (!made.ok()) return Failed("the first admin token: " + made.message());
     }

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "core/http/loopback_client.h"
-#include "volent/control/credentials.h"
+#include "volent/access/credentials.h"
 
 namespace volent::boot {
 namespace {
@@ -157,7 +157,7 @@ TEST_F(NodeTest, ACredentialsFileOthersCouldHaveChangedStopsTheStart) {
     auto node = Node::Start(Config(), Options());  // makes credentials.json
     ASSERT_TRUE(node.ok()) << node.message();
   }
-  const std::string file = Options().data_dir + "/" + control::kCredentialsFile;
+  const std::string file = Options().data_dir + "/" + access::kCredentialsFile;
   ASSERT_TRUE(std::filesystem::exists(file));
   // Writable by others (what replacing it with one's own admin token needs).
   ASSERT_EQ(chmod(file.c_str(), 0666), 0);

@@ -30,7 +30,7 @@
 #include "core/file_read.h"
 #include "core/host_port.h"
 #include "volent/cli/commands.h"
-#include "volent/control/approval_signature.h"
+#include "volent/access/approval_signature.h"
 #include "volent/egress/gate.h"
 #include "volent/journal/journal.h"
 
@@ -250,7 +250,7 @@ int Decide(const Options& o) {
   const std::string digest = approval->second.value("call_digest", "");
   json body = json::object();
   if (!o.reason.empty()) body["reason"] = o.reason;
-  if (key) body["signature"] = control::SignApproval(*key, !o.deny, digest, decider);
+  if (key) body["signature"] = access::SignApproval(*key, !o.deny, digest, decider);
   auto decided = Call(gate, node, token, "POST", "/v1/approvals/" + o.id + (o.deny ? "/deny" : "/approve"), body.dump());
   if (!decided) return 3;
   if (decided->first != 200) {
@@ -325,7 +325,7 @@ int Verify(const Options& o) {
   const bool approve = payload.value("decision", "") == "approved";
   // Who decided, as the node authenticated them: the signed statement must
   // name that credential, and the key must be the one registered for it.
-  const std::string decider = control::DeciderOf(payload.contains("identity") ? payload["identity"] : json());
+  const std::string decider = access::DeciderOf(payload.contains("identity") ? payload["identity"] : json());
   if (decider.empty()) {
     return Failed("the decision of approval " + o.id + " names no deciding credential (decided by " +
                   payload.value("by", std::string("?")) + "), so no signature can be tied to one");
@@ -340,7 +340,7 @@ int Verify(const Options& o) {
                   std::to_string(registered->second) + " registered " + registered->first + ")");
   }
   const std::string expected_key = !given_key.empty() ? given_key : registered ? registered->first : "";
-  auto checked = control::CheckApprovalSignature(payload["signature"], approve, digest, decider, expected_key);
+  auto checked = access::CheckApprovalSignature(payload["signature"], approve, digest, decider, expected_key);
   if (!checked.ok()) return Failed(checked.message());
   std::string how;
   how = registered ? ", the approval key registered for it (journal entry " + std::to_string(registered->second) + ")"

@@ -32,9 +32,9 @@
 #include "core/file_write.h"
 #include "volent/cli/commands.h"
 #include "volent/control/credential_journal.h"
-#include "volent/control/credentials.h"
-#include "volent/control/principal.h"
-#include "volent/control/tls_certificates.h"
+#include "volent/access/credentials.h"
+#include "volent/access/principal.h"
+#include "volent/access/tls_certificates.h"
 #include "volent/journal/journal.h"
 #include "volent/node/data_folder.h"
 
@@ -88,7 +88,7 @@ ampoule::Status WriteSecret(const std::string& path, const std::string& text) {
 // What both actions take: --data-dir, --name, --role (repeatable), -o.
 struct CommonOptions {
   std::string data_dir, out, name;
-  std::vector<control::Role> roles;
+  std::vector<access::Role> roles;
 };
 
 // Parses `args` after the action. `own(option, value)` takes the action's
@@ -110,10 +110,10 @@ int ParseOptions(const Args& args, CommonOptions& o, Own own) {
     } else if (a == "-o") {
       o.out = v;
     } else if (a == "--name") {
-      if (!control::IsValidCredentialName(v)) return Usage("--name: 1 to 100 printable bytes");
+      if (!access::IsValidCredentialName(v)) return Usage("--name: 1 to 100 printable bytes");
       o.name = v;
     } else if (a == "--role") {
-      auto role = control::ParseRole(v);
+      auto role = access::ParseRole(v);
       if (!role) return Usage("--role '" + v + "': reader, operator, approver or admin");
       o.roles.push_back(*role);
     } else if (int rc = own(a, v); rc != -1) {
@@ -173,11 +173,11 @@ int CertificateCommand(const Args& args) {
   const std::string& data_dir = o.data_dir;
   const std::string& out = o.out;
   std::vector<std::string> roles;
-  for (control::Role r : o.roles) roles.emplace_back(control::RoleName(r));
+  for (access::Role r : o.roles) roles.emplace_back(access::RoleName(r));
   // Issuing from an existing CA reads the data folder only (so it works
   // beside a running node); making the CA or the server certificate
   // changes it, and takes its lock.
-  const control::NodeTlsPaths paths = control::NodeTlsPathsOf(data_dir);
+  const access::NodeTlsPaths paths = access::NodeTlsPathsOf(data_dir);
   std::unique_ptr<ampoule::core::FolderLock> lock;
   if (access(paths.ca_certificate.c_str(), F_OK) != 0 || access(paths.certificate.c_str(), F_OK) != 0) {
     lock = LockForChange(data_dir, "certificate",
@@ -185,12 +185,12 @@ int CertificateCommand(const Args& args) {
                          "no node runs on the folder");
     if (!lock) return 1;
   }
-  auto made_ca = control::EnsureNodeTls(data_dir, host);
+  auto made_ca = access::EnsureNodeTls(data_dir, host);
   if (!made_ca) {
     std::fprintf(stderr, "volent credential: %s\n", made_ca.message().c_str());
     return 1;
   }
-  auto issued = control::IssueClientCertificate(data_dir, o.name, roles, days);
+  auto issued = access::IssueClientCertificate(data_dir, o.name, roles, days);
   if (!issued) {
     std::fprintf(stderr, "volent credential: %s\n", issued.message().c_str());
     return 1;
@@ -210,7 +210,7 @@ int CertificateCommand(const Args& args) {
     std::fprintf(stderr, "volent credential: %s\n", written.message().c_str());
     return 1;
   }
-  const control::NodeTlsPaths tls = control::NodeTlsPathsOf(data_dir);
+  const access::NodeTlsPaths tls = access::NodeTlsPathsOf(data_dir);
   std::fprintf(stderr,
                "volent credential: certificate %s (sha256 %s) written to %s, its key to %s (mode 0600); "
                "clients trust %s\n",
@@ -229,7 +229,7 @@ int CredentialCommand(const Args& args) {
   if (args[0] == "certificate") return CertificateCommand(args);
   if (args[0] != "create") return Usage("unknown action '" + args[0] + "' (known: create, certificate)");
   CommonOptions o;
-  control::NewCredential request;
+  access::NewCredential request;
   request.created_by = "volent credential create (offline, on the data folder)";
   int parsed = ParseOptions(args, o, [&](const std::string& a, const std::string& v) {
     if (a != "--ttl-days") return 0;
@@ -258,7 +258,7 @@ int CredentialCommand(const Args& args) {
     std::fprintf(stderr, "volent credential: %s\n", why.c_str());
     return 1;
   };
-  auto store = control::CredentialStore::Open(data_dir);
+  auto store = access::CredentialStore::Open(data_dir);
   if (!store) return fail(store.message());
   auto journal = journal::Journal::Open(data_dir, {});
   if (!journal) return fail("the journal in " + data_dir + ": " + journal.message());

@@ -13,7 +13,7 @@
 
 #include "volent/agent/runs.h"
 #include "volent/control/auth.h"
-#include "volent/control/credentials.h"
+#include "volent/access/credentials.h"
 #include "volent/control/message.h"
 #include "volent/control/metrics.h"
 #include "volent/control/route_table.h"
@@ -53,7 +53,7 @@ struct ApiContext {
   // every request is the development principal).
   Authenticator* auth = nullptr;
   // The tokens; null: the credential routes answer 503.
-  CredentialStore* credentials = nullptr;
+  access::CredentialStore* credentials = nullptr;
 };
 
 class ControlApi {

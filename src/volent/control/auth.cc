@@ -17,13 +17,13 @@ bool StartsWithNoCase(std::string_view text, std::string_view prefix) {
   return true;
 }
 
-Principal FromCertificate(const ClientCertificate& certificate) {
-  Principal p;
-  p.kind = Principal::Kind::kCertificate;
+access::Principal FromCertificate(const ClientCertificate& certificate) {
+  access::Principal p;
+  p.kind = access::Principal::Kind::kCertificate;
   p.certificate_subject = certificate.subject;
   p.certificate_sha256 = certificate.sha256;
   for (const auto& unit : certificate.units) {
-    if (auto role = ParseRole(unit)) p.roles.push_back(*role);
+    if (auto role = access::ParseRole(unit)) p.roles.push_back(*role);
   }
   return p;
 }
@@ -32,17 +32,17 @@ Principal FromCertificate(const ClientCertificate& certificate) {
 // "": the key of its failure bucket, the same whether or not a credential
 // has the id.
 std::string TokenId(std::string_view token) {
-  if (token.size() != kTokenLength || token.substr(0, kTokenPrefix.size()) != kTokenPrefix) return "";
-  std::string_view id = token.substr(kTokenPrefix.size(), kTokenIdHexDigits);
+  if (token.size() != access::kTokenLength || token.substr(0, access::kTokenPrefix.size()) != access::kTokenPrefix) return "";
+  std::string_view id = token.substr(access::kTokenPrefix.size(), access::kTokenIdHexDigits);
   for (char c : id) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return "";
   }
   return std::string(id);
 }
 
-Principal FromToken(const Credential& credential) {
-  Principal p;
-  p.kind = Principal::Kind::kToken;
+access::Principal FromToken(const access::ApiCredential& credential) {
+  access::Principal p;
+  p.kind = access::Principal::Kind::kToken;
   p.token_id = credential.id;
   p.name = credential.name;
   p.roles = credential.roles;
@@ -108,10 +108,10 @@ void Authenticator::ReportIfDue(int64_t now) {
   if (auto report = limiter_.TakeDue(now)) JournalReport(*report);
 }
 
-std::variant<Principal, Response> Authenticator::Authenticate(const Request& request) {
+std::variant<access::Principal, Response> Authenticator::Authenticate(const Request& request) {
   if (options_.development_no_auth) {
-    Principal p;
-    p.kind = Principal::Kind::kDevelopment;
+    access::Principal p;
+    p.kind = access::Principal::Kind::kDevelopment;
     return p;
   }
   const int64_t now = Now();
@@ -132,19 +132,19 @@ std::variant<Principal, Response> Authenticator::Authenticate(const Request& req
       while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
       while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
       id = TokenId(token);
-      TokenCheck check = options_.credentials ? options_.credentials->Check(token) : TokenCheck{};
+      access::TokenCheck check = options_.credentials ? options_.credentials->Check(token) : access::TokenCheck{};
       switch (check.verdict) {
-        case TokenVerdict::kValid: ReportIfDue(now); return FromToken(check.credential);
-        case TokenVerdict::kExpired:
+        case access::TokenVerdict::kValid: ReportIfDue(now); return FromToken(check.credential);
+        case access::TokenVerdict::kExpired:
           detail = "the token " + check.credential.id + " has expired: ask an admin for a new one";
           reason = "token " + check.credential.id + " expired";
           break;
-        case TokenVerdict::kRevoked:
+        case access::TokenVerdict::kRevoked:
           detail = "the token " + check.credential.id + " was revoked";
           reason = "token " + check.credential.id + " revoked";
           break;
-        case TokenVerdict::kUnknown: detail = "the token is not valid"; reason = "unknown token or wrong secret"; break;
-        case TokenVerdict::kMalformed: detail = "the token is not valid"; reason = "malformed token"; break;
+        case access::TokenVerdict::kUnknown: detail = "the token is not valid"; reason = "unknown token or wrong secret"; break;
+        case access::TokenVerdict::kMalformed: detail = "the token is not valid"; reason = "malformed token"; break;
       }
     }
   } else if (request.certificate.present && options_.mtls) {

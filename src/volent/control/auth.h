@@ -27,7 +27,7 @@
 #include <string>
 #include <variant>
 
-#include "volent/control/credentials.h"
+#include "volent/access/credentials.h"
 #include "volent/control/failure_limiter.h"
 #include "volent/control/message.h"
 #include "volent/journal/journal.h"
@@ -38,10 +38,10 @@ struct AuthOptions {
   bool development_no_auth = false;
   bool tokens = true;  // bearer tokens accepted
   bool mtls = false;   // client certificates accepted
-  CredentialStore* credentials = nullptr;  // REQUIRES: set when tokens; outlives the Authenticator
+  access::CredentialStore* credentials = nullptr;  // REQUIRES: set when tokens; outlives the Authenticator
   journal::Journal* journal = nullptr;     // auth-failures entries; null: not journaled
   FailureLimits limits;
-  CredentialClock clock;  // empty: the credential store's clock, else the system's
+  access::CredentialClock clock;  // empty: the credential store's clock, else the system's
 };
 
 class Authenticator {
@@ -49,7 +49,7 @@ class Authenticator {
   explicit Authenticator(AuthOptions options);
 
   // The principal `request` speaks for, or the refusal to answer.
-  std::variant<Principal, Response> Authenticate(const Request& request);
+  std::variant<access::Principal, Response> Authenticate(const Request& request);
   // "tokens", "mtls", "tokens+mtls" or "none (development)": for /healthz
   // and the start line.
   std::string mode() const;

@@ -14,7 +14,7 @@
 #include "ampoule/receipt/base64.h"
 #include "core/file_write.h"
 #include "volent/control/api.h"
-#include "volent/control/approval_signature.h"
+#include "volent/access/approval_signature.h"
 #include "volent/control/test_fixtures.h"
 
 namespace volent::control {
@@ -24,9 +24,9 @@ using nlohmann::json;
 
 // The policy, written out apart from principal.cc: which granted role may
 // call a route that needs which role.
-bool Expected(Role granted, Role needed) {
-  if (granted == Role::kAdmin) return true;
-  if (needed == Role::kReader) return true;
+bool Expected(access::Role granted, access::Role needed) {
+  if (granted == access::Role::kAdmin) return true;
+  if (needed == access::Role::kReader) return true;
   return granted == needed;
 }
 
@@ -47,7 +47,7 @@ class AuthTest : public ::testing::Test {
     auto j = journal::Journal::Open(dir_, options);
     ASSERT_TRUE(j.ok()) << j.message();
     journal_ = std::move(*j);
-    auto credentials = CredentialStore::Open(dir_, [this] { return now_ms_; });
+    auto credentials = access::CredentialStore::Open(dir_, [this] { return now_ms_; });
     ASSERT_TRUE(credentials.ok()) << credentials.message();
     credentials_ = std::move(*credentials);
     Build(Unlimited());
@@ -84,8 +84,8 @@ class AuthTest : public ::testing::Test {
     api_ = std::make_unique<ControlApi>(ctx);
   }
 
-  std::string Token(std::vector<Role> roles, int64_t ttl = 3600, std::string approval_key = "") {
-    NewCredential c;
+  std::string Token(std::vector<access::Role> roles, int64_t ttl = 3600, std::string approval_key = "") {
+    access::NewCredential c;
     c.name = "t" + std::to_string(++made_);
     c.roles = std::move(roles);
     c.ttl_seconds = ttl;
@@ -165,7 +165,7 @@ class AuthTest : public ::testing::Test {
   manifest::NodeConfig config_;
   std::unique_ptr<node::AgentStore> store_;
   std::unique_ptr<journal::Journal> journal_;
-  std::unique_ptr<CredentialStore> credentials_;
+  std::unique_ptr<access::CredentialStore> credentials_;
   std::unique_ptr<Authenticator> auth_;
   testing::FakeRuns runs_;
   std::unique_ptr<ControlApi> api_;
@@ -173,7 +173,7 @@ class AuthTest : public ::testing::Test {
 
 TEST_F(AuthTest, EveryRouteNamesItsRole) {
   for (const Route& route : api_->routes().routes()) {
-    EXPECT_NE(route.role, Role::kUndeclared) << route.method << " " << route.path;
+    EXPECT_NE(route.role, access::Role::kUndeclared) << route.method << " " << route.path;
   }
 }
 
@@ -185,18 +185,18 @@ TEST_F(AuthTest, TheOpenApiDocumentDeclaresTheSchemesAndEachOperationsRole) {
     std::string method = route.method;
     for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const json& op = doc["paths"][route.path][method];
-    EXPECT_EQ(op["x-volent-role"], RoleName(route.role)) << route.path;
+    EXPECT_EQ(op["x-volent-role"], access::RoleName(route.role)) << route.path;
     EXPECT_EQ(op["security"].size(), 2u) << route.path;
     EXPECT_TRUE(op["responses"].contains("401") && op["responses"].contains("403")) << route.path;
   }
 }
 
 TEST_F(AuthTest, EveryRouteRefusesAMissingOrBadCredentialWith401) {
-  const std::string expired = Token({Role::kAdmin}, 60);
-  const std::string revoked = Token({Role::kAdmin});
+  const std::string expired = Token({access::Role::kAdmin}, 60);
+  const std::string revoked = Token({access::Role::kAdmin});
   ASSERT_TRUE(credentials_->Revoke(revoked.substr(4, 16), "test").ok());
   now_ms_ += 61'000;
-  std::string wrong_secret = Token({Role::kAdmin});
+  std::string wrong_secret = Token({access::Role::kAdmin});
   wrong_secret.back() = wrong_secret.back() == '0' ? '1' : '0';
   const std::string unknown = "vlt_0000000000000000_" + std::string(64, 'a');
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -224,13 +224,13 @@ TEST_F(AuthTest, EveryRouteRefusesAMissingOrBadCredentialWith401) {
 }
 
 TEST_F(AuthTest, EachRoleAgainstEveryRoute) {
-  const std::vector<Role> roles = {Role::kReader, Role::kOperator, Role::kApprover, Role::kAdmin};
-  std::map<Role, std::string> tokens;
-  for (Role role : roles) tokens[role] = Token({role});
+  const std::vector<access::Role> roles = {access::Role::kReader, access::Role::kOperator, access::Role::kApprover, access::Role::kAdmin};
+  std::map<access::Role, std::string> tokens;
+  for (access::Role role : roles) tokens[role] = Token({role});
   for (const Route& route : api_->routes().routes()) {
-    for (Role role : roles) {
+    for (access::Role role : roles) {
       Response r = Send(route, "Bearer " + tokens[role]);
-      const std::string where = std::string(RoleName(role)) + ": " + route.method + " " + route.path;
+      const std::string where = std::string(access::RoleName(role)) + ": " + route.method + " " + route.path;
       if (Expected(role, route.role)) {
         EXPECT_NE(r.status, 401) << where;
         EXPECT_NE(r.status, 403) << where << " " << r.body;
@@ -238,20 +238,20 @@ TEST_F(AuthTest, EachRoleAgainstEveryRoute) {
         ASSERT_EQ(r.status, 403) << where;
         json problem = json::parse(r.body);
         EXPECT_EQ(problem["type"], "urn:volent:problem:forbidden");
-        EXPECT_NE(problem["detail"].get<std::string>().find(RoleName(route.role)), std::string::npos);
+        EXPECT_NE(problem["detail"].get<std::string>().find(access::RoleName(route.role)), std::string::npos);
       }
     }
   }
   // Operator and approver apart, and together on one credential.
-  const std::string both = Token({Role::kOperator, Role::kApprover});
+  const std::string both = Token({access::Role::kOperator, access::Role::kApprover});
   for (const Route& route : api_->routes().routes()) {
     int status = Send(route, "Bearer " + both).status;
-    EXPECT_EQ(status == 403, route.role == Role::kAdmin) << route.path;
+    EXPECT_EQ(status == 403, route.role == access::Role::kAdmin) << route.path;
   }
 }
 
 TEST_F(AuthTest, TheApprovalNamesTheAuthenticatedIdentityNotTheBody) {
-  const std::string approver = Token({Role::kApprover});
+  const std::string approver = Token({access::Role::kApprover});
   Response self_named = Call("POST", "/v1/approvals/7/approve", approver, R"({"by":"the CFO"})");
   EXPECT_EQ(self_named.status, 422);
   Response r = Call("POST", "/v1/approvals/7/approve", approver, R"({"reason":"ok"})");
@@ -267,7 +267,7 @@ TEST_F(AuthTest, TheApprovalNamesTheAuthenticatedIdentityNotTheBody) {
 TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
   auto key = ampoule::receipt::SecretKey::Generate();
   const std::string public_key = ampoule::receipt::Base64Encode(key.public_key().raw());
-  const std::string approver = Token({Role::kApprover}, 3600, public_key);
+  const std::string approver = Token({access::Role::kApprover}, 3600, public_key);
   auto approval = runs_.GetApproval("7");
   ASSERT_TRUE(approval.ok());
   const std::string digest = approval->call_digest;
@@ -277,30 +277,30 @@ TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
   // This credential has a key: an unsigned decision, or one signed for
   // another call, by another key or for another decider, is refused.
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, "{}").status, 422);
-  json other_call = SignApproval(key, true, "sha256:" + std::string(64, 'f'), decider);
+  json other_call = access::SignApproval(key, true, "sha256:" + std::string(64, 'f'), decider);
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", other_call}}.dump()).status, 422);
   auto stranger = ampoule::receipt::SecretKey::Generate();
-  json by_stranger = SignApproval(stranger, true, digest, decider);
+  json by_stranger = access::SignApproval(stranger, true, digest, decider);
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", by_stranger}}.dump()).status, 422);
-  json deny_signature = SignApproval(key, false, digest, decider);  // signed "denied": not an approval
+  json deny_signature = access::SignApproval(key, false, digest, decider);  // signed "denied": not an approval
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", deny_signature}}.dump()).status, 422);
 
-  json signature = SignApproval(key, true, digest, decider);
+  json signature = access::SignApproval(key, true, digest, decider);
   Response r = Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", signature}}.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   json recorded = json::parse(r.body)["signature"];
   EXPECT_EQ(recorded["decider"], decider);
   EXPECT_EQ(recorded["statement"], "volent-approval/v2");
   // Off the node: the decision, the call digest, the decider and the approver's own key.
-  EXPECT_TRUE(CheckApprovalSignature(recorded, true, digest, decider, public_key).ok());
-  EXPECT_FALSE(CheckApprovalSignature(recorded, false, digest, decider, public_key).ok());
-  EXPECT_FALSE(CheckApprovalSignature(recorded, true, "sha256:" + std::string(64, '1'), decider, public_key).ok());
-  EXPECT_FALSE(CheckApprovalSignature(recorded, true, digest, "token:0123456789abcdef", public_key).ok());
+  EXPECT_TRUE(access::CheckApprovalSignature(recorded, true, digest, decider, public_key).ok());
+  EXPECT_FALSE(access::CheckApprovalSignature(recorded, false, digest, decider, public_key).ok());
+  EXPECT_FALSE(access::CheckApprovalSignature(recorded, true, "sha256:" + std::string(64, '1'), decider, public_key).ok());
+  EXPECT_FALSE(access::CheckApprovalSignature(recorded, true, digest, "token:0123456789abcdef", public_key).ok());
   json tampered = recorded;
   std::string sig = *ampoule::receipt::Base64Decode(tampered["sig"].get<std::string>(), "sig");
   sig[10] ^= 1;
   tampered["sig"] = ampoule::receipt::Base64Encode(sig);
-  EXPECT_FALSE(CheckApprovalSignature(tampered, true, digest, decider, public_key).ok());
+  EXPECT_FALSE(access::CheckApprovalSignature(tampered, true, digest, decider, public_key).ok());
 }
 
 // Alice's registered key cannot vouch for Bob's decision: not when Bob's
@@ -310,9 +310,9 @@ TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
 TEST_F(AuthTest, ASignatureSpeaksOnlyForTheCredentialWhoseRegisteredKeyMadeIt) {
   auto alice_key = ampoule::receipt::SecretKey::Generate();
   auto bob_key = ampoule::receipt::SecretKey::Generate();
-  const std::string alice = Token({Role::kApprover}, 3600, ampoule::receipt::Base64Encode(alice_key.public_key().raw()));
-  const std::string bob_keyless = Token({Role::kApprover});
-  const std::string bob = Token({Role::kApprover}, 3600, ampoule::receipt::Base64Encode(bob_key.public_key().raw()));
+  const std::string alice = Token({access::Role::kApprover}, 3600, ampoule::receipt::Base64Encode(alice_key.public_key().raw()));
+  const std::string bob_keyless = Token({access::Role::kApprover});
+  const std::string bob = Token({access::Role::kApprover}, 3600, ampoule::receipt::Base64Encode(bob_key.public_key().raw()));
   auto approval = runs_.GetApproval("7");
   ASSERT_TRUE(approval.ok());
   const std::string digest = approval->call_digest;
@@ -322,16 +322,16 @@ TEST_F(AuthTest, ASignatureSpeaksOnlyForTheCredentialWhoseRegisteredKeyMadeIt) {
   };
 
   for (const std::string& named : {decider(alice), decider(bob_keyless)}) {
-    Response r = decide(bob_keyless, SignApproval(alice_key, true, digest, named));
+    Response r = decide(bob_keyless, access::SignApproval(alice_key, true, digest, named));
     EXPECT_EQ(r.status, 422) << named << ": " << r.body;
     EXPECT_NE(r.body.find("no registered approval key"), std::string::npos) << r.body;
   }
   for (const std::string& named : {decider(alice), decider(bob)}) {
-    Response r = decide(bob, SignApproval(alice_key, true, digest, named));
+    Response r = decide(bob, access::SignApproval(alice_key, true, digest, named));
     EXPECT_EQ(r.status, 422) << named << ": " << r.body;
   }
   // Bob's own key over a statement naming Alice: not Bob's decision.
-  Response named_other = decide(bob, SignApproval(bob_key, true, digest, decider(alice)));
+  Response named_other = decide(bob, access::SignApproval(bob_key, true, digest, decider(alice)));
   EXPECT_EQ(named_other.status, 422);
   EXPECT_NE(named_other.body.find("names the decider"), std::string::npos) << named_other.body;
 
@@ -345,7 +345,7 @@ TEST_F(AuthTest, ASignatureSpeaksOnlyForTheCredentialWhoseRegisteredKeyMadeIt) {
   EXPECT_NE(old.body.find("first form (volent-approval/v1)"), std::string::npos) << old.body;
 
   EXPECT_TRUE(runs_.GetApproval("7")->decision.empty()) << "nothing above decided";
-  Response r = decide(bob, SignApproval(bob_key, true, digest, decider(bob)));
+  Response r = decide(bob, access::SignApproval(bob_key, true, digest, decider(bob)));
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(json::parse(r.body)["signature"]["decider"], decider(bob));
 }
@@ -372,7 +372,7 @@ TEST_F(AuthTest, BruteForceIsLimitedPerAddressAndJournaledInAggregate) {
   limits.burst = 3;
   limits.per_second = 0.5;
   Build(limits);
-  const std::string good = Token({Role::kReader});
+  const std::string good = Token({access::Role::kReader});
   const std::string bad = "vlt_0000000000000000_" + std::string(64, 'b');
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Call("GET", "/v1/agents", bad, "", "198.51.100.7").status, 401);
   // Blocked now: a wrong credential, or none, is refused outright...
@@ -407,8 +407,8 @@ TEST_F(AuthTest, BruteForceIsLimitedPerAddressAndJournaledInAggregate) {
 // limit reached; the operator's right token, or certificate, still works.
 TEST_F(AuthTest, AValidCredentialIsNeverRefusedForTheFailuresOfOthers) {
   Build(FailureLimits{}, /*mtls=*/true);
-  const std::string admin = Token({Role::kAdmin});
-  const std::string id = admin.substr(kTokenPrefix.size(), kTokenIdHexDigits);
+  const std::string admin = Token({access::Role::kAdmin});
+  const std::string id = admin.substr(access::kTokenPrefix.size(), access::kTokenIdHexDigits);
   const std::string wrong_secret = "vlt_" + id + "_" + std::string(64, 'e');
   const std::string unknown = "vlt_00000000000000aa_" + std::string(64, 'e');
   const std::string nobodys = "vlt_00000000000000bb_" + std::string(64, 'e');
@@ -446,7 +446,7 @@ TEST_F(AuthTest, ManyAddressesMeetTheSharedBudgetAndTheJournalStaysBounded) {
   FailureLimits limits;
   limits.max_addresses = 64;
   Build(limits);
-  const std::string good = Token({Role::kReader});
+  const std::string good = Token({access::Role::kReader});
   uint64_t sent = 0, refused = 0;
   const int addresses = 3000;
   for (int i = 0; i < addresses; ++i) {
@@ -481,7 +481,7 @@ TEST_F(AuthTest, ManyAddressesMeetTheSharedBudgetAndTheJournalStaysBounded) {
 }
 
 TEST_F(AuthTest, CredentialsAreJournaledAndNoTokenLeaves) {
-  const std::string admin = Token({Role::kAdmin});
+  const std::string admin = Token({access::Role::kAdmin});
   Response made = Call("POST", "/v1/credentials", admin, R"({"name":"alice","roles":["approver"],"ttl_seconds":600})");
   ASSERT_EQ(made.status, 201) << made.body;
   json body = json::parse(made.body);
@@ -515,13 +515,13 @@ TEST_F(AuthTest, CredentialsAreJournaledAndNoTokenLeaves) {
 }
 
 TEST_F(AuthTest, CredentialsSurviveAReopenAndABadFileStopsTheNode) {
-  const std::string token = Token({Role::kReader});
-  auto again = CredentialStore::Open(dir_, [this] { return now_ms_; });
+  const std::string token = Token({access::Role::kReader});
+  auto again = access::CredentialStore::Open(dir_, [this] { return now_ms_; });
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ((*again)->Check(token).verdict, TokenVerdict::kValid);
+  EXPECT_EQ((*again)->Check(token).verdict, access::TokenVerdict::kValid);
   EXPECT_FALSE((*again)->fresh());
-  ASSERT_TRUE(ampoule::core::WriteFileAtomically(dir_ + "/" + kCredentialsFile, "{\"version\":1,", 0600).ok());
-  EXPECT_FALSE(CredentialStore::Open(dir_).ok());
+  ASSERT_TRUE(ampoule::core::WriteFileAtomically(dir_ + "/" + access::kCredentialsFile, "{\"version\":1,", 0600).ok());
+  EXPECT_FALSE(access::CredentialStore::Open(dir_).ok());
 }
 
 TEST_F(AuthTest, DevelopmentModeLetsEverythingThroughAndSaysSo) {
@@ -531,8 +531,8 @@ TEST_F(AuthTest, DevelopmentModeLetsEverythingThroughAndSaysSo) {
   EXPECT_EQ(dev.mode(), "none (development)");
   Request r;
   auto who = dev.Authenticate(r);
-  ASSERT_TRUE(std::holds_alternative<Principal>(who));
-  EXPECT_TRUE(std::get<Principal>(who).Allows(Role::kAdmin));
+  ASSERT_TRUE(std::holds_alternative<access::Principal>(who));
+  EXPECT_TRUE(std::get<access::Principal>(who).Allows(access::Role::kAdmin));
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 
 namespace volent::control {
 
-nlohmann::json CredentialCreatedPayload(const Credential& c, const nlohmann::json& by) {
+nlohmann::json CredentialCreatedPayload(const access::ApiCredential& c, const nlohmann::json& by) {
   nlohmann::json roles = nlohmann::json::array();
-  for (Role r : c.roles) roles.push_back(std::string(RoleName(r)));
+  for (access::Role r : c.roles) roles.push_back(std::string(access::RoleName(r)));
   return {{"id", c.id},
           {"kind", "token"},
           {"name", c.name},
@@ -16,8 +16,8 @@ nlohmann::json CredentialCreatedPayload(const Credential& c, const nlohmann::jso
           {"by", by}};
 }
 
-ampoule::Result<std::pair<Credential, std::string>> CreateJournaled(CredentialStore& store, journal::Journal& journal,
-                                                                    const NewCredential& request,
+ampoule::Result<std::pair<access::ApiCredential, std::string>> CreateJournaled(access::CredentialStore& store, journal::Journal& journal,
+                                                                    const access::NewCredential& request,
                                                                     const nlohmann::json& by) {
   auto made = store.Create(request);
   if (!made) return made.error();

@@ -12,20 +12,20 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "volent/control/credentials.h"
+#include "volent/access/credentials.h"
 #include "volent/journal/journal.h"
 
 namespace volent::control {
 
 // The credential-created payload: id, kind, name, roles, expires_at,
 // approval_key, and `by` (who made it: a principal's JSON or the node's own).
-nlohmann::json CredentialCreatedPayload(const Credential& credential, const nlohmann::json& by);
+nlohmann::json CredentialCreatedPayload(const access::ApiCredential& credential, const nlohmann::json& by);
 
 // Makes the token and journals it. If the journal refuses, the token is
 // revoked at once and the error says so: a credential the journal does not
 // show must not work.
-ampoule::Result<std::pair<Credential, std::string>> CreateJournaled(CredentialStore& store, journal::Journal& journal,
-                                                                    const NewCredential& request,
+ampoule::Result<std::pair<access::ApiCredential, std::string>> CreateJournaled(access::CredentialStore& store, journal::Journal& journal,
+                                                                    const access::NewCredential& request,
                                                                     const nlohmann::json& by);
 
 }  // namespace volent::control

@@ -161,7 +161,7 @@ void AddAgentRoutes(const ControlApi& api, RouteTable& table) {
              {{201, "Created", "application/json", AgentSchema()},
               {200, "Replaced", "application/json", AgentSchema()}},
              [ctx](const Request& r, const PathParams&) { return Apply(*ctx, r); },
-             Role::kOperator});
+             access::Role::kOperator});
   table.Add({"GET", "/v1/agents", "listAgents", "List agents by name, a page at a time",
              {{"limit", "query", "Agents per page (1-1000, default 100)",
                {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}, false},
@@ -175,15 +175,15 @@ void AddAgentRoutes(const ControlApi& api, RouteTable& table) {
                  {{"agents", {{"type", "array"}, {"items", SummarySchema()}}},
                   {"next", {{"type", {"string", "null"}}}}}}}}},
              [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/v1/agents/{name}", "getAgent", "An agent with its manifest", {NameParam()}, {}, {},
              {{200, "The agent", "application/json", AgentSchema()}},
              [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"DELETE", "/v1/agents/{name}", "deleteAgent", "Delete an agent", {NameParam()}, {}, {},
              {{204, "Deleted", "", nullptr}},
              [ctx](const Request& r, const PathParams& p) { return Delete(*ctx, r, p); },
-             Role::kOperator});
+             access::Role::kOperator});
 }
 
 }  // namespace volent::control

@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "volent/control/api.h"
-#include "volent/control/approval_signature.h"
+#include "volent/access/approval_signature.h"
 #include "volent/control/json_api.h"
 
 namespace volent::control {
@@ -150,7 +150,7 @@ Response Decide(const ApiContext& ctx, const Request& request, const PathParams&
   auto decision = ReadDecision(std::get<json>(parsed), request.path);
   if (auto* problem = std::get_if<Problem>(&decision)) return ProblemResponse(*problem);
   const Decision& d = std::get<Decision>(decision);
-  const Principal& who = request.principal;
+  const access::Principal& who = request.principal;
   agent::Decider decider;
   decider.by = who.Describe();
   decider.identity = who.ToJson();
@@ -175,7 +175,7 @@ Response Decide(const ApiContext& ctx, const Request& request, const PathParams&
     auto approval = ctx.runs->GetApproval(id);
     if (!approval.ok()) return ProblemResponse(RefusalProblem(approval.error(), request.path));
     auto checked =
-        CheckApprovalSignature(d.signature, approve, approval->call_digest, DeciderOf(who), who.approval_key);
+        access::CheckApprovalSignature(d.signature, approve, approval->call_digest, access::DeciderOf(who), who.approval_key);
     if (!checked.ok()) {
       return ProblemResponse(InvalidBody({{"/signature", 0, 0, checked.message()}}, request.path));
     }
@@ -268,7 +268,7 @@ Route DecideRoute(const ApiContext* ctx, bool approve) {
           DecisionSchema(),
           {{200, "Decided: the approval after the decision", "application/json", ApprovalSchema()}},
           [ctx, approve](const Request& r, const PathParams& p) { return Decide(*ctx, r, p, approve); },
-          Role::kApprover};
+          access::Role::kApprover};
 }
 
 }  // namespace
@@ -284,11 +284,11 @@ void AddApprovalRoutes(const ControlApi& api, RouteTable& table) {
                 {"required", json::array({"approvals"})},
                 {"properties", {{"approvals", {{"type", "array"}, {"items", ApprovalSchema()}}}}}}}},
              [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/v1/approvals/{id}", "getApproval", "An approval", {ApprovalId()}, {}, {},
              {{200, "The approval", "application/json", ApprovalSchema()}},
              [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add(DecideRoute(ctx, true));
   table.Add(DecideRoute(ctx, false));
 }

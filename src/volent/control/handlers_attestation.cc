@@ -69,7 +69,7 @@ void AddAttestationRoutes(const ControlApi& api, RouteTable& table) {
                     "https://volent.dev/attestations/node/v2)",
                "application/json", {{"type", "object"}, {"required", {"payload", "payloadType", "signatures"}}}}},
              [ctx](const Request& r, const PathParams&) { return Get(*ctx, r); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"POST", "/v1/attestation/credential", "activateCredential",
              "Credential activation: the secret of a credential made for the node's AK under its EK, which only "
              "that TPM can recover (docs/attestation.md)",
@@ -83,7 +83,7 @@ void AddAttestationRoutes(const ControlApi& api, RouteTable& table) {
              {{200, "The secret, base64", "application/json",
                {{"type", "object"}, {"required", {"secret"}}, {"properties", {{"secret", {{"type", "string"}}}}}}}},
              [ctx](const Request& r, const PathParams&) { return Activate(*ctx, r); },
-             Role::kAdmin});
+             access::Role::kAdmin});
 }
 
 }  // namespace volent::control

@@ -26,13 +26,13 @@ Problem NoCredentials(const Request& request) {
   return Unavailable("this node keeps no credentials (it runs without authentication)", request.path);
 }
 
-json RoleNames(const std::vector<Role>& roles) {
+json RoleNames(const std::vector<access::Role>& roles) {
   json out = json::array();
-  for (Role r : roles) out.push_back(std::string(RoleName(r)));
+  for (access::Role r : roles) out.push_back(std::string(access::RoleName(r)));
   return out;
 }
 
-json CredentialJson(const Credential& c, int64_t now_ms) {
+json CredentialJson(const access::ApiCredential& c, int64_t now_ms) {
   auto or_null = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
   std::string state = c.revoked_ms != 0 ? "revoked" : now_ms >= c.expires_ms ? "expired" : "active";
   return {{"id", c.id},
@@ -49,11 +49,11 @@ json CredentialJson(const Credential& c, int64_t now_ms) {
 }
 
 // The request's NewCredential, or 422 with every field error.
-std::variant<NewCredential, Problem> ReadNew(const json& body, const Request& request) {
+std::variant<access::NewCredential, Problem> ReadNew(const json& body, const Request& request) {
   std::vector<FieldError> errors = UnknownMembers(body, {"name", "roles", "ttl_seconds", "approval_key"});
-  NewCredential c;
+  access::NewCredential c;
   auto name = body.find("name");
-  if (name == body.end() || !name->is_string() || !IsValidCredentialName(name->get<std::string>())) {
+  if (name == body.end() || !name->is_string() || !access::IsValidCredentialName(name->get<std::string>())) {
     errors.push_back({"/name", 0, 0, "required: 1 to 100 bytes of UTF-8 without control characters"});
   } else {
     c.name = name->get<std::string>();
@@ -64,7 +64,7 @@ std::variant<NewCredential, Problem> ReadNew(const json& body, const Request& re
   } else {
     for (size_t i = 0; i < roles->size(); ++i) {
       const json& r = (*roles)[i];
-      auto role = r.is_string() ? ParseRole(r.get<std::string>()) : std::nullopt;
+      auto role = r.is_string() ? access::ParseRole(r.get<std::string>()) : std::nullopt;
       if (!role) {
         errors.push_back({"/roles/" + std::to_string(i), 0, 0, "must be reader, operator, approver or admin"});
       } else if (std::find(c.roles.begin(), c.roles.end(), *role) == c.roles.end()) {
@@ -73,7 +73,7 @@ std::variant<NewCredential, Problem> ReadNew(const json& body, const Request& re
     }
   }
   if (auto ttl = body.find("ttl_seconds"); ttl != body.end()) {
-    if (!ttl->is_number_integer() || ttl->get<int64_t>() < 1 || ttl->get<int64_t>() > kMaxTokenTtlSeconds) {
+    if (!ttl->is_number_integer() || ttl->get<int64_t>() < 1 || ttl->get<int64_t>() > access::kMaxTokenTtlSeconds) {
       errors.push_back({"/ttl_seconds", 0, 0, "must be an integer from 1 to 31622400 (366 days)"});
     } else {
       c.ttl_seconds = ttl->get<int64_t>();
@@ -101,7 +101,7 @@ Response Create(const ApiContext& ctx, const Request& request) {
   if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
   auto wanted = ReadNew(std::get<json>(parsed), request);
   if (auto* problem = std::get_if<Problem>(&wanted)) return ProblemResponse(*problem);
-  const NewCredential& wanted_credential = std::get<NewCredential>(wanted);
+  const access::NewCredential& wanted_credential = std::get<access::NewCredential>(wanted);
   auto made = ctx.journal ? CreateJournaled(*ctx.credentials, *ctx.journal, wanted_credential, request.principal.ToJson())
                           : ctx.credentials->Create(wanted_credential);
   if (!made) {
@@ -110,7 +110,7 @@ Response Create(const ApiContext& ctx, const Request& request) {
     }
     return ProblemResponse(RefusalProblem(made.error(), request.path));
   }
-  const Credential& c = made->first;
+  const access::ApiCredential& c = made->first;
   json body = CredentialJson(c, ctx.credentials->now_ms());
   body["token"] = made->second;  // its only copy
   Response r = JsonResponse(201, body);
@@ -130,7 +130,7 @@ Response List(const ApiContext& ctx, const Request& request) {
 Response Revoke(const ApiContext& ctx, const Request& request, const PathParams& params) {
   if (!ctx.credentials) return ProblemResponse(NoCredentials(request));
   const std::string& id = params.find("id")->second;
-  if (!ampoule::core::IsLowerHex(id, kTokenIdHexDigits / 2)) {
+  if (!ampoule::core::IsLowerHex(id, access::kTokenIdHexDigits / 2)) {
     return ProblemResponse(MakeProblem(400, "a credential id is 16 lowercase hex digits", request.path));
   }
   auto revoked = ctx.credentials->Revoke(id, request.principal.Describe());
@@ -188,7 +188,7 @@ json NewCredentialSchema() {
               {"maxItems", 4},
               {"items", {{"enum", {"reader", "operator", "approver", "admin"}}}}}},
             {"ttl_seconds",
-             {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxTokenTtlSeconds}, {"default", kDefaultTokenTtlSeconds}}},
+             {{"type", "integer"}, {"minimum", 1}, {"maximum", access::kMaxTokenTtlSeconds}, {"default", access::kDefaultTokenTtlSeconds}}},
             {"approval_key",
              {{"type", "string"},
               {"description", "An Ed25519 public key (base64 of 32 bytes): decisions by this credential must "
@@ -203,19 +203,19 @@ void AddCredentialRoutes(const ControlApi& api, RouteTable& table) {
              "Make a bearer token with roles and an expiry; the answer holds the token, once", {},
              {"application/json"}, NewCredentialSchema(),
              {{201, "Made: the credential and its token", "application/json", CredentialSchema(true)}},
-             [ctx](const Request& r, const PathParams&) { return Create(*ctx, r); }, Role::kAdmin});
+             [ctx](const Request& r, const PathParams&) { return Create(*ctx, r); }, access::Role::kAdmin});
   table.Add({"GET", "/v1/credentials", "listCredentials", "Every credential, revoked and expired ones too (no secrets)",
              {}, {}, {},
              {{200, "The credentials, oldest first", "application/json",
                {{"type", "object"},
                 {"required", json::array({"credentials"})},
                 {"properties", {{"credentials", {{"type", "array"}, {"items", CredentialSchema(false)}}}}}}}},
-             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }, Role::kAdmin});
+             [ctx](const Request& r, const PathParams&) { return List(*ctx, r); }, access::Role::kAdmin});
   table.Add({"POST", "/v1/credentials/{id}/revoke", "revokeCredential", "Revoke a credential: it stops working now",
              {{"id", "path", "The credential's id", {{"type", "string"}, {"pattern", "^[0-9a-f]{16}$"}}, true}},
              {}, {},
              {{200, "Revoked: the credential", "application/json", CredentialSchema(false)}},
-             [ctx](const Request& r, const PathParams& p) { return Revoke(*ctx, r, p); }, Role::kAdmin});
+             [ctx](const Request& r, const PathParams& p) { return Revoke(*ctx, r, p); }, access::Role::kAdmin});
 }
 
 }  // namespace volent::control

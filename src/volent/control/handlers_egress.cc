@@ -164,7 +164,7 @@ void AddEgressRoutes(const ControlApi& api, RouteTable& table) {
              {}, {},
              {{200, "A page of denials", "application/json", PageSchema()}},
              [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
-             Role::kReader});
+             access::Role::kReader});
 }
 
 }  // namespace volent::control

@@ -129,7 +129,7 @@ void AddJournalRoutes(const ControlApi& api, RouteTable& table) {
              {}, {},
              {{200, "A page of entries, ascending, and the journal's digest", "application/json", PageSchema()}},
              [ctx](const Request& r, const PathParams&) { return Read(*ctx, r); },
-             Role::kReader});
+             access::Role::kReader});
 }
 
 }  // namespace volent::control

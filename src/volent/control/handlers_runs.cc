@@ -332,16 +332,16 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
              {{201, "Started", "application/json", RunSchema()},
               {200, "A run with this id existed; it is returned as it is", "application/json", RunSchema()}},
              [ctx](const Request& r, const PathParams& p) { return Start(*ctx, r, p); },
-             Role::kOperator});
+             access::Role::kOperator});
   table.Add({"GET", "/v1/agents/{name}/runs/{id}", "getRun", "A run of an agent", {NameParam(), RunIdParam()},
              {}, {}, {{200, "The run", "application/json", RunSchema()}},
              [ctx](const Request& r, const PathParams& p) { return Get(*ctx, r, p); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/v1/runs/{id}", "getRunById",
              "A run by its id alone, with its tool calls (409 if more than one agent has a run with that id)",
              {RunIdParam()}, {}, {}, {{200, "The run", "application/json", RunSchema()}},
              [ctx](const Request& r, const PathParams& p) { return GetById(*ctx, r, p); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/v1/agents/{name}/runs/{id}/steps/{step}/receipt", "getToolReceipt",
              "The Ampoule receipt of a sealed tool call (the file ampoule-verify checks)",
              {NameParam(), RunIdParam(),
@@ -351,7 +351,7 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
              {{200, "The receipt: a DSSE envelope (docs/receipt-spec.md)", "application/json",
                {{"type", "object"}, {"required", {"payload", "payloadType", "signatures"}}}}},
              [ctx](const Request& r, const PathParams& p) { return GetReceipt(*ctx, r, p); },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/v1/runs", "listRuns", "List runs, newest first",
              {{"agent", "query", "Only the runs of this agent",
                {{"type", "string"}, {"pattern", "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"}}, false},
@@ -363,7 +363,7 @@ void AddRunRoutes(const ControlApi& api, RouteTable& table) {
                 {"required", json::array({"runs"})},
                 {"properties", {{"runs", {{"type", "array"}, {"items", RunSchema()}}}}}}}},
              [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
-             Role::kReader});
+             access::Role::kReader});
 }
 
 }  // namespace volent::control

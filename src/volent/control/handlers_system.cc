@@ -42,7 +42,7 @@ void AddSystemRoutes(const ControlApi& api, RouteTable& table) {
                                          {"uptime_seconds",
                                           static_cast<int64_t>(std::floor(self->uptime_seconds()))}});
              },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/metrics", "getMetrics", "Prometheus metrics (text format 0.0.4)", {}, {}, {},
              {Ok("The metrics", "text/plain; version=0.0.4", {{"type", "string"}})},
              [self](const Request&, const PathParams&) {
@@ -51,27 +51,27 @@ void AddSystemRoutes(const ControlApi& api, RouteTable& table) {
                std::string body = ctx.metrics ? ctx.metrics->Render(agents) : Metrics().Render(agents);
                return Text("text/plain; version=0.0.4; charset=utf-8", std::move(body));
              },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/openapi.json", "getOpenApi", "This API's OpenAPI 3.1 document", {}, {}, {},
              {Ok("The document", "application/json", {{"type", "object"}})},
              [self](const Request&, const PathParams&) {
                return Text("application/json", self->openapi_json());
              },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/v1/schemas/agent", "getAgentSchema", "The JSON Schema of agent manifests", {},
              {}, {},
              {Ok("The schema (draft-07)", "application/schema+json", {{"type", "object"}})},
              [](const Request&, const PathParams&) {
                return Text("application/schema+json", std::string(manifest::AgentSchemaText()));
              },
-             Role::kReader});
+             access::Role::kReader});
   table.Add({"GET", "/v1/schemas/node-config", "getNodeConfigSchema",
              "The JSON Schema of the node configuration (volent.yaml)", {}, {}, {},
              {Ok("The schema (draft-07)", "application/schema+json", {{"type", "object"}})},
              [](const Request&, const PathParams&) {
                return Text("application/schema+json", std::string(manifest::NodeConfigSchemaText()));
              },
-             Role::kReader});
+             access::Role::kReader});
 }
 
 }  // namespace volent::control

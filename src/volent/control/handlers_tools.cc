@@ -101,14 +101,14 @@ void AddToolRoutes(const ControlApi& api, RouteTable& table) {
              {{201, "Stored", "application/json", ToolSchema()},
               {200, "Already stored (and still passing its checks)", "application/json", ToolSchema()}},
              [ctx](const Request& r, const PathParams&) { return Add(*ctx, r); },
-             Role::kOperator});
+             access::Role::kOperator});
   table.Add({"GET", "/v1/tools", "listTools", "The stored tools, each checked again (digest, signature)", {}, {}, {},
              {{200, "The tools, by digest", "application/json",
                {{"type", "object"},
                 {"required", json::array({"tools"})},
                 {"properties", {{"tools", {{"type", "array"}, {"items", ToolSchema()}}}}}}}},
              [ctx](const Request& r, const PathParams&) { return List(*ctx, r); },
-             Role::kReader});
+             access::Role::kReader});
 }
 
 }  // namespace volent::control

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "volent/control/principal.h"
+#include "volent/access/principal.h"
 #include "volent/control/problem.h"
 
 namespace volent::control {
@@ -50,7 +50,7 @@ struct Request {
   ClientCertificate certificate;
   // Set by the dispatcher once the request is authenticated; handlers read
   // it (who approved, who created a credential).
-  Principal principal;
+  access::Principal principal;
 };
 
 struct Response {

@@ -52,12 +52,12 @@ nlohmann::json Operation(const Route& route) {
   // role the route names (principal.h).
   op["security"] = nlohmann::json::array({{{"bearerAuth", nlohmann::json::array()}},
                                           {{"mutualTLS", nlohmann::json::array()}}});
-  op["x-volent-role"] = std::string(RoleName(route.role));
+  op["x-volent-role"] = std::string(access::RoleName(route.role));
   nlohmann::json problem = {{std::string(kProblemContentType), {{"schema", {{"$ref", "#/components/schemas/Problem"}}}}}};
   responses["401"] = {{"description", "No credential, or a bad one (malformed, unknown, expired, revoked); "
                                       "WWW-Authenticate says what to send"},
                       {"content", problem}};
-  responses["403"] = {{"description", "The credential's roles do not include " + std::string(RoleName(route.role))},
+  responses["403"] = {{"description", "The credential's roles do not include " + std::string(access::RoleName(route.role))},
                       {"content", problem}};
   responses["default"] = {
       {"description", "An error, as problem details (RFC 9457)"},

@@ -97,9 +97,9 @@ Response RouteTable::Handle(Request& request, std::string& route_label) const {
   if (auth_) {
     auto who = auth_->Authenticate(request);
     if (auto* refusal = std::get_if<Response>(&who)) return std::move(*refusal);
-    request.principal = std::move(std::get<Principal>(who));
+    request.principal = std::move(std::get<access::Principal>(who));
   } else {
-    request.principal.kind = Principal::Kind::kDevelopment;
+    request.principal.kind = access::Principal::Kind::kDevelopment;
   }
   std::vector<std::string> allowed;
   for (const Route& route : routes_) {
@@ -113,7 +113,7 @@ Response RouteTable::Handle(Request& request, std::string& route_label) const {
     if (!request.principal.Allows(route.role)) {
       return ProblemResponse(MakeProblem(
           403, request.principal.Describe() + " may not " + route.operation_id + ": it needs the " +
-                   std::string(RoleName(route.role)) + " role",
+                   std::string(access::RoleName(route.role)) + " role",
           request.path));
     }
     if (request.body.size() > kMaxBodyBytes) {

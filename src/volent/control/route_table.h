@@ -21,7 +21,7 @@
 
 #include "volent/control/message.h"
 #include "volent/control/metrics.h"
-#include "volent/control/principal.h"
+#include "volent/access/principal.h"
 
 namespace volent::control {
 
@@ -55,7 +55,7 @@ struct Route {
   Handler handler;
   // The role a caller needs (principal.h); every row names one. A row that
   // does not (kUndeclared) needs admin.
-  Role role = Role::kUndeclared;
+  access::Role role = access::Role::kUndeclared;
 };
 
 class Authenticator;

@@ -4,7 +4,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 
-#include "volent/control/tls_certificates.h"
+#include "volent/access/tls_certificates.h"
 
 namespace volent::control {
 
@@ -12,7 +12,7 @@ namespace ssl = boost::asio::ssl;
 
 ampoule::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, const std::string& data_dir,
                                          const std::string& host, const std::function<void(const std::string&)>& note) {
-  const NodeTlsPaths own = NodeTlsPathsOf(data_dir);
+  const access::NodeTlsPaths own = access::NodeTlsPathsOf(data_dir);
   if (config.tls_certificate.empty() != config.tls_key.empty()) {
     return ampoule::Error{"control.tls: certificate and key go together (name both, or neither for the node's own)",
                           ampoule::ErrorKind::kInvalidArgument};
@@ -20,7 +20,7 @@ ampoule::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, 
   const bool own_server = config.tls_certificate.empty();
   const bool own_ca = config.mtls && config.tls_client_ca.empty();
   if (own_server || own_ca) {
-    auto made = EnsureNodeTls(data_dir, host);
+    auto made = access::EnsureNodeTls(data_dir, host);
     if (!made) return ampoule::Error{"the node's TLS files in " + own.dir + ": " + made.message()};
     if (*made && note) {
       note("made the node's CA and server certificate in " + own.dir + " (ca.crt: the CA clients trust; client "

@@ -30,7 +30,7 @@
 #include "volent/control/auth.h"
 #include "volent/control/http_server.h"
 #include "volent/control/test_fixtures.h"
-#include "volent/control/tls_certificates.h"
+#include "volent/access/tls_certificates.h"
 #include "volent/control/tls_context.h"
 #include "volent/node/agent_store.h"
 
@@ -102,10 +102,10 @@ class TlsServerTest : public ::testing::Test {
 
   // One GET / over TLS, trusting the node's CA, with `client` (if any) as
   // the client certificate; the body, or "" when no answer came.
-  std::string Get(const IssuedCertificate* client) {
+  std::string Get(const access::IssuedCertificate* client) {
     net::io_context ioc;
     net::ssl::context ctx(net::ssl::context::tls_client);
-    ctx.load_verify_file(NodeTlsPathsOf(data_).ca_certificate);
+    ctx.load_verify_file(access::NodeTlsPathsOf(data_).ca_certificate);
     ctx.set_verify_mode(net::ssl::verify_peer);
     if (client) {
       ctx.use_certificate(net::buffer(client->certificate_pem), net::ssl::context::pem);
@@ -138,7 +138,7 @@ class TlsServerTest : public ::testing::Test {
 
 TEST_F(TlsServerTest, TheHandlerSeesTheVerifiedClientCertificate) {
   Start(true);
-  auto alice = IssueClientCertificate(data_, "alice", {"approver", "reader"}, 1);
+  auto alice = access::IssueClientCertificate(data_, "alice", {"approver", "reader"}, 1);
   ASSERT_TRUE(alice.ok()) << alice.message();
   EXPECT_EQ(alice->subject, "CN=alice,OU=reader,OU=approver");
   EXPECT_EQ(Get(&*alice), alice->subject + "|" + alice->sha256 + "|approver;reader;");
@@ -153,7 +153,7 @@ TEST_F(TlsServerTest, WithoutACertificateItIsServedWhenOptional) {
 TEST_F(TlsServerTest, WithoutACertificateNothingIsServedWhenRequired) {
   Start(false);
   EXPECT_EQ(Get(nullptr), "");
-  auto bob = IssueClientCertificate(data_, "bob", {"reader"}, 1);
+  auto bob = access::IssueClientCertificate(data_, "bob", {"reader"}, 1);
   ASSERT_TRUE(bob.ok()) << bob.message();
   EXPECT_EQ(Get(&*bob), bob->subject + "|" + bob->sha256 + "|reader;");
 }
@@ -161,8 +161,8 @@ TEST_F(TlsServerTest, WithoutACertificateNothingIsServedWhenRequired) {
 TEST_F(TlsServerTest, ACertificateOfAnotherCaGetsNoAnswer) {
   Start(true);
   std::string other = TempDir("volent-tls-other");
-  ASSERT_TRUE(EnsureNodeTls(other, "127.0.0.1").ok());
-  auto mallory = IssueClientCertificate(other, "mallory", {"admin"}, 1);
+  ASSERT_TRUE(access::EnsureNodeTls(other, "127.0.0.1").ok());
+  auto mallory = access::IssueClientCertificate(other, "mallory", {"admin"}, 1);
   std::filesystem::remove_all(other);
   ASSERT_TRUE(mallory.ok()) << mallory.message();
   EXPECT_EQ(Get(&*mallory), "");
@@ -177,16 +177,16 @@ TEST_F(TlsServerTest, PlainHttpGetsNoHttpAnswer) {
 }
 
 TEST_F(TlsServerTest, TheNodesOwnFilesAreMadeOnceWithPrivateKeys) {
-  auto made = EnsureNodeTls(data_, "10.1.2.3");
+  auto made = access::EnsureNodeTls(data_, "10.1.2.3");
   ASSERT_TRUE(made.ok()) << made.message();
   EXPECT_TRUE(*made);
-  const NodeTlsPaths paths = NodeTlsPathsOf(data_);
+  const access::NodeTlsPaths paths = access::NodeTlsPathsOf(data_);
   struct stat st {};
   ASSERT_EQ(stat(paths.ca_key.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   ASSERT_EQ(stat(paths.key.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  auto again = EnsureNodeTls(data_, "10.1.2.3");
+  auto again = access::EnsureNodeTls(data_, "10.1.2.3");
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(*again);
 }
@@ -232,9 +232,9 @@ class ResumedSessionTest : public ::testing::TestWithParam<int> {
     // One client context for every connection, at most TLS GetParam().
     client_ = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
     SSL_CTX_set_max_proto_version(client_->native_handle(), GetParam());
-    client_->load_verify_file(NodeTlsPathsOf(data_).ca_certificate);
+    client_->load_verify_file(access::NodeTlsPathsOf(data_).ca_certificate);
     client_->set_verify_mode(net::ssl::verify_peer);
-    auto alice = IssueClientCertificate(data_, "alice", {"reader"}, 1);  // valid one day
+    auto alice = access::IssueClientCertificate(data_, "alice", {"reader"}, 1);  // valid one day
     ASSERT_TRUE(alice.ok()) << alice.message();
     client_->use_certificate(net::buffer(alice->certificate_pem), net::ssl::context::pem);
     client_->use_private_key(net::buffer(alice->key_pem), net::ssl::context::pem);

@@ -1,8 +1,8 @@
-#include "volent/control/approval_signature.h"
+#include "volent/access/approval_signature.h"
 
 #include "ampoule/receipt/base64.h"
 
-namespace volent::control {
+namespace volent::access {
 
 using ampoule::Error;
 using ampoule::receipt::Base64Decode;
@@ -107,4 +107,4 @@ ampoule::Status CheckApprovalSignature(const nlohmann::json& signature, bool app
   return ampoule::Status::Ok();
 }
 
-}  // namespace volent::control
+}  // namespace volent::access

@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace volent::control {
+namespace volent::access {
 
 enum class Role {
   kUndeclared,  // a route that forgot to say: treated as kAdmin (fail closed)
@@ -61,4 +61,4 @@ struct Principal {
   nlohmann::json ToJson() const;
 };
 
-}  // namespace volent::control
+}  // namespace volent::access

@@ -13,7 +13,7 @@
 
 #include "core/result.h"
 
-namespace volent::control {
+namespace volent::access {
 
 struct NodeTlsPaths {
   std::string dir;             // DATA_DIR/tls
@@ -49,4 +49,4 @@ struct IssuedCertificate {
 ampoule::Result<IssuedCertificate> IssueClientCertificate(const std::string& data_dir, const std::string& name,
                                                           const std::vector<std::string>& units, int days);
 
-}  // namespace volent::control
+}  // namespace volent::access

@@ -31,9 +31,9 @@
 
 #include "ampoule/receipt/ed25519.h"
 #include "core/result.h"
-#include "volent/control/principal.h"
+#include "volent/access/principal.h"
 
-namespace volent::control {
+namespace volent::access {
 
 inline constexpr std::string_view kApprovalSignatureDomain = "volent-approval/v2";
 inline constexpr std::string_view kApprovalStatementKind = "tool-call-decision";
@@ -62,4 +62,4 @@ nlohmann::json SignApproval(const ampoule::receipt::SecretKey& key, bool approve
 ampoule::Status CheckApprovalSignature(const nlohmann::json& signature, bool approve, std::string_view call_digest,
                                        std::string_view decider, std::string_view expected_key = {});
 
-}  // namespace volent::control
+}  // namespace volent::access

@@ -1,4 +1,4 @@
-#include "volent/control/tls_certificates.h"
+#include "volent/access/tls_certificates.h"
 
 #include <openssl/bn.h>
 #include <openssl/pem.h>
@@ -26,7 +26,7 @@
   if (!TLS_CONCAT(amp_result_, __LINE__).ok()) return TLS_CONCAT(amp_result_, __LINE__).error(); \
   lhs = std::move(*TLS_CONCAT(amp_result_, __LINE__))
 
-namespace volent::control {
+namespace volent::access {
 
 namespace {
 
@@ -248,4 +248,4 @@ ampoule::Result<IssuedCertificate> IssueClientCertificate(const std::string& dat
   return out;
 }
 
-}  // namespace volent::control
+}  // namespace volent::access

@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "core/result.h"
-#include "volent/control/principal.h"
+#include "volent/access/principal.h"
 
-namespace volent::control {
+namespace volent::access {
 
 inline constexpr char kCredentialsFile[] = "credentials.json";
 inline constexpr std::string_view kTokenPrefix = "vlt_";
@@ -48,7 +48,7 @@ inline constexpr size_t kMaxCredentialsFileBytes = 4 << 20;
 // Unix time in milliseconds.
 using CredentialClock = std::function<int64_t()>;
 
-struct Credential {
+struct ApiCredential {
   std::string id;      // kTokenIdHexDigits hex digits
   std::string name;
   std::vector<Role> roles;
@@ -74,7 +74,7 @@ enum class TokenVerdict { kValid, kMalformed, kUnknown, kExpired, kRevoked };
 
 struct TokenCheck {
   TokenVerdict verdict = TokenVerdict::kMalformed;
-  Credential credential;  // when the id is known (kValid, kExpired, kRevoked)
+  ApiCredential credential;  // when the id is known (kValid, kExpired, kRevoked)
 };
 
 class CredentialStore {
@@ -93,12 +93,12 @@ class CredentialStore {
   // Errors: kInvalidArgument (empty or bad name, no roles, ttl out of 1 s
   // to kMaxTokenTtlSeconds), kConflict (kMaxCredentials reached),
   // kUnavailable (the file could not be written: nothing changed).
-  ampoule::Result<std::pair<Credential, std::string>> Create(const NewCredential& request);
+  ampoule::Result<std::pair<ApiCredential, std::string>> Create(const NewCredential& request);
   // Every credential, oldest first (no secret in them).
-  std::vector<Credential> List() const;
+  std::vector<ApiCredential> List() const;
   // Revokes `id`. Errors: kNotFound, kConflict (already revoked),
   // kUnavailable (not written: nothing changed).
-  ampoule::Result<Credential> Revoke(std::string_view id, const std::string& by);
+  ampoule::Result<ApiCredential> Revoke(std::string_view id, const std::string& by);
   // True when some token holding `role` is neither revoked nor expired.
   bool HasActive(Role role) const;
   // Judges a presented token, in time independent of the secret's bytes.
@@ -106,17 +106,17 @@ class CredentialStore {
 
  private:
   CredentialStore() = default;
-  ampoule::Status Save(const std::vector<Credential>& credentials) const;
+  ampoule::Status Save(const std::vector<ApiCredential>& credentials) const;
 
   std::string path_;
   CredentialClock clock_;
   bool fresh_ = false;
   mutable std::shared_mutex mu_;  // guards credentials_
-  std::vector<Credential> credentials_;
+  std::vector<ApiCredential> credentials_;
 };
 
 // True when `name` is 1 to kMaxCredentialNameBytes bytes, printable (no
 // control characters) and not only spaces.
 bool IsValidCredentialName(std::string_view name);
 
-}  // namespace volent::control
+}  // namespace volent::access

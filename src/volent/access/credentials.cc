@@ -1,4 +1,4 @@
-#include "volent/control/credentials.h"
+#include "volent/access/credentials.h"
 
 #include <sodium.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 #include "core/json.h"
 #include "core/sha256.h"
 
-namespace volent::control {
+namespace volent::access {
 namespace {
 
 using ampoule::Error;
@@ -35,7 +35,7 @@ std::string RandomHex(size_t bytes) {
   return hex;
 }
 
-json ToJson(const Credential& c) {
+json ToJson(const ApiCredential& c) {
   json roles = json::array();
   for (Role r : c.roles) roles.push_back(std::string(RoleName(r)));
   return {{"id", c.id},           {"name", c.name},           {"roles", roles},
@@ -45,12 +45,12 @@ json ToJson(const Credential& c) {
 }
 
 // One stored credential, or an error naming what is wrong with entry `i`.
-ampoule::Result<Credential> FromJson(const json& j, size_t i) {
+ampoule::Result<ApiCredential> FromJson(const json& j, size_t i) {
   auto bad = [&](const std::string& what) {
     return Error{"entry " + std::to_string(i) + ": " + what, ErrorKind::kInvalidArgument};
   };
   if (!j.is_object()) return bad("not an object");
-  Credential c;
+  ApiCredential c;
   try {
     c.id = j.at("id").get<std::string>();
     c.name = j.at("name").get<std::string>();
@@ -122,14 +122,14 @@ ampoule::Result<std::unique_ptr<CredentialStore>> CredentialStore::Open(const st
   return store;
 }
 
-ampoule::Status CredentialStore::Save(const std::vector<Credential>& credentials) const {
+ampoule::Status CredentialStore::Save(const std::vector<ApiCredential>& credentials) const {
   json list = json::array();
   for (const auto& c : credentials) list.push_back(ToJson(c));
   json doc = {{"version", 1}, {"credentials", std::move(list)}};
   return ampoule::core::WriteFileAtomically(path_, doc.dump(2) + "\n", 0600);
 }
 
-ampoule::Result<std::pair<Credential, std::string>> CredentialStore::Create(const NewCredential& request) {
+ampoule::Result<std::pair<ApiCredential, std::string>> CredentialStore::Create(const NewCredential& request) {
   if (!IsValidCredentialName(request.name)) {
     return Error{"a name is 1 to 100 bytes of UTF-8 without control characters, not only spaces",
                  ErrorKind::kInvalidArgument};
@@ -145,10 +145,10 @@ ampoule::Result<std::pair<Credential, std::string>> CredentialStore::Create(cons
                      " credentials (revoked ones count): prune revoked ones from " + path_ + " while the node is stopped",
                  ErrorKind::kConflict};
   }
-  Credential c;
+  ApiCredential c;
   do {
     c.id = RandomHex(kTokenIdHexDigits / 2);
-  } while (std::any_of(credentials_.begin(), credentials_.end(), [&](const Credential& o) { return o.id == c.id; }));
+  } while (std::any_of(credentials_.begin(), credentials_.end(), [&](const ApiCredential& o) { return o.id == c.id; }));
   std::string token = std::string(kTokenPrefix) + c.id + "_" + RandomHex(kTokenSecretHexDigits / 2);
   c.token_sha256 = ampoule::core::Sha256Hex(token);
   c.name = request.name;
@@ -157,7 +157,7 @@ ampoule::Result<std::pair<Credential, std::string>> CredentialStore::Create(cons
   c.expires_ms = c.created_ms + request.ttl_seconds * 1000;
   c.created_by = request.created_by;
   c.approval_key = request.approval_key;
-  std::vector<Credential> next = credentials_;
+  std::vector<ApiCredential> next = credentials_;
   next.push_back(c);
   if (auto saved = Save(next); !saved.ok()) {
     return Error{"the credential could not be stored: " + saved.message(), ErrorKind::kUnavailable};
@@ -167,28 +167,28 @@ ampoule::Result<std::pair<Credential, std::string>> CredentialStore::Create(cons
   return std::make_pair(std::move(c), std::move(token));
 }
 
-std::vector<Credential> CredentialStore::List() const {
+std::vector<ApiCredential> CredentialStore::List() const {
   std::shared_lock lock(mu_);
-  std::vector<Credential> out = credentials_;
+  std::vector<ApiCredential> out = credentials_;
   for (auto& c : out) c.token_sha256.clear();
   return out;
 }
 
-ampoule::Result<Credential> CredentialStore::Revoke(std::string_view id, const std::string& by) {
+ampoule::Result<ApiCredential> CredentialStore::Revoke(std::string_view id, const std::string& by) {
   std::unique_lock lock(mu_);
-  auto it = std::find_if(credentials_.begin(), credentials_.end(), [&](const Credential& c) { return c.id == id; });
+  auto it = std::find_if(credentials_.begin(), credentials_.end(), [&](const ApiCredential& c) { return c.id == id; });
   if (it == credentials_.end()) return Error{"no credential \"" + std::string(id) + "\"", ErrorKind::kNotFound};
   if (it->revoked_ms != 0) {
     return Error{"credential " + it->id + " was already revoked by " + it->revoked_by, ErrorKind::kConflict};
   }
-  std::vector<Credential> next = credentials_;
-  Credential& changed = next[static_cast<size_t>(it - credentials_.begin())];
+  std::vector<ApiCredential> next = credentials_;
+  ApiCredential& changed = next[static_cast<size_t>(it - credentials_.begin())];
   changed.revoked_ms = clock_();
   changed.revoked_by = by;
   if (auto saved = Save(next); !saved.ok()) {
     return Error{"the revocation could not be stored: " + saved.message(), ErrorKind::kUnavailable};
   }
-  Credential result = changed;
+  ApiCredential result = changed;
   credentials_ = std::move(next);
   result.token_sha256.clear();
   return result;
@@ -197,7 +197,7 @@ ampoule::Result<Credential> CredentialStore::Revoke(std::string_view id, const s
 bool CredentialStore::HasActive(Role role) const {
   std::shared_lock lock(mu_);
   const int64_t now = clock_();
-  return std::any_of(credentials_.begin(), credentials_.end(), [&](const Credential& c) {
+  return std::any_of(credentials_.begin(), credentials_.end(), [&](const ApiCredential& c) {
     return c.revoked_ms == 0 && now < c.expires_ms && std::find(c.roles.begin(), c.roles.end(), role) != c.roles.end();
   });
 }
@@ -217,7 +217,7 @@ TokenCheck CredentialStore::Check(std::string_view token) const {
   const std::string presented = ampoule::core::Sha256Hex(token);
   std::shared_lock lock(mu_);
   check.verdict = TokenVerdict::kUnknown;
-  for (const Credential& c : credentials_) {
+  for (const ApiCredential& c : credentials_) {
     if (c.id != id) continue;
     // Both are 64 hex digits: compared in constant time.
     if (sodium_memcmp(c.token_sha256.data(), presented.data(), presented.size()) != 0) return check;
@@ -235,4 +235,4 @@ TokenCheck CredentialStore::Check(std::string_view token) const {
   return check;
 }
 
-}  // namespace volent::control
+}  // namespace volent::access

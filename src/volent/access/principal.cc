@@ -1,8 +1,8 @@
-#include "volent/control/principal.h"
+#include "volent/access/principal.h"
 
 #include <algorithm>
 
-namespace volent::control {
+namespace volent::access {
 
 std::string_view RoleName(Role role) {
   switch (role) {
@@ -64,4 +64,4 @@ nlohmann::json Principal::ToJson() const {
   return {{"kind", "none"}};
 }
 
-}  // namespace volent::control
+}  // namespace volent::access
