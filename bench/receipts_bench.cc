@@ -78,7 +78,7 @@ void Print(const char* what, const char* unit, Stats s) {
 }
 
 int WriteSample(const std::string& dir) {
-  receipt::SecretKey key = receipt::SecretKey::Generate();
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
   if (!receipt::WriteKeyPair(dir + "/key", key).ok()) return 1;
   FILE* f = fopen((dir + "/receipt.json").c_str(), "w");
   if (!f) return 1;
@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
   const size_t n = std::strtoul(argv[1], nullptr, 10);
   const int runs = std::atoi(argv[2]);
   if (n == 0 || runs < 1 || sodium_init() < 0) return 2;
-  receipt::SecretKey key = receipt::SecretKey::Generate();
-  std::vector<receipt::PublicKey> trusted{receipt::SecretKey::Generate().public_key(),
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
+  std::vector<core::ed25519::PublicKey> trusted{core::ed25519::SecretKey::Generate().public_key(),
                                           key.public_key()};  // the signer is the second key
   std::vector<run::RunRecord> records;
   for (size_t i = 0; i < n; ++i) records.push_back(Record(i));

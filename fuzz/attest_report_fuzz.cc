@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
+#include "core/base64.h"
 #include "volent/attest/event_log.h"
 #include "volent/attest/node_pcr.h"
 #include "volent/attest/policy.h"
@@ -29,8 +29,8 @@ namespace {
 
 namespace rc = ampoule::receipt;
 
-const rc::SecretKey& NodeKey() {
-  static const rc::SecretKey key = rc::SecretKey::FromSeed(std::string(32, '\x07')).value();
+const core::ed25519::SecretKey& NodeKey() {
+  static const core::ed25519::SecretKey key = core::ed25519::SecretKey::FromSeed(std::string(32, '\x07')).value();
   return key;
 }
 
@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ReplayEventLog(input);
 
   static const Policy policy = [] {
-    auto p = ParsePolicy(R"({"signers": [")" + rc::Base64Encode(NodeKey().public_key().raw()) +
+    auto p = ParsePolicy(R"({"signers": [")" + core::Base64Encode(NodeKey().public_key().raw()) +
                          R"("], "max_age_seconds": 60, "pcrs": {"7": [")" + std::string(64, '0') + R"("]},
                          "allowlist": {"subset_of": []}, "journal": {"entries": 1}, "tpm_ak_names": ["000b)" +
                          std::string(64, '1') + R"("],

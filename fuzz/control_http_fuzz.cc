@@ -30,10 +30,10 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/http/framing.h"
 #include "volent/control/api.h"
 #include "volent/control/test_fixtures.h"
 #include "volent/control/wire.h"
-#include "core/http/framing.h"
 #include "volent/journal/journal.h"
 
 namespace {
@@ -51,7 +51,7 @@ void Check(bool ok) {
 
 struct Node {
   manifest::NodeConfig config;
-  std::unique_ptr<node::AgentStore> store;
+  std::unique_ptr<store::AgentStore> store;
   std::unique_ptr<control::testing::FakeRuns> runs;
   std::unique_ptr<journal::Journal> journal;
   std::unique_ptr<control::ControlApi> api;
@@ -78,7 +78,7 @@ struct Node {
   }
   void Reset() {
     api.reset();
-    auto opened = node::AgentStore::Open("");
+    auto opened = store::AgentStore::Open("");
     Check(opened.ok());
     store = std::move(*opened);
     runs = std::make_unique<control::testing::FakeRuns>();
@@ -113,9 +113,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   boost::beast::string_view input(reinterpret_cast<const char*>(data), size);
   while (!input.empty()) {
     // A header the check refuses is answered 400 and the connection closes.
-    ampoule::httpd::HeaderScanner scanner;
+    core::httpd::HeaderScanner scanner;
     if (scanner.Scan(std::string_view(input.data(), input.size())) !=
-        ampoule::httpd::HeaderScanner::State::kComplete) {
+        core::httpd::HeaderScanner::State::kComplete) {
       return 0;
     }
     control::WireParser parser;

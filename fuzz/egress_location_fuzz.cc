@@ -62,9 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   const std::string_view base_text = newline == std::string_view::npos ? "http://a.example/x/y?q" : input.substr(0, newline);
-  ampoule::Result<Url> base = ParseUrl(base_text);
+  core::Result<Url> base = ParseUrl(base_text);
   if (!base.ok()) return 0;
-  ampoule::Result<std::string> target = ResolveLocation(*base, location);
+  core::Result<std::string> target = ResolveLocation(*base, location);
   Check(target.ok() ? !target->empty() : !target.message().empty());
   if (!target.ok()) return 0;
   for (unsigned char c : *target) Check(c > 0x20 && c < 0x7f && c != '\\' && c != '#');
@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view ref = location.substr(0, location.find('#'));
   const bool relative = !IsSchemeStart(ref) && ref.substr(0, 2) != "//";
   if (!relative) return 0;
-  ampoule::Result<Url> resolved = ParseUrl(*target);
+  core::Result<Url> resolved = ParseUrl(*target);
   if (!resolved.ok()) return 0;
   Check(resolved->scheme == base->scheme);
   Check(resolved->host == base->host);

@@ -66,7 +66,7 @@ void CheckClassification(const boost::asio::ip::address& address) {
 }
 
 void CheckUrl(std::string_view text) {
-  ampoule::Result<Url> parsed = ParseUrl(text);
+  core::Result<Url> parsed = ParseUrl(text);
   if (!parsed.ok()) {
     Check(!parsed.message().empty());
     return;
@@ -85,7 +85,7 @@ void CheckUrl(std::string_view text) {
   }
   if (u.ip) CheckClassification(*u.ip);
 
-  ampoule::Result<Url> again = ParseUrl(u.scheme + "://" + u.Authority() + u.target);
+  core::Result<Url> again = ParseUrl(u.scheme + "://" + u.Authority() + u.target);
   Check(again.ok());
   Check(SameUrl(*again, u));
 
@@ -98,7 +98,7 @@ void CheckUrl(std::string_view text) {
         Check((e->port == 0 ? DefaultPort(e->scheme) : e->port) == u.port);
         Check(u.Path().compare(0, e->path_prefix.size(), e->path_prefix) == 0);
         if (!e->cidr.empty() && u.ip) {
-          ampoule::Result<Cidr> cidr = ParseCidr(e->cidr);
+          core::Result<Cidr> cidr = ParseCidr(e->cidr);
           Check(cidr.ok() && CidrContains(*cidr, *u.ip));
         }
       }
@@ -112,12 +112,12 @@ void CheckUrl(std::string_view text) {
 }
 
 void CheckCidr(std::string_view text) {
-  ampoule::Result<Cidr> parsed = ParseCidr(text);
+  core::Result<Cidr> parsed = ParseCidr(text);
   if (!parsed.ok()) {
     Check(!parsed.message().empty());
     return;
   }
-  ampoule::Result<Cidr> again = ParseCidr(parsed->ToString());
+  core::Result<Cidr> again = ParseCidr(parsed->ToString());
   Check(again.ok() && again->base == parsed->base && again->prefix == parsed->prefix);
   Check(CidrContains(*parsed, parsed->base));
 }

@@ -19,7 +19,7 @@
 
 namespace {
 
-ampoule::Result<ampoule::run::EngineResult> Read(std::string_view bytes, size_t piece, uint64_t cap, bool keep) {
+core::Result<ampoule::run::EngineResult> Read(std::string_view bytes, size_t piece, uint64_t cap, bool keep) {
   ampoule::run::ResultReader reader(cap, keep);
   for (size_t at = 0; at < bytes.size(); at += piece) reader.Feed(bytes.substr(at, piece));
   return reader.Finish();
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& kept = whole->outputs[i];
     const auto& hashed = pieces->outputs[i];
     if (kept.name != hashed.name || kept.size != hashed.size || kept.sha256 != hashed.sha256) std::abort();
-    if (kept.bytes.size() != kept.size || ampoule::core::Sha256Hex(kept.bytes) != kept.sha256) std::abort();
+    if (kept.bytes.size() != kept.size || core::Sha256Hex(kept.bytes) != kept.sha256) std::abort();
     if (!hashed.bytes.empty()) std::abort();
     total += kept.size;
   }

@@ -38,8 +38,9 @@
 #include "ampoule/gate/action.h"
 #include "ampoule/gate/names.h"
 #include "ampoule/gate/policy.h"
-#include "ampoule/receipt/json_strict.h"
 #include "core/json.h"
+#include "core/json_strict.h"
+#include "core/rfc3339.h"
 
 namespace {
 
@@ -83,14 +84,14 @@ nlohmann::json DraftToJson(const gate::ActionDraft& d) {
   return {{"kind", d.kind},
           {"idempotency_key", d.idempotency_key},
           {"fields", fields},
-          {"data_as_of", gate::FormatUtcTimestamp(d.data_as_of)},
+          {"data_as_of", core::Rfc3339Seconds(d.data_as_of)},
           {"evidence", evidence}};
 }
 
 bool UnderBase(const std::string& path) { return !path.empty() && path[0] == '/'; }
 
 void CheckDraft(std::string_view text) {
-  Result<gate::ActionDraft> draft = gate::ParseActionDraft(text, kBase);
+  core::Result<gate::ActionDraft> draft = gate::ParseActionDraft(text, kBase);
   if (!draft.ok()) {
     Check(!draft.message().empty());
     return;
@@ -98,7 +99,7 @@ void CheckDraft(std::string_view text) {
   for (unsigned char c : draft->idempotency_key) Check(c >= 0x20 && c != 0x7f);
   // Keys and kinds are already in their one spelling: normalising again changes nothing.
   for (const std::string* name : {&draft->idempotency_key, &draft->kind}) {
-    Result<std::string> again = gate::NormaliseName(*name, "name");
+    core::Result<std::string> again = gate::NormaliseName(*name, "name");
     Check(again.ok() && *again == *name);
   }
   Check(!draft->fields.empty());
@@ -108,10 +109,10 @@ void CheckDraft(std::string_view text) {
   for (const auto& [name, path] : draft->evidence.inputs) Check(UnderBase(path));
   Check(draft->data_as_of >= 0);
 
-  const std::string again_text = ampoule::DumpJson(DraftToJson(*draft));
-  Result<gate::ActionDraft> again = gate::ParseActionDraft(again_text, kBase);
+  const std::string again_text = core::DumpJson(DraftToJson(*draft));
+  core::Result<gate::ActionDraft> again = gate::ParseActionDraft(again_text, kBase);
   Check(again.ok());
-  Check(ampoule::DumpJson(DraftToJson(*again)) == again_text);
+  Check(core::DumpJson(DraftToJson(*again)) == again_text);
   Check(again->data_as_of == draft->data_as_of);
 }
 
@@ -125,7 +126,7 @@ nlohmann::json PolicyToJson(const gate::Policy& p) {
 }
 
 void CheckPolicy(std::string_view text) {
-  Result<gate::Policy> policy = gate::ParsePolicy(text, kBase);
+  core::Result<gate::Policy> policy = gate::ParsePolicy(text, kBase);
   if (!policy.ok()) {
     Check(!policy.message().empty());
     return;
@@ -138,19 +139,19 @@ void CheckPolicy(std::string_view text) {
   for (const std::string& k : policy->trusted_keys) Check(UnderBase(k));
   Check(UnderBase(policy->decision_log) && UnderBase(policy->outbox));
 
-  const std::string again_text = ampoule::DumpJson(PolicyToJson(*policy));
-  Result<gate::Policy> again = gate::ParsePolicy(again_text, kBase);
+  const std::string again_text = core::DumpJson(PolicyToJson(*policy));
+  core::Result<gate::Policy> again = gate::ParsePolicy(again_text, kBase);
   Check(again.ok());
-  Check(ampoule::DumpJson(PolicyToJson(*again)) == again_text);
+  Check(core::DumpJson(PolicyToJson(*again)) == again_text);
 }
 
 void CheckTimestamp(std::string_view text) {
-  Result<int64_t> t = gate::ParseUtcTimestamp(text);
+  core::Result<int64_t> t = gate::ParseUtcTimestamp(text);
   if (!t.ok()) return;
   Check(*t >= 0);
-  const std::string printed = gate::FormatUtcTimestamp(*t);
+  const std::string printed = core::Rfc3339Seconds(*t);
   Check(printed == std::string(text.substr(0, 19)) + "Z");
-  Result<int64_t> back = gate::ParseUtcTimestamp(printed);
+  core::Result<int64_t> back = gate::ParseUtcTimestamp(printed);
   Check(back.ok() && *back == *t);
 }
 

@@ -23,7 +23,7 @@
 namespace {
 
 namespace http = boost::beast::http;
-using ampoule::httpd::HeaderScanner;
+using core::httpd::HeaderScanner;
 
 void Check(bool ok) {
   if (!ok) std::abort();
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(whole.length() == pieces.length() && whole.length() <= size);
 
   std::string_view header = input.substr(0, whole.length());
-  Check(ampoule::httpd::CheckFraming(header).ok());
+  Check(core::httpd::CheckFraming(header).ok());
   http::request_parser<http::string_body> parser;
   parser.header_limit(64 * 1024);
   boost::beast::error_code ec;

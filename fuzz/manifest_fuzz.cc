@@ -6,7 +6,7 @@
 // crash, hang or sanitizer report:
 //   - a load succeeds exactly when it reports no problem; every problem
 //     names the file and says something;
-//   - an agent that loads has a name node::IsValidAgentName accepts, and
+//   - an agent that loads has a name store::IsValidAgentName accepts, and
 //     its document, written out as JSON, loads again to the same document
 //     (the JSON path through the YAML reader agrees with the YAML path);
 //   - a configuration that loads has a port in 1..65535 and round-trips the
@@ -23,7 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "volent/manifest/manifest.h"
-#include "volent/node/agent_name.h"
+#include "volent/store/agent_name.h"
 
 namespace {
 
@@ -58,7 +58,7 @@ void CheckAgent(std::string_view text, const manifest::NodeConfig* config) {
   manifest::Checked<manifest::Agent> agent = manifest::LoadAgent(text, "f.agent.yaml", config);
   CheckProblems(agent, "f.agent.yaml");
   if (!agent.ok()) return;
-  Check(node::IsValidAgentName(agent.value->name));
+  Check(store::IsValidAgentName(agent.value->name));
   const std::string json = agent.value->document.dump();  // throws (aborts) on invalid UTF-8
   manifest::Checked<manifest::Agent> again = manifest::LoadAgent(json, "again.json", config);
   Check(again.ok());

@@ -26,9 +26,9 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
-#include "core/http/framing.h"
 #include "ampoule/mcp/http_handler.h"
 #include "ampoule/mcp/http_test_fakes.h"
+#include "core/http/framing.h"
 
 namespace {
 
@@ -97,9 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   boost::beast::string_view rest(input.data(), input.size());
   for (int requests = 0; !rest.empty() && requests < 16; ++requests) {
     // A header the check refuses is answered 400 and the connection closes.
-    ampoule::httpd::HeaderScanner scanner;
+    core::httpd::HeaderScanner scanner;
     if (scanner.Scan(std::string_view(rest.data(), rest.size())) !=
-        ampoule::httpd::HeaderScanner::State::kComplete) {
+        core::httpd::HeaderScanner::State::kComplete) {
       break;
     }
     http::request_parser<http::string_body> parser;

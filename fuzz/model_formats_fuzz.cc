@@ -31,7 +31,7 @@ void Check(bool ok) {
   if (!ok) std::abort();
 }
 
-void CheckParsed(const ampoule::Result<model::Answer>& parsed) { Check(parsed.ok() || !parsed.message().empty()); }
+void CheckParsed(const core::Result<model::Answer>& parsed) { Check(parsed.ok() || !parsed.message().empty()); }
 
 void CheckJson(const std::string& text) { Check(!nlohmann::json::parse(text, nullptr, false).is_discarded()); }
 

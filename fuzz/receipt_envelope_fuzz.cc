@@ -23,7 +23,7 @@
 namespace {
 
 using namespace ampoule::receipt;
-using ampoule::Result;
+using core::Result;
 
 void Check(bool condition) {
   if (!condition) std::abort();
@@ -31,25 +31,25 @@ void Check(bool condition) {
 
 // The key that signed the seed corpus (seed = 32 bytes of 0x01), so that
 // mutations of signed seeds reach the statement check after verification.
-const std::vector<PublicKey>& TrustedKeys() {
-  static const std::vector<PublicKey> keys{
-      SecretKey::FromSeed(std::string(32, '\x01')).value().public_key()};
+const std::vector<core::ed25519::PublicKey>& TrustedKeys() {
+  static const std::vector<core::ed25519::PublicKey> keys{
+      core::ed25519::SecretKey::FromSeed(std::string(32, '\x01')).value().public_key()};
   return keys;
 }
 
 void CheckStatement(std::string_view text) {
-  Result<Statement> statement = ParseStatement(text);
+  core::Result<Statement> statement = ParseStatement(text);
   if (!statement.ok()) return;
   std::string once = SerializeStatement(*statement);
-  Result<Statement> again = ParseStatement(once);
+  core::Result<Statement> again = ParseStatement(once);
   Check(again.ok());
   Check(SerializeStatement(*again) == once);
 }
 
 void CheckEnvelope(std::string_view text) {
-  Result<Envelope> envelope = ParseEnvelope(text);
+  core::Result<Envelope> envelope = ParseEnvelope(text);
   if (!envelope.ok()) return;
-  Result<Envelope> again = ParseEnvelope(SerializeEnvelope(*envelope));
+  core::Result<Envelope> again = ParseEnvelope(SerializeEnvelope(*envelope));
   Check(again.ok());
   Check(again->payload == envelope->payload);
   Check(again->payload_type == envelope->payload_type);

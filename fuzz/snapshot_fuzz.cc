@@ -23,7 +23,7 @@ using namespace ampoule;
 
 std::shared_ptr<const wasm::CompiledModule> TinyReactor() {
   static std::shared_ptr<const wasm::CompiledModule> module = [] {
-    Result<std::shared_ptr<const wasm::CompiledModule>> m =
+    core::Result<std::shared_ptr<const wasm::CompiledModule>> m =
         wasm::CompileModule(wasi::kSnapshotTinyReactor);
     if (!m) abort();
     return *m;
@@ -35,7 +35,7 @@ std::shared_ptr<const wasm::CompiledModule> TinyReactor() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> bytes(data, size);
-  Result<wasi::SnapshotImage> image = wasi::ParseSnapshot(bytes);
+  core::Result<wasi::SnapshotImage> image = wasi::ParseSnapshot(bytes);
   if (!image) return 0;
   std::vector<uint8_t> again = wasi::SerializeSnapshot(*image);
   if (again.size() != size || !std::equal(again.begin(), again.end(), data)) abort();

@@ -21,8 +21,8 @@ namespace {
 
 using namespace ampoule::receipt;
 
-const SecretKey& AuthorKey() {
-  static const SecretKey key = SecretKey::FromSeed(std::string(32, '\x02')).value();
+const core::ed25519::SecretKey& AuthorKey() {
+  static const core::ed25519::SecretKey key = core::ed25519::SecretKey::FromSeed(std::string(32, '\x02')).value();
   return key;
 }
 
@@ -31,11 +31,11 @@ const SecretKey& AuthorKey() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   static const std::string kModule("\0asm\x01\0\0\0", 8);
-  const std::vector<PublicKey> trusted{AuthorKey().public_key()};
+  const std::vector<core::ed25519::PublicKey> trusted{AuthorKey().public_key()};
 
   const std::string envelope = SerializeEnvelope(SignEnvelope(kInTotoPayloadType, input, AuthorKey()));
   auto info = volent::tools::CheckToolSignature(kModule, envelope, trusted);
-  if (info && info->digest != ampoule::core::Sha256Hex(kModule)) std::abort();
+  if (info && info->digest != core::Sha256Hex(kModule)) std::abort();
 
   (void)volent::tools::CheckToolSignature(kModule, input, trusted);
   (void)volent::tools::ParseToolDigest(input);

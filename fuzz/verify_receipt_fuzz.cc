@@ -22,11 +22,11 @@
 #include <string_view>
 
 #include "ampoule/receipt/envelope.h"
-#include "ampoule/receipt/json_strict.h"
-#include "ampoule/run/run_record.h"
 #include "ampoule/run/receipt_builder.h"
+#include "ampoule/run/run_record.h"
 #include "ampoule/verify/replay.h"
 #include "ampoule/verify/run_receipt.h"
+#include "core/json_strict.h"
 
 namespace {
 
@@ -36,14 +36,14 @@ void Check(bool condition) {
   if (!condition) std::abort();
 }
 
-const receipt::SecretKey& Key() {
-  static const receipt::SecretKey key = receipt::SecretKey::FromSeed(std::string(32, '\x02')).value();
+const core::ed25519::SecretKey& Key() {
+  static const core::ed25519::SecretKey key = core::ed25519::SecretKey::FromSeed(std::string(32, '\x02')).value();
   return key;
 }
 
 void CheckRecord(const run::RunRecord& record) {
   nlohmann::json once = run::RecordToJson(record);
-  Result<run::RunRecord> again = run::RecordFromJson(once, record.predicate_version);
+  core::Result<run::RunRecord> again = run::RecordFromJson(once, record.predicate_version);
   Check(again.ok());
   Check(run::RecordToJson(*again) == once);
   std::string detail;
@@ -51,14 +51,14 @@ void CheckRecord(const run::RunRecord& record) {
 }
 
 void CheckReceipt(std::string_view text) {
-  Result<verify::RunReceipt> receipt = verify::ReadUnsignedRunReceipt(text);
+  core::Result<verify::RunReceipt> receipt = verify::ReadUnsignedRunReceipt(text);
   if (!receipt.ok()) return;
   CheckRecord(receipt->record);
   // The statement it claims, re-signed, verifies and reads back the same.
   if (receipt->record.stdout_digest.sha256.size() != 64) return;
   std::string resigned = run::MakeReceipt(receipt->record, Key());
-  std::vector<receipt::PublicKey> keys{Key().public_key()};
-  Result<verify::RunReceipt> back = verify::ReadSignedRunReceipt(resigned, keys);
+  std::vector<core::ed25519::PublicKey> keys{Key().public_key()};
+  core::Result<verify::RunReceipt> back = verify::ReadSignedRunReceipt(resigned, keys);
   Check(back.ok());
   Check(run::RecordToJson(back->record) == run::RecordToJson(receipt->record));
 }
@@ -70,10 +70,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckReceipt(text);
   receipt::Envelope wrapped{std::string(receipt::kInTotoPayloadType), std::string(text), {}};
   CheckReceipt(receipt::SerializeEnvelope(wrapped));
-  Result<nlohmann::json> json = receipt::ParseJsonStrict(text, "fuzz");
+  core::Result<nlohmann::json> json = core::ParseJsonStrict(text, "fuzz");
   if (json.ok()) {
     for (uint32_t version : {2u, 3u, 4u}) {
-      Result<run::RunRecord> record = run::RecordFromJson(*json, version);
+      core::Result<run::RunRecord> record = run::RecordFromJson(*json, version);
       if (record.ok()) CheckRecord(*record);
     }
   }

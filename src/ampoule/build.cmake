@@ -14,20 +14,20 @@ add_library(amp_wasm STATIC ${WASM_CORE_SRCS} ${WASM_DECODER_SRCS} ${WASM_VALIDA
 # The deterministic WASI host (src/ampoule/wasi).
 amp_glob(WASI_SRCS src/ampoule/wasi/*.cc)
 add_library(amp_wasi STATIC ${WASI_SRCS})
-target_link_libraries(amp_wasi PUBLIC amp_wasm amp_receipt core sodium)
+target_link_libraries(amp_wasi PUBLIC amp_wasm core sodium)
 # The core spec test runner (src/ampoule/spectest).
 amp_glob(SPECTEST_SRCS src/ampoule/spectest/*.cc)
 add_library(amp_spectest STATIC ${SPECTEST_SRCS})
 target_link_libraries(amp_spectest PUBLIC amp_wasm core nlohmann_json::nlohmann_json)
-# Receipts (src/ampoule/receipt): DSSE envelopes, in-toto statements, Ed25519
-# keys, the safe file reader.
+# Receipts (src/ampoule/receipt): DSSE envelopes, in-toto statements, key
+# files, the verifier (Ed25519, base64 and strict JSON are the core's).
 amp_glob(RECEIPT_SRCS src/ampoule/receipt/*.cc)
 add_library(amp_receipt STATIC ${RECEIPT_SRCS})
 target_link_libraries(amp_receipt PUBLIC core nlohmann_json::nlohmann_json sodium)
 # The kernel file (src/ampoule/kernel): format, packing, reading.
 amp_glob(KERNEL_SRCS src/ampoule/kernel/*.cc)
 add_library(amp_kernel STATIC ${KERNEL_SRCS})
-target_link_libraries(amp_kernel PUBLIC amp_receipt nlohmann_json::nlohmann_json sodium)
+target_link_libraries(amp_kernel PUBLIC core nlohmann_json::nlohmann_json sodium)
 # The jail a run executes in (src/ampoule/sandbox): namespaces, seccomp, rlimits.
 amp_glob(SANDBOX_SRCS src/ampoule/sandbox/*.cc)
 add_library(amp_sandbox STATIC ${SANDBOX_SRCS})

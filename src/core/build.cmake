@@ -2,6 +2,8 @@
 # CMakeLists.txt. Nothing here knows about runs, receipts or agents.
 #   result.h   errors as values (Status, Result<T>, the error kind)
 #   hex.h, sha256.h   lowercase hex and SHA-256 (libsodium)
+#   ed25519.h, base64.h, json_strict.h, sodium_init.h  strict Ed25519 keys and
+#              signatures (core::ed25519), base64 and JSON for signed documents
 #   file_read.h  the one safe file reader (O_NONBLOCK, regular files, caps, trust files and folders)
 #   folder_lock.h  an exclusive flock on a folder (the data folder: one writer at a time)
 #   file_write.h  the durable write: a file replaced whole or created once
@@ -15,6 +17,8 @@
 #   sqlite.h   SQLite opened for durability, statements, transactions
 #   json.h     bounded parsing of JSON from outside, writing that never throws
 #   crash_point.h  test-only kill points armed by an environment variable
+#   utf8.h     the one UTF-8 validator (Wasm names, tool output as JSON text)
+#   rfc3339.h  instants as RFC 3339 text in UTC (seconds or milliseconds)
 #   host_port.h  HOST:PORT and [IPv6]:PORT, one parser for every address option
 #   http/      (library core_http) the HTTP servers' shared pieces: the framing
 #              check against request smuggling (pure code on bytes), header

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <string>
 
-namespace ampoule {
+namespace core {
 namespace {
 
 struct Armed {
@@ -66,4 +66,4 @@ void CrashPoint(const char* env, std::string_view point) {
   }
 }
 
-}  // namespace ampoule
+}  // namespace core

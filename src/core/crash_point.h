@@ -1,7 +1,7 @@
-// Deliberate crashes at named points, for the tests of crash safety
-// (tests/gate/gate_crash.sh, scripts/chaos.sh, docs/chaos.md): with the
-// environment variable `env` set to POINT or POINT:N, the process kills
-// itself with SIGKILL the Nth time (1-based; POINT alone: the first time) it
+// Deliberate crashes at named points, for the tests of crash safety: with
+// the environment variable `env` (each user names its own variable and
+// points) set to POINT or POINT:N, the process kills itself
+// with SIGKILL the Nth time (1-based; POINT alone: the first time) it
 // reaches POINT. Unset (always, outside tests), CrashPoint only returns. It
 // grants nothing: whoever sets a process's environment can kill it anyway.
 //
@@ -13,12 +13,8 @@
 
 #include <string_view>
 
-namespace ampoule {
-
-// The variables the products use; each names its points where it is defined.
-inline constexpr char kGateCrashEnv[] = "AMPOULE_GATE_CRASH_AT";  // ampoule gate submit
-inline constexpr char kNodeCrashEnv[] = "VOLENT_CRASH_AT";        // the volent node's agent loop
+namespace core {
 
 void CrashPoint(const char* env, std::string_view point);
 
-}  // namespace ampoule
+}  // namespace core

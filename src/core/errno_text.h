@@ -11,7 +11,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::core {
+namespace core {
 
 // The text for errno value `error`, e.g. "No such file or directory".
 inline std::string ErrnoText(int error = errno) {
@@ -26,4 +26,4 @@ inline Error Errno(std::string_view what, int error = errno) {
   return Error{std::string(what) + ": " + ErrnoText(error)};
 }
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -19,7 +19,7 @@
 #include <atomic>
 #include <cerrno>
 
-namespace ampoule::core::fault {
+namespace core::fault {
 
 // The calls that can be made to fail. kShortWrite does not fail: the write
 // writes one byte only, as a pipe or a full disk may.
@@ -74,4 +74,4 @@ inline bool Fail(Op op) {
   return internal::CountDown(op);
 }
 
-}  // namespace ampoule::core::fault
+}  // namespace core::fault

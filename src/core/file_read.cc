@@ -1,3 +1,4 @@
+#include "core/errno_text.h"
 #include "core/file_read.h"
 
 #include <fcntl.h>
@@ -10,11 +11,11 @@
 #include <cstdio>
 #include <cstring>
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 Error IoError(const std::string& path, const char* action) {
-  return Error{"cannot " + std::string(action) + " " + path + ": " + std::strerror(errno)};
+  return Error{"cannot " + std::string(action) + " " + path + ": " + core::ErrnoText()};
 }
 
 Error TooLarge(const std::string& path, size_t limit, bool* over_limit) {
@@ -149,7 +150,7 @@ Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char*
   struct stat st;
   std::string problem;
   if (fstat(fd, &st) != 0) {
-    problem = "cannot stat " + std::string(what) + " " + path + ": " + std::strerror(errno);
+    problem = "cannot stat " + std::string(what) + " " + path + ": " + core::ErrnoText();
   } else if (!S_ISREG(st.st_mode)) {
     problem = "cannot read " + std::string(what) + " " + path + ": it is " + KindName(st.st_mode) +
               "; give a regular file";
@@ -162,4 +163,4 @@ Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char*
   return Error{problem};
 }
 
-}  // namespace ampoule::core
+}  // namespace core

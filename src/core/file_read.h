@@ -23,7 +23,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::core {
+namespace core {
 
 // The cap on any receipt, program, input or output file: 64 MiB.
 inline constexpr size_t kMaxFileBytes = size_t{64} << 20;
@@ -89,4 +89,4 @@ Status CheckTrustFolder(const std::string& dir);
 // Returns the descriptor, which the caller closes.
 Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char* what);
 
-}  // namespace ampoule::core
+}  // namespace core

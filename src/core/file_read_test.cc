@@ -12,7 +12,7 @@
 
 #include "core/file_read.h"
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 class FileReadTest : public ::testing::Test {
@@ -166,4 +166,4 @@ TEST_F(FileReadTest, OpenRegularFileRefusesFifosAndDevicesAtOnce) {
 }
 
 }  // namespace
-}  // namespace ampoule::core
+}  // namespace core

@@ -14,7 +14,7 @@
 #include "core/unique_fd.h"
 #include "core/write_all.h"
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 using fault::Fail;
@@ -120,8 +120,8 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes, cons
 Status WriteFileAtomicallyAt(int folder, const std::string& leaf, std::string_view bytes,
                              const WriteOptions& options, const std::string& name) {
   std::string temp;
-  AMP_RETURN_IF_ERROR(WriteTemp(folder, name, leaf, bytes, options, &temp));
-  AMP_RETURN_IF_ERROR(Publish(folder, name, temp, leaf, options.create_only));
+  CORE_RETURN_IF_ERROR(WriteTemp(folder, name, leaf, bytes, options, &temp));
+  CORE_RETURN_IF_ERROR(Publish(folder, name, temp, leaf, options.create_only));
   if (!SyncFolderFd(folder)) {
     return StepFailed(name, "sync the folder; the new file is in place but may not survive a power cut", errno);
   }
@@ -148,4 +148,4 @@ Status SyncFolder(const std::string& path) {
   return Status::Ok();
 }
 
-}  // namespace ampoule::core
+}  // namespace core

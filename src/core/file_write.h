@@ -21,7 +21,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::core {
+namespace core {
 
 struct WriteOptions {
   // Permission bits of the new file, less the umask unless exact_mode.
@@ -67,4 +67,4 @@ Status RenameDurably(const std::string& from, const std::string& to);
 // survive a power cut. Errors read "cannot sync the folder 'PATH': REASON".
 Status SyncFolder(const std::string& path);
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -17,7 +17,7 @@
 #include "core/file_write.h"
 #include "core/write_all.h"
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 using fault::Op;
@@ -254,4 +254,4 @@ TEST_F(FileWriteTest, WriteAllCarriesOnThroughAPipe) {
 }
 
 }  // namespace
-}  // namespace ampoule::core
+}  // namespace core

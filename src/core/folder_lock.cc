@@ -1,3 +1,4 @@
+#include "core/errno_text.h"
 #include "core/folder_lock.h"
 
 #include <fcntl.h>
@@ -8,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace ampoule::core {
+namespace core {
 
 namespace {
 
@@ -35,7 +36,7 @@ Result<std::unique_ptr<FolderLock>> FolderLock::Take(const std::string& dir, con
   if (fd < 0 && errno == ELOOP) {
     return Error{"refusing the lock file " + path + ": it is a symbolic link (remove it; the lock file is made anew)"};
   }
-  if (fd < 0) return Error{"cannot open the lock file " + path + ": " + std::strerror(errno)};
+  if (fd < 0) return Error{"cannot open the lock file " + path + ": " + core::ErrnoText()};
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
@@ -51,13 +52,13 @@ Result<std::unique_ptr<FolderLock>> FolderLock::Take(const std::string& dir, con
                        path + ")",
                    ErrorKind::kConflict};
     }
-    return Error{"cannot lock " + path + ": " + std::strerror(error)};
+    return Error{"cannot lock " + path + ": " + core::ErrnoText(error)};
   }
   const std::string line = holder + "\n";
   if (ftruncate(fd, 0) != 0 || pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
     const int error = errno;
     close(fd);
-    return Error{"cannot write the lock file " + path + ": " + std::strerror(error)};
+    return Error{"cannot write the lock file " + path + ": " + core::ErrnoText(error)};
   }
   return std::unique_ptr<FolderLock>(new FolderLock(fd));
 }
@@ -66,4 +67,4 @@ Result<std::unique_ptr<FolderLock>> FolderLock::Take(const std::string& dir, con
 // would race with a taker that just opened it).
 FolderLock::~FolderLock() { close(fd_); }
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -16,7 +16,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::core {
+namespace core {
 
 class FolderLock {
  public:
@@ -35,4 +35,4 @@ class FolderLock {
   int fd_;
 };
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 class FolderLockTest : public ::testing::Test {
@@ -44,4 +44,4 @@ TEST_F(FolderLockTest, ALinkSwappedInForTheLockFileIsRefused) {
 }
 
 }  // namespace
-}  // namespace ampoule::core
+}  // namespace core

@@ -1,6 +1,6 @@
 #include "core/hex.h"
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 constexpr char kDigits[] = "0123456789abcdef";
@@ -51,4 +51,4 @@ bool IsLowerHex(std::string_view text, size_t bytes) {
   return true;
 }
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -1,10 +1,8 @@
 // Lowercase hexadecimal: digests, key ids, random ids, log ids.
 //
-// Namespace ampoule::core: the core layer lives under the project's top
-// namespace, beside ampoule::Status and ampoule::Result (core/result.h),
-// which both products already name; a bare global `core` is a generic name
-// a library could also take. Code in namespace ampoule::X names these
-// `core::HexEncode`; Volent names them `ampoule::core::HexEncode`.
+// Namespace core: the whole core layer is one namespace, `core` (errors
+// as values, JSON, hex, SHA-256, SQLite as core::sqlite, the HTTP pieces
+// as core::httpd), named so by both products: core::Result, core::HexEncode.
 //
 // Thread-safe: no state. No libsodium initialisation is needed (nor done).
 #pragma once
@@ -17,7 +15,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::core {
+namespace core {
 
 // Returns the lowercase hex spelling of `bytes` (two characters a byte).
 std::string HexEncode(std::string_view bytes);
@@ -31,4 +29,4 @@ Result<std::string> HexDecode(std::string_view text, std::string_view what);
 // DigestSet spelling).
 bool IsLowerHex(std::string_view text, size_t bytes);
 
-}  // namespace ampoule::core
+}  // namespace core

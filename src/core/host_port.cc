@@ -5,7 +5,7 @@
 
 #include <optional>
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 Error Invalid(std::string message) { return Error{std::move(message), ErrorKind::kInvalidArgument}; }
@@ -80,4 +80,4 @@ std::string FormatHostPort(std::string_view host, int port) {
   return (ipv6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + std::to_string(port);
 }
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -19,7 +19,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::core {
+namespace core {
 
 enum class PortRule {
   kRequired,       // HOST:PORT, port 1 to 65535 (a configured address)
@@ -43,4 +43,4 @@ Result<HostPort> ParseHostPort(std::string_view text, PortRule rule = PortRule::
 // (a host holding a colon is an IPv6 address and is put in brackets).
 std::string FormatHostPort(std::string_view host, int port);
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ampoule::core {
+namespace core {
 namespace {
 
 TEST(HostPortTest, AcceptsNamesIpv4AndBracketedIpv6) {
@@ -86,4 +86,4 @@ TEST(HostPortTest, FormatsWhatItParses) {
 }
 
 }  // namespace
-}  // namespace ampoule::core
+}  // namespace core

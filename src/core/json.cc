@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ampoule {
+namespace core {
 namespace {
 
 // A SAX consumer that builds nothing: well-formedness and depth only.
@@ -70,4 +70,4 @@ Result<nlohmann::json> ParseJsonBounded(std::string_view text, std::string_view 
   return value;
 }
 
-}  // namespace ampoule
+}  // namespace core

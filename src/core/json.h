@@ -14,7 +14,7 @@
 
 #include "core/result.h"
 
-namespace ampoule {
+namespace core {
 
 // The deepest nesting of arrays and objects accepted in JSON from outside.
 // Code that walks a parsed value (writing it, comparing it, checking it
@@ -55,4 +55,4 @@ inline std::string DumpJson(const nlohmann::json& value, int indent = -1) {
   return value.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
 }
 
-}  // namespace ampoule
+}  // namespace core

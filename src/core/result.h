@@ -16,7 +16,7 @@
 #include <utility>
 #include <variant>
 
-namespace ampoule {
+namespace core {
 
 // What kind of failure an Error is. A kind is added when some caller
 // branches on it, not in advance.
@@ -80,10 +80,10 @@ class [[nodiscard]] Result {
 };
 
 // Propagates an error from an expression yielding Status or Result<T>.
-#define AMP_RETURN_IF_ERROR(expr)                 \
-  do {                                            \
-    auto amp_status_ = (expr);                    \
-    if (!amp_status_.ok()) return amp_status_.error(); \
+#define CORE_RETURN_IF_ERROR(expr)                       \
+  do {                                                   \
+    auto core_status_ = (expr);                          \
+    if (!core_status_.ok()) return core_status_.error(); \
   } while (0)
 
-}  // namespace ampoule
+}  // namespace core

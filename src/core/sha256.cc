@@ -2,7 +2,7 @@
 
 #include "core/hex.h"
 
-namespace ampoule::core {
+namespace core {
 
 Sha256Digest Sha256(std::span<const uint8_t> bytes) {
   Sha256Digest out{};
@@ -34,4 +34,4 @@ Sha256Digest Sha256Hasher::Finish() {
   return out;
 }
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -1,7 +1,7 @@
 // SHA-256 (libsodium's crypto_hash_sha256): receipt digests, key ids, kernel
 // entries, snapshot module digests, the journal's hash chain.
 //
-// Namespace ampoule::core: see core/hex.h.
+// Namespace core: see core/hex.h.
 //
 // Thread-safe: no shared state (a Sha256Hasher is used by one thread at a
 // time). No libsodium initialisation is needed: hashing draws no randomness,
@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace ampoule::core {
+namespace core {
 
 using Sha256Digest = std::array<uint8_t, 32>;
 
@@ -41,4 +41,4 @@ class Sha256Hasher {
   crypto_hash_sha256_state state_;
 };
 
-}  // namespace ampoule::core
+}  // namespace core

@@ -4,7 +4,7 @@
 #include <thread>
 #include <utility>
 
-namespace ampoule::sqlite {
+namespace core::sqlite {
 namespace {
 
 bool IsContention(int code) {
@@ -103,7 +103,7 @@ Result<Database> Database::Open(const std::string& path, const OpenOptions& opti
   }
   // Each commit is on disk before it is reported (with WAL, FULL syncs the
   // log at every commit).
-  AMP_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous=FULL"));
+  CORE_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous=FULL"));
   return db;
 }
 
@@ -170,4 +170,4 @@ Status Transaction::Commit() {
   return committed;
 }
 
-}  // namespace ampoule::sqlite
+}  // namespace core::sqlite

@@ -17,7 +17,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::sqlite {
+namespace core::sqlite {
 
 struct OpenOptions {
   // Create the file if it is missing.
@@ -138,4 +138,4 @@ class Transaction {
   Database* db_;  // null once committed or moved from
 };
 
-}  // namespace ampoule::sqlite
+}  // namespace core::sqlite

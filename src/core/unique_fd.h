@@ -8,7 +8,7 @@
 
 #include <utility>
 
-namespace ampoule::core {
+namespace core {
 
 class UniqueFd {
  public:
@@ -35,4 +35,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace ampoule::core
+}  // namespace core

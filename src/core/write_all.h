@@ -10,7 +10,7 @@
 
 #include "core/fault_injection.h"
 
-namespace ampoule::core {
+namespace core {
 
 // Writes every byte of `bytes` to `fd`, retrying a write interrupted by a
 // signal (EINTR) and continuing after a short write. Returns true when all
@@ -32,4 +32,4 @@ namespace ampoule::core {
   return true;
 }
 
-}  // namespace ampoule::core
+}  // namespace core

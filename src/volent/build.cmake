@@ -24,9 +24,9 @@ amp_embed_files(${CMAKE_BINARY_DIR}/generated/schema_files_data.cc ${CMAKE_SOURC
 amp_glob(MANIFEST_SRCS src/volent/manifest/*.cc)
 add_library(volent_manifest STATIC ${MANIFEST_SRCS} ${CMAKE_BINARY_DIR}/generated/schema_files_data.cc)
 target_link_libraries(volent_manifest PUBLIC core yaml-cpp nlohmann_json::nlohmann_json)
-amp_glob(NODE_SRCS src/volent/node/*.cc)
-add_library(volent_node STATIC ${NODE_SRCS})
-target_link_libraries(volent_node PUBLIC volent_manifest core Threads::Threads)
+amp_glob(STORE_SRCS src/volent/store/*.cc)
+add_library(volent_store STATIC ${STORE_SRCS})
+target_link_libraries(volent_store PUBLIC volent_manifest core Threads::Threads)
 amp_glob(JOURNAL_SRCS src/volent/journal/*.cc)
 add_library(volent_journal STATIC ${JOURNAL_SRCS})
 target_link_libraries(volent_journal PUBLIC core sodium nlohmann_json::nlohmann_json Threads::Threads)
@@ -46,7 +46,7 @@ target_link_libraries(volent_mockmodel PUBLIC core_http)
 target_link_libraries(volent_model PUBLIC core)
 amp_glob(AGENT_SRCS src/volent/agent/*.cc)
 add_library(volent_agent STATIC ${AGENT_SRCS})
-target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_node volent_manifest volent_model
+target_link_libraries(volent_agent PUBLIC volent_journal volent_egress volent_store volent_manifest volent_model
                                           nlohmann_json::nlohmann_json Threads::Threads)
 # Signed tools and the node's store of them. Volent uses Ampoule's receipt
 # library for the signatures (decision 0000: never the other way round).
@@ -78,23 +78,23 @@ endif()
 # control links access, never the other way (decision 0056).
 amp_glob(ACCESS_SRCS src/volent/access/*.cc)
 add_library(volent_access STATIC ${ACCESS_SRCS})
-target_link_libraries(volent_access PUBLIC core amp_receipt nlohmann_json::nlohmann_json OpenSSL::Crypto)
+target_link_libraries(volent_access PUBLIC core nlohmann_json::nlohmann_json OpenSSL::Crypto)
 amp_glob(CONTROL_SRCS src/volent/control/*.cc)
 add_library(volent_control STATIC ${CONTROL_SRCS})
-target_link_libraries(volent_control PUBLIC volent_access volent_node volent_manifest volent_journal volent_tools core core_http Boost::headers
+target_link_libraries(volent_control PUBLIC volent_access volent_store volent_manifest volent_journal volent_tools core core_http Boost::headers
                                             OpenSSL::SSL OpenSSL::Crypto
                                             Threads::Threads)
 amp_glob(BOOT_SRCS src/volent/boot/*.cc)
 add_library(volent_boot STATIC ${BOOT_SRCS})
 target_link_libraries(volent_boot PUBLIC volent_control volent_agent volent_sealed volent_tools volent_attest volent_model
-                                         volent_egress volent_node volent_manifest volent_journal core core_http)
+                                         volent_egress volent_store volent_manifest volent_journal core core_http)
 # The sealed image's PID 1 (volent-init): static, libc only, none of the above.
 include(src/volent/init/build.cmake)
 
 amp_glob(VOLENT_CLI_SRCS src/volent/cli/*.cc)
 add_executable(volent ${VOLENT_CLI_SRCS})
 target_link_libraries(volent PRIVATE volent_boot volent_control volent_agent volent_model volent_mockmodel volent_egress
-                                     volent_node volent_manifest volent_journal volent_tools)
+                                     volent_store volent_manifest volent_journal volent_tools)
 # The socket audit (docs/egress.md, docs/decisions/0020-socket-audit.md): each time
 # `volent` is linked, scripts/audit-sockets.sh reads the symbols of its own
 # objects and of every volent_* library (and the core) it links, directly or

@@ -5,3 +5,4 @@
 add_python_test(docs_citations docs/docs_test.py citations)
 add_python_test(docs_status docs/docs_test.py status)
 add_python_test(docs_architecture_links docs/docs_test.py links ${CMAKE_BINARY_DIR})
+add_python_test(docs_layers docs/docs_test.py layers)

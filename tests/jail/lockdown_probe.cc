@@ -57,7 +57,7 @@ int Run(const std::string& action) {
 int main(int argc, char** argv) {
   if (argc < 3) return 64;
   if (std::string(argv[1]) == "lock") {
-    ampoule::Status locked = ampoule::LockDownEngine();
+    core::Status locked = ampoule::LockDownEngine();
     if (!locked.ok()) {
       Say("LockDownEngine: " + locked.message() + "\n");
       return 2;

@@ -50,16 +50,16 @@ run::EngineResult Failure(std::string message) {
 
 int main() {
   signal(SIGPIPE, SIG_IGN);
-  Result<std::string> request_bytes = core::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
+  core::Result<std::string> request_bytes = core::ReadFdCapped(run::kEngineRequestFd, "engine request", kMaxRequestBytes);
   if (!request_bytes) return Finish(Failure(request_bytes.message()));
-  Result<run::EngineRequest> request = run::DecodeRequest(*request_bytes);
+  core::Result<run::EngineRequest> request = run::DecodeRequest(*request_bytes);
   if (!request) return Finish(Failure(request.message()));
   request_bytes->clear();
   request_bytes->shrink_to_fit();
-  Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(run::kEngineKernelFd, "kernel");
+  core::Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(run::kEngineKernelFd, "kernel");
   if (!kernel) return Finish(Failure(kernel.message()));
   if (core::IsLowerHex(request->kernel_sha256, 32)) (*kernel)->AcceptDigest(request->kernel_sha256);
-  Status locked = LockDownEngine();
+  core::Status locked = LockDownEngine();
   if (!locked.ok()) return Finish(Failure(locked.message()));
 
   auto sink = [](int fd) {

@@ -11,8 +11,8 @@
 #include "ampoule/gate/names.h"
 #include "ampoule/gate/policy.h"
 #include "ampoule/gate/submit.h"
-#include "ampoule/receipt/json_strict.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 
 namespace ampoule::cli {
 namespace {
@@ -74,7 +74,7 @@ std::string OneLine(std::string text) {
 
 int Fail(const char* command, const std::string& message, bool json) {
   if (json) {
-    printf("%s\n", DumpJson({{"error", message}}).c_str());
+    printf("%s\n", core::DumpJson({{"error", message}}).c_str());
   } else {
     fprintf(stderr, "ampoule gate %s: %s\n", command, OneLine(message).c_str());
     printf("ERROR: %s\n", OneLine(message).c_str());
@@ -149,7 +149,7 @@ int GateSubmitCommand(Args args) {
     return Fail("submit", error, json);
   }
 
-  Result<gate::SubmitOutcome> outcome = gate::Submit(request);
+  core::Result<gate::SubmitOutcome> outcome = gate::Submit(request);
   if (!outcome.ok()) return Fail("submit", outcome.message(), json);
   for (const std::string& note : outcome->notes) fprintf(stderr, "ampoule gate submit: %s\n", OneLine(note).c_str());
   fflush(stderr);
@@ -161,7 +161,7 @@ int GateSubmitCommand(Args args) {
                 json);
   }
   if (json) {
-    printf("%s\n", DumpJson(RowJson(row)).c_str());
+    printf("%s\n", core::DumpJson(RowJson(row)).c_str());
   } else {
     for (const std::string& reason : row.reasons) printf("reason: %s\n", OneLine(reason).c_str());
     printf("decision #%lld: %s %s\n", static_cast<long long>(row.id), row.decision.c_str(),
@@ -200,27 +200,27 @@ int GateLogCommand(Args args) {
     return Fail("log", error, json);
   }
   if (!db_path) {
-    Result<gate::Policy> policy = gate::LoadPolicy(*policy_path);
+    core::Result<gate::Policy> policy = gate::LoadPolicy(*policy_path);
     if (!policy.ok()) return Fail("log", policy.message(), json);
     db_path = policy->decision_log;
   }
-  Result<std::unique_ptr<gate::DecisionLog>> log = gate::DecisionLog::Open(*db_path);
+  core::Result<std::unique_ptr<gate::DecisionLog>> log = gate::DecisionLog::Open(*db_path);
   if (!log.ok()) return Fail("log", log.message(), json);
   std::vector<std::string> notes;
-  Status finished = gate::FinishPendingSends(**log, notes);
+  core::Status finished = gate::FinishPendingSends(**log, notes);
   for (const std::string& note : notes) fprintf(stderr, "ampoule gate log: %s\n", note.c_str());
   if (!finished.ok()) fprintf(stderr, "ampoule gate log: %s\n", finished.message().c_str());
   if (key) {
     // Keys are recorded in NFC (gate/names.h); one that does not normalise
     // can only match a row recorded before that rule, so it is kept as given.
-    Result<std::string> nfc = gate::NormaliseName(*key, "--idempotency-key");
+    core::Result<std::string> nfc = gate::NormaliseName(*key, "--idempotency-key");
     if (nfc.ok()) key = *nfc;
   }
-  Result<std::vector<gate::DecisionRow>> rows = (*log)->List(key);
+  core::Result<std::vector<gate::DecisionRow>> rows = (*log)->List(key);
   if (!rows.ok()) return Fail("log", rows.message(), json);
   for (const gate::DecisionRow& row : *rows) {
     if (json) {
-      printf("%s\n", DumpJson(RowJson(row)).c_str());
+      printf("%s\n", core::DumpJson(RowJson(row)).c_str());
       continue;
     }
     printf("#%lld %s %-8s %s %s receipt:%.12s%s\n", static_cast<long long>(row.id), row.decided_at.c_str(),

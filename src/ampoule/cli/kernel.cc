@@ -84,7 +84,7 @@ int Info(Args args) {
   }
   auto k = kernel::Kernel::Open(path);
   if (!k.ok()) return Fail(k.message());
-  Status verified = (*k)->VerifyAll();
+  core::Status verified = (*k)->VerifyAll();
   if (!verified.ok()) return Fail(path + ": " + verified.message());
   PrintInfo(**k, path);
   printf("integrity    ok: every entry matches its SHA-256\n");
@@ -138,7 +138,7 @@ int Pack(Args args) {
   if (!build.ok()) return Fail(build.message());
   build->engine_build = std::move(engine_info);
   if (snapshots) {
-    Status made = kernel::AddRuntimeSnapshots(&*build);
+    core::Status made = kernel::AddRuntimeSnapshots(&*build);
     if (!made.ok()) return Fail(made.message());
     printf("snapshots: %s\n", build->snapshots_note.c_str());
   } else {
@@ -147,7 +147,7 @@ int Pack(Args args) {
   auto bytes = kernel::AssembleKernel(*build);
   if (!bytes.ok()) return Fail(bytes.message());
   // Mode 0666 less the umask, as any file the user makes.
-  Status written = core::WriteFileAtomically(
+  core::Status written = core::WriteFileAtomically(
       out, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), 0666);
   if (!written.ok()) return Fail(written.message());
   auto check = kernel::Kernel::Open(out);

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "ampoule/cli/commands.h"
-#include "ampoule/receipt/ed25519.h"
 #include "ampoule/receipt/key_file.h"
+#include "core/ed25519.h"
 
 namespace ampoule::cli {
 namespace {
@@ -40,8 +40,8 @@ int KeygenCommand(Args args) {
     fprintf(stderr, "ampoule keygen: -o KEY is required\n\n%s", kKeygenUsage);
     return 2;
   }
-  receipt::SecretKey key = receipt::SecretKey::Generate();
-  Status written = receipt::WriteKeyPair(out, key);
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
+  core::Status written = receipt::WriteKeyPair(out, key);
   if (!written.ok()) {
     fprintf(stderr, "ampoule keygen: %s\n", written.message().c_str());
     return 2;

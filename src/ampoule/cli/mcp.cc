@@ -51,7 +51,7 @@ struct Options {
   bool help = false;
 };
 
-Status ParseArgs(Args args, Options& opts) {
+core::Status ParseArgs(Args args, Options& opts) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
     if (a == "-h" || a == "--help") {
@@ -60,10 +60,10 @@ Status ParseArgs(Args args, Options& opts) {
     }
     if (a != "--key" && a != "--kernel" && a != "--trusted-keys" && a != "--policy" && a != "--http" &&
         a != "--allow-origin") {
-      return Error{a.size() > 1 && a.front() == '-' ? "unknown option '" + std::string(a) + "'"
+      return core::Error{a.size() > 1 && a.front() == '-' ? "unknown option '" + std::string(a) + "'"
                                                      : "unexpected argument '" + std::string(a) + "'"};
     }
-    if (i + 1 >= args.size()) return Error{std::string(a) + " needs a value"};
+    if (i + 1 >= args.size()) return core::Error{std::string(a) + " needs a value"};
     std::string v = args[++i];
     if (a == "--key") opts.server.key_path = v;
     else if (a == "--kernel") opts.server.kernel_path = v;
@@ -72,19 +72,19 @@ Status ParseArgs(Args args, Options& opts) {
     else if (a == "--http") opts.http = v;
     else opts.origins.push_back(v);
   }
-  if (opts.help) return Status::Ok();
+  if (opts.help) return core::Status::Ok();
   if (opts.server.key_path.empty()) {
-    return Error{"--key KEY is required: run receipts are signed with it (make one with 'ampoule keygen -o KEY')"};
+    return core::Error{"--key KEY is required: run receipts are signed with it (make one with 'ampoule keygen -o KEY')"};
   }
-  if (!opts.origins.empty() && opts.http.empty()) return Error{"--allow-origin goes with --http"};
-  return Status::Ok();
+  if (!opts.origins.empty() && opts.http.empty()) return core::Error{"--allow-origin goes with --http"};
+  return core::Status::Ok();
 }
 
-Result<mcp::HttpOptions> ParseHttp(const Options& opts) {
+core::Result<mcp::HttpOptions> ParseHttp(const Options& opts) {
   auto address = core::ParseHostPort(opts.http, core::PortRule::kRequiredOrAny);
   if (!address) {
-    return Error{"invalid --http '" + opts.http + "': it " + address.message() + " (e.g. 127.0.0.1:8700)",
-                 ErrorKind::kInvalidArgument};
+    return core::Error{"invalid --http '" + opts.http + "': it " + address.message() + " (e.g. 127.0.0.1:8700)",
+                 core::ErrorKind::kInvalidArgument};
   }
   mcp::HttpOptions http;
   http.host = address->host;
@@ -97,7 +97,7 @@ Result<mcp::HttpOptions> ParseHttp(const Options& opts) {
 
 int McpCommand(Args args) {
   Options opts;
-  Status parsed = ParseArgs(args, opts);
+  core::Status parsed = ParseArgs(args, opts);
   if (!parsed.ok()) {
     fprintf(stderr, "ampoule mcp: %s\nRun 'ampoule mcp --help' for usage.\n", parsed.message().c_str());
     return 2;
@@ -108,21 +108,21 @@ int McpCommand(Args args) {
   }
   mcp::HttpOptions http_options;
   if (!opts.http.empty()) {
-    Result<mcp::HttpOptions> http = ParseHttp(opts);
+    core::Result<mcp::HttpOptions> http = ParseHttp(opts);
     if (!http) {
       fprintf(stderr, "ampoule mcp: %s\n", http.message().c_str());
       return 2;
     }
     http_options = std::move(*http);
   }
-  Result<std::shared_ptr<mcp::Server>> server = mcp::Server::Create(opts.server);
+  core::Result<std::shared_ptr<mcp::Server>> server = mcp::Server::Create(opts.server);
   if (!server) {
     fprintf(stderr, "ampoule mcp: %s\n", server.message().c_str());
     return 2;
   }
   // A client that goes away must end the server with an error, not a signal.
   signal(SIGPIPE, SIG_IGN);
-  Status served = Status::Ok();
+  core::Status served = core::Status::Ok();
   if (!opts.http.empty()) {
     served = mcp::ServeHttp(*server, http_options);
   } else {

@@ -15,20 +15,20 @@
 namespace ampoule::cli {
 namespace {
 
-Error Failed(const std::string& what, const std::string& name) {
+core::Error Failed(const std::string& what, const std::string& name) {
   return core::Errno("cannot write output file '" + name + "' (" + what + ")");
 }
 
 }  // namespace
 
-Status WriteOutputFiles(const std::string& dir, const std::vector<run::OutputFileBytes>& files) {
+core::Status WriteOutputFiles(const std::string& dir, const std::vector<run::OutputFileBytes>& files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return Error{"--outputs: cannot create folder '" + dir + "': " + ec.message()};
+  if (ec) return core::Error{"--outputs: cannot create folder '" + dir + "': " + ec.message()};
   core::UniqueFd root(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (root.get() < 0) return core::Errno("--outputs: cannot open folder '" + dir + "'");
   for (const run::OutputFileBytes& f : files) {
-    AMP_RETURN_IF_ERROR(run::CheckOutputName(f.name));
+    CORE_RETURN_IF_ERROR(run::CheckOutputName(f.name));
     core::UniqueFd at(dup(root.get()));
     size_t start = 0;
     for (size_t slash = f.name.find('/'); slash != std::string::npos;
@@ -40,9 +40,9 @@ Status WriteOutputFiles(const std::string& dir, const std::vector<run::OutputFil
       at = std::move(next);
     }
     // A rename replaces whatever the leaf was (a link too, never followed).
-    AMP_RETURN_IF_ERROR(core::WriteFileAtomicallyAt(at.get(), f.name.substr(start), f.bytes, {}, f.name));
+    CORE_RETURN_IF_ERROR(core::WriteFileAtomicallyAt(at.get(), f.name.substr(start), f.bytes, {}, f.name));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::cli

@@ -19,6 +19,6 @@
 namespace ampoule::cli {
 
 // Errors name the file and the reason; files written before an error stay.
-Status WriteOutputFiles(const std::string& dir, const std::vector<run::OutputFileBytes>& files);
+core::Status WriteOutputFiles(const std::string& dir, const std::vector<run::OutputFileBytes>& files);
 
 }  // namespace ampoule::cli

@@ -80,15 +80,15 @@ struct Options {
   bool help = false;
 };
 
-Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
+core::Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
-    auto value = [&]() -> Result<std::string_view> {
-      if (i + 1 >= args.size()) return Error{std::string(a) + " needs a value"};
+    auto value = [&]() -> core::Result<std::string_view> {
+      if (i + 1 >= args.size()) return core::Error{std::string(a) + " needs a value"};
       return std::string_view(args[++i]);
     };
     auto bad = [&](std::string_view v, const char* want) {
-      return Error{"invalid " + std::string(a) + " '" + std::string(v) + "': expected " + want};
+      return core::Error{"invalid " + std::string(a) + " '" + std::string(v) + "': expected " + want};
     };
     if (a == "-h" || a == "--help") {
       opts.help = true;
@@ -100,7 +100,7 @@ Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
                a == "--memory" || a == "--timeout" || a == "--output-cap" || a == "--kernel" ||
                a == "--record" || a == "--key" || a == "-o" || a == "--outputs" || a == "--fs-bytes" ||
                a == "--fs-files" || a == "--fs-depth") {
-      Result<std::string_view> v = value();
+      core::Result<std::string_view> v = value();
       if (!v) return v.error();
       std::string s(*v);
       if (a == "--lang") {
@@ -146,63 +146,63 @@ Status ParseArgs(Args args, Options& opts, run::RunSpec& spec) {
         opts.receipt_path = s;
       }
     } else if (a.size() > 1 && a.front() == '-') {
-      return Error{"unknown option '" + std::string(a) + "'"};
+      return core::Error{"unknown option '" + std::string(a) + "'"};
     } else if (opts.program_path.empty()) {
       opts.program_path = std::string(a);
     } else {
-      return Error{"unexpected argument '" + std::string(a) + "' (one program per run)"};
+      return core::Error{"unexpected argument '" + std::string(a) + "' (one program per run)"};
     }
   }
-  if (opts.help) return Status::Ok();
-  if (opts.program_path.empty()) return Error{"no program given"};
+  if (opts.help) return core::Status::Ok();
+  if (opts.program_path.empty()) return core::Error{"no program given"};
   if (opts.key_path.empty() != opts.receipt_path.empty()) {
-    return Error{"--key and -o go together: --key KEY -o RECEIPT"};
+    return core::Error{"--key and -o go together: --key KEY -o RECEIPT"};
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // Reads the program, inputs and stdin into `spec`.
-Status LoadFiles(const Options& opts, run::RunSpec& spec) {
-  auto read = [](const std::string& path, const char* what) -> Result<std::vector<uint8_t>> {
+core::Status LoadFiles(const Options& opts, run::RunSpec& spec) {
+  auto read = [](const std::string& path, const char* what) -> core::Result<std::vector<uint8_t>> {
     bool over = false;
-    Result<std::string> data = core::ReadFileCapped(path, core::kMaxFileBytes, &over);
-    if (!data) return Error{std::string(what) + ": " + data.message()};
+    core::Result<std::string> data = core::ReadFileCapped(path, core::kMaxFileBytes, &over);
+    if (!data) return core::Error{std::string(what) + ": " + data.message()};
     return std::vector<uint8_t>(data->begin(), data->end());
   };
-  Result<std::vector<uint8_t>> program = read(opts.program_path, "program");
+  core::Result<std::vector<uint8_t>> program = read(opts.program_path, "program");
   if (!program) return program.error();
   spec.program = std::move(*program);
   spec.program_name = fs::path(opts.program_path).filename().string();
   if (!opts.lang.empty()) {
     spec.runtime = opts.lang;
   } else {
-    Result<std::string> runtime = run::RuntimeForProgram(spec.program_name);
+    core::Result<std::string> runtime = run::RuntimeForProgram(spec.program_name);
     if (!runtime) return runtime.error();
     spec.runtime = *runtime;
   }
   for (const auto& [name, path] : opts.inputs) {
-    Result<std::vector<uint8_t>> bytes = read(path, "input");
+    core::Result<std::vector<uint8_t>> bytes = read(path, "input");
     if (!bytes) return bytes.error();
     spec.inputs.push_back({name, std::move(*bytes)});
   }
   if (!opts.stdin_path.empty()) {
-    Result<std::vector<uint8_t>> bytes = read(opts.stdin_path, "stdin");
+    core::Result<std::vector<uint8_t>> bytes = read(opts.stdin_path, "stdin");
     if (!bytes) return bytes.error();
     spec.stdin_bytes = std::move(*bytes);
   }
   if (!opts.kernel_path.empty()) {
     spec.kernel_path = opts.kernel_path;
-    return Status::Ok();
+    return core::Status::Ok();
   }
-  Result<std::string> kernel_path = kernel::DefaultKernelPath();
+  core::Result<std::string> kernel_path = kernel::DefaultKernelPath();
   if (!kernel_path) return kernel_path.error();
   std::error_code ec;
   if (!fs::exists(*kernel_path, ec)) {
-    return Error{"no kernel at the default path '" + *kernel_path +
+    return core::Error{"no kernel at the default path '" + *kernel_path +
                  "': build one with scripts/build-kernel.sh, or name one with --kernel K or $AMPOULE_KERNEL"};
   }
   spec.kernel_path = *kernel_path;
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 void WriteLive(FILE* f, std::string_view bytes) {
@@ -215,7 +215,7 @@ void WriteLive(FILE* f, std::string_view bytes) {
 int RunCommand(Args args) {
   Options opts;
   run::RunSpec spec;
-  Status parsed = ParseArgs(args, opts, spec);
+  core::Status parsed = ParseArgs(args, opts, spec);
   if (!parsed.ok()) {
     fprintf(stderr, "ampoule run: %s\nRun 'ampoule run --help' for usage.\n", parsed.message().c_str());
     return run::kStatusCannotRun;
@@ -224,13 +224,13 @@ int RunCommand(Args args) {
     fputs(kHelp, stdout);
     return 0;
   }
-  Status loaded = LoadFiles(opts, spec);
+  core::Status loaded = LoadFiles(opts, spec);
   if (!loaded.ok()) {
     fprintf(stderr, "ampoule run: %s\n", loaded.message().c_str());
     return run::kStatusCannotRun;
   }
   // A signing key that cannot be used must fail before the run, not after.
-  Result<ReceiptSigner> signer = ReceiptSigner::Load(opts.key_path);
+  core::Result<ReceiptSigner> signer = ReceiptSigner::Load(opts.key_path);
   if (!signer) {
     fprintf(stderr, "ampoule run: %s\n", signer.message().c_str());
     return run::kStatusCannotRun;
@@ -240,7 +240,7 @@ int RunCommand(Args args) {
     spec.on_stderr = [](std::string_view b) { WriteLive(stderr, b); };
   }
 
-  Result<run::ProgramRun> result = run::RunProgram(spec);
+  core::Result<run::ProgramRun> result = run::RunProgram(spec);
   if (!result) {
     fprintf(stderr, "ampoule run: %s\n", result.message().c_str());
     return run::kStatusCannotRun;
@@ -248,7 +248,7 @@ int RunCommand(Args args) {
   const run::RunRecord& record = result->record;
   if (!opts.json) ExplainStop(record, stderr);
 
-  Status written = WriteRunOutputs(*result, opts.record_path, opts.json, *signer, opts.receipt_path);
+  core::Status written = WriteRunOutputs(*result, opts.record_path, opts.json, *signer, opts.receipt_path);
   if (written.ok() && !opts.outputs_dir.empty()) written = WriteOutputFiles(opts.outputs_dir, result->output_files);
   if (!written.ok()) {
     fprintf(stderr, "ampoule run: %s\n", written.message().c_str());

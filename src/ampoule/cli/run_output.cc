@@ -1,19 +1,19 @@
 #include "ampoule/cli/run_output.h"
 
-#include "ampoule/receipt/json_strict.h"
 #include "ampoule/receipt/key_file.h"
 #include "ampoule/run/output_files.h"
 #include "ampoule/run/receipt_builder.h"
 #include "core/file_write.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 
 namespace ampoule::cli {
 
-Result<ReceiptSigner> ReceiptSigner::Load(const std::string& key_path) {
+core::Result<ReceiptSigner> ReceiptSigner::Load(const std::string& key_path) {
   ReceiptSigner signer;
   if (key_path.empty()) return signer;
-  Result<receipt::SecretKey> key = receipt::ReadSecretKeyFile(key_path);
-  if (!key) return Error{"--key: " + key.message()};
+  core::Result<core::ed25519::SecretKey> key = receipt::ReadSecretKeyFile(key_path);
+  if (!key) return core::Error{"--key: " + key.message()};
   signer.key_.emplace(std::move(*key));
   return signer;
 }
@@ -76,25 +76,25 @@ void ExplainOutputFiles(const run::RunRecord& record, const std::string& outputs
   }
 }
 
-Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_path, bool json,
+core::Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_path, bool json,
                        const ReceiptSigner& signer, const std::string& receipt_path) {
   nlohmann::json record = run::RecordToJson(run.record);
   if (!record_path.empty()) {
-    AMP_RETURN_IF_ERROR(core::WriteFileAtomically(record_path, DumpJson(record, 2) + "\n"));
+    CORE_RETURN_IF_ERROR(core::WriteFileAtomically(record_path, core::DumpJson(record, 2) + "\n"));
   }
   if (signer.enabled()) {
     std::string envelope = run::MakeReceipt(run.record, signer.key());
-    AMP_RETURN_IF_ERROR(core::WriteFileAtomically(receipt_path, envelope));
+    CORE_RETURN_IF_ERROR(core::WriteFileAtomically(receipt_path, envelope));
   }
   if (json) {
     nlohmann::json out = {{"record", std::move(record)},
                           {"stdout", run.stdout_data},
                           {"stderr", run.stderr_data}};
-    std::string text = DumpJson(out) + "\n";
+    std::string text = core::DumpJson(out) + "\n";
     fwrite(text.data(), 1, text.size(), stdout);
     fflush(stdout);
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::cli

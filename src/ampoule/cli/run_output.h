@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "ampoule/receipt/ed25519.h"
 #include "ampoule/run/run_program.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 
 namespace ampoule::cli {
@@ -16,12 +16,12 @@ namespace ampoule::cli {
 // fails fast. Empty when no --key was given.
 class ReceiptSigner {
  public:
-  static Result<ReceiptSigner> Load(const std::string& key_path);
+  static core::Result<ReceiptSigner> Load(const std::string& key_path);
   bool enabled() const { return key_.has_value(); }
-  const receipt::SecretKey& key() const { return *key_; }
+  const core::ed25519::SecretKey& key() const { return *key_; }
 
  private:
-  std::optional<receipt::SecretKey> key_;
+  std::optional<core::ed25519::SecretKey> key_;
 };
 
 // One line on `out` for a run that did not end with the guest's own exit
@@ -36,7 +36,7 @@ void ExplainOutputFiles(const run::RunRecord& record, const std::string& outputs
 // Writes --record (if `record_path` is set), the --json object on stdout
 // (if `json`), and the receipt (if `signer` is enabled). Files are written
 // whole or not at all (a temporary file renamed into place).
-Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_path, bool json,
+core::Status WriteRunOutputs(const run::ProgramRun& run, const std::string& record_path, bool json,
                        const ReceiptSigner& signer, const std::string& receipt_path);
 
 

@@ -89,59 +89,59 @@ struct Options {
 
 // Reads a whole file through the safe reader (no blocking open, pipes
 // polled, at most `limit` bytes). "-" is stdin.
-Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, const char* what) {
-  Result<std::string> data = path == "-" ? core::ReadFdCapped(0, "stdin", limit)
+core::Result<std::vector<uint8_t>> ReadFile(const std::string& path, uint64_t limit, const char* what) {
+  core::Result<std::string> data = path == "-" ? core::ReadFdCapped(0, "stdin", limit)
                                          : core::ReadFileCapped(path, limit);
-  if (!data) return Error{std::string(what) + ": " + data.message()};
+  if (!data) return core::Error{std::string(what) + ": " + data.message()};
   return std::vector<uint8_t>(data->begin(), data->end());
 }
 
 // Copies the host tree `host` (following symbolic links, at most
 // kMaxDirDepth deep) into the mailbox under preopen `guest`.
-Status LoadTree(wasi::Mailbox& box, const std::string& guest, const fs::path& host,
+core::Status LoadTree(wasi::Mailbox& box, const std::string& guest, const fs::path& host,
                 const std::string& rel, int depth) {
   if (depth > kMaxDirDepth) {
-    return Error{"'" + host.string() + "' is nested more than " + std::to_string(kMaxDirDepth) +
+    return core::Error{"'" + host.string() + "' is nested more than " + std::to_string(kMaxDirDepth) +
                  " directories deep (a symbolic link loop?)"};
   }
   std::error_code ec;
   fs::directory_iterator it(host, ec);
-  if (ec) return Error{"cannot list directory '" + host.string() + "': " + ec.message()};
+  if (ec) return core::Error{"cannot list directory '" + host.string() + "': " + ec.message()};
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     const fs::path& p = it->path();
     std::string name = p.filename().string();
     std::string child = rel.empty() ? name : rel + "/" + name;
     fs::file_status st = fs::status(p, ec);  // follows links
-    if (ec) return Error{"cannot read '" + p.string() + "': " + ec.message()};
+    if (ec) return core::Error{"cannot read '" + p.string() + "': " + ec.message()};
     if (fs::is_directory(st)) {
-      AMP_RETURN_IF_ERROR(box.AddDirectory(guest, child));
-      AMP_RETURN_IF_ERROR(LoadTree(box, guest, p, child, depth + 1));
+      CORE_RETURN_IF_ERROR(box.AddDirectory(guest, child));
+      CORE_RETURN_IF_ERROR(LoadTree(box, guest, p, child, depth + 1));
     } else if (fs::is_regular_file(st)) {
-      Result<std::vector<uint8_t>> data =
+      core::Result<std::vector<uint8_t>> data =
           ReadFile(p.string(), wasi::kMaxMailboxFileBytes, "input file");
       if (!data) return data.error();
-      AMP_RETURN_IF_ERROR(box.AddFile(guest, child, std::move(*data)));
+      CORE_RETURN_IF_ERROR(box.AddFile(guest, child, std::move(*data)));
     } else {
-      return Error{"'" + p.string() +
+      return core::Error{"'" + p.string() +
                    "' is neither a regular file nor a directory; only those can be passed in"};
     }
   }
-  if (ec) return Error{"cannot list directory '" + host.string() + "': " + ec.message()};
-  return Status::Ok();
+  if (ec) return core::Error{"cannot list directory '" + host.string() + "': " + ec.message()};
+  return core::Status::Ok();
 }
 
 // Parses the command line into `opts` and the parts of `req` that need no
 // file I/O.
-Status ParseArgs(Args args, Options& opts, wasi::RunRequest& req) {
+core::Status ParseArgs(Args args, Options& opts, wasi::RunRequest& req) {
   std::vector<std::string> guest_args;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
-    auto value = [&](std::string_view flag) -> Result<std::string_view> {
-      if (i + 1 >= args.size()) return Error{std::string(flag) + " needs a value"};
+    auto value = [&](std::string_view flag) -> core::Result<std::string_view> {
+      if (i + 1 >= args.size()) return core::Error{std::string(flag) + " needs a value"};
       return std::string_view(args[++i]);
     };
     auto bad = [&](std::string_view flag, std::string_view v, const char* want) {
-      return Error{"invalid " + std::string(flag) + " '" + std::string(v) + "': expected " + want};
+      return core::Error{"invalid " + std::string(flag) + " '" + std::string(v) + "': expected " + want};
     };
     if (a == "--") {
       for (++i; i < args.size(); ++i) guest_args.emplace_back(args[i]);
@@ -152,7 +152,7 @@ Status ParseArgs(Args args, Options& opts, wasi::RunRequest& req) {
       opts.stats = true;
     } else if (a == "--fuel" || a == "--memory" || a == "--seed" || a == "--dir" || a == "--env" ||
                a == "--stdin" || a == "--fs-bytes" || a == "--fs-files" || a == "--fs-depth") {
-      Result<std::string_view> v = value(a);
+      core::Result<std::string_view> v = value(a);
       if (!v) return v.error();
       if (a == "--fuel" && !ParseU64(*v, &req.fuel)) return bad(a, *v, "a whole number");
       if (a == "--seed" && !ParseU64(*v, &req.seed)) return bad(a, *v, "a whole number");
@@ -185,35 +185,35 @@ Status ParseArgs(Args args, Options& opts, wasi::RunRequest& req) {
         opts.dirs.emplace_back(guest, host);
       }
     } else if (a.size() > 1 && a.front() == '-') {
-      return Error{"unknown option '" + std::string(a) + "'"};
+      return core::Error{"unknown option '" + std::string(a) + "'"};
     } else if (opts.module_path.empty()) {
       opts.module_path = std::string(a);
     } else {
-      return Error{"unexpected argument '" + std::string(a) + "' (put guest arguments after --)"};
+      return core::Error{"unexpected argument '" + std::string(a) + "' (put guest arguments after --)"};
     }
   }
-  if (opts.help) return Status::Ok();
-  if (opts.module_path.empty()) return Error{"no module given"};
+  if (opts.help) return core::Status::Ok();
+  if (opts.module_path.empty()) return core::Error{"no module given"};
   req.args.push_back(fs::path(opts.module_path).filename().string());
   req.args.insert(req.args.end(), guest_args.begin(), guest_args.end());
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // Reads everything the request needs from the host file system.
-Result<std::vector<uint8_t>> LoadInputs(const Options& opts, wasi::RunRequest& req) {
-  Result<std::vector<uint8_t>> module = ReadFile(opts.module_path, kMaxModuleBytes, "module");
+core::Result<std::vector<uint8_t>> LoadInputs(const Options& opts, wasi::RunRequest& req) {
+  core::Result<std::vector<uint8_t>> module = ReadFile(opts.module_path, kMaxModuleBytes, "module");
   if (!module) return module.error();
   if (!opts.stdin_path.empty()) {
-    Result<std::vector<uint8_t>> in =
+    core::Result<std::vector<uint8_t>> in =
         ReadFile(opts.stdin_path, wasi::kMaxMailboxFileBytes, "stdin file");
     if (!in) return in.error();
     req.stdin_bytes = std::move(*in);
   }
   for (const auto& [guest, host] : opts.dirs) {
     std::error_code ec;
-    if (!fs::is_directory(host, ec)) return Error{"--dir: '" + host + "' is not a directory"};
-    AMP_RETURN_IF_ERROR(req.mailbox.AddPreopen(guest));
-    AMP_RETURN_IF_ERROR(LoadTree(req.mailbox, guest, host, "", 0));
+    if (!fs::is_directory(host, ec)) return core::Error{"--dir: '" + host + "' is not a directory"};
+    CORE_RETURN_IF_ERROR(req.mailbox.AddPreopen(guest));
+    CORE_RETURN_IF_ERROR(LoadTree(req.mailbox, guest, host, "", 0));
   }
   return module;
 }
@@ -252,7 +252,7 @@ int WasmRunCommand(Args args) {
   wasi::RunRequest req;
   req.fuel = kDefaultFuel;
   req.limits.max_memory_bytes = kDefaultMemoryBytes;
-  Status parsed = ParseArgs(args, opts, req);
+  core::Status parsed = ParseArgs(args, opts, req);
   if (!parsed.ok()) {
     fprintf(stderr, "ampoule wasm run: %s\nRun 'ampoule wasm run --help' for usage.\n",
             parsed.message().c_str());
@@ -262,7 +262,7 @@ int WasmRunCommand(Args args) {
     fputs(kHelp, stdout);
     return 0;
   }
-  Result<std::vector<uint8_t>> module = LoadInputs(opts, req);
+  core::Result<std::vector<uint8_t>> module = LoadInputs(opts, req);
   if (!module) {
     fprintf(stderr, "ampoule wasm run: %s\n", module.message().c_str());
     return kExitUsage;
@@ -270,7 +270,7 @@ int WasmRunCommand(Args args) {
   req.stdout_sink = [](std::span<const uint8_t> b) { WriteLive(stdout, b); };
   req.stderr_sink = [](std::span<const uint8_t> b) { WriteLive(stderr, b); };
 
-  Result<wasi::RunResult> run = wasi::RunWasiCommand(*module, req);
+  core::Result<wasi::RunResult> run = wasi::RunWasiCommand(*module, req);
   if (!run) {
     fprintf(stderr, "ampoule wasm run: %s: %s\n", opts.module_path.c_str(), run.message().c_str());
     return kExitUsage;

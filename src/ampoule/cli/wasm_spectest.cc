@@ -91,7 +91,7 @@ void PrintReport(const spectest::FileReport& r, bool verbose) {
 int WasmSpectestCommand(Args args) {
   Options o;
   if (int status = ParseArgs(args, o); status >= 0) return status;
-  Result<spectest::Totals> totals =
+  core::Result<spectest::Totals> totals =
       spectest::RunSuite(o.suite, [&](const spectest::FileReport& r) { PrintReport(r, o.verbose); });
   if (!totals) {
     fprintf(stderr, "ampoule wasm spectest: %s\n", totals.message().c_str());

@@ -3,7 +3,7 @@
 
 namespace ampoule::demo {
 
-Result<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
+core::Result<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
   std::vector<CsvRecord> records;
   CsvRecord record;
   std::string field;
@@ -29,7 +29,7 @@ Result<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
       const size_t opened_on = line;
       for (;;) {
         if (i >= text.size()) {
-          return Error{"CSV: quoted field opened on line " + std::to_string(opened_on) +
+          return core::Error{"CSV: quoted field opened on line " + std::to_string(opened_on) +
                        " is never closed"};
         }
         char c = text[i++];
@@ -45,11 +45,11 @@ Result<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
         field += c;
       }
       if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-        return Error{"CSV: " + where() + ": text after a closing quote"};
+        return core::Error{"CSV: " + where() + ": text after a closing quote"};
       }
     } else {
       while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-        if (text[i] == '"') return Error{"CSV: " + where() + ": a quote inside an unquoted field"};
+        if (text[i] == '"') return core::Error{"CSV: " + where() + ": a quote inside an unquoted field"};
         field += text[i++];
       }
     }
@@ -63,7 +63,7 @@ Result<std::vector<CsvRecord>> ParseCsv(std::string_view text) {
     }
     if (text[i] == '\r') {
       if (i + 1 >= text.size() || text[i + 1] != '\n') {
-        return Error{"CSV: " + where() + ": a carriage return not followed by a line feed"};
+        return core::Error{"CSV: " + where() + ": a carriage return not followed by a line feed"};
       }
       ++i;
     }

@@ -21,6 +21,6 @@ namespace ampoule::demo {
 
 using CsvRecord = std::vector<std::string>;
 
-Result<std::vector<CsvRecord>> ParseCsv(std::string_view text);
+core::Result<std::vector<CsvRecord>> ParseCsv(std::string_view text);
 
 }  // namespace ampoule::demo

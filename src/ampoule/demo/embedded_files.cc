@@ -11,11 +11,11 @@ extern const size_t kEmbeddedFileCount;
 
 std::span<const EmbeddedFile> EmbeddedFiles() { return {kEmbeddedFiles, kEmbeddedFileCount}; }
 
-Result<std::string_view> FindEmbeddedFile(std::string_view path) {
+core::Result<std::string_view> FindEmbeddedFile(std::string_view path) {
   for (const EmbeddedFile& f : EmbeddedFiles()) {
     if (f.path == path) return f.bytes;
   }
-  return Error{"no example file '" + std::string(path) + "' is built into this binary"};
+  return core::Error{"no example file '" + std::string(path) + "' is built into this binary"};
 }
 
 }  // namespace ampoule::demo

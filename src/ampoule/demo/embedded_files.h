@@ -26,6 +26,6 @@ struct EmbeddedFile {
 std::span<const EmbeddedFile> EmbeddedFiles();
 
 // The contents of `path`, or an error naming it.
-Result<std::string_view> FindEmbeddedFile(std::string_view path);
+core::Result<std::string_view> FindEmbeddedFile(std::string_view path);
 
 }  // namespace ampoule::demo

@@ -14,7 +14,7 @@ using Json = nlohmann::json;
 // `name` of the JSON object in the working folder's `file`, as text ("" if
 // absent). Numbers are printed as JSON.
 std::string JsonField(const Story& s, const std::string& file, const char* name) {
-  Result<std::string> text = s.ReadFile(file);
+  core::Result<std::string> text = s.ReadFile(file);
   if (!text.ok()) return "";
   Json doc = Json::parse(*text, nullptr, false);
   if (!doc.is_object() || !doc.contains(name)) return "";
@@ -24,7 +24,7 @@ std::string JsonField(const Story& s, const std::string& file, const char* name)
 }  // namespace
 
 int RunGraderDemo(const DemoOptions& options, FILE* out) {
-  Result<Story> begun = Story::Begin("grader", options, out);
+  core::Result<Story> begun = Story::Begin("grader", options, out);
   if (!begun.ok()) {
     fprintf(stderr, "ampoule demo grader: %s\n", begun.message().c_str());
     return 2;
@@ -36,7 +36,7 @@ int RunGraderDemo(const DemoOptions& options, FILE* out) {
   s.Say("The lab is given vendor.key.pub, grader.py and the episodes.");
 
   s.Heading("1. The vendor grades episode 7 and signs the run");
-  Result<Captured> run = s.Run({"run", "grader.py", "--input", "episode.json=episode-7.json",
+  core::Result<Captured> run = s.Run({"run", "grader.py", "--input", "episode.json=episode-7.json",
                                 "--key", "vendor.key", "-o", "grade-7.receipt.json"});
   s.Expect("1. vendor: run grader.py with a receipt", run, 0);
   if (run.ok()) (void)s.WriteFile("grade-7.out", run->out);

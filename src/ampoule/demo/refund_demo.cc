@@ -10,6 +10,7 @@
 
 #include "ampoule/demo/demos.h"
 #include "ampoule/demo/refund_reference.h"
+#include "core/rfc3339.h"
 
 namespace ampoule::demo {
 namespace {
@@ -17,15 +18,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kOrder = "A-1002";
-
-std::string NowUtc() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // An action draft (docs/gate.md): the refund's amount, recipient and
 // currency, each backed by a JSON pointer into the signed output.
@@ -38,7 +30,7 @@ Json Draft(const std::string& key, const std::string& amount, const std::string&
        {{"amount", {{"value", amount}, {"from", "/refund"}}},
         {"recipient", {{"value", email}, {"from", "/email"}}},
         {"currency", {{"value", currency}, {"from", "/currency"}}}}},
-      {"data_as_of", NowUtc()},
+      {"data_as_of", core::Rfc3339Seconds(time(nullptr))},
       {"evidence",
        {{"receipt", "refund.receipt.json"},
         {"program", "refund.py"},
@@ -60,7 +52,7 @@ std::vector<std::string> OutboxFor(const Story& story, const std::string& key) {
   for (const fs::directory_entry& e : fs::directory_iterator(fs::path(story.dir()) / "outbox", ec)) {
     std::string name = "outbox/" + e.path().filename().string();
     if (e.path().extension() != ".json") continue;
-    Result<std::string> text = story.ReadFile(name);
+    core::Result<std::string> text = story.ReadFile(name);
     if (!text.ok()) continue;
     Json message = Json::parse(*text, nullptr, false);
     if (message.is_object() && message.value("idempotency_key", "") == key) found.push_back(name);
@@ -80,9 +72,9 @@ void HeldOutCheck(Story& s) {
   s.Heading("4. The code checked against a held-out export (C++ reference, integer cents)");
   s.Say("A receipt proves what ran, not that the code is right. refund.py runs on orders it was");
   s.Say("not written against; src/ampoule/demo/refund_reference.cc computes each refund independently.");
-  Result<std::string> csv = s.ReadFile("orders-heldout.csv");
-  Result<std::vector<OrderRefund>> expected =
-      csv.ok() ? ComputeRefunds(*csv) : Result<std::vector<OrderRefund>>(csv.error());
+  core::Result<std::string> csv = s.ReadFile("orders-heldout.csv");
+  core::Result<std::vector<OrderRefund>> expected =
+      csv.ok() ? ComputeRefunds(*csv) : core::Result<std::vector<OrderRefund>>(csv.error());
   if (!expected.ok()) {
     s.Check("4. held-out export", false, "the reference computes it", expected.message());
     return;
@@ -91,7 +83,7 @@ void HeldOutCheck(Story& s) {
   for (const OrderRefund& want : *expected) {
     const std::string stdin_file = "heldout/" + want.order + ".txt";
     (void)s.WriteFile(stdin_file, want.order + "\n");
-    Result<Captured> run =
+    core::Result<Captured> run =
         s.Run({"run", "refund.py", "--input", "orders.csv=orders-heldout.csv", "--stdin", stdin_file},
               /*quiet=*/true);
     std::string got = "(no result)";
@@ -120,7 +112,7 @@ void HeldOutCheck(Story& s) {
 }  // namespace
 
 int RunRefundDemo(const DemoOptions& options, FILE* out) {
-  Result<Story> begun = Story::Begin("refund", options, out);
+  core::Result<Story> begun = Story::Begin("refund", options, out);
   if (!begun.ok()) {
     fprintf(stderr, "ampoule demo refund: %s\n", begun.message().c_str());
     return 2;
@@ -144,7 +136,7 @@ int RunRefundDemo(const DemoOptions& options, FILE* out) {
   s.Heading(std::string("1. The agent computes the refund for ") + kOrder +
             "; it verifies, replays and is sent");
   (void)s.WriteFile("order.txt", std::string(kOrder) + "\n");
-  Result<Captured> run = s.Run({"run", "refund.py", "--input", "orders.csv", "--stdin", "order.txt",
+  core::Result<Captured> run = s.Run({"run", "refund.py", "--input", "orders.csv", "--stdin", "order.txt",
                                 "--key", "agent.key", "-o", "refund.receipt.json"});
   s.Expect("1. run refund.py with a receipt", run, 0);
   Json output = Json::parse(run.ok() ? run->out : "", nullptr, false);

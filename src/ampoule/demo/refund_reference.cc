@@ -12,14 +12,14 @@ namespace {
 constexpr int64_t kMaxCents = 1'000'000'000'000;  // 10^10 in currency units: no overflow below
 
 // "12.50" -> 1250. Digits, optionally '.' and one or two more digits.
-Result<int64_t> ParseCents(std::string_view text) {
+core::Result<int64_t> ParseCents(std::string_view text) {
   int64_t units = 0;
   size_t i = 0;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
     units = units * 10 + (text[i] - '0');
-    if (units * 100 > kMaxCents) return Error{"amount '" + std::string(text) + "' is too large"};
+    if (units * 100 > kMaxCents) return core::Error{"amount '" + std::string(text) + "' is too large"};
   }
-  if (i == 0) return Error{"'" + std::string(text) + "' is not an amount"};
+  if (i == 0) return core::Error{"'" + std::string(text) + "' is not an amount"};
   int64_t cents = 0;
   if (i < text.size() && text[i] == '.') {
     ++i;
@@ -28,21 +28,21 @@ Result<int64_t> ParseCents(std::string_view text) {
       cents = cents * 10 + (text[i] - '0');
     }
     if (digits == 0 || digits > 2) {
-      return Error{"amount '" + std::string(text) + "' needs one or two decimals"};
+      return core::Error{"amount '" + std::string(text) + "' needs one or two decimals"};
     }
     if (digits == 1) cents *= 10;
   }
-  if (i != text.size()) return Error{"'" + std::string(text) + "' is not an amount"};
+  if (i != text.size()) return core::Error{"'" + std::string(text) + "' is not an amount"};
   return units * 100 + cents;
 }
 
-Result<int64_t> ParseQuantity(std::string_view text) {
+core::Result<int64_t> ParseQuantity(std::string_view text) {
   int64_t qty = 0;
-  if (text.empty()) return Error{"empty quantity"};
+  if (text.empty()) return core::Error{"empty quantity"};
   for (char c : text) {
-    if (c < '0' || c > '9') return Error{"quantity '" + std::string(text) + "' is not a whole number"};
+    if (c < '0' || c > '9') return core::Error{"quantity '" + std::string(text) + "' is not a whole number"};
     qty = qty * 10 + (c - '0');
-    if (qty > 1'000'000) return Error{"quantity '" + std::string(text) + "' is too large"};
+    if (qty > 1'000'000) return core::Error{"quantity '" + std::string(text) + "' is too large"};
   }
   return qty;
 }
@@ -72,10 +72,10 @@ std::string FormatCents(int64_t cents) {
   return sign + std::to_string(magnitude / 100) + "." + frac;
 }
 
-Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv) {
-  Result<std::vector<CsvRecord>> records = ParseCsv(csv);
+core::Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv) {
+  core::Result<std::vector<CsvRecord>> records = ParseCsv(csv);
   if (!records.ok()) return records.error();
-  if (records->empty()) return Error{"the export is empty (no header line)"};
+  if (records->empty()) return core::Error{"the export is empty (no header line)"};
 
   // Columns by header name, so their order in the export does not matter.
   const CsvRecord& header = records->front();
@@ -86,7 +86,7 @@ Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv) {
       if (header[h] == kColumns[c]) found = h;
     }
     if (found == header.size()) {
-      return Error{"the export has no '" + std::string(kColumns[c]) + "' column"};
+      return core::Error{"the export has no '" + std::string(kColumns[c]) + "' column"};
     }
     at[c] = found;
   }
@@ -98,7 +98,7 @@ Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv) {
     const std::string where = "record " + std::to_string(r + 1);
     if (row.size() == 1 && row[0].empty()) continue;  // a blank line
     if (row.size() != header.size()) {
-      return Error{where + ": " + std::to_string(row.size()) + " fields, the header has " +
+      return core::Error{where + ": " + std::to_string(row.size()) + " fields, the header has " +
                    std::to_string(header.size())};
     }
     auto [it, added] = index.try_emplace(row[at[kOrder]], orders.size());
@@ -112,12 +112,12 @@ Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv) {
     }
     Totals& t = orders[it->second];
 
-    Result<int64_t> qty = ParseQuantity(row[at[kQty]]);
-    if (!qty.ok()) return Error{where + ": " + qty.message()};
-    Result<int64_t> price = ParseCents(row[at[kUnitPrice]]);
-    if (!price.ok()) return Error{where + ": unit_price: " + price.message()};
+    core::Result<int64_t> qty = ParseQuantity(row[at[kQty]]);
+    if (!qty.ok()) return core::Error{where + ": " + qty.message()};
+    core::Result<int64_t> price = ParseCents(row[at[kUnitPrice]]);
+    if (!price.ok()) return core::Error{where + ": unit_price: " + price.message()};
     const int64_t value = *qty * *price;
-    if (value > kMaxCents) return Error{where + ": the line's value is too large"};
+    if (value > kMaxCents) return core::Error{where + ": the line's value is too large"};
     t.goods += value;
 
     const std::string& status = row[at[kStatus]];
@@ -126,17 +126,17 @@ Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv) {
     } else if (status == "returned") {
       t.refund.returned_cents += value;
     } else if (status != "delivered") {
-      return Error{where + ": unknown line status '" + status + "' (delivered, damaged, returned)"};
+      return core::Error{where + ": unknown line status '" + status + "' (delivered, damaged, returned)"};
     }
 
     const std::string& shipping = row[at[kShipping]];
     if (!shipping.empty()) {
-      Result<int64_t> cents = ParseCents(shipping);
-      if (!cents.ok()) return Error{where + ": shipping: " + cents.message()};
+      core::Result<int64_t> cents = ParseCents(shipping);
+      if (!cents.ok()) return core::Error{where + ": shipping: " + cents.message()};
       t.shipping += *cents;
     }
     if (t.goods > kMaxCents || t.shipping > kMaxCents) {
-      return Error{where + ": order " + t.refund.order + " totals are too large"};
+      return core::Error{where + ": order " + t.refund.order + " totals are too large"};
     }
   }
 
@@ -154,13 +154,13 @@ Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv) {
   return out;
 }
 
-Result<OrderRefund> ComputeRefund(std::string_view csv, std::string_view order_id) {
-  Result<std::vector<OrderRefund>> all = ComputeRefunds(csv);
+core::Result<OrderRefund> ComputeRefund(std::string_view csv, std::string_view order_id) {
+  core::Result<std::vector<OrderRefund>> all = ComputeRefunds(csv);
   if (!all.ok()) return all.error();
   for (OrderRefund& r : *all) {
     if (r.order == order_id) return std::move(r);
   }
-  return Error{"order " + std::string(order_id) + " is not in the export"};
+  return core::Error{"order " + std::string(order_id) + " is not in the export"};
 }
 
 }  // namespace ampoule::demo

@@ -43,10 +43,10 @@ struct OrderRefund {
 };
 
 // Every order of the export, in the order of their first line.
-Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv);
+core::Result<std::vector<OrderRefund>> ComputeRefunds(std::string_view csv);
 
 // One order; an error if the export has no line for it.
-Result<OrderRefund> ComputeRefund(std::string_view csv, std::string_view order_id);
+core::Result<OrderRefund> ComputeRefund(std::string_view csv, std::string_view order_id);
 
 // 1730 -> "17.30", 5 -> "0.05", -5 -> "-0.05".
 std::string FormatCents(int64_t cents);

@@ -20,13 +20,13 @@ constexpr std::string_view kHeader =
 std::string Export(std::string_view lines) { return std::string(kHeader) + std::string(lines); }
 
 OrderRefund Refund(std::string_view csv, std::string_view order) {
-  Result<OrderRefund> r = ComputeRefund(csv, order);
+  core::Result<OrderRefund> r = ComputeRefund(csv, order);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.message());
   return r.ok() ? *r : OrderRefund{};
 }
 
 TEST(Csv, QuotedFieldsHoldCommasQuotesAndLineBreaks) {
-  Result<std::vector<CsvRecord>> r = ParseCsv("a,\"b, c\",\"say \"\"hi\"\"\"\r\n\"x\ny\",,z");
+  core::Result<std::vector<CsvRecord>> r = ParseCsv("a,\"b, c\",\"say \"\"hi\"\"\"\r\n\"x\ny\",,z");
   ASSERT_TRUE(r.ok()) << r.message();
   ASSERT_EQ(r->size(), 2u);
   EXPECT_EQ((*r)[0], (CsvRecord{"a", "b, c", "say \"hi\""}));
@@ -34,7 +34,7 @@ TEST(Csv, QuotedFieldsHoldCommasQuotesAndLineBreaks) {
 }
 
 TEST(Csv, TrailingCommaIsAnEmptyLastField) {
-  Result<std::vector<CsvRecord>> r = ParseCsv("a,b,\n");
+  core::Result<std::vector<CsvRecord>> r = ParseCsv("a,b,\n");
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->size(), 1u);
   EXPECT_EQ((*r)[0], (CsvRecord{"a", "b", ""}));
@@ -44,7 +44,7 @@ TEST(Csv, TrailingCommaIsAnEmptyLastField) {
 }
 
 TEST(Csv, MalformedQuotingIsAnErrorWithTheLine) {
-  Result<std::vector<CsvRecord>> r = ParseCsv("a,b\nc,d\"e\n");
+  core::Result<std::vector<CsvRecord>> r = ParseCsv("a,b\nc,d\"e\n");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("line 2"), std::string::npos) << r.message();
   EXPECT_FALSE(ParseCsv("a,\"never closed\n").ok());
@@ -105,7 +105,7 @@ TEST(RefundRule, LinesOfAnOrderNeedNotBeAdjacentAndColumnsGoByName) {
       ",delivered,41.00,1,EUR,r@example.se,Rosa,A\n";
   // 5.50 * 29 / 70 = 2.2785... -> 2.28.
   EXPECT_EQ(Refund(csv, "A").refund_cents, 2900 + 228);
-  Result<std::vector<OrderRefund>> all = ComputeRefunds(csv);
+  core::Result<std::vector<OrderRefund>> all = ComputeRefunds(csv);
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].order, "A");
@@ -114,7 +114,7 @@ TEST(RefundRule, LinesOfAnOrderNeedNotBeAdjacentAndColumnsGoByName) {
 
 TEST(RefundRule, BadInputIsAnErrorNamingTheRecord) {
   auto error = [](std::string_view lines) {
-    Result<std::vector<OrderRefund>> r = ComputeRefunds(Export(lines));
+    core::Result<std::vector<OrderRefund>> r = ComputeRefunds(Export(lines));
     return r.ok() ? std::string() : r.message();
   };
   EXPECT_NE(error("A,d,c,e,EUR,s,x,1,9.99,lost,0\n").find("unknown line status 'lost'"),
@@ -131,9 +131,9 @@ TEST(RefundRule, BadInputIsAnErrorNamingTheRecord) {
 // The held-out export shipped with the demo, against amounts worked out by
 // hand from its rows.
 TEST(RefundRule, HeldOutExportAsWorkedOutByHand) {
-  Result<std::string_view> csv = FindEmbeddedFile("refund/orders-heldout.csv");
+  core::Result<std::string_view> csv = FindEmbeddedFile("refund/orders-heldout.csv");
   ASSERT_TRUE(csv.ok()) << csv.message();
-  Result<std::vector<OrderRefund>> all = ComputeRefunds(*csv);
+  core::Result<std::vector<OrderRefund>> all = ComputeRefunds(*csv);
   ASSERT_TRUE(all.ok()) << all.message();
   std::map<std::string, std::string> got;
   for (const OrderRefund& r : *all) got[r.order] = FormatCents(r.refund_cents) + " " + r.currency;

@@ -20,7 +20,7 @@ void CloseBoth(int fds[2]) {
 
 }  // namespace
 
-Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string& cwd) {
+core::Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string& cwd) {
   // Everything the child needs is prepared before fork: after it, only
   // async-signal-safe calls.
   std::vector<char*> argv;
@@ -58,7 +58,7 @@ Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&c.out, &c.err};
   int open_fds = 2;
-  Status read_error;
+  core::Status read_error;
   while (open_fds > 0) {
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;

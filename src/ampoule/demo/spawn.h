@@ -25,6 +25,6 @@ struct Captured {
 
 // Runs `/proc/self/exe args...` in `cwd`. An error only when the child could
 // not be started or read; a failing command is a Captured with its status.
-Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string& cwd);
+core::Result<Captured> RunSelf(const std::vector<std::string>& args, const std::string& cwd);
 
 }  // namespace ampoule::demo

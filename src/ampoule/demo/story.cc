@@ -13,6 +13,7 @@
 #include "ampoule/demo/embedded_files.h"
 #include "ampoule/kernel/default_path.h"
 #include "ampoule/verify/file_digest.h"
+#include "core/errno_text.h"
 
 namespace ampoule::demo {
 namespace {
@@ -30,25 +31,25 @@ std::string ShellWord(const std::string& arg) {
   return quoted + "'";
 }
 
-Result<std::string> MakeWorkDir(std::string_view name, const std::string& wanted) {
+core::Result<std::string> MakeWorkDir(std::string_view name, const std::string& wanted) {
   std::error_code ec;
   if (!wanted.empty()) {
     if (fs::exists(wanted, ec)) {
       if (!fs::is_directory(wanted, ec) || !fs::is_empty(wanted, ec)) {
-        return Error{"--dir " + wanted + " must be a new or empty folder"};
+        return core::Error{"--dir " + wanted + " must be a new or empty folder"};
       }
     } else if (!fs::create_directories(wanted, ec)) {
-      return Error{"cannot create " + wanted + ": " + ec.message()};
+      return core::Error{"cannot create " + wanted + ": " + ec.message()};
     }
     fs::path abs = fs::canonical(wanted, ec);
-    if (ec) return Error{"cannot resolve " + wanted + ": " + ec.message()};
+    if (ec) return core::Error{"cannot resolve " + wanted + ": " + ec.message()};
     return abs.string();
   }
   const char* tmp = getenv("TMPDIR");
   std::string base = tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp";
   std::string templ = base + "/ampoule-demo-" + std::string(name) + ".XXXXXX";
   if (mkdtemp(templ.data()) == nullptr) {
-    return Error{"cannot create a folder under " + base + ": " + strerror(errno) +
+    return core::Error{"cannot create a folder under " + base + ": " + core::ErrnoText() +
                  " (set TMPDIR or give --dir DIR)"};
   }
   return templ;
@@ -62,19 +63,19 @@ std::string LastLine(std::string_view text) {
   return std::string(nl == std::string_view::npos ? text : text.substr(nl + 1));
 }
 
-Result<Story> Story::Begin(std::string_view name, const DemoOptions& options, FILE* out) {
+core::Result<Story> Story::Begin(std::string_view name, const DemoOptions& options, FILE* out) {
   std::string kernel = options.kernel.empty() ? kernel::DefaultKernelPath() : options.kernel;
   std::error_code ec;
   if (kernel.empty() || !fs::is_regular_file(kernel, ec)) {
-    return Error{"no kernel at '" + kernel +
+    return core::Error{"no kernel at '" + kernel +
                  "': build one with scripts/build-kernel.sh, or name one with --kernel K or "
                  "$AMPOULE_KERNEL"};
   }
   kernel = fs::absolute(kernel, ec).lexically_normal().string();
-  Result<std::string> digest = verify::Sha256File(kernel);
+  core::Result<std::string> digest = verify::Sha256File(kernel);
   if (!digest.ok()) return digest.error();
 
-  Result<std::string> dir = MakeWorkDir(name, options.dir);
+  core::Result<std::string> dir = MakeWorkDir(name, options.dir);
   if (!dir.ok()) return dir.error();
   Story story(out, *dir);
   story.kernel_sha256_ = *digest;
@@ -84,11 +85,11 @@ Result<Story> Story::Begin(std::string_view name, const DemoOptions& options, FI
   for (const EmbeddedFile& f : EmbeddedFiles()) {
     if (!f.path.starts_with(prefix)) continue;
     std::string file = std::string(f.path.substr(prefix.size()));
-    AMP_RETURN_IF_ERROR(story.WriteFile(file, f.bytes));
+    CORE_RETURN_IF_ERROR(story.WriteFile(file, f.bytes));
     written += (written.empty() ? "" : ", ") + file;
   }
   fs::create_symlink(kernel, fs::path(story.dir_) / kKernelName, ec);
-  if (ec) return Error{"cannot link the kernel into " + story.dir_ + ": " + ec.message()};
+  if (ec) return core::Error{"cannot link the kernel into " + story.dir_ + ": " + ec.message()};
 
   fprintf(out, "ampoule demo %.*s: working folder %s\n", int(name.size()), name.data(),
           story.dir_.c_str());
@@ -119,45 +120,45 @@ void Story::ShowIndented(std::string_view text) {
   }
 }
 
-Status Story::WriteFile(const std::string& name, std::string_view bytes) {
+core::Status Story::WriteFile(const std::string& name, std::string_view bytes) {
   fs::path path = fs::path(dir_) / name;
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(bytes.data(), std::streamsize(bytes.size()));
   f.close();
-  if (!f) return Error{"cannot write " + path.string()};
-  return Status::Ok();
+  if (!f) return core::Error{"cannot write " + path.string()};
+  return core::Status::Ok();
 }
 
-Result<std::string> Story::ReadFile(const std::string& name) const {
+core::Result<std::string> Story::ReadFile(const std::string& name) const {
   fs::path path = fs::path(dir_) / name;
   std::ifstream f(path, std::ios::binary);
-  if (!f) return Error{"cannot read " + path.string()};
+  if (!f) return core::Error{"cannot read " + path.string()};
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
 }
 
 void Story::ShowFile(const std::string& name) {
-  Result<std::string> text = ReadFile(name);
+  core::Result<std::string> text = ReadFile(name);
   fprintf(out_, "%s:\n", name.c_str());
   ShowIndented(text.ok() ? *text : "(" + text.message() + ")");
 }
 
-Result<Captured> Story::Run(const std::vector<std::string>& args, bool quiet) {
+core::Result<Captured> Story::Run(const std::vector<std::string>& args, bool quiet) {
   std::string line = "$ ampoule";
   for (const std::string& a : args) line += " " + ShellWord(a);
   fprintf(out_, "%s\n", line.c_str());
   fflush(out_);
-  Result<Captured> run = RunSelf(args, dir_);
+  core::Result<Captured> run = RunSelf(args, dir_);
   // stderr first: the commands explain there and end with their result
   // line on stdout, so the result is what reads last.
   if (run.ok() && !quiet) ShowIndented(run->err + run->out);
   return run;
 }
 
-bool Story::Expect(const std::string& label, const Result<Captured>& run, int exit_code,
+bool Story::Expect(const std::string& label, const core::Result<Captured>& run, int exit_code,
                    std::string_view last_line) {
   std::string expected = std::string(last_line.empty() ? "" : std::string(last_line) + ", ") +
                          "exit " + std::to_string(exit_code);

@@ -29,7 +29,7 @@ class Story {
   // Makes the working folder (DIR, else ${TMPDIR:-/tmp}/ampoule-demo-NAME.XXXXXX),
   // writes the embedded examples/NAME/* files into it and links the kernel
   // there as ampoule.kernel. Prints where.
-  static Result<Story> Begin(std::string_view name, const DemoOptions& options, FILE* out);
+  static core::Result<Story> Begin(std::string_view name, const DemoOptions& options, FILE* out);
 
   const std::string& dir() const { return dir_; }
   const std::string& kernel_sha256() const { return kernel_sha256_; }
@@ -42,20 +42,20 @@ class Story {
   void ShowIndented(std::string_view text);
 
   // Files in the working folder (names relative to it).
-  Status WriteFile(const std::string& name, std::string_view bytes);
-  Result<std::string> ReadFile(const std::string& name) const;
+  core::Status WriteFile(const std::string& name, std::string_view bytes);
+  core::Result<std::string> ReadFile(const std::string& name) const;
   // Prints "NAME:" and the file's contents, indented.
   void ShowFile(const std::string& name);
 
   // Prints "$ ampoule ARGS...", runs it in the working folder and prints its
   // output (its stderr, then its stdout), indented, unless `quiet`.
-  Result<Captured> Run(const std::vector<std::string>& args, bool quiet = false);
+  core::Result<Captured> Run(const std::vector<std::string>& args, bool quiet = false);
 
   // Checks a command's outcome: exit code `exit_code` and, when `last_line`
   // is not empty, a last stdout line that is `last_line` or starts with
   // `last_line` followed by ':'. Prints the verdict and records it under
   // `label` for the summary. Returns whether it held.
-  bool Expect(const std::string& label, const Result<Captured>& run, int exit_code,
+  bool Expect(const std::string& label, const core::Result<Captured>& run, int exit_code,
               std::string_view last_line = "");
   // Records a check made by the story itself (`got` describes what was found).
   bool Check(const std::string& label, bool ok, const std::string& expected,

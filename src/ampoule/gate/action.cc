@@ -7,6 +7,7 @@
 #include "ampoule/gate/json_fields.h"
 #include "ampoule/gate/names.h"
 #include "ampoule/run/output_files.h"
+#include "core/rfc3339.h"
 
 namespace ampoule::gate {
 namespace {
@@ -27,72 +28,72 @@ constexpr std::string_view kOutputFilePrefix = "output/";
 
 // `spec` is part of the draft's ExactDocument tree, whose numbers are in
 // `numbers`.
-Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& spec,
+core::Result<AssertedField> ParseField(const std::string& name, const nlohmann::json& spec,
                                  const std::vector<std::string>& numbers) {
   const std::string where = "draft field 'fields." + name + "'";
-  if (Status s = CheckObject(spec, where, {"value", "from"}); !s.ok()) return s;
-  if (!spec.contains("value")) return Error{where + " needs 'value'"};
-  Result<std::string> from = RequiredString(spec, "from", where);
+  if (core::Status s = CheckObject(spec, where, {"value", "from"}); !s.ok()) return s;
+  if (!spec.contains("value")) return core::Error{where + " needs 'value'"};
+  core::Result<std::string> from = RequiredString(spec, "from", where);
   if (!from.ok()) return from.status();
   if (!ParseFieldSource(*from)) {
-    return Error{where + " 'from' must be a JSON Pointer (RFC 6901) into the output, '/' before each "
+    return core::Error{where + " 'from' must be a JSON Pointer (RFC 6901) into the output, '/' before each "
                  "name, '~0' for '~' and '~1' for '/', or output/NAME#POINTER for an output file "
                  "(got '" + *from + "')"};
   }
   // The value is delivered as it was compared: a number nlohmann would
   // round (beyond 64 bits, more digits than a double holds) is refused.
-  Result<nlohmann::json> value = ExactValue(spec.at("value"), numbers, where + " 'value'");
+  core::Result<nlohmann::json> value = ExactValue(spec.at("value"), numbers, where + " 'value'");
   if (!value.ok()) return value.status();
   return AssertedField{std::move(*value), *from};
 }
 
-Result<Evidence> ParseEvidence(const nlohmann::json& draft, const fs::path& base) {
+core::Result<Evidence> ParseEvidence(const nlohmann::json& draft, const fs::path& base) {
   auto it = draft.find("evidence");
-  if (it == draft.end()) return Error{"the draft needs the field 'evidence' (receipt, program, inputs, output)"};
+  if (it == draft.end()) return core::Error{"the draft needs the field 'evidence' (receipt, program, inputs, output)"};
   const nlohmann::json& e = *it;
   const char* where = "draft field 'evidence'";
-  if (Status s = CheckObject(e, where, {"receipt", "program", "inputs", "stdin", "output", "output_files"});
+  if (core::Status s = CheckObject(e, where, {"receipt", "program", "inputs", "stdin", "output", "output_files"});
       !s.ok())
     return s;
   Evidence ev;
   // The receipt may come from the command line instead (--receipt).
   if (e.contains("receipt")) {
-    Result<std::string> receipt = RequiredPath(e, "receipt", where, base);
+    core::Result<std::string> receipt = RequiredPath(e, "receipt", where, base);
     if (!receipt.ok()) return receipt.status();
     ev.receipt = *receipt;
   }
-  Result<std::string> program = RequiredPath(e, "program", where, base);
+  core::Result<std::string> program = RequiredPath(e, "program", where, base);
   if (!program.ok()) return program.status();
   ev.program = *program;
-  Result<std::string> output = RequiredPath(e, "output", where, base);
+  core::Result<std::string> output = RequiredPath(e, "output", where, base);
   if (!output.ok()) return output.status();
   ev.output = *output;
   if (e.contains("stdin")) {
-    Result<std::string> in = RequiredPath(e, "stdin", where, base);
+    core::Result<std::string> in = RequiredPath(e, "stdin", where, base);
     if (!in.ok()) return in.status();
     ev.stdin_path = *in;
   }
   if (auto inputs = e.find("inputs"); inputs != e.end()) {
-    if (!inputs->is_object()) return Error{"draft field 'evidence.inputs' must be an object of name: path"};
+    if (!inputs->is_object()) return core::Error{"draft field 'evidence.inputs' must be an object of name: path"};
     for (const auto& [name, path] : inputs->items()) {
       if (name.empty() || name.find('/') != std::string::npos) {
-        return Error{"draft field 'evidence.inputs' has an input name '" + name +
+        return core::Error{"draft field 'evidence.inputs' has an input name '" + name +
                      "'; names are plain file names, as in the receipt"};
       }
       if (!path.is_string() || path.get_ref<const std::string&>().empty()) {
-        return Error{"draft field 'evidence.inputs." + name + "' must be a non-empty path"};
+        return core::Error{"draft field 'evidence.inputs." + name + "' must be a non-empty path"};
       }
       ev.inputs[name] = ResolvePath(path.get<std::string>(), base);
     }
   }
   if (auto files = e.find("output_files"); files != e.end()) {
-    if (!files->is_object()) return Error{"draft field 'evidence.output_files' must be an object of name: path"};
+    if (!files->is_object()) return core::Error{"draft field 'evidence.output_files' must be an object of name: path"};
     for (const auto& [name, path] : files->items()) {
-      if (Status ok = run::CheckOutputName(name); !ok.ok()) {
-        return Error{"draft field 'evidence.output_files': " + ok.message()};
+      if (core::Status ok = run::CheckOutputName(name); !ok.ok()) {
+        return core::Error{"draft field 'evidence.output_files': " + ok.message()};
       }
       if (!path.is_string() || path.get_ref<const std::string&>().empty()) {
-        return Error{"draft field 'evidence.output_files." + name + "' must be a non-empty path"};
+        return core::Error{"draft field 'evidence.output_files." + name + "' must be a non-empty path"};
       }
       ev.output_files[name] = ResolvePath(path.get<std::string>(), base);
     }
@@ -116,7 +117,7 @@ std::optional<FieldSource> ParseFieldSource(std::string_view from) {
   return source;
 }
 
-Result<int64_t> ParseUtcTimestamp(std::string_view text) {
+core::Result<int64_t> ParseUtcTimestamp(std::string_view text) {
   // YYYY-MM-DDTHH:MM:SS[.fraction]Z
   auto digits = [&](size_t at, size_t n, int* out) {
     if (at + n > text.size()) return false;
@@ -142,7 +143,7 @@ Result<int64_t> ParseUtcTimestamp(std::string_view text) {
   shape = shape && end + 1 == text.size() && text[end] == 'Z';
   if (!shape || year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 ||
       minute > 59 || second > 59) {
-    return Error{"'" + std::string(text) + "' is not an RFC 3339 UTC time like 2026-11-29T08:00:00Z"};
+    return core::Error{"'" + std::string(text) + "' is not an RFC 3339 UTC time like 2026-11-29T08:00:00Z"};
   }
   std::tm tm{};
   tm.tm_year = year - 1900;
@@ -152,75 +153,66 @@ Result<int64_t> ParseUtcTimestamp(std::string_view text) {
   tm.tm_min = minute;
   tm.tm_sec = second;
   const time_t t = timegm(&tm);
-  if (tm.tm_mday != day) return Error{"'" + std::string(text) + "' names a day that does not exist"};
+  if (tm.tm_mday != day) return core::Error{"'" + std::string(text) + "' names a day that does not exist"};
   return static_cast<int64_t>(t);
 }
 
-std::string FormatUtcTimestamp(int64_t unix_seconds) {
-  const time_t t = static_cast<time_t>(unix_seconds);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
-}
-
-Result<ActionDraft> LoadActionDraft(const std::string& path) {
-  Result<Document> doc = ReadDocument(path, "action draft");
+core::Result<ActionDraft> LoadActionDraft(const std::string& path) {
+  core::Result<Document> doc = ReadDocument(path, "action draft");
   if (!doc.ok()) return doc.status();
-  Result<ActionDraft> draft = ParseActionDraft(doc->text, doc->folder);
-  if (!draft.ok()) return Error{path + ": " + draft.message()};
+  core::Result<ActionDraft> draft = ParseActionDraft(doc->text, doc->folder);
+  if (!draft.ok()) return core::Error{path + ": " + draft.message()};
   return draft;
 }
 
-Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path& base_dir) {
+core::Result<ActionDraft> ParseActionDraft(std::string_view json_text, const fs::path& base_dir) {
   // Numbers keep their text: a field's value is compared exactly.
-  Result<ExactDocument> parsed = ParseExact(json_text, "the action draft");
+  core::Result<ExactDocument> parsed = ParseExact(json_text, "the action draft");
   if (!parsed.ok()) return parsed.status();
   const nlohmann::json& d = parsed->tree;
-  if (Status s = CheckObject(d, "the draft", {"kind", "idempotency_key", "fields", "data_as_of", "evidence"});
+  if (core::Status s = CheckObject(d, "the draft", {"kind", "idempotency_key", "fields", "data_as_of", "evidence"});
       !s.ok()) {
     return s;
   }
   ActionDraft draft;
-  Result<std::string> kind = RequiredString(d, "kind", "the draft");
+  core::Result<std::string> kind = RequiredString(d, "kind", "the draft");
   if (!kind.ok()) return kind.status();
   // The kind selects the policy's pinning and the key finds duplicates:
   // both in one spelling (names.h).
-  Result<std::string> kind_name = NormaliseName(*kind, "the draft's kind");
+  core::Result<std::string> kind_name = NormaliseName(*kind, "the draft's kind");
   if (!kind_name.ok()) return kind_name.status();
   draft.kind = *kind_name;
-  Result<std::string> key = RequiredString(d, "idempotency_key", "the draft");
+  core::Result<std::string> key = RequiredString(d, "idempotency_key", "the draft");
   if (!key.ok()) return key.status();
-  Result<std::string> key_name = NormaliseName(*key, "the draft's idempotency_key");
+  core::Result<std::string> key_name = NormaliseName(*key, "the draft's idempotency_key");
   if (!key_name.ok()) return key_name.status();
   draft.idempotency_key = *key_name;
 
   auto fields = d.find("fields");
   if (fields == d.end() || !fields->is_object() || fields->empty()) {
-    return Error{"the draft needs 'fields': an object naming at least one asserted field, "
+    return core::Error{"the draft needs 'fields': an object naming at least one asserted field, "
                  "each {\"value\": ..., \"from\": \"/json/pointer\"}"};
   }
   for (const auto& [name, spec] : fields->items()) {
-    Result<AssertedField> field = ParseField(name, spec, parsed->numbers);
+    core::Result<AssertedField> field = ParseField(name, spec, parsed->numbers);
     if (!field.ok()) return field.status();
     draft.fields[name] = std::move(*field);
   }
 
-  Result<std::string> as_of = RequiredString(d, "data_as_of", "the draft");
+  core::Result<std::string> as_of = RequiredString(d, "data_as_of", "the draft");
   if (!as_of.ok()) return as_of.status();
-  Result<int64_t> as_of_seconds = ParseUtcTimestamp(*as_of);
-  if (!as_of_seconds.ok()) return Error{"the draft's data_as_of: " + as_of_seconds.message()};
+  core::Result<int64_t> as_of_seconds = ParseUtcTimestamp(*as_of);
+  if (!as_of_seconds.ok()) return core::Error{"the draft's data_as_of: " + as_of_seconds.message()};
   draft.data_as_of = *as_of_seconds;
 
-  Result<Evidence> evidence = ParseEvidence(d, base_dir);
+  core::Result<Evidence> evidence = ParseEvidence(d, base_dir);
   if (!evidence.ok()) return evidence.status();
   draft.evidence = std::move(*evidence);
   // A field read from an output file needs that file among the evidence.
   for (const auto& [name, field] : draft.fields) {
     std::string file = ParseFieldSource(field.from)->file;
     if (!file.empty() && draft.evidence.output_files.count(file) == 0) {
-      return Error{"draft field 'fields." + name + "' comes from the output file '" + file +
+      return core::Error{"draft field 'fields." + name + "' comes from the output file '" + file +
                    "', which 'evidence.output_files' does not give"};
     }
   }

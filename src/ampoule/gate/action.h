@@ -63,17 +63,14 @@ struct ActionDraft {
 };
 
 // Parses a draft; `base_dir` is the folder relative paths start from.
-Result<ActionDraft> ParseActionDraft(std::string_view json_text, const std::filesystem::path& base_dir);
+core::Result<ActionDraft> ParseActionDraft(std::string_view json_text, const std::filesystem::path& base_dir);
 
 // Reads and parses the draft file at `path`; errors name the file.
-Result<ActionDraft> LoadActionDraft(const std::string& path);
+core::Result<ActionDraft> LoadActionDraft(const std::string& path);
 
 // "2026-11-29T08:00:00Z" (optionally with fractional seconds, which are
 // dropped) -> Unix seconds. Only UTC ('Z') is accepted, so that a time zone
 // cannot be misread.
-Result<int64_t> ParseUtcTimestamp(std::string_view text);
-
-// Unix seconds -> "2026-11-29T08:00:00Z".
-std::string FormatUtcTimestamp(int64_t unix_seconds);
+core::Result<int64_t> ParseUtcTimestamp(std::string_view text);
 
 }  // namespace ampoule::gate

@@ -7,11 +7,13 @@
 #include <sodium.h>
 
 #include "ampoule/gate/action.h"
-#include "ampoule/receipt/json_strict.h"
-#include "ampoule/receipt/sodium_init.h"
+#include "ampoule/gate/crash_points.h"
 #include "core/crash_point.h"
 #include "core/hex.h"
 #include "core/json.h"
+#include "core/json_strict.h"
+#include "core/rfc3339.h"
+#include "core/sodium_init.h"
 
 namespace ampoule::gate {
 namespace {
@@ -52,7 +54,7 @@ CREATE TABLE IF NOT EXISTS meta (
 // 16 random bytes, in hex: what tells this log from every other one, even
 // one at the same path (a deleted and re-created gate.db).
 std::string NewLogId() {
-  receipt::EnsureSodium();
+  core::EnsureSodium();
   unsigned char bytes[kLogIdBytes];
   randombytes_buf(bytes, sizeof bytes);
   return core::HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
@@ -64,7 +66,7 @@ constexpr const char* kColumns =
 
 // The hook SQLite calls as a transaction commits, before it is durable.
 int CommitHook(void*) {
-  CrashPoint(kGateCrashEnv, "in-commit");
+  core::CrashPoint(kGateCrashEnv, "in-commit");
   return 0;
 }
 
@@ -76,57 +78,57 @@ nlohmann::json ReasonsJson(const std::vector<std::string>& reasons) {
 
 }  // namespace
 
-Result<std::unique_ptr<DecisionLog>> DecisionLog::Open(const std::string& path) {
-  sqlite::OpenOptions options;
+core::Result<std::unique_ptr<DecisionLog>> DecisionLog::Open(const std::string& path) {
+  core::sqlite::OpenOptions options;
   options.busy_timeout_ms = kBusyTimeoutMs;
   options.name = "decision log " + path;
   options.open_hint = "does its folder exist?";
-  Result<sqlite::Database> db = sqlite::Database::Open(path, options);
+  core::Result<core::sqlite::Database> db = core::sqlite::Database::Open(path, options);
   if (!db) return db.error();
   std::unique_ptr<DecisionLog> log(new DecisionLog(std::move(*db), path));
-  sqlite::Database& d = log->db_;
-  Result<sqlite::Transaction> txn = d.Begin(sqlite::Database::Lock::kImmediate);
+  core::sqlite::Database& d = log->db_;
+  core::Result<core::sqlite::Transaction> txn = d.Begin(core::sqlite::Database::Lock::kImmediate);
   if (!txn) return txn.error();
-  sqlite::Statement version = d.Prepare("PRAGMA user_version");
+  core::sqlite::Statement version = d.Prepare("PRAGMA user_version");
   if (!version || version.Step() != SQLITE_ROW) return d.Failure("reading the schema version");
   const int found = static_cast<int>(version.Int64(0));
   version.Reset();
   if (found > kSchemaVersion) {
-    return Error{"decision log " + path + " has schema version " + std::to_string(found) +
+    return core::Error{"decision log " + path + " has schema version " + std::to_string(found) +
                  ", newer than this ampoule understands (" + std::to_string(kSchemaVersion) + ")"};
   }
   if (found < kSchemaVersion) {
     // A new log, or one from version 1: the statements only add what is
     // missing. Inside BEGIN IMMEDIATE, so of many processes opening a new
     // file at once exactly one gives it its identity.
-    if (Status s = d.Exec(kSchema); !s.ok()) return s.error();
-    sqlite::Statement id = d.Prepare("INSERT OR IGNORE INTO meta (name, value) VALUES ('log_id', ?1)");
+    if (core::Status s = d.Exec(kSchema); !s.ok()) return s.error();
+    core::sqlite::Statement id = d.Prepare("INSERT OR IGNORE INTO meta (name, value) VALUES ('log_id', ?1)");
     if (!id) return d.Failure("giving the log its identity");
     id.BindText(1, NewLogId());
     if (id.Step() != SQLITE_DONE) return d.Failure("giving the log its identity");
-    if (Status s = d.Exec("PRAGMA user_version = 2"); !s.ok()) return s.error();
+    if (core::Status s = d.Exec("PRAGMA user_version = 2"); !s.ok()) return s.error();
   }
-  sqlite::Statement id = d.Prepare("SELECT value FROM meta WHERE name = 'log_id'");
+  core::sqlite::Statement id = d.Prepare("SELECT value FROM meta WHERE name = 'log_id'");
   if (!id || id.Step() != SQLITE_ROW) return d.Failure("reading the log's identity");
   log->id_ = id.Text(0);
   id.Reset();
   // The outbox trusts this value to tell logs apart (outbox.h): one edited
   // into something else would let two logs pass for one.
   if (!core::IsLowerHex(log->id_, kLogIdBytes)) {
-    return Error{"decision log " + path + ": its identity (table meta, log_id) is '" + log->id_ +
+    return core::Error{"decision log " + path + ": its identity (table meta, log_id) is '" + log->id_ +
                  "', not 32 lowercase hex digits; the file was altered outside ampoule"};
   }
-  if (Status s = txn->Commit(); !s.ok()) return s.error();
+  if (core::Status s = txn->Commit(); !s.ok()) return s.error();
   return log;
 }
 
 DecisionLog::~DecisionLog() = default;
 
-Result<DecisionRow> DecisionLog::Record(const Submission& submission,
+core::Result<DecisionRow> DecisionLog::Record(const Submission& submission,
                                         const std::function<GateVerdict(bool already_sent)>& decide) {
-  Result<sqlite::Transaction> txn = db_.Begin(sqlite::Database::Lock::kImmediate);
+  core::Result<core::sqlite::Transaction> txn = db_.Begin(core::sqlite::Database::Lock::kImmediate);
   if (!txn) return txn.error();
-  sqlite::Statement sent = db_.Prepare("SELECT 1 FROM decisions WHERE idempotency_key = ?1 AND decision = 'send'");
+  core::sqlite::Statement sent = db_.Prepare("SELECT 1 FROM decisions WHERE idempotency_key = ?1 AND decision = 'send'");
   if (!sent) return db_.Failure("reading earlier sends");
   sent.BindText(1, submission.idempotency_key);
   const int step = sent.Step();
@@ -135,7 +137,7 @@ Result<DecisionRow> DecisionLog::Record(const Submission& submission,
 
   const GateVerdict verdict = decide(step == SQLITE_ROW);
   DecisionRow row;
-  row.decided_at = FormatUtcTimestamp(time(nullptr));
+  row.decided_at = core::Rfc3339Seconds(time(nullptr));
   row.idempotency_key = submission.idempotency_key;
   row.kind = submission.kind;
   row.decision = std::string(DecisionName(verdict.decision));
@@ -146,7 +148,7 @@ Result<DecisionRow> DecisionLog::Record(const Submission& submission,
     row.outbox = submission.outbox;
     row.delivery = "pending";
   }
-  sqlite::Statement insert = db_.Prepare(
+  core::sqlite::Statement insert = db_.Prepare(
       "INSERT INTO decisions (decided_at, idempotency_key, kind, decision, reasons, "
       "receipt_sha256, fields, outbox, delivery) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!insert) return db_.Failure("recording the decision");
@@ -154,43 +156,43 @@ Result<DecisionRow> DecisionLog::Record(const Submission& submission,
   insert.BindText(2, row.idempotency_key);
   insert.BindText(3, row.kind);
   insert.BindText(4, row.decision);
-  insert.BindText(5, DumpJson(ReasonsJson(row.reasons)));
+  insert.BindText(5, core::DumpJson(ReasonsJson(row.reasons)));
   insert.BindText(6, row.receipt_sha256);
-  insert.BindText(7, DumpJson(row.fields));
+  insert.BindText(7, core::DumpJson(row.fields));
   insert.BindTextOrNull(8, row.outbox);
   insert.BindTextOrNull(9, row.delivery);
   if (insert.Step() != SQLITE_DONE) return db_.Failure("recording the decision");
   row.id = sqlite3_last_insert_rowid(db_.get());
 
   sqlite3_commit_hook(db_.get(), CommitHook, nullptr);
-  Status committed = txn->Commit();
+  core::Status committed = txn->Commit();
   sqlite3_commit_hook(db_.get(), nullptr, nullptr);
   if (!committed.ok()) return committed.error();
   return row;
 }
 
-Status DecisionLog::MarkDelivered(int64_t id, const std::string& outbox_file) {
-  sqlite::Statement update = db_.Prepare(
+core::Status DecisionLog::MarkDelivered(int64_t id, const std::string& outbox_file) {
+  core::sqlite::Statement update = db_.Prepare(
       "UPDATE decisions SET delivery = 'delivered', outbox_file = ?2 WHERE id = ?1 AND decision = 'send'");
   if (!update) return db_.Failure("marking a send delivered");
   update.BindInt64(1, id);
   update.BindText(2, outbox_file);
   if (update.Step() != SQLITE_DONE) return db_.Failure("marking a send delivered");
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Result<std::vector<DecisionRow>> DecisionLog::PendingSends() {
+core::Result<std::vector<DecisionRow>> DecisionLog::PendingSends() {
   return Query("WHERE decision = 'send' AND delivery = 'pending'", std::nullopt);
 }
 
-Result<std::vector<DecisionRow>> DecisionLog::List(const std::optional<std::string>& key) {
+core::Result<std::vector<DecisionRow>> DecisionLog::List(const std::optional<std::string>& key) {
   return Query(key ? "WHERE idempotency_key = ?1" : "", key);
 }
 
-Result<std::vector<DecisionRow>> DecisionLog::Query(const char* where,
+core::Result<std::vector<DecisionRow>> DecisionLog::Query(const char* where,
                                                     const std::optional<std::string>& key) {
   const std::string sql = std::string("SELECT ") + kColumns + " FROM decisions " + where + " ORDER BY id";
-  sqlite::Statement select = db_.Prepare(sql);
+  core::sqlite::Statement select = db_.Prepare(sql);
   if (!select) return db_.Failure("reading decisions");
   if (key) select.BindText(1, *key);
   std::vector<DecisionRow> rows;
@@ -204,14 +206,14 @@ Result<std::vector<DecisionRow>> DecisionLog::Query(const char* where,
     row.decision = select.Text(4);
     // Written by Record() as JSON; a row edited by hand into something else
     // is shown as it is rather than dropped.
-    Result<nlohmann::json> reasons = receipt::ParseJsonStrict(select.Text(5), "reasons");
+    core::Result<nlohmann::json> reasons = core::ParseJsonStrict(select.Text(5), "reasons");
     if (reasons.ok() && reasons->is_array()) {
       for (const nlohmann::json& r : *reasons) row.reasons.push_back(r.is_string() ? r.get<std::string>() : r.dump());
     } else {
       row.reasons.push_back(select.Text(5));
     }
     row.receipt_sha256 = select.Text(6);
-    Result<nlohmann::json> fields = receipt::ParseJsonStrict(select.Text(7), "fields");
+    core::Result<nlohmann::json> fields = core::ParseJsonStrict(select.Text(7), "fields");
     row.fields = fields.ok() ? *fields : nlohmann::json(select.Text(7));
     row.outbox = select.Text(8);
     row.delivery = select.Text(9);

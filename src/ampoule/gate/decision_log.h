@@ -62,7 +62,7 @@ inline constexpr size_t kLogIdBytes = 16;
 class DecisionLog {
  public:
   // Opens (creating if needed) the log at `path`. Errors name the file.
-  static Result<std::unique_ptr<DecisionLog>> Open(const std::string& path);
+  static core::Result<std::unique_ptr<DecisionLog>> Open(const std::string& path);
   ~DecisionLog();
   DecisionLog(const DecisionLog&) = delete;
   DecisionLog& operator=(const DecisionLog&) = delete;
@@ -70,25 +70,25 @@ class DecisionLog {
   // Decides and records `submission` atomically: `decide` is called inside
   // the transaction with whether the key already has a send, and its verdict
   // is stored. Returns the stored row.
-  Result<DecisionRow> Record(const Submission& submission,
+  core::Result<DecisionRow> Record(const Submission& submission,
                              const std::function<GateVerdict(bool already_sent)>& decide);
 
   // Sends recorded but not yet marked delivered, oldest first.
-  Result<std::vector<DecisionRow>> PendingSends();
-  Status MarkDelivered(int64_t id, const std::string& outbox_file);
+  core::Result<std::vector<DecisionRow>> PendingSends();
+  core::Status MarkDelivered(int64_t id, const std::string& outbox_file);
 
   // Every decision, oldest first; only those for `key` when given.
-  Result<std::vector<DecisionRow>> List(const std::optional<std::string>& key = std::nullopt);
+  core::Result<std::vector<DecisionRow>> List(const std::optional<std::string>& key = std::nullopt);
 
   const std::string& path() const { return path_; }
   // The log's identity: 32 lowercase hex digits, fixed for the file's life.
   const std::string& log_id() const { return id_; }
 
  private:
-  DecisionLog(sqlite::Database db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
-  Result<std::vector<DecisionRow>> Query(const char* sql, const std::optional<std::string>& key);
+  DecisionLog(core::sqlite::Database db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
+  core::Result<std::vector<DecisionRow>> Query(const char* sql, const std::optional<std::string>& key);
 
-  sqlite::Database db_;
+  core::sqlite::Database db_;
   std::string path_;
   std::string id_;
 };

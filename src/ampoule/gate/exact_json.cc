@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "ampoule/receipt/json_strict.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 
 namespace ampoule::gate {
 namespace {
@@ -191,7 +191,7 @@ bool SameNumber(std::string_view a, std::string_view b) {
   return x && y && *x == *y;
 }
 
-Result<ExactDocument> ParseExact(std::string_view text, std::string_view what) {
+core::Result<ExactDocument> ParseExact(std::string_view text, std::string_view what) {
   ExactDocument doc;
   // A malformed number is left in place: the parser then refuses the text,
   // since two values cannot stand side by side without a separator.
@@ -200,21 +200,21 @@ Result<ExactDocument> ParseExact(std::string_view text, std::string_view what) {
     doc.numbers.emplace_back(run);
     return std::to_string(doc.numbers.size() - 1);
   });
-  Result<nlohmann::json> tree = receipt::ParseJsonStrict(indexed, what);
+  core::Result<nlohmann::json> tree = core::ParseJsonStrict(indexed, what);
   if (!tree.ok()) return tree.status();
   doc.tree = std::move(*tree);
   return doc;
 }
 
-Result<nlohmann::json> ExactValue(const nlohmann::json& value, const std::vector<std::string>& numbers,
+core::Result<nlohmann::json> ExactValue(const nlohmann::json& value, const std::vector<std::string>& numbers,
                                   std::string_view where) {
   if (value.is_number_unsigned()) {
     const uint64_t at = value.get<uint64_t>();
-    if (at >= numbers.size()) return Error{std::string(where) + ": internal error: a number out of place"};
+    if (at >= numbers.size()) return core::Error{std::string(where) + ": internal error: a number out of place"};
     const std::string& text = numbers[at];
     nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_discarded() || !parsed.is_number() || !SameNumber(text, DumpJson(parsed))) {
-      return Error{std::string(where) + " holds the number " + text.substr(0, 64) +
+    if (parsed.is_discarded() || !parsed.is_number() || !SameNumber(text, core::DumpJson(parsed))) {
+      return core::Error{std::string(where) + " holds the number " + text.substr(0, 64) +
                    (text.size() > 64 ? "..." : "") +
                    ", which cannot be carried exactly (more than 64-bit integers or doubles hold): "
                    "carry it as a string"};
@@ -224,7 +224,7 @@ Result<nlohmann::json> ExactValue(const nlohmann::json& value, const std::vector
   if (value.is_array()) {
     nlohmann::json out = nlohmann::json::array();
     for (const nlohmann::json& element : value) {
-      Result<nlohmann::json> e = ExactValue(element, numbers, where);
+      core::Result<nlohmann::json> e = ExactValue(element, numbers, where);
       if (!e.ok()) return e;
       out.push_back(std::move(*e));
     }
@@ -233,7 +233,7 @@ Result<nlohmann::json> ExactValue(const nlohmann::json& value, const std::vector
   if (value.is_object()) {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& [key, member] : value.items()) {
-      Result<nlohmann::json> m = ExactValue(member, numbers, where);
+      core::Result<nlohmann::json> m = ExactValue(member, numbers, where);
       if (!m.ok()) return m;
       out[key] = std::move(*m);
     }
@@ -247,7 +247,7 @@ bool ExactEqual(const nlohmann::json& draft, const nlohmann::json& signed_value,
   if (draft.is_number()) {
     if (!signed_value.is_number_unsigned()) return false;
     const uint64_t at = signed_value.get<uint64_t>();
-    return at < numbers.size() && SameNumber(DumpJson(draft), numbers[at]);
+    return at < numbers.size() && SameNumber(core::DumpJson(draft), numbers[at]);
   }
   if (draft.is_array()) {
     if (!signed_value.is_array() || signed_value.size() != draft.size()) return false;
@@ -272,7 +272,7 @@ bool ExactEqual(const nlohmann::json& draft, const nlohmann::json& signed_value,
 
 std::string DumpExact(const nlohmann::json& value, const std::vector<std::string>& numbers) {
   // Every number in the tree is a position; dumped, each is a run of digits.
-  return RewriteNumbers(DumpJson(value), [&](std::string_view run) -> std::optional<std::string> {
+  return RewriteNumbers(core::DumpJson(value), [&](std::string_view run) -> std::optional<std::string> {
     if (run.empty() || run.size() > 19 || !std::all_of(run.begin(), run.end(), IsDigit)) return std::nullopt;
     uint64_t at = 0;
     for (char c : run) at = at * 10 + static_cast<uint64_t>(c - '0');

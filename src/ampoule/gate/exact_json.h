@@ -33,7 +33,7 @@ struct ExactDocument {
 // Parses `text` as one JSON value with receipt::ParseJsonStrict's rules
 // (valid UTF-8, no duplicate keys, nesting capped, nothing after it).
 // Errors name `what`. Never throws.
-Result<ExactDocument> ParseExact(std::string_view text, std::string_view what);
+core::Result<ExactDocument> ParseExact(std::string_view text, std::string_view what);
 
 // Whether two number texts (RFC 8259 grammar) have the same decimal value.
 bool SameNumber(std::string_view a, std::string_view b);
@@ -43,7 +43,7 @@ bool SameNumber(std::string_view a, std::string_view b);
 // integer beyond 64 bits, a decimal a double only approximates, 1e400):
 // such a value could not be delivered as it was checked. `where` names the
 // value in errors.
-Result<nlohmann::json> ExactValue(const nlohmann::json& value, const std::vector<std::string>& numbers,
+core::Result<nlohmann::json> ExactValue(const nlohmann::json& value, const std::vector<std::string>& numbers,
                                   std::string_view where);
 
 // Whether `draft` (an ordinary value, whose numbers nlohmann holds exactly:

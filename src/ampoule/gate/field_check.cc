@@ -3,8 +3,8 @@
 #include <optional>
 
 #include "ampoule/gate/exact_json.h"
-#include "ampoule/receipt/json_strict.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 
 namespace ampoule::gate {
 namespace {
@@ -67,9 +67,9 @@ std::vector<FieldMismatch> CompareFields(const std::map<std::string, AssertedFie
   std::vector<FieldMismatch> out;
   // Each document is parsed once. Numbers keep their text, so that 1e16
   // does not equal 10000000000000001 and 1e400 is read rather than refused.
-  std::map<std::string, Result<ExactDocument>> parsed;
+  std::map<std::string, core::Result<ExactDocument>> parsed;
   for (const auto& [name, field] : fields) {
-    const std::string draft = DumpJson(field.value);
+    const std::string draft = core::DumpJson(field.value);
     const FieldSource source = ParseFieldSource(field.from).value_or(FieldSource{"", field.from});
     const std::string what = source.file.empty() ? "the signed output" : "output file '" + source.file + "'";
     auto text = documents.find(source.file);

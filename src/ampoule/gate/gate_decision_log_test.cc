@@ -41,13 +41,13 @@ GateVerdict SendUnlessSent(bool already_sent) {
 }
 
 TEST_F(GateLog, RecordsAndListsDecisionsWithTheirReasons) {
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_TRUE(log.ok()) << log.message();
-  Result<DecisionRow> first = (*log)->Record(Sub("k1"), SendUnlessSent);
+  core::Result<DecisionRow> first = (*log)->Record(Sub("k1"), SendUnlessSent);
   ASSERT_TRUE(first.ok()) << first.message();
   EXPECT_EQ(first->decision, "send");
   EXPECT_EQ(first->delivery, "pending");
-  Result<DecisionRow> second = (*log)->Record(Sub("k1"), SendUnlessSent);
+  core::Result<DecisionRow> second = (*log)->Record(Sub("k1"), SendUnlessSent);
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->decision, "escalate");
   EXPECT_EQ(second->delivery, "");
@@ -55,9 +55,9 @@ TEST_F(GateLog, RecordsAndListsDecisionsWithTheirReasons) {
 
   // A fresh connection sees everything, in order.
   log->reset();
-  Result<std::unique_ptr<DecisionLog>> again = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> again = DecisionLog::Open(Db());
   ASSERT_TRUE(again.ok());
-  Result<std::vector<DecisionRow>> rows = (*again)->List();
+  core::Result<std::vector<DecisionRow>> rows = (*again)->List();
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 3u);
   EXPECT_EQ((*rows)[0].id, first->id);
@@ -83,11 +83,11 @@ TEST_F(GateLog, UsesWriteAheadLoggingWithFullSync) {
 }
 
 TEST_F(GateLog, TheIndexRefusesASecondSendEvenIfTheRuleIsBypassed) {
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_TRUE(log.ok());
   auto always_send = [](bool) { return GateVerdict{Decision::kSend, {"ok"}}; };
   ASSERT_TRUE((*log)->Record(Sub("k"), always_send).ok());
-  Result<DecisionRow> second = (*log)->Record(Sub("k"), always_send);
+  core::Result<DecisionRow> second = (*log)->Record(Sub("k"), always_send);
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.message().find("UNIQUE"), std::string::npos) << second.message();
   EXPECT_EQ((*log)->List()->size(), 1u);  // rolled back
@@ -100,10 +100,10 @@ TEST_F(GateLog, ManyConnectionsAtOnceRecordOneSendPerKey) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
-      Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+      core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
       if (!log.ok()) return void(++errors);
       for (int i = 0; i < kEach; ++i) {
-        Result<DecisionRow> row = (*log)->Record(Sub("k" + std::to_string(i % 4)), SendUnlessSent);
+        core::Result<DecisionRow> row = (*log)->Record(Sub("k" + std::to_string(i % 4)), SendUnlessSent);
         if (!row.ok()) ++errors;
         else if (row->decision == "send") ++sends;
       }
@@ -121,16 +121,16 @@ TEST_F(GateLog, RefusesALogFromANewerVersionAndAMissingFolder) {
   ASSERT_EQ(sqlite3_open(Db().c_str(), &db), SQLITE_OK);
   sqlite3_exec(db, "PRAGMA user_version = 9", nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_FALSE(log.ok());
   EXPECT_NE(log.message().find("newer"), std::string::npos) << log.message();
-  Result<std::unique_ptr<DecisionLog>> missing = DecisionLog::Open(dir_ + "/no/such/gate.db");
+  core::Result<std::unique_ptr<DecisionLog>> missing = DecisionLog::Open(dir_ + "/no/such/gate.db");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("does its folder exist"), std::string::npos) << missing.message();
 }
 
 TEST_F(GateLog, EachLogHasItsOwnIdentityForLife) {
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_TRUE(log.ok()) << log.message();
   const std::string id = (*log)->log_id();
   EXPECT_TRUE(core::IsLowerHex(id, kLogIdBytes)) << id;
@@ -148,7 +148,7 @@ TEST_F(GateLog, ManyProcessesOpeningANewLogAgreeOnItsIdentity) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+      core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
       if (log.ok()) ids[t] = (*log)->log_id();
     });
   }
@@ -168,7 +168,7 @@ void RawSql(const std::string& path, const char* sql) {
 }
 
 TEST_F(GateLog, ALogFromBeforeIdentitiesGetsOneOnOpenAndKeepsItsDecisions) {
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_TRUE(log.ok());
   ASSERT_TRUE((*log)->Record(Sub("k1"), SendUnlessSent).ok());
   const std::string before = (*log)->log_id();
@@ -176,7 +176,7 @@ TEST_F(GateLog, ALogFromBeforeIdentitiesGetsOneOnOpenAndKeepsItsDecisions) {
   // What a version 1 log looks like: the decisions table alone.
   RawSql(Db(), "DROP TABLE meta; PRAGMA user_version = 1;");
 
-  Result<std::unique_ptr<DecisionLog>> migrated = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> migrated = DecisionLog::Open(Db());
   ASSERT_TRUE(migrated.ok()) << migrated.message();
   EXPECT_TRUE(core::IsLowerHex((*migrated)->log_id(), kLogIdBytes));
   EXPECT_NE((*migrated)->log_id(), before);
@@ -190,7 +190,7 @@ TEST_F(GateLog, ALogFromBeforeIdentitiesGetsOneOnOpenAndKeepsItsDecisions) {
 TEST_F(GateLog, AnIdentityEditedIntoSomethingElseIsRefused) {
   ASSERT_TRUE(DecisionLog::Open(Db()).ok());
   RawSql(Db(), "UPDATE meta SET value = 'same-as-the-other-log' WHERE name = 'log_id'");
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_FALSE(log.ok());
   EXPECT_NE(log.message().find("identity"), std::string::npos) << log.message();
 }
@@ -201,21 +201,21 @@ TEST_F(GateLog, OneKeyInTwoNormalFormsIsADuplicate) {
     const std::string draft = R"({"kind": "refund", "idempotency_key": ")" + key + R"(",
       "fields": {"amount": {"value": "42.00", "from": "/amount"}}, "data_as_of": "2026-11-29T08:00:00Z",
       "evidence": {"receipt": "r", "program": "p", "output": "o"}})";
-    Result<ActionDraft> d = ParseActionDraft(draft, "/d");
+    core::Result<ActionDraft> d = ParseActionDraft(draft, "/d");
     EXPECT_TRUE(d.ok()) << d.message();
     return d.ok() ? d->idempotency_key : std::string();
   };
   const std::string nfc = key_of("refund:caf\u00e9"), nfd = key_of("refund:cafe\u0301");
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_TRUE(log.ok()) << log.message();
-  Result<DecisionRow> first = (*log)->Record(Sub(nfc), SendUnlessSent);
+  core::Result<DecisionRow> first = (*log)->Record(Sub(nfc), SendUnlessSent);
   ASSERT_TRUE(first.ok()) << first.message();
   EXPECT_EQ(first->decision, "send");
-  Result<DecisionRow> second = (*log)->Record(Sub(nfd), SendUnlessSent);
+  core::Result<DecisionRow> second = (*log)->Record(Sub(nfd), SendUnlessSent);
   ASSERT_TRUE(second.ok()) << second.message();
   EXPECT_EQ(second->decision, "escalate");
   EXPECT_EQ(second->idempotency_key, "refund:caf\xC3\xA9");
-  Result<std::vector<DecisionRow>> rows = (*log)->List("refund:caf\xC3\xA9");
+  core::Result<std::vector<DecisionRow>> rows = (*log)->List("refund:caf\xC3\xA9");
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->size(), 2u);
 }
@@ -231,9 +231,9 @@ TEST_F(GateLog, TheOutboxMessageCarriesEachFieldsPointer) {
   send.receipt_sha256 = std::string(64, 'b');
   send.decided_at = "2026-11-29T08:00:00Z";
   send.outbox = dir_ + "/outbox";
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(Db());
   ASSERT_TRUE(log.ok()) << log.message();
-  Result<std::string> file = DeliverToOutbox(**log, send);
+  core::Result<std::string> file = DeliverToOutbox(**log, send);
   ASSERT_TRUE(file.ok()) << file.message();
   nlohmann::json message = nlohmann::json::parse(*core::ReadFileCapped(*file));
   EXPECT_EQ(message["fields"]["amount"]["from"], "/orders/1/amount");

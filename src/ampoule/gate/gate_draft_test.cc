@@ -4,6 +4,7 @@
 
 #include "ampoule/gate/action.h"
 #include "ampoule/gate/policy.h"
+#include "core/rfc3339.h"
 
 namespace ampoule::gate {
 namespace {
@@ -25,7 +26,7 @@ std::string Replace(std::string text, const std::string& from, const std::string
 }
 
 TEST(GateDraft, ParsesAndResolvesPathsAgainstTheDraftFolder) {
-  Result<ActionDraft> d = ParseActionDraft(kDraft, "/work/drafts");
+  core::Result<ActionDraft> d = ParseActionDraft(kDraft, "/work/drafts");
   ASSERT_TRUE(d.ok()) << d.message();
   EXPECT_EQ(d->kind, "refund");
   EXPECT_EQ(d->idempotency_key, "refund:A-1002");
@@ -68,7 +69,7 @@ TEST(GateDraft, RejectsWhatCouldCarryAnUncheckedClaim) {
       {"\"kind\": \"refund\"", "\"kind\": \"refund\", \"kind\": \"pay\"", "duplicate"},
   };
   for (const Case& c : cases) {
-    Result<ActionDraft> d = ParseActionDraft(Replace(kDraft, c.from, c.to), "/d");
+    core::Result<ActionDraft> d = ParseActionDraft(Replace(kDraft, c.from, c.to), "/d");
     ASSERT_FALSE(d.ok()) << c.to;
     EXPECT_NE(d.message().find(c.error), std::string::npos) << c.to << " -> " << d.message();
   }
@@ -82,15 +83,15 @@ TEST(GateDraft, FieldsFromOutputFilesNeedThoseFilesAsEvidence) {
                                           "\"from\": \"output/report.json#/amount\""),
                                   "\"output\": \"/abs/refund.out\"",
                                   "\"output\": \"/abs/refund.out\", \"output_files\": {\"report.json\": \"out/r.json\"}");
-  Result<ActionDraft> d = ParseActionDraft(with_file, "/work/drafts");
+  core::Result<ActionDraft> d = ParseActionDraft(with_file, "/work/drafts");
   ASSERT_TRUE(d.ok()) << d.message();
   EXPECT_EQ(d->evidence.output_files.at("report.json"), "/work/drafts/out/r.json");
   EXPECT_EQ(d->fields.at("amount").from, "output/report.json#/amount");
-  Result<ActionDraft> missing = ParseActionDraft(
+  core::Result<ActionDraft> missing = ParseActionDraft(
       Replace(kDraft, "\"from\": \"/refunds/0/amount\"", "\"from\": \"output/report.json#/amount\""), "/d");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("'evidence.output_files' does not give"), std::string::npos) << missing.message();
-  Result<ActionDraft> climbing = ParseActionDraft(
+  core::Result<ActionDraft> climbing = ParseActionDraft(
       Replace(kDraft, "\"output\": \"/abs/refund.out\"",
               "\"output\": \"/abs/refund.out\", \"output_files\": {\"../x\": \"x\"}"),
       "/d");
@@ -102,19 +103,19 @@ TEST(GateDraft, KeysAndKindsAreReadInNfc) {
   // one key with "café" typed precomposed.
   std::string nfd = Replace(Replace(kDraft, "refund:A-1002", "refund:cafe\u0301"), "\"kind\": \"refund\"",
                             "\"kind\": \"re\u0301fund\"");
-  Result<ActionDraft> d = ParseActionDraft(nfd, "/d");
+  core::Result<ActionDraft> d = ParseActionDraft(nfd, "/d");
   ASSERT_TRUE(d.ok()) << d.message();
   EXPECT_EQ(d->idempotency_key, "refund:caf\xC3\xA9");
   EXPECT_EQ(d->kind, "r\xC3\xA9" "fund");
   std::string too_long = Replace(kDraft, "refund:A-1002", std::string(257, 'k'));
-  Result<ActionDraft> long_key = ParseActionDraft(too_long, "/d");
+  core::Result<ActionDraft> long_key = ParseActionDraft(too_long, "/d");
   ASSERT_FALSE(long_key.ok());
   EXPECT_NE(long_key.message().find("at most 256 code points"), std::string::npos) << long_key.message();
 }
 
 TEST(GateDraft, NumbersAreKeptExactly) {
   for (const char* value : {"10000000000000001", "9007199254740993", "18446744073709551615", "1e16", "0.1", "-0"}) {
-    Result<ActionDraft> d = ParseActionDraft(Replace(kDraft, "\"42.00\"", value), "/d");
+    core::Result<ActionDraft> d = ParseActionDraft(Replace(kDraft, "\"42.00\"", value), "/d");
     ASSERT_TRUE(d.ok()) << value << ": " << d.message();
   }
   EXPECT_EQ(ParseActionDraft(Replace(kDraft, "\"42.00\"", "10000000000000001"), "/d")->fields.at("amount").value,
@@ -124,7 +125,7 @@ TEST(GateDraft, NumbersAreKeptExactly) {
 TEST(GateDraft, Timestamps) {
   EXPECT_EQ(*ParseUtcTimestamp("1970-01-01T00:00:00Z"), 0);
   EXPECT_EQ(*ParseUtcTimestamp("2026-11-29T08:00:00.123Z"), 1795939200);
-  EXPECT_EQ(FormatUtcTimestamp(1795939200), "2026-11-29T08:00:00Z");
+  EXPECT_EQ(core::Rfc3339Seconds(1795939200), "2026-11-29T08:00:00Z");
   for (const char* bad : {"2026-11-29", "2026-11-29T08:00:00", "2026-11-29 08:00:00Z", "2026-13-01T00:00:00Z",
                           "2026-11-29T24:00:00Z", "2026-11-29T08:00:00.Z", "1969-12-31T23:59:59Z"}) {
     EXPECT_FALSE(ParseUtcTimestamp(bad).ok()) << bad;
@@ -141,7 +142,7 @@ const char* kPolicy = R"({
 })";
 
 TEST(GatePolicy, Parses) {
-  Result<Policy> p = ParsePolicy(kPolicy, "/etc/gate");
+  core::Result<Policy> p = ParsePolicy(kPolicy, "/etc/gate");
   ASSERT_TRUE(p.ok()) << p.message();
   EXPECT_EQ(p->trusted_keys, std::vector<std::string>{"/etc/gate/keys/agent.pub"});
   EXPECT_EQ(p->max_data_age_seconds, 86400u);
@@ -162,7 +163,7 @@ TEST(GatePolicy, MinIsolationNamesExactly) {
   EXPECT_EQ(with("\"jail\"")->min_isolation, run::Isolation::kJail);
   EXPECT_EQ(with("\"vm\"")->min_isolation, run::Isolation::kVm);
   for (const char* bad : {"\"Jail\"", "\"jail \"", "\"unknown\"", "\"\"", "\"microvm\"", "1", "null", "[\"jail\"]"}) {
-    Result<Policy> p = with(bad);
+    core::Result<Policy> p = with(bad);
     ASSERT_FALSE(p.ok()) << bad;
     EXPECT_NE(p.message().find("'min_isolation' must be \"none\", \"jail\" or \"vm\""), std::string::npos)
         << bad << " -> " << p.message();
@@ -176,7 +177,7 @@ TEST(GatePolicy, PinsSourcesPerKind) {
                              "             \"same_record\": \"/orders/*\"},"
                              "\"re\\u0301bate\": {\"same_record\": \"/rebates/*\"},"
                              "\"note\": {\"same_record\": false}}");
-  Result<Policy> p = ParsePolicy(text, "/d");
+  core::Result<Policy> p = ParsePolicy(text, "/d");
   ASSERT_TRUE(p.ok()) << p.message();
   ASSERT_EQ(p->kinds.size(), 3u);
   EXPECT_FALSE(p->kinds.at("refund").records_may_differ);
@@ -209,7 +210,7 @@ TEST(GatePolicy, PinsSourcesPerKind) {
       {R"(["refund"])", "must be an object"},
   };
   for (const Case& c : cases) {
-    Result<Policy> bad = ParsePolicy(Replace(kPolicy, "\"outbox\": \"/var/outbox\"",
+    core::Result<Policy> bad = ParsePolicy(Replace(kPolicy, "\"outbox\": \"/var/outbox\"",
                                              "\"outbox\": \"/var/outbox\", \"kinds\": " + c.kinds),
                                      "/d");
     ASSERT_FALSE(bad.ok()) << c.kinds;
@@ -232,7 +233,7 @@ TEST(GatePolicy, RejectsMalformedPolicies) {
       {"\"gate.db\"", "\"\"", "non-empty"},
   };
   for (const Case& c : cases) {
-    Result<Policy> p = ParsePolicy(Replace(kPolicy, c.from, c.to), "/d");
+    core::Result<Policy> p = ParsePolicy(Replace(kPolicy, c.from, c.to), "/d");
     ASSERT_FALSE(p.ok()) << c.to;
     EXPECT_NE(p.message().find(c.error), std::string::npos) << c.to << " -> " << p.message();
   }

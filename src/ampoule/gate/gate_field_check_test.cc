@@ -84,8 +84,8 @@ namespace {
 
 // A draft value as the draft parser reads it (numbers checked to be carried
 // exactly), or an error.
-Result<nlohmann::json> DraftValue(std::string_view text) {
-  Result<ExactDocument> doc = ParseExact(text, "value");
+core::Result<nlohmann::json> DraftValue(std::string_view text) {
+  core::Result<ExactDocument> doc = ParseExact(text, "value");
   if (!doc.ok()) return doc.status();
   return ExactValue(doc->tree, doc->numbers, "value");
 }
@@ -93,7 +93,7 @@ Result<nlohmann::json> DraftValue(std::string_view text) {
 // Whether the draft value `draft` equals the output's `/v` when the output
 // is {"v": OUTPUT}.
 bool Equal(std::string_view draft, std::string_view output) {
-  Result<nlohmann::json> value = DraftValue(draft);
+  core::Result<nlohmann::json> value = DraftValue(draft);
   EXPECT_TRUE(value.ok()) << draft << ": " << value.message();
   if (!value.ok()) return false;
   auto fields = Fields({{"v", {*value, "/v"}}});
@@ -181,14 +181,14 @@ TEST(GateExactNumbers, DraftNumbersMustBeCarriedExactly) {
   for (const char* bad : {"18446744073709551617", "18446744073709551616", "-9223372036854775809", "1e400",
                           "1e309", "-1e400", "1e999999999", "9007199254740993.0", "0.10000000000000001",
                           "1e-400", "[1, 1e400]", R"({"a": {"b": 18446744073709551617}})"}) {
-    Result<nlohmann::json> v = DraftValue(bad);
+    core::Result<nlohmann::json> v = DraftValue(bad);
     ASSERT_FALSE(v.ok()) << bad;
     EXPECT_NE(v.message().find("cannot be carried exactly"), std::string::npos) << v.message();
     EXPECT_NE(v.message().find("carry it as a string"), std::string::npos) << v.message();
   }
   for (const char* good : {"18446744073709551615", "-9223372036854775808", "9007199254740993", "1e308", "0.1",
                            "12.50", "1e16", "-0", "5e-324", "[1, 2.5, {\"a\": 0}]"}) {
-    Result<nlohmann::json> v = DraftValue(good);
+    core::Result<nlohmann::json> v = DraftValue(good);
     EXPECT_TRUE(v.ok()) << good << ": " << v.message();
   }
   EXPECT_EQ(DraftValue("18446744073709551615")->get<uint64_t>(), 18446744073709551615u);
@@ -201,7 +201,7 @@ TEST(GateExactNumbers, ParsesLikeTheStrictParser) {
                           "[1e5e5]", "true1", "[tru]"}) {
     EXPECT_FALSE(ParseExact(bad, "x").ok()) << bad;
   }
-  Result<ExactDocument> doc = ParseExact(R"( {"a": [1, -2.50e+3, "3", {"4": 5}], "b": "\"6\u0037"} )", "x");
+  core::Result<ExactDocument> doc = ParseExact(R"( {"a": [1, -2.50e+3, "3", {"4": 5}], "b": "\"6\u0037"} )", "x");
   ASSERT_TRUE(doc.ok()) << doc.message();
   EXPECT_EQ(doc->numbers, (std::vector<std::string>{"1", "-2.50e+3", "5"}));
   EXPECT_EQ(DumpExact(doc->tree, doc->numbers), R"({"a":[1,-2.50e+3,"3",{"4":5}],"b":"\"67"})");

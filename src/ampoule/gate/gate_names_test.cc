@@ -18,7 +18,7 @@ TEST(GateNames, OneKeyInBothNormalForms) {
   const std::string nfc = "refund:caf\xC3\xA9";    // U+00E9
   const std::string nfd = "refund:cafe\xCC\x81";   // e + U+0301
   ASSERT_NE(nfc, nfd);
-  Result<std::string> a = NormaliseName(nfc, "key"), b = NormaliseName(nfd, "key");
+  core::Result<std::string> a = NormaliseName(nfc, "key"), b = NormaliseName(nfd, "key");
   ASSERT_TRUE(a.ok()) << a.message();
   ASSERT_TRUE(b.ok()) << b.message();
   EXPECT_EQ(*a, nfc);
@@ -26,7 +26,7 @@ TEST(GateNames, OneKeyInBothNormalForms) {
   // Ordinary names, interior spaces included, are kept as they are.
   for (const char* ok : {"refund:A-1002", "refund A 1002", "\xE6\x89\x95\xE3\x81\x84\xE6\x88\xBB\xE3\x81\x97:7",
                          "\xF0\x9F\x92\xB6 refund"}) {
-    Result<std::string> n = NormaliseName(ok, "key");
+    core::Result<std::string> n = NormaliseName(ok, "key");
     ASSERT_TRUE(n.ok()) << ok << ": " << n.message();
     EXPECT_EQ(*n, ok);
   }
@@ -68,7 +68,7 @@ TEST(GateNames, RefusesWhatAReaderCannotSee) {
       {"", "is empty"},
   };
   for (const Case& c : cases) {
-    Result<std::string> n = NormaliseName(c.name, "the draft's idempotency_key");
+    core::Result<std::string> n = NormaliseName(c.name, "the draft's idempotency_key");
     ASSERT_FALSE(n.ok()) << c.error;
     EXPECT_NE(n.message().find(c.error), std::string::npos) << c.error << " -> " << n.message();
     EXPECT_EQ(n.message().rfind("the draft's idempotency_key", 0), 0u) << n.message();
@@ -77,7 +77,7 @@ TEST(GateNames, RefusesWhatAReaderCannotSee) {
 
 TEST(GateNames, TheLimitIsInCodePointsAfterNormalising) {
   EXPECT_TRUE(NormaliseName(std::string(256, 'k'), "key").ok());
-  Result<std::string> long_ascii = NormaliseName(std::string(257, 'k'), "key");
+  core::Result<std::string> long_ascii = NormaliseName(std::string(257, 'k'), "key");
   ASSERT_FALSE(long_ascii.ok());
   EXPECT_NE(long_ascii.message().find("257 code points long"), std::string::npos) << long_ascii.message();
   EXPECT_NE(long_ascii.message().find("at most 256 code points"), std::string::npos) << long_ascii.message();
@@ -85,7 +85,7 @@ TEST(GateNames, TheLimitIsInCodePointsAfterNormalising) {
   EXPECT_TRUE(NormaliseName(Repeat("\xC3\xA9", 256), "key").ok());
   EXPECT_FALSE(NormaliseName(Repeat("\xC3\xA9", 257), "key").ok());
   // Written decomposed they are 512 code points, 256 once composed.
-  Result<std::string> nfd = NormaliseName(Repeat("e\xCC\x81", 256), "key");
+  core::Result<std::string> nfd = NormaliseName(Repeat("e\xCC\x81", 256), "key");
   ASSERT_TRUE(nfd.ok()) << nfd.message();
   EXPECT_EQ(*nfd, Repeat("\xC3\xA9", 256));
   // Four-byte characters count once each.

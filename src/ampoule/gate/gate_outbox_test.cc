@@ -36,14 +36,14 @@ class Outbox : public ::testing::Test {
 
   std::string OutboxDir() const { return dir_ + "/outbox"; }
   std::unique_ptr<DecisionLog> Open(const std::string& name) {
-    Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(dir_ + "/" + name);
+    core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(dir_ + "/" + name);
     EXPECT_TRUE(log.ok()) << log.message();
     return log.ok() ? std::move(*log) : nullptr;
   }
   // Records a send for `key` in `log`, as Submit does before delivering.
   static DecisionRow RecordSend(DecisionLog& log, const std::string& key, const std::string& outbox) {
     Submission s{key, "refund", std::string(64, 'a'), {{"amount", "42.00"}, {"to", "bo"}}, outbox};
-    Result<DecisionRow> row = log.Record(s, [](bool sent) {
+    core::Result<DecisionRow> row = log.Record(s, [](bool sent) {
       return GateVerdict{sent ? Decision::kEscalate : Decision::kSend, {"ok"}};
     });
     EXPECT_TRUE(row.ok()) << row.message();
@@ -73,7 +73,7 @@ class Outbox : public ::testing::Test {
 
   // Every send `log` calls delivered is in the outbox, as its own message.
   static void ExpectDeliveredMeansInAFile(DecisionLog& log) {
-    Result<std::vector<DecisionRow>> rows = log.List();
+    core::Result<std::vector<DecisionRow>> rows = log.List();
     ASSERT_TRUE(rows.ok()) << rows.message();
     for (const DecisionRow& row : *rows) {
       if (row.delivery != "delivered") continue;
@@ -88,7 +88,7 @@ class Outbox : public ::testing::Test {
 TEST_F(Outbox, AMessageIsNamedByLogDecisionAndKeyAndSaysSo) {
   std::unique_ptr<DecisionLog> log = Open("gate.db");
   DecisionRow send = RecordSend(*log, "refund:A-1", OutboxDir());
-  Result<std::string> file = DeliverToOutbox(*log, send);
+  core::Result<std::string> file = DeliverToOutbox(*log, send);
   ASSERT_TRUE(file.ok()) << file.message();
   const std::string name = "send-" + log->log_id().substr(0, 16) + "-" + std::to_string(send.id) + "-" +
                            core::Sha256Hex("refund:A-1").substr(0, 16) + ".json";
@@ -114,7 +114,7 @@ TEST_F(Outbox, ADeliveryCutShortBeforeTheMarkIsFinishedWithExactlyOneFile) {
   // must make the same bytes, so the next gate command recognises its file.
   std::unique_ptr<DecisionLog> log = Open("gate.db");
   DecisionRow send = RecordSend(*log, "refund:A-1", OutboxDir());
-  Result<std::string> first = DeliverToOutbox(*log, send);
+  core::Result<std::string> first = DeliverToOutbox(*log, send);
   ASSERT_TRUE(first.ok()) << first.message();
   log.reset();
 
@@ -158,7 +158,7 @@ TEST_F(Outbox, ASecondLogSharingTheOutboxIsRefused) {
   // alone it would have been "delivered" into the first log's file.
   std::unique_ptr<DecisionLog> second = Open("other.db");
   ASSERT_NE(second->log_id(), first->log_id());
-  Status prepared = PrepareOutbox(OutboxDir(), *second);
+  core::Status prepared = PrepareOutbox(OutboxDir(), *second);
   ASSERT_FALSE(prepared.ok());
   EXPECT_NE(prepared.message().find("belongs to another decision log"), std::string::npos) << prepared.message();
   EXPECT_NE(prepared.message().find(first->log_id()), std::string::npos) << prepared.message();
@@ -168,7 +168,7 @@ TEST_F(Outbox, ASecondLogSharingTheOutboxIsRefused) {
   // send from before) is not delivered and stays pending.
   DecisionRow theirs = RecordSend(*second, "refund:A-1", OutboxDir());
   EXPECT_EQ(theirs.id, sent.id);
-  Result<std::string> delivered = DeliverToOutbox(*second, theirs);
+  core::Result<std::string> delivered = DeliverToOutbox(*second, theirs);
   ASSERT_FALSE(delivered.ok());
   EXPECT_NE(delivered.message().find("belongs to another decision log"), std::string::npos);
   std::vector<std::string> notes;
@@ -192,7 +192,7 @@ TEST_F(Outbox, ALogDeletedAndMadeAnewDoesNotInheritItsOutbox) {
   // The same path, a new file: a new identity, ids from 1 again.
   std::unique_ptr<DecisionLog> fresh = Open("gate.db");
   ASSERT_NE(fresh->log_id(), old_id);
-  Status prepared = PrepareOutbox(OutboxDir(), *fresh);
+  core::Status prepared = PrepareOutbox(OutboxDir(), *fresh);
   ASSERT_FALSE(prepared.ok());
   EXPECT_NE(prepared.message().find("was replaced"), std::string::npos) << prepared.message();
   DecisionRow again = RecordSend(*fresh, "refund:A-1", OutboxDir());
@@ -216,7 +216,7 @@ TEST_F(Outbox, AFilePlantedUnderAMessagesNameIsNotTakenForIt) {
   const std::string planted = OutboxMessage(log->log_id(), forged);
   Write(path, planted);
 
-  Result<std::string> delivered = DeliverToOutbox(*log, send);
+  core::Result<std::string> delivered = DeliverToOutbox(*log, send);
   ASSERT_FALSE(delivered.ok());
   EXPECT_NE(delivered.message().find(path), std::string::npos) << delivered.message();
   EXPECT_NE(delivered.message().find("not the message of send #" + std::to_string(send.id)), std::string::npos)
@@ -259,7 +259,7 @@ TEST_F(Outbox, ASymbolicLinkOrAFifoUnderAMessagesNameIsRefused) {
   Write(dir_ + "/elsewhere.json", OutboxMessage(log->log_id(), send));
   const std::string path = OutboxDir() + "/" + OutboxFileName(log->log_id(), send);
   fs::create_symlink(dir_ + "/elsewhere.json", path);
-  Result<std::string> delivered = DeliverToOutbox(*log, send);
+  core::Result<std::string> delivered = DeliverToOutbox(*log, send);
   ASSERT_FALSE(delivered.ok());
   EXPECT_NE(delivered.message().find("symbolic link"), std::string::npos) << delivered.message();
   // A FIFO would block a reader that waits for a writer: refused at once.
@@ -276,7 +276,7 @@ TEST_F(Outbox, AnOutboxWithFilesButNoMarkerIsNotClaimed) {
   fs::create_directories(OutboxDir());
   Write(OutboxDir() + "/send-1.json", "{}\n");
   std::unique_ptr<DecisionLog> log = Open("gate.db");
-  Status prepared = PrepareOutbox(OutboxDir(), *log);
+  core::Status prepared = PrepareOutbox(OutboxDir(), *log);
   ASSERT_FALSE(prepared.ok());
   EXPECT_NE(prepared.message().find("no .ampoule-outbox"), std::string::npos) << prepared.message();
   EXPECT_NE(prepared.message().find("send-1.json"), std::string::npos) << prepared.message();
@@ -295,7 +295,7 @@ TEST_F(Outbox, AMarkerThatNamesNoLogIsRefused) {
   for (const std::string& text : {std::string("not json"), std::string("{\"decision_log\": \"abc\"}"),
                                   "{\"ampoule_outbox\": 1, \"decision_log\": \"" + log->log_id().substr(1) + "\"}"}) {
     Write(OutboxDir() + "/" + kOutboxMarker, text);
-    Status prepared = PrepareOutbox(OutboxDir(), *log);
+    core::Status prepared = PrepareOutbox(OutboxDir(), *log);
     ASSERT_FALSE(prepared.ok()) << text;
     EXPECT_NE(prepared.message().find("does not name a decision log"), std::string::npos) << prepared.message();
   }

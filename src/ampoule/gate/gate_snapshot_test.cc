@@ -57,7 +57,7 @@ class GateSnapshotTest : public ::testing::Test {
 
   // A replay that returns the signed record, after `during` ran.
   verify::Runner Replayer(std::function<void()> during) {
-    return [this, during](const run::RunSpec&) -> Result<run::ProgramRun> {
+    return [this, during](const run::RunSpec&) -> core::Result<run::ProgramRun> {
       ++replays;
       if (during) during();
       run::ProgramRun run;
@@ -79,7 +79,7 @@ class GateSnapshotTest : public ::testing::Test {
 };
 
 TEST_F(GateSnapshotTest, GenuineEvidenceIsSent) {
-  Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer(nullptr));
+  core::Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer(nullptr));
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(out->decision, Decision::kSend);
   EXPECT_EQ(replays, 1);
@@ -88,7 +88,7 @@ TEST_F(GateSnapshotTest, GenuineEvidenceIsSent) {
 
 TEST_F(GateSnapshotTest, AnOutputRenamedOverDuringTheReplayChangesNothing) {
   // The forged output says what the draft says; the signed one does not.
-  Result<SubmitOutcome> out = Submit(Request(Draft("99", "stdout")), Replayer([&] {
+  core::Result<SubmitOutcome> out = Submit(Request(Draft("99", "stdout")), Replayer([&] {
     RenameOver(s.Path("stdout"), R"({"amount": 99, "to": "ann"})");
   }));
   ASSERT_TRUE(out.ok()) << out.message();
@@ -97,7 +97,7 @@ TEST_F(GateSnapshotTest, AnOutputRenamedOverDuringTheReplayChangesNothing) {
 }
 
 TEST_F(GateSnapshotTest, TheLoggedReceiptDigestIsOfTheReceiptJudged) {
-  Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer([&] {
+  core::Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer([&] {
     RenameOver(receipt_path, "{\"not\": \"the receipt that was checked\"}");
   }));
   ASSERT_TRUE(out.ok()) << out.message();
@@ -109,7 +109,7 @@ TEST_F(GateSnapshotTest, EvidenceThatIsNotARegularFileIsRefusedWithoutBlocking) 
   // A FIFO could serve the genuine bytes to the verifier and forged ones to
   // a later read; one with no writer would block an open() forever.
   ASSERT_EQ(mkfifo(s.Path("fifo").c_str(), 0600), 0);
-  Result<SubmitOutcome> out = Submit(Request(Draft("6", "fifo")), Replayer(nullptr));
+  core::Result<SubmitOutcome> out = Submit(Request(Draft("6", "fifo")), Replayer(nullptr));
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.message().find("must be a regular file"), std::string::npos) << out.message();
   EXPECT_EQ(replays, 0);
@@ -121,7 +121,7 @@ TEST_F(GateSnapshotTest, EvidenceThatIsNotARegularFileIsRefusedWithoutBlocking) 
 
 TEST_F(GateSnapshotTest, APolicyOthersMayWriteIsRefused) {
   chmod(s.Path("policy.json").c_str(), 0666);
-  Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer(nullptr));
+  core::Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer(nullptr));
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.message().find("chmod go-w"), std::string::npos) << out.message();
   chmod(s.Path("policy.json").c_str(), 0620);
@@ -132,7 +132,7 @@ TEST_F(GateSnapshotTest, APolicyOthersMayWriteIsRefused) {
 
 TEST_F(GateSnapshotTest, ATrustedKeyFileOthersMayWriteIsRefused) {
   chmod(s.Path("key.pub").c_str(), 0646);
-  Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer(nullptr));
+  core::Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), Replayer(nullptr));
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.message().find("group or others may write"), std::string::npos) << out.message();
 }
@@ -144,14 +144,14 @@ TEST_F(GateSnapshotTest, TheReplayIsBoundedByThePolicysFuelCeiling) {
   receipt_text = run::MakeReceipt(s.record, s.key);
   receipt_path = s.WriteReceipt(receipt_text);
   uint64_t fuel_given = 0;
-  verify::Runner runner = [&](const run::RunSpec& spec) -> Result<run::ProgramRun> {
+  verify::Runner runner = [&](const run::RunSpec& spec) -> core::Result<run::ProgramRun> {
     fuel_given = spec.limits.fuel;
     run::ProgramRun run;
     run.record = s.record;
     run.record.limits.fuel = spec.limits.fuel;
     return run;
   };
-  Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), runner);
+  core::Result<SubmitOutcome> out = Submit(Request(Draft("6", "stdout")), runner);
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(out->decision, Decision::kSend);
   EXPECT_EQ(fuel_given, 1'000'000'001u);

@@ -21,19 +21,19 @@ namespace ampoule::gate {
 
 // `value` must be an object with no keys outside `known`. `where` names it
 // in errors ("the draft", "draft field 'evidence'").
-Status CheckObject(const nlohmann::json& value, std::string_view where,
+core::Status CheckObject(const nlohmann::json& value, std::string_view where,
                    std::initializer_list<std::string_view> known);
 
 // A required non-empty string member.
-Result<std::string> RequiredString(const nlohmann::json& object, std::string_view key,
+core::Result<std::string> RequiredString(const nlohmann::json& object, std::string_view key,
                                    std::string_view where);
 
 // A required whole number member in [0, 2^63).
-Result<uint64_t> RequiredCount(const nlohmann::json& object, std::string_view key,
+core::Result<uint64_t> RequiredCount(const nlohmann::json& object, std::string_view key,
                                std::string_view where);
 
 // A required non-empty string member holding a path, resolved against `base`.
-Result<std::string> RequiredPath(const nlohmann::json& object, std::string_view key,
+core::Result<std::string> RequiredPath(const nlohmann::json& object, std::string_view key,
                                  std::string_view where, const std::filesystem::path& base);
 
 // `text` resolved against `base` unless it is absolute.
@@ -46,7 +46,7 @@ struct Document {
   std::string text;
   std::filesystem::path folder;
 };
-Result<Document> ReadDocument(const std::string& path, std::string_view what,
+core::Result<Document> ReadDocument(const std::string& path, std::string_view what,
                               const core::ReadRules& rules = {});
 
 }  // namespace ampoule::gate

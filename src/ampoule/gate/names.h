@@ -29,6 +29,6 @@ inline constexpr size_t kMaxNameCodePoints = 256;
 
 // `text` in NFC, or an error naming `what` ("the draft's idempotency_key"),
 // the offending code point (U+XXXX) and its position (code points, from 1).
-Result<std::string> NormaliseName(std::string_view text, std::string_view what);
+core::Result<std::string> NormaliseName(std::string_view text, std::string_view what);
 
 }  // namespace ampoule::gate

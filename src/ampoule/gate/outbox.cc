@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "ampoule/receipt/json_strict.h"
 #include "core/errno_text.h"
 #include "core/file_read.h"
 #include "core/file_write.h"
 #include "core/hex.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 #include "core/sha256.h"
 
 namespace ampoule::gate {
@@ -27,7 +27,7 @@ constexpr size_t kNameDigits = 16;
 // A marker is a few hundred bytes; anything much larger is not one.
 constexpr size_t kMaxMarkerBytes = 64 * 1024;
 
-Error Errno(const std::string& doing, const std::string& path) {
+core::Error Errno(const std::string& doing, const std::string& path) {
   return core::Errno("outbox: cannot " + doing + " " + path);
 }
 
@@ -36,28 +36,28 @@ Error Errno(const std::string& doing, const std::string& path) {
 // linked to its name, which fails if the name is taken (core/file_write.h).
 // So a reader never sees a partial file under the name, and of several
 // writers exactly one wins. Returns false if the name was taken.
-Result<bool> CreateExclusive(const std::string& dir, const std::string& name, const std::string& bytes) {
-  Status created = core::WriteFileAtomically(dir + "/" + name, bytes, core::WriteOptions{.create_only = true});
+core::Result<bool> CreateExclusive(const std::string& dir, const std::string& name, const std::string& bytes) {
+  core::Status created = core::WriteFileAtomically(dir + "/" + name, bytes, core::WriteOptions{.create_only = true});
   if (created.ok()) return true;
-  if (created.kind() == ErrorKind::kConflict) return false;
-  return Error{"outbox: " + created.message()};
+  if (created.kind() == core::ErrorKind::kConflict) return false;
+  return core::Error{"outbox: " + created.message()};
 }
 
 // The bytes of the regular file at `path`, at most `limit` of them
 // (`*over_limit` set when there are more), or nullopt if there is no such
 // file. A symbolic link is an error: what it points to can change after it
 // was checked. O_NONBLOCK so that a FIFO planted there cannot hang the gate.
-Result<std::optional<std::string>> ReadExisting(const std::string& path, size_t limit, bool* over_limit) {
+core::Result<std::optional<std::string>> ReadExisting(const std::string& path, size_t limit, bool* over_limit) {
   int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return std::optional<std::string>();
-  if (fd < 0 && errno == ELOOP) return Error{"outbox: " + path + " is a symbolic link, not a file ampoule wrote"};
+  if (fd < 0 && errno == ELOOP) return core::Error{"outbox: " + path + " is a symbolic link, not a file ampoule wrote"};
   if (fd < 0) return Errno("open", path);
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return Error{"outbox: " + path + " is not a regular file, so not one ampoule wrote"};
+    return core::Error{"outbox: " + path + " is not a regular file, so not one ampoule wrote"};
   }
-  Result<std::string> bytes = core::ReadFdCapped(fd, path, limit, over_limit);
+  core::Result<std::string> bytes = core::ReadFdCapped(fd, path, limit, over_limit);
   close(fd);
   if (!bytes.ok() && over_limit && *over_limit) return std::optional<std::string>(std::string());
   if (!bytes.ok()) return bytes.error();
@@ -78,26 +78,26 @@ std::string MarkerText(const DecisionLog& log) {
       {"decision_log", log.log_id()},
       {"decision_log_path", LogPath(log)},
   };
-  return DumpJson(marker, 2) + "\n";
+  return core::DumpJson(marker, 2) + "\n";
 }
 
 // Checks that the marker `text`, read from `marker_path` in `dir`, names `log`.
-Status CheckMarker(const std::string& dir, const std::string& marker_path, const std::string& text,
+core::Status CheckMarker(const std::string& dir, const std::string& marker_path, const std::string& text,
                    const DecisionLog& log) {
-  Result<nlohmann::json> marker = receipt::ParseJsonStrict(text, marker_path);
+  core::Result<nlohmann::json> marker = core::ParseJsonStrict(text, marker_path);
   const nlohmann::json* id = nullptr;
   if (marker.ok() && marker->is_object() && marker->value("ampoule_outbox", nlohmann::json()) == 1 &&
       marker->contains("decision_log")) {
     id = &(*marker)["decision_log"];
   }
   if (id == nullptr || !id->is_string() || !core::IsLowerHex(id->get<std::string>(), kLogIdBytes)) {
-    return Error{"outbox " + dir + ": its marker " + marker_path +
+    return core::Error{"outbox " + dir + ": its marker " + marker_path +
                  " does not name a decision log (not written by ampoule, or altered), so the gate cannot tell "
                  "whose messages the outbox holds. Give this decision log another outbox (--outbox or the "
                  "policy's outbox)"};
   }
   const std::string owner = id->get<std::string>();
-  if (owner == log.log_id()) return Status::Ok();
+  if (owner == log.log_id()) return core::Status::Ok();
   const nlohmann::json path = marker->value("decision_log_path", nlohmann::json());
   const std::string owner_path = path.is_string() ? path.get<std::string>() : "";
   const std::string this_path = LogPath(log);
@@ -112,56 +112,56 @@ Status CheckMarker(const std::string& dir, const std::string& marker_path, const
   message += " An outbox takes messages from one decision log only. Use the log the outbox belongs to "
              "(--db or the policy's decision_log), or give this log an outbox of its own (--outbox or the "
              "policy's outbox)";
-  return Error{message};
+  return core::Error{message};
 }
 
 // An outbox without a marker may be claimed only if it holds nothing but
 // dot files (temporaries): messages already there, from an older ampoule or
 // anything else, are not this log's to vouch for.
-Status CheckUnclaimed(const std::string& dir) {
+core::Status CheckUnclaimed(const std::string& dir) {
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!name.empty() && name[0] == '.') continue;
-    return Error{"outbox " + dir + " holds files (" + name + ") but no " + kOutboxMarker +
+    return core::Error{"outbox " + dir + " holds files (" + name + ") but no " + kOutboxMarker +
                  " naming the decision log that delivers there (an outbox from an older ampoule, or a folder "
                  "something else writes to): the gate will not guess whether they are this log's sends. Give "
                  "this decision log a new, empty outbox (--outbox or the policy's outbox), or move the files "
                  "out of " + dir};
   }
-  if (ec) return Error{"outbox: cannot list the folder " + dir + ": " + ec.message()};
-  return Status::Ok();
+  if (ec) return core::Error{"outbox: cannot list the folder " + dir + ": " + ec.message()};
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Status PrepareOutbox(const std::string& dir, const DecisionLog& log) {
+core::Status PrepareOutbox(const std::string& dir, const DecisionLog& log) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return Error{"outbox: cannot create the folder " + dir + ": " + ec.message()};
+  if (ec) return core::Error{"outbox: cannot create the folder " + dir + ": " + ec.message()};
   if (access(dir.c_str(), W_OK | X_OK) != 0) return Errno("write to the folder", dir);
   const std::string marker_path = dir + "/" + kOutboxMarker;
-  Result<std::optional<std::string>> marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
+  core::Result<std::optional<std::string>> marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
   if (!marker.ok()) return marker.error();
   if (*marker) return CheckMarker(dir, marker_path, **marker, log);
 
-  if (Status s = CheckUnclaimed(dir); !s.ok()) {
+  if (core::Status s = CheckUnclaimed(dir); !s.ok()) {
     // Another gate may have claimed the folder, and delivered into it,
     // since the marker was looked for: then the marker decides.
     marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
     if (marker.ok() && *marker) return CheckMarker(dir, marker_path, **marker, log);
     return s;
   }
-  Result<bool> created = CreateExclusive(dir, kOutboxMarker, MarkerText(log));
+  core::Result<bool> created = CreateExclusive(dir, kOutboxMarker, MarkerText(log));
   if (!created.ok()) return created.error();
   if (!*created) {
     // Another gate claimed it first: it may have been this log's.
     marker = ReadExisting(marker_path, kMaxMarkerBytes, nullptr);
     if (!marker.ok()) return marker.error();
-    if (!*marker) return Error{"outbox " + dir + ": its marker " + marker_path + " vanished while it was read"};
+    if (!*marker) return core::Error{"outbox " + dir + ": its marker " + marker_path + " vanished while it was read"};
     return CheckMarker(dir, marker_path, **marker, log);
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 std::string OutboxFileName(const std::string& log_id, const DecisionRow& send) {
@@ -179,17 +179,17 @@ std::string OutboxMessage(const std::string& log_id, const DecisionRow& send) {
       {"receipt_sha256", send.receipt_sha256},
       {"decided_at", send.decided_at},
   };
-  return DumpJson(message, 2) + "\n";
+  return core::DumpJson(message, 2) + "\n";
 }
 
-Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& send) {
+core::Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& send) {
   const std::string dir = send.outbox;
-  if (Status s = PrepareOutbox(dir, log); !s.ok()) return s.error();
+  if (core::Status s = PrepareOutbox(dir, log); !s.ok()) return s.error();
   const std::string name = OutboxFileName(log.log_id(), send);
   const std::string final_path = dir + "/" + name;
   const std::string message = OutboxMessage(log.log_id(), send);
 
-  Result<bool> created = CreateExclusive(dir, name, message);
+  core::Result<bool> created = CreateExclusive(dir, name, message);
   if (!created.ok()) return created.error();
   if (!*created) {
     // The name is taken. It is this send's delivery only if it is this
@@ -200,15 +200,15 @@ Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& s
         ". The send is not delivered; check what the file is and move it out of the outbox, and the next "
         "gate command delivers the send";
     bool over_limit = false;
-    Result<std::optional<std::string>> existing = ReadExisting(final_path, message.size(), &over_limit);
-    if (!existing.ok()) return Error{existing.message() + what_to_do};
+    core::Result<std::optional<std::string>> existing = ReadExisting(final_path, message.size(), &over_limit);
+    if (!existing.ok()) return core::Error{existing.message() + what_to_do};
     if (!*existing || over_limit || **existing != message) {
-      return Error{"outbox: " + final_path + " already exists but is not the message of send #" +
+      return core::Error{"outbox: " + final_path + " already exists but is not the message of send #" +
                    std::to_string(send.id) + " (" + send.idempotency_key + ") of decision log " + log.log_id() +
                    ": something else wrote it" + what_to_do};
     }
     // A delivery cut short may not have synced the folder.
-    if (Status s = core::SyncFolder(dir); !s.ok()) return s.error();
+    if (core::Status s = core::SyncFolder(dir); !s.ok()) return s.error();
   }
   return final_path;
 }

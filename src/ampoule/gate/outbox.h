@@ -35,7 +35,7 @@ inline constexpr const char* kOutboxMarker = ".ampoule-outbox";
 // write to it, and that it belongs to `log` (claiming it if it is new or
 // empty), so that a send is never recorded for an outbox that cannot take
 // it. Errors say whose the outbox is and what to do.
-Status PrepareOutbox(const std::string& dir, const DecisionLog& log);
+core::Status PrepareOutbox(const std::string& dir, const DecisionLog& log);
 
 // The file name of `send`'s message from the log with identity `log_id`:
 // `send-` 16 hex digits of the identity, `-` the decision id, `-` 16 hex
@@ -49,6 +49,6 @@ std::string OutboxMessage(const std::string& log_id, const DecisionRow& send);
 // Delivers `send`, recorded in `log`, into its outbox folder (prepared as
 // PrepareOutbox does) and returns the message file's path. Durable when it
 // returns: file and folder synced.
-Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& send);
+core::Result<std::string> DeliverToOutbox(const DecisionLog& log, const DecisionRow& send);
 
 }  // namespace ampoule::gate

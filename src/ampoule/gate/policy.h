@@ -55,9 +55,9 @@ struct Policy {
   std::map<std::string, SourceRule> kinds;  // kind (in NFC) -> its rule; a kind not named has the default rule
 };
 
-Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::path& base_dir);
+core::Result<Policy> ParsePolicy(std::string_view json_text, const std::filesystem::path& base_dir);
 
 // Reads and parses the policy file at `path`; errors name the file.
-Result<Policy> LoadPolicy(const std::string& path);
+core::Result<Policy> LoadPolicy(const std::string& path);
 
 }  // namespace ampoule::gate

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "ampoule/gate/action.h"
+#include "ampoule/gate/crash_points.h"
 #include "ampoule/gate/field_check.h"
 #include "ampoule/gate/outbox.h"
 #include "ampoule/gate/policy.h"
@@ -57,7 +58,7 @@ verify::Options CheckOptions(const ActionDraft& draft, const Policy& policy, con
 // the replay and the field comparison see the same bytes. Errors are
 // problems of the gate's own setup (a trusted key it cannot read), not of
 // the evidence, which become reasons to refuse.
-Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, verify::Options options,
+core::Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, verify::Options options,
                                 const verify::Snapshot& files, const verify::Runner& runner,
                                 std::vector<std::string>& notes) {
   GateFacts facts;
@@ -68,11 +69,11 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
 
   verify::CheckOutcome verified = verify::CheckSnapshot(options, files, runner);
   notes.insert(notes.end(), verified.notes.begin(), verified.notes.end());
-  if (verified.verdict.exit_code == verify::kExitUsage) {
+  if (verified.verdict.conclusion == verify::Conclusion::kUnusable) {
     // Unreadable evidence or keys: nothing can be decided until it is fixed.
-    return Error{"cannot check the receipt: " + Explain(verified)};
+    return core::Error{"cannot check the receipt: " + Explain(verified)};
   }
-  if (verified.verdict.exit_code != verify::kExitVerified || !verified.record) {
+  if (!verified.verdict.verified() || !verified.record) {
     facts.verify_failure = Explain(verified);
     return facts;
   }
@@ -87,11 +88,11 @@ Result<GateFacts> CheckEvidence(const ActionDraft& draft, const Policy& policy, 
       if (std::find(verified.notes.begin(), verified.notes.end(), n) == verified.notes.end()) notes.push_back(n);
     }
     facts.replay_attempted = true;
-    if (replayed.verdict.exit_code != verify::kExitVerified) facts.replay_failure = Explain(replayed);
+    if (!replayed.verdict.verified()) facts.replay_failure = Explain(replayed);
   }
   // The outputs' digests were just checked against the receipt, on these
   // very bytes: they are the signed outputs, so their fields can be compared.
-  if (files.outputs.empty() || !files.outputs.front()) return Error{"the output was not read"};
+  if (files.outputs.empty() || !files.outputs.front()) return core::Error{"the output was not read"};
   SignedDocuments documents{{"", files.outputs.front()->bytes}};
   for (const auto& [name, file] : files.output_files) documents.emplace(name, file.bytes);
   facts.mismatches = CompareFields(draft.fields, documents);
@@ -110,21 +111,21 @@ nlohmann::json FieldValues(const ActionDraft& draft) {
 // another log's, or a file in the message's place that is not its message,
 // leaves the send pending (outbox.h): never marked delivered unless its
 // message is in the outbox.
-Result<std::string> Deliver(DecisionLog& log, const DecisionRow& send) {
-  Result<std::string> file = DeliverToOutbox(log, send);
+core::Result<std::string> Deliver(DecisionLog& log, const DecisionRow& send) {
+  core::Result<std::string> file = DeliverToOutbox(log, send);
   if (!file.ok()) return file;
-  CrashPoint(kGateCrashEnv, "after-deliver");
-  if (Status s = log.MarkDelivered(send.id, *file); !s.ok()) return s.error();
+  core::CrashPoint(kGateCrashEnv, "after-deliver");
+  if (core::Status s = log.MarkDelivered(send.id, *file); !s.ok()) return s.error();
   return file;
 }
 
 }  // namespace
 
-Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes) {
-  Result<std::vector<DecisionRow>> pending = log.PendingSends();
+core::Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes) {
+  core::Result<std::vector<DecisionRow>> pending = log.PendingSends();
   if (!pending.ok()) return pending.status();
   for (const DecisionRow& send : *pending) {
-    Result<std::string> file = Deliver(log, send);
+    core::Result<std::string> file = Deliver(log, send);
     if (!file.ok()) {
       // One undeliverable send must not stop decisions on other actions.
       notes.push_back("send #" + std::to_string(send.id) + " (" + send.idempotency_key +
@@ -134,52 +135,46 @@ Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes) {
     notes.push_back("delivered send #" + std::to_string(send.id) + " (" + send.idempotency_key +
                     "), left pending by an interrupted submission, to " + *file);
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner& runner) {
-  Result<Policy> policy = LoadPolicy(request.policy_path);
+core::Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner& runner) {
+  core::Result<Policy> policy = LoadPolicy(request.policy_path);
   if (!policy.ok()) return policy.status();
-  Result<ActionDraft> draft = LoadActionDraft(request.draft_path);
+  core::Result<ActionDraft> draft = LoadActionDraft(request.draft_path);
   if (!draft.ok()) return draft.status();
   const std::string receipt = request.receipt_path.value_or(draft->evidence.receipt);
-  if (receipt.empty()) return Error{"no receipt: give --receipt or name it in the draft's evidence"};
+  if (receipt.empty()) return core::Error{"no receipt: give --receipt or name it in the draft's evidence"};
 
   SubmitOutcome outcome;
-  Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(request.db_path.value_or(policy->decision_log));
+  core::Result<std::unique_ptr<DecisionLog>> log = DecisionLog::Open(request.db_path.value_or(policy->decision_log));
   if (!log.ok()) return log.status();
-  if (Status s = FinishPendingSends(**log, outcome.notes); !s.ok()) return s.error();
+  if (core::Status s = FinishPendingSends(**log, outcome.notes); !s.ok()) return s.error();
 
   const std::string kernel = request.kernel_path.empty() ? kernel::DefaultKernelPath() : request.kernel_path;
-  if (kernel.empty()) return Error{"no kernel: give --kernel or set AMPOULE_KERNEL"};
+  if (kernel.empty()) return core::Error{"no kernel: give --kernel or set AMPOULE_KERNEL"};
 
   // One snapshot: every evidence file is read here, once, and every check
   // below (the kernel pin, verify, replay, fields, the logged digest) uses
   // these bytes.
   const verify::Options options = CheckOptions(*draft, *policy, receipt, kernel);
   const verify::Snapshot files = verify::ReadSnapshot(options);
-  if (!files.kernel_sha256) {
-    std::string why = "unreadable";
-    for (const std::string& note : files.notes) {
-      if (note.rfind("kernel: ", 0) == 0) why = note.substr(8);
-    }
-    return Error{why};
-  }
+  if (!files.kernel_sha256) return core::Error{files.kernel_problem.value_or("the kernel " + kernel + " is unreadable")};
   if (*files.kernel_sha256 != policy->kernel_sha256) {
-    return Error{"the kernel " + kernel + " has sha256 " + *files.kernel_sha256 + ", not the policy's pin " +
+    return core::Error{"the kernel " + kernel + " has sha256 " + *files.kernel_sha256 + ", not the policy's pin " +
                  policy->kernel_sha256};
   }
 
-  Result<GateFacts> facts = CheckEvidence(*draft, *policy, options, files, runner, outcome.notes);
+  core::Result<GateFacts> facts = CheckEvidence(*draft, *policy, options, files, runner, outcome.notes);
   if (!facts.ok()) return facts.status();
   facts->source_violations = CheckSources(*draft, *policy);
 
   // A send must be deliverable before it is recorded: check the outbox now,
   // including that it is this log's (an outbox of another log refuses it).
   const std::string outbox = fs::absolute(request.outbox_path.value_or(policy->outbox)).lexically_normal().string();
-  if (Status s = PrepareOutbox(outbox, **log); !s.ok()) return s.error();
+  if (core::Status s = PrepareOutbox(outbox, **log); !s.ok()) return s.error();
 
-  CrashPoint(kGateCrashEnv, "after-check");
+  core::CrashPoint(kGateCrashEnv, "after-check");
   Submission submission;
   submission.idempotency_key = draft->idempotency_key;
   submission.kind = draft->kind;
@@ -188,17 +183,17 @@ Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner&
   submission.fields = FieldValues(*draft);
   submission.outbox = outbox;
   GateVerdict verdict;
-  Result<DecisionRow> row = (*log)->Record(submission, [&](bool already_sent) {
+  core::Result<DecisionRow> row = (*log)->Record(submission, [&](bool already_sent) {
     facts->already_sent = already_sent;
     verdict = Decide(*facts);
     return verdict;
   });
   if (!row.ok()) return row.status();
-  CrashPoint(kGateCrashEnv, "after-commit");
+  core::CrashPoint(kGateCrashEnv, "after-commit");
   outcome.row = std::move(*row);
   outcome.decision = verdict.decision;
   if (outcome.decision == Decision::kSend) {
-    Result<std::string> file = Deliver(**log, outcome.row);
+    core::Result<std::string> file = Deliver(**log, outcome.row);
     if (file.ok()) {
       outcome.row.delivery = "delivered";
       outcome.row.outbox_file = *file;

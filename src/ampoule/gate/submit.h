@@ -24,8 +24,8 @@
 
 #include "ampoule/gate/decision.h"
 #include "ampoule/gate/decision_log.h"
-#include "core/result.h"
 #include "ampoule/verify/replay.h"
+#include "core/result.h"
 
 namespace ampoule::gate {
 
@@ -45,13 +45,13 @@ struct SubmitOutcome {
   std::string delivery_error;       // a send that could not be delivered yet
 };
 
-Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner& runner = nullptr);
+core::Result<SubmitOutcome> Submit(const SubmitRequest& request, const verify::Runner& runner = nullptr);
 
 // Delivers the sends in `log` that were recorded but never marked delivered
 // (their process died), and marks them. Appends a line per delivery, and
 // per send that still cannot be delivered, to `notes`; an error only when
 // the log cannot be read. Safe to run concurrently with submissions and
 // with itself.
-Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes);
+core::Status FinishPendingSends(DecisionLog& log, std::vector<std::string>& notes);
 
 }  // namespace ampoule::gate

@@ -20,7 +20,7 @@ namespace {
 
 }  // namespace
 
-Result<std::unique_ptr<Kernel>> Kernel::Open(const std::string& path) {
+core::Result<std::unique_ptr<Kernel>> Kernel::Open(const std::string& path) {
   // O_NONBLOCK: a FIFO named as the kernel must not hang the open; OpenFd
   // then refuses it as not a regular file.
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -30,14 +30,14 @@ Result<std::unique_ptr<Kernel>> Kernel::Open(const std::string& path) {
   return kernel;
 }
 
-Result<std::unique_ptr<Kernel>> Kernel::OpenFd(int fd, std::string_view label) {
+core::Result<std::unique_ptr<Kernel>> Kernel::OpenFd(int fd, std::string_view label) {
   std::string name(label);
   struct stat st;
   if (fstat(fd, &st) != 0) return core::Errno("cannot stat " + name);
-  if (!S_ISREG(st.st_mode)) return Error{name + " is not a regular file"};
-  if (st.st_size == 0) return Error{name + " is empty"};
+  if (!S_ISREG(st.st_mode)) return core::Error{name + " is not a regular file"};
+  if (st.st_size == 0) return core::Error{name + " is empty"};
   if (uint64_t(st.st_size) > kMaxKernelFileBytes) {
-    return Error{name + " has " + std::to_string(st.st_size) + " bytes; a kernel has at most " +
+    return core::Error{name + " has " + std::to_string(st.st_size) + " bytes; a kernel has at most " +
                  std::to_string(kMaxKernelFileBytes)};
   }
   void* map = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
@@ -50,7 +50,7 @@ Result<std::unique_ptr<Kernel>> Kernel::OpenFd(int fd, std::string_view label) {
   return Finish(std::move(kernel));
 }
 
-Result<std::unique_ptr<Kernel>> Kernel::FromBytes(std::vector<uint8_t> bytes, std::string_view label) {
+core::Result<std::unique_ptr<Kernel>> Kernel::FromBytes(std::vector<uint8_t> bytes, std::string_view label) {
   std::unique_ptr<Kernel> kernel(new Kernel());
   kernel->label_ = std::string(label);
   kernel->owned_ = std::move(bytes);
@@ -63,8 +63,8 @@ Kernel::~Kernel() {
 }
 
 // Parses the layout and the manifest, and checks that they agree.
-Result<std::unique_ptr<Kernel>> Kernel::Finish(std::unique_ptr<Kernel> k) {
-  auto fail = [&](const std::string& message) { return Error{k->label_ + ": " + message}; };
+core::Result<std::unique_ptr<Kernel>> Kernel::Finish(std::unique_ptr<Kernel> k) {
+  auto fail = [&](const std::string& message) { return core::Error{k->label_ + ": " + message}; };
   auto records = ParseKernelLayout(k->bytes_);
   if (!records.ok()) return fail(records.message());
   k->records_ = std::move(*records);
@@ -115,13 +115,13 @@ int Kernel::Find(std::string_view name) const {
   return int(it - records_.begin());
 }
 
-Result<std::span<const uint8_t>> Kernel::Entry(std::string_view name) const {
+core::Result<std::span<const uint8_t>> Kernel::Entry(std::string_view name) const {
   int index = Find(name);
-  if (index < 0) return Error{"the kernel has no entry '" + std::string(name) + "'"};
+  if (index < 0) return core::Error{"the kernel has no entry '" + std::string(name) + "'"};
   return EntryAt(size_t(index));
 }
 
-Result<std::span<const uint8_t>> Kernel::EntryAt(size_t index) const {
+core::Result<std::span<const uint8_t>> Kernel::EntryAt(size_t index) const {
   const EntryRecord& r = records_[index];
   auto data = bytes_.subspan(r.offset, r.size);
   uint8_t state = checked_[index].load(std::memory_order_acquire);
@@ -130,18 +130,18 @@ Result<std::span<const uint8_t>> Kernel::EntryAt(size_t index) const {
     checked_[index].store(state, std::memory_order_release);
   }
   if (state != 1) {
-    return Error{"kernel entry '" + r.name + "' does not match its SHA-256 " + core::HexEncode(r.sha256) +
+    return core::Error{"kernel entry '" + r.name + "' does not match its SHA-256 " + core::HexEncode(r.sha256) +
                  " (the kernel file is damaged)"};
   }
   return data;
 }
 
-Status Kernel::VerifyAll() const {
+core::Status Kernel::VerifyAll() const {
   for (size_t i = 0; i < records_.size(); ++i) {
     auto entry = EntryAt(i);
     if (!entry.ok()) return entry.error();
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::kernel

@@ -46,12 +46,12 @@ class Kernel {
   // Opens and maps the kernel at `path`. Errors: the file cannot be opened,
   // is not a regular file, is empty or over kMaxKernelFileBytes, or fails a
   // check listed above; messages name the path.
-  static Result<std::unique_ptr<Kernel>> Open(const std::string& path);
+  static core::Result<std::unique_ptr<Kernel>> Open(const std::string& path);
   // As Open, from a descriptor open for reading (not taken over: the caller
   // may close it afterwards, the mapping stays). `label` names it in errors.
-  static Result<std::unique_ptr<Kernel>> OpenFd(int fd, std::string_view label = "kernel descriptor");
+  static core::Result<std::unique_ptr<Kernel>> OpenFd(int fd, std::string_view label = "kernel descriptor");
   // As Open, from bytes in memory (tests, fuzzing, a kernel just packed).
-  static Result<std::unique_ptr<Kernel>> FromBytes(std::vector<uint8_t> bytes,
+  static core::Result<std::unique_ptr<Kernel>> FromBytes(std::vector<uint8_t> bytes,
                                                    std::string_view label = "kernel bytes");
 
   ~Kernel();
@@ -70,10 +70,10 @@ class Kernel {
 
   // The bytes of entry `name`. Errors: no such entry; its data does not
   // match the SHA-256 in the table (the file is damaged).
-  Result<std::span<const uint8_t>> Entry(std::string_view name) const;
+  core::Result<std::span<const uint8_t>> Entry(std::string_view name) const;
 
   // Checks every entry's SHA-256; the first mismatch is the error.
-  Status VerifyAll() const;
+  core::Status VerifyAll() const;
 
   // Takes `sha256_hex` as the whole file's digest without hashing it, and
   // every entry as matching its table (the whole-file digest covers them).
@@ -88,9 +88,9 @@ class Kernel {
 
  private:
   Kernel() = default;
-  static Result<std::unique_ptr<Kernel>> Finish(std::unique_ptr<Kernel> kernel);
+  static core::Result<std::unique_ptr<Kernel>> Finish(std::unique_ptr<Kernel> kernel);
   int Find(std::string_view name) const;
-  Result<std::span<const uint8_t>> EntryAt(size_t index) const;
+  core::Result<std::span<const uint8_t>> EntryAt(size_t index) const;
 
   std::string label_;
   std::span<const uint8_t> bytes_;

@@ -32,14 +32,14 @@ bool AllZero(const uint8_t* p, size_t n) {
   return std::all_of(p, p + n, [](uint8_t b) { return b == 0; });
 }
 
-Error LayoutError(const std::string& what) { return Error{"malformed kernel file: " + what}; }
+core::Error LayoutError(const std::string& what) { return core::Error{"malformed kernel file: " + what}; }
 
 // Where the first entry's data starts for a table of `count` records.
 uint64_t DataStart(uint64_t count) { return AlignUp(kKernelHeaderBytes + count * kKernelRecordBytes); }
 
 // Reads record `i` of the table, checking its name and that its data lies in
 // canonical position after `expected_offset` (updated to the end of its data).
-Result<EntryRecord> ReadRecord(std::span<const uint8_t> file, uint32_t i, const std::string& previous,
+core::Result<EntryRecord> ReadRecord(std::span<const uint8_t> file, uint32_t i, const std::string& previous,
                                uint64_t* expected_offset) {
   const uint8_t* r = file.data() + kKernelHeaderBytes + size_t(i) * kKernelRecordBytes;
   std::string at = "entry " + std::to_string(i);
@@ -97,14 +97,14 @@ bool IsValidEntryName(std::string_view name) {
   return true;
 }
 
-Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries) {
+core::Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries) {
   if (entries.size() > kMaxKernelEntries) {
-    return Error{"a kernel holds at most " + std::to_string(kMaxKernelEntries) + " entries, not " +
+    return core::Error{"a kernel holds at most " + std::to_string(kMaxKernelEntries) + " entries, not " +
                  std::to_string(entries.size())};
   }
   std::vector<const PackEntry*> sorted;
   for (const PackEntry& e : entries) {
-    if (!IsValidEntryName(e.name)) return Error{"invalid kernel entry name '" + e.name + "'"};
+    if (!IsValidEntryName(e.name)) return core::Error{"invalid kernel entry name '" + e.name + "'"};
     sorted.push_back(&e);
   }
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->name < b->name; });
@@ -112,11 +112,11 @@ Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries) {
   std::vector<uint64_t> offsets;
   for (size_t i = 0; i < sorted.size(); ++i) {
     if (i > 0 && sorted[i]->name == sorted[i - 1]->name) {
-      return Error{"kernel entry '" + sorted[i]->name + "' given twice"};
+      return core::Error{"kernel entry '" + sorted[i]->name + "' given twice"};
     }
     uint64_t offset = i == 0 ? end : AlignUp(end);
     if (sorted[i]->data.size() > kMaxKernelFileBytes || offset + sorted[i]->data.size() > kMaxKernelFileBytes) {
-      return Error{"kernel would exceed " + std::to_string(kMaxKernelFileBytes) + " bytes"};
+      return core::Error{"kernel would exceed " + std::to_string(kMaxKernelFileBytes) + " bytes"};
     }
     offsets.push_back(offset);
     end = offset + sorted[i]->data.size();
@@ -139,17 +139,17 @@ Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries) {
   return out;
 }
 
-Result<std::vector<EntryRecord>> ParseKernelLayout(std::span<const uint8_t> file) {
+core::Result<std::vector<EntryRecord>> ParseKernelLayout(std::span<const uint8_t> file) {
   if (file.size() < kKernelHeaderBytes) {
     return LayoutError("truncated: " + std::to_string(file.size()) +
                        " bytes, shorter than the 64-byte header");
   }
   if (std::memcmp(file.data(), kKernelMagic.data(), kKernelMagic.size()) != 0) {
-    return Error{"not an ampoule kernel file (no 'AMPKERNL' magic at the start)"};
+    return core::Error{"not an ampoule kernel file (no 'AMPKERNL' magic at the start)"};
   }
   uint32_t version = GetU32(&file[8]);
   if (version != kKernelFormatVersion) {
-    return Error{"kernel file format version " + std::to_string(version) + "; this ampoule reads version " +
+    return core::Error{"kernel file format version " + std::to_string(version) + "; this ampoule reads version " +
                  std::to_string(kKernelFormatVersion)};
   }
   uint32_t count = GetU32(&file[12]);

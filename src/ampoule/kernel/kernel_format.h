@@ -78,13 +78,13 @@ bool IsValidEntryName(std::string_view name);
 // Returns the bytes of a kernel file holding `entries` (in any order; the
 // file lists them sorted by name). Errors: an invalid or duplicate name, more
 // than kMaxKernelEntries entries, a result over kMaxKernelFileBytes.
-Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries);
+core::Result<std::vector<uint8_t>> PackKernel(std::span<const PackEntry> entries);
 
 // Checks that `file` is a kernel file in canonical form and returns its
 // table. Never reads outside `file`; every malformation (truncation, bad
 // magic or version, huge counts, misaligned, overlapping or out-of-range
 // entries, unsorted or invalid names, non-zero padding, trailing bytes) is an
 // error naming what is wrong and where. Does not check the entries' SHA-256.
-Result<std::vector<EntryRecord>> ParseKernelLayout(std::span<const uint8_t> file);
+core::Result<std::vector<EntryRecord>> ParseKernelLayout(std::span<const uint8_t> file);
 
 }  // namespace ampoule::kernel

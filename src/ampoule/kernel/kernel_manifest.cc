@@ -1,9 +1,9 @@
 // The kernel manifest: JSON in and out (see kernel_manifest.h).
 #include "ampoule/kernel/kernel_manifest.h"
 
-#include "ampoule/receipt/json_strict.h"
 #include "core/hex.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 
 namespace ampoule::kernel {
 namespace {
@@ -12,11 +12,11 @@ using nlohmann::json;
 
 json DigestJson(const EntryDigest& d) { return json{{"sha256", d.sha256}, {"bytes", d.bytes}}; }
 
-Error FieldError(std::string_view field, std::string_view want) {
-  return Error{"kernel manifest: '" + std::string(field) + "' " + std::string(want)};
+core::Error FieldError(std::string_view field, std::string_view want) {
+  return core::Error{"kernel manifest: '" + std::string(field) + "' " + std::string(want)};
 }
 
-Result<uint32_t> ReadSmallInt(const json& object, std::string_view field) {
+core::Result<uint32_t> ReadSmallInt(const json& object, std::string_view field) {
   auto it = object.find(field);
   if (it == object.end() || !it->is_number_unsigned() || it->get<uint64_t>() > UINT32_MAX) {
     return FieldError(field, "must be a small non-negative integer");
@@ -24,7 +24,7 @@ Result<uint32_t> ReadSmallInt(const json& object, std::string_view field) {
   return uint32_t(it->get<uint64_t>());
 }
 
-Result<EntryDigest> ReadDigest(const json& value, std::string_view field) {
+core::Result<EntryDigest> ReadDigest(const json& value, std::string_view field) {
   if (!value.is_object()) return FieldError(field, "must be an object with sha256 and bytes");
   auto sha = value.find("sha256");
   auto bytes = value.find("bytes");
@@ -38,15 +38,15 @@ Result<EntryDigest> ReadDigest(const json& value, std::string_view field) {
 }
 
 // Reads an object of strings into `out`; a missing field leaves it empty.
-Status ReadStringMap(const json& parent, std::string_view field, std::map<std::string, std::string>* out) {
+core::Status ReadStringMap(const json& parent, std::string_view field, std::map<std::string, std::string>* out) {
   auto it = parent.find(field);
-  if (it == parent.end()) return Status::Ok();
+  if (it == parent.end()) return core::Status::Ok();
   if (!it->is_object()) return FieldError(field, "must be an object of strings");
   for (const auto& [key, value] : it->items()) {
     if (!value.is_string()) return FieldError(std::string(field) + "." + key, "must be a string");
     (*out)[key] = value.get<std::string>();
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 std::map<std::string, std::string> WithPrefix(const std::map<std::string, std::string>& inputs,
@@ -82,14 +82,14 @@ std::string SerializeManifest(const KernelManifest& m) {
       {"snapshots", {{"included", m.snapshots}, {"note", m.snapshots_note}}},
       {"entries", entries},
   };
-  return DumpJson(root, 2) + "\n";
+  return core::DumpJson(root, 2) + "\n";
 }
 
-Result<KernelManifest> ParseManifest(std::string_view text) {
-  auto parsed = receipt::ParseJsonStrict(text, "kernel manifest");
+core::Result<KernelManifest> ParseManifest(std::string_view text) {
+  auto parsed = core::ParseJsonStrict(text, "kernel manifest");
   if (!parsed.ok()) return parsed.error();
   const json& root = *parsed;
-  if (!root.is_object()) return Error{"kernel manifest: not a JSON object"};
+  if (!root.is_object()) return core::Error{"kernel manifest: not a JSON object"};
   auto kind = root.find("kind");
   if (kind == root.end() || *kind != kManifestKind) return FieldError("kind", "must be \"ampoule-kernel\"");
   KernelManifest m;
@@ -104,9 +104,9 @@ Result<KernelManifest> ParseManifest(std::string_view text) {
   auto engine_digest = ReadDigest(*engine, "engine");
   if (!engine_digest.ok()) return engine_digest.error();
   m.engine = *engine_digest;
-  AMP_RETURN_IF_ERROR(ReadStringMap(*engine, "build", &m.engine_build));
+  CORE_RETURN_IF_ERROR(ReadStringMap(*engine, "build", &m.engine_build));
   auto runtimes = root.find("runtimes");
-  if (runtimes != root.end()) AMP_RETURN_IF_ERROR(ReadRuntimesManifest(*runtimes, &m));
+  if (runtimes != root.end()) CORE_RETURN_IF_ERROR(ReadRuntimesManifest(*runtimes, &m));
   auto snapshots = root.find("snapshots");
   if (snapshots == root.end() || !snapshots->is_object() || !snapshots->contains("included") ||
       !(*snapshots)["included"].is_boolean()) {
@@ -124,16 +124,16 @@ Result<KernelManifest> ParseManifest(std::string_view text) {
   return m;
 }
 
-Status ReadRuntimesManifest(const json& runtimes, KernelManifest* m) {
+core::Status ReadRuntimesManifest(const json& runtimes, KernelManifest* m) {
   if (!runtimes.is_object()) return FieldError("runtimes", "must be an object");
   auto key = runtimes.find("key");
   if (key != runtimes.end()) {
     if (!key->is_string()) return FieldError("runtimes.key", "must be a string");
     m->runtimes_key = key->get<std::string>();
   }
-  AMP_RETURN_IF_ERROR(ReadStringMap(runtimes, "inputs", &m->runtimes_inputs));
-  AMP_RETURN_IF_ERROR(ReadStringMap(runtimes, "build", &m->runtimes_build));
-  return Status::Ok();
+  CORE_RETURN_IF_ERROR(ReadStringMap(runtimes, "inputs", &m->runtimes_inputs));
+  CORE_RETURN_IF_ERROR(ReadStringMap(runtimes, "build", &m->runtimes_build));
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::kernel

@@ -65,10 +65,10 @@ std::string SerializeManifest(const KernelManifest& manifest);
 
 // Parses a manifest. Errors name the missing or malformed field. Unknown
 // fields are ignored, so later writers may add facts.
-Result<KernelManifest> ParseManifest(std::string_view text);
+core::Result<KernelManifest> ParseManifest(std::string_view text);
 
 // Fills `manifest`'s runtime fields from the manifest.json written by
 // scripts/build-runtimes.sh ("key", "inputs", "build"; string values only).
-Status ReadRuntimesManifest(const nlohmann::json& runtimes, KernelManifest* manifest);
+core::Status ReadRuntimesManifest(const nlohmann::json& runtimes, KernelManifest* manifest);
 
 }  // namespace ampoule::kernel

@@ -36,12 +36,12 @@ struct KernelBuild {
 // Reads the engine at `engine_path` and the runtimes folder `runtimes_dir`
 // (layout above). Errors: a missing or unreadable file, an unusable
 // runtimes manifest, a file whose SHA-256 differs from that manifest.
-Result<KernelBuild> ReadKernelBuild(const std::string& engine_path, const std::string& runtimes_dir);
+core::Result<KernelBuild> ReadKernelBuild(const std::string& engine_path, const std::string& runtimes_dir);
 
 // The kernel file for `build`: its entries plus a manifest.json describing
 // them (kernel_manifest.h). Deterministic: the same build gives the same
 // bytes.
-Result<std::vector<uint8_t>> AssembleKernel(const KernelBuild& build);
+core::Result<std::vector<uint8_t>> AssembleKernel(const KernelBuild& build);
 
 // Adds python/snapshot and js/snapshot to `build` by starting each runtime
 // that is a reactor (exports `ampoule_init`) with RuntimeInitRequest and
@@ -50,6 +50,6 @@ Result<std::vector<uint8_t>> AssembleKernel(const KernelBuild& build);
 // runtimes have one. Deterministic: the same build gives the same snapshot
 // bytes. Errors: a module does not compile, or a start-up failed or left
 // state a snapshot cannot hold (the message says which runtime and why).
-Status AddRuntimeSnapshots(KernelBuild* build);
+core::Status AddRuntimeSnapshots(KernelBuild* build);
 
 }  // namespace ampoule::kernel

@@ -89,7 +89,7 @@ TEST(KernelSnapshots, AReactorGetsASnapshotACommandDoesNot) {
   build.runtime_entries[std::string(kJsModuleEntry)] = tiny;
   build.runtime_entries[std::string(kPythonModuleEntry)] = command;
   build.runtime_entries[std::string(kPythonStdlibEntry)] = {'P', 'K'};
-  Status made = AddRuntimeSnapshots(&build);
+  core::Status made = AddRuntimeSnapshots(&build);
   ASSERT_TRUE(made.ok()) << made.message();
   EXPECT_TRUE(build.snapshots);
   EXPECT_EQ(build.runtime_entries.count(std::string(kPythonSnapshotEntry)), 0u);

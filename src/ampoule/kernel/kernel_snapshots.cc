@@ -23,29 +23,29 @@ bool ExportsFunction(const wasm::Module& module, std::string_view name) {
 }
 
 // Makes the snapshot of one runtime; returns the note for the manifest.
-Result<std::string> SnapshotRuntime(GuestRuntime runtime, KernelBuild* build) {
+core::Result<std::string> SnapshotRuntime(GuestRuntime runtime, KernelBuild* build) {
   std::string name(RuntimeName(runtime));
   auto entry = build->runtime_entries.find(std::string(RuntimeModuleEntry(runtime)));
   if (entry == build->runtime_entries.end()) return name + ": no module";
   auto module = wasm::CompileModule(entry->second);
-  if (!module.ok()) return Error{entry->first + ": " + module.message()};
+  if (!module.ok()) return core::Error{entry->first + ": " + module.message()};
   if (!ExportsFunction((*module)->module, "ampoule_init")) return name + ": not a reactor, no snapshot";
-  EntryLookup lookup = [build](std::string_view wanted) -> Result<std::span<const uint8_t>> {
+  EntryLookup lookup = [build](std::string_view wanted) -> core::Result<std::span<const uint8_t>> {
     auto it = build->runtime_entries.find(std::string(wanted));
-    if (it == build->runtime_entries.end()) return Error{"no entry '" + std::string(wanted) + "'"};
+    if (it == build->runtime_entries.end()) return core::Error{"no entry '" + std::string(wanted) + "'"};
     return std::span<const uint8_t>(it->second);
   };
   auto request = RuntimeInitRequest(runtime, lookup);
   if (!request.ok()) return request.error();
   auto snapshot = wasi::MakeSnapshot(*module, *request);
-  if (!snapshot.ok()) return Error{name + " start-up for the snapshot failed: " + snapshot.message()};
+  if (!snapshot.ok()) return core::Error{name + " start-up for the snapshot failed: " + snapshot.message()};
   build->runtime_entries[std::string(RuntimeSnapshotEntry(runtime))] = std::move(*snapshot);
   return name + ": snapshot after ampoule_init";
 }
 
 }  // namespace
 
-Status AddRuntimeSnapshots(KernelBuild* build) {
+core::Status AddRuntimeSnapshots(KernelBuild* build) {
   std::string note;
   bool any = false;
   for (GuestRuntime runtime : {GuestRuntime::kPython, GuestRuntime::kJs}) {
@@ -56,7 +56,7 @@ Status AddRuntimeSnapshots(KernelBuild* build) {
   }
   build->snapshots = any;
   build->snapshots_note = note;
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::kernel

@@ -8,22 +8,22 @@
 namespace ampoule::kernel {
 namespace {
 
-Status AddPreopens(wasi::Mailbox& mailbox, std::initializer_list<std::string_view> dirs) {
-  for (std::string_view dir : dirs) AMP_RETURN_IF_ERROR(mailbox.AddPreopen(dir));
-  return Status::Ok();
+core::Status AddPreopens(wasi::Mailbox& mailbox, std::initializer_list<std::string_view> dirs) {
+  for (std::string_view dir : dirs) CORE_RETURN_IF_ERROR(mailbox.AddPreopen(dir));
+  return core::Status::Ok();
 }
 
 // Adds the files of the ustar archive `archive` (the kernel entry `entry`)
 // under preopen `dir`.
-Status AddTree(wasi::Mailbox& mailbox, std::string_view dir, std::span<const uint8_t> archive,
+core::Status AddTree(wasi::Mailbox& mailbox, std::string_view dir, std::span<const uint8_t> archive,
                std::string_view entry) {
-  Result<std::vector<TarFile>> files = ReadTar(archive);
-  if (!files) return Error{"the kernel's " + std::string(entry) + ": " + files.message()};
+  core::Result<std::vector<TarFile>> files = ReadTar(archive);
+  if (!files) return core::Error{"the kernel's " + std::string(entry) + ": " + files.message()};
   for (const TarFile& f : *files) {
-    AMP_RETURN_IF_ERROR(
+    CORE_RETURN_IF_ERROR(
         mailbox.AddFile(dir, f.path, std::vector<uint8_t>(f.bytes.begin(), f.bytes.end())));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
@@ -38,7 +38,7 @@ std::string_view RuntimeSnapshotEntry(GuestRuntime runtime) {
   return runtime == GuestRuntime::kPython ? kPythonSnapshotEntry : kJsSnapshotEntry;
 }
 
-Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLookup& entries) {
+core::Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLookup& entries) {
   wasi::RunRequest request;
   request.args = {std::string(RuntimeName(runtime))};
   request.seed = 0;
@@ -50,21 +50,21 @@ Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLoo
     if (!stdlib.ok()) return stdlib.error();
     auto tzdata = entries(kTzdataEntry);
     if (!tzdata.ok()) return tzdata.error();
-    AMP_RETURN_IF_ERROR(request.mailbox.AddPreopen(kRuntimeDir, /*read_only=*/true));
-    AMP_RETURN_IF_ERROR(request.mailbox.AddPreopen(kZoneinfoDir, /*read_only=*/true));
-    AMP_RETURN_IF_ERROR(
+    CORE_RETURN_IF_ERROR(request.mailbox.AddPreopen(kRuntimeDir, /*read_only=*/true));
+    CORE_RETURN_IF_ERROR(request.mailbox.AddPreopen(kZoneinfoDir, /*read_only=*/true));
+    CORE_RETURN_IF_ERROR(
         AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir, kOutputDir, kWorkDir}));
-    AMP_RETURN_IF_ERROR(request.mailbox.AddFile(kRuntimeDir, "lib/python311.zip",
+    CORE_RETURN_IF_ERROR(request.mailbox.AddFile(kRuntimeDir, "lib/python311.zip",
                                                 std::vector<uint8_t>(stdlib->begin(), stdlib->end())));
-    AMP_RETURN_IF_ERROR(AddTree(request.mailbox, kZoneinfoDir, *tzdata, kTzdataEntry));
+    CORE_RETURN_IF_ERROR(AddTree(request.mailbox, kZoneinfoDir, *tzdata, kTzdataEntry));
   } else {
-    AMP_RETURN_IF_ERROR(
+    CORE_RETURN_IF_ERROR(
         AddPreopens(request.mailbox, {kInputDir, kProgramDir, kTmpDir, kOutputDir, kWorkDir}));
   }
   return request;
 }
 
-Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const Kernel& kernel) {
+core::Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const Kernel& kernel) {
   return RuntimeInitRequest(runtime, [&kernel](std::string_view name) { return kernel.Entry(name); });
 }
 

@@ -40,8 +40,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasi/wasi_run.h"
+#include "core/result.h"
 
 namespace ampoule::kernel {
 
@@ -69,13 +69,13 @@ std::string_view RuntimeModuleEntry(GuestRuntime runtime);
 std::string_view RuntimeSnapshotEntry(GuestRuntime runtime);
 
 // Looks up a kernel entry by name (a Kernel's Entry, or a map while packing).
-using EntryLookup = std::function<Result<std::span<const uint8_t>>(std::string_view name)>;
+using EntryLookup = std::function<core::Result<std::span<const uint8_t>>(std::string_view name)>;
 
 // The start-up request described above. The runtime's files are copied
 // from the entries into the request's mailbox. Errors: a needed entry is
 // missing (or fails its check).
-Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLookup& entries);
-Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const Kernel& kernel);
+core::Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const EntryLookup& entries);
+core::Result<wasi::RunRequest> RuntimeInitRequest(GuestRuntime runtime, const Kernel& kernel);
 
 // argv for `ampoule_main`: {"python", "/program/<program_name>"} or
 // {"js", "/program/<program_name>"}.

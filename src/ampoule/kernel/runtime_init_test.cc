@@ -17,9 +17,9 @@ namespace ampoule::kernel {
 namespace {
 
 EntryLookup Lookup(const std::map<std::string, std::vector<uint8_t>, std::less<>>& entries) {
-  return [&entries](std::string_view name) -> Result<std::span<const uint8_t>> {
+  return [&entries](std::string_view name) -> core::Result<std::span<const uint8_t>> {
     auto it = entries.find(name);
-    if (it == entries.end()) return Error{"no entry " + std::string(name)};
+    if (it == entries.end()) return core::Error{"no entry " + std::string(name)};
     return std::span<const uint8_t>(it->second);
   };
 }
@@ -114,7 +114,7 @@ TEST(RuntimeInit, GuestsStartInAWritableWorkingDirectory) {
     if (runtime == GuestRuntime::kPython) request->args.push_back(std::string(kRuntimeDir));
     request->fuel = 1'000'000'000;
     request->output_dir = std::string(kOutputDir);
-    Result<wasi::RunResult> r = wasi::RunWasiCommand(wasm, *request);
+    core::Result<wasi::RunResult> r = wasi::RunWasiCommand(wasm, *request);
     ASSERT_TRUE(r.ok()) << r.message();
     EXPECT_EQ(r->stop, wasm::StopReason::kReturned) << r->stderr_data;
     std::string expected = common;

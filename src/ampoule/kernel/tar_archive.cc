@@ -64,25 +64,25 @@ bool CleanPath(std::string& path, bool directory) {
 
 }  // namespace
 
-Result<std::vector<TarFile>> ReadTar(std::span<const uint8_t> archive) {
+core::Result<std::vector<TarFile>> ReadTar(std::span<const uint8_t> archive) {
   std::vector<TarFile> files;
   size_t pos = 0;
   while (true) {
     if (archive.size() - pos < kBlock) {
-      return Error{"tar archive: truncated at byte " + std::to_string(pos) +
+      return core::Error{"tar archive: truncated at byte " + std::to_string(pos) +
                    " (no end-of-archive blocks)"};
     }
     std::span<const uint8_t> header = archive.subspan(pos, kBlock);
     if (AllZero(header)) return files;  // the end (a second zero block may follow)
     std::string where = "tar archive: entry at byte " + std::to_string(pos);
     if (Field(header, 257, 6) != "ustar" || !ChecksumOk(header)) {
-      return Error{where + " is not a ustar header with a valid checksum"};
+      return core::Error{where + " is not a ustar header with a valid checksum"};
     }
     std::string path(Field(header, 345, 155));
     if (!path.empty()) path += '/';
     path += Field(header, 0, 100);
     uint64_t size = 0;
-    if (!Octal(Field(header, 124, 12), &size)) return Error{where + " has a malformed size"};
+    if (!Octal(Field(header, 124, 12), &size)) return core::Error{where + " has a malformed size"};
     char type = char(header[156]);
     bool directory = type == '5';
     if (directory && (path == "./" || path == ".")) {  // the archive's root
@@ -90,20 +90,20 @@ Result<std::vector<TarFile>> ReadTar(std::span<const uint8_t> archive) {
       continue;
     }
     if (type != '0' && type != '\0' && !directory) {
-      return Error{where + " ('" + path + "') is of type '" + std::string(1, type) +
+      return core::Error{where + " ('" + path + "') is of type '" + std::string(1, type) +
                    "'; only regular files and directories are allowed"};
     }
-    if (!CleanPath(path, directory)) return Error{where + " has an unusable name '" + path + "'"};
+    if (!CleanPath(path, directory)) return core::Error{where + " has an unusable name '" + path + "'"};
     pos += kBlock;
-    if (size > archive.size() - pos) return Error{where + " ('" + path + "') runs past the end"};
+    if (size > archive.size() - pos) return core::Error{where + " ('" + path + "') runs past the end"};
     if (!directory) {
       if (files.size() >= kMaxTarFiles) {
-        return Error{"tar archive: more than " + std::to_string(kMaxTarFiles) + " files"};
+        return core::Error{"tar archive: more than " + std::to_string(kMaxTarFiles) + " files"};
       }
       files.push_back(TarFile{std::move(path), archive.subspan(pos, size_t(size))});
     }
     uint64_t padded = (size + kBlock - 1) / kBlock * kBlock;
-    if (padded > archive.size() - pos) return Error{where + " runs past the end"};
+    if (padded > archive.size() - pos) return core::Error{where + " runs past the end"};
     pos += size_t(padded);
   }
 }

@@ -30,6 +30,6 @@ struct TarFile {
 
 // The regular files of `archive` in archive order (directories are implied
 // by the paths and not listed).
-Result<std::vector<TarFile>> ReadTar(std::span<const uint8_t> archive);
+core::Result<std::vector<TarFile>> ReadTar(std::span<const uint8_t> archive);
 
 }  // namespace ampoule::kernel

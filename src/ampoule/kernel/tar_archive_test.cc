@@ -10,7 +10,7 @@ namespace {
 using testing_tar::End;
 using testing_tar::Member;
 
-Result<std::vector<TarFile>> Read(const std::string& bytes) {
+core::Result<std::vector<TarFile>> Read(const std::string& bytes) {
   return ReadTar({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
 }
 

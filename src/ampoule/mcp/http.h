@@ -45,6 +45,6 @@ struct HttpOptions {
 // Serves until SIGINT or SIGTERM. Prints "ampoule mcp: listening on
 // http://HOST:PORT/mcp" on stderr once bound. Errors: the address cannot be
 // bound (in use, not local, malformed).
-Status ServeHttp(std::shared_ptr<Server> server, const HttpOptions& options);
+core::Status ServeHttp(std::shared_ptr<Server> server, const HttpOptions& options);
 
 }  // namespace ampoule::mcp

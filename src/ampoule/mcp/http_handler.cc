@@ -127,7 +127,7 @@ HttpResponse JsonResponse(http::status status, const json& body, unsigned versio
   res.set(http::field::cache_control, "no-store");
   AddCors(res.base(), cors_origin);
   res.keep_alive(keep_alive);
-  res.body() = ampoule::DumpJson(body);
+  res.body() = core::DumpJson(body);
   res.prepare_payload();
   return res;
 }
@@ -281,7 +281,7 @@ HttpRouted Route(const HttpRequest& req, Server& server, HttpSessionTable& sessi
                  "unsupported media type: send the message as Content-Type: application/json",
                  cors_origin);
   }
-  Result<json> parsed = ParseMessage(req.body());
+  core::Result<json> parsed = ParseMessage(req.body());
   if (!parsed) return error(http::status::bad_request, kParseError, "parse error: " + parsed.message(), cors_origin);
   json& message = *parsed;
   if (message.is_array()) {
@@ -364,7 +364,7 @@ http::response<http::empty_body> StreamHeader(const HttpDispatch& dispatch) {
 std::string SseEvent(const json& message) {
   // dump() escapes line breaks inside strings, so the message is one line
   // and one data field suffices.
-  return "event: message\ndata: " + ampoule::DumpJson(message) +
+  return "event: message\ndata: " + core::DumpJson(message) +
          "\n\n";
 }
 

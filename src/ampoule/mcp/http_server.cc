@@ -28,7 +28,7 @@ constexpr size_t kWorkers = 32;
 // The endpoint's rules (http_handler.h) on the connection skeleton: answers
 // that need no session call go out at once; calls run on the worker pool,
 // a tools/call answering as an event stream with heartbeats meanwhile.
-class McpHandler : public httpd::Handler {
+class McpHandler : public core::httpd::Handler {
  public:
   McpHandler(std::shared_ptr<Server> server, const HttpOptions& options, const HttpLimits& limits,
              net::thread_pool& workers)
@@ -43,7 +43,7 @@ class McpHandler : public httpd::Handler {
     config_.loopback_only = loopback;
   }
 
-  void Handle(HttpRequest req, httpd::Reply reply) override {
+  void Handle(HttpRequest req, core::httpd::Reply reply) override {
     HttpRouted routed = Route(req, *server_, sessions_, config_);
     if (routed.response) return reply.Send(std::move(*routed.response));
 
@@ -60,8 +60,8 @@ class McpHandler : public httpd::Handler {
     });
   }
 
-  HttpResponse Refuse(const httpd::Refusal& refusal) override {
-    using Kind = httpd::Refusal::Kind;
+  HttpResponse Refuse(const core::httpd::Refusal& refusal) override {
+    using Kind = core::httpd::Refusal::Kind;
     switch (refusal.kind) {
       case Kind::kBodyTooLarge:
         return ErrorResponse(http::status::payload_too_large, -32000,
@@ -102,8 +102,8 @@ class HttpServerImpl : public HttpServer {
   HttpServerImpl(std::shared_ptr<Server> server, const HttpOptions& options, const HttpLimits& limits)
       : handler_(std::move(server), options, limits, workers_) {}
 
-  Status Bind(const HttpOptions& options, const HttpLimits& limits) {
-    httpd::ServerOptions skeleton;
+  core::Status Bind(const HttpOptions& options, const HttpLimits& limits) {
+    core::httpd::ServerOptions skeleton;
     skeleton.host = options.host;
     skeleton.port = options.port;
     skeleton.error_prefix = "--http: ";
@@ -116,11 +116,11 @@ class HttpServerImpl : public HttpServer {
     skeleton.header_timeout = limits.read;
     skeleton.write_timeout = limits.write;
     skeleton.stop_grace = limits.stop_grace;
-    auto bound = httpd::Server::Bind(handler_, skeleton);
+    auto bound = core::httpd::Server::Bind(handler_, skeleton);
     if (!bound.ok()) return bound.status();
     server_ = std::move(*bound);
     handler_.Bound(server_->port(), server_->loopback());
-    return Status::Ok();
+    return core::Status::Ok();
   }
 
   int port() const override { return server_->port(); }
@@ -138,7 +138,7 @@ class HttpServerImpl : public HttpServer {
 
  private:
   McpHandler handler_;
-  std::unique_ptr<httpd::Server> server_;
+  std::unique_ptr<core::httpd::Server> server_;
   // Last, so destroyed first: calls still queued hold replies, which must
   // go while the server (their connections' io_context) is still there.
   net::thread_pool workers_{kWorkers};
@@ -146,15 +146,15 @@ class HttpServerImpl : public HttpServer {
 
 }  // namespace
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Bind(std::shared_ptr<Server> server,
+core::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(std::shared_ptr<Server> server,
                                                      const HttpOptions& options,
                                                      HttpLimits limits) {
   auto impl = std::make_unique<HttpServerImpl>(std::move(server), options, limits);
-  AMP_RETURN_IF_ERROR(impl->Bind(options, limits));
+  CORE_RETURN_IF_ERROR(impl->Bind(options, limits));
   return std::unique_ptr<HttpServer>(std::move(impl));
 }
 
-Status ServeHttp(std::shared_ptr<Server> server, const HttpOptions& options) {
+core::Status ServeHttp(std::shared_ptr<Server> server, const HttpOptions& options) {
   auto bound = HttpServer::Bind(std::move(server), options);
   if (!bound.ok()) return bound.status();
   HttpServer& http_server = **bound;
@@ -165,7 +165,7 @@ Status ServeHttp(std::shared_ptr<Server> server, const HttpOptions& options) {
   std::fflush(stderr);
   if (options.on_listening) options.on_listening(http_server.port());
   http_server.Run(/*handle_signals=*/true);
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::mcp

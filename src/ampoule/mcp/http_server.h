@@ -36,7 +36,7 @@ struct HttpLimits {
 class HttpServer {
  public:
   // Binds the listening socket (nothing is served until Run).
-  static Result<std::unique_ptr<HttpServer>> Bind(std::shared_ptr<Server> server,
+  static core::Result<std::unique_ptr<HttpServer>> Bind(std::shared_ptr<Server> server,
                                                   const HttpOptions& options,
                                                   HttpLimits limits = {});
   virtual ~HttpServer() = default;

@@ -12,9 +12,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "ampoule/mcp/http_test_fakes.h"
 #include "core/http/loopback_client.h"
 #include "core/http/smuggling_suite.h"
-#include "ampoule/mcp/http_test_fakes.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -278,14 +278,14 @@ TEST_F(ServerTest, SmugglingSuiteLeavesTheStateIntact) {
            "Content-Type: application/json\r\nMcp-Session-Id: " + id + "\r\nContent-Length: " +
            std::to_string(body.size()) + "\r\n\r\n" + body;
   };
-  httpd::testing::SmugglingTarget target{
+  core::httpd::testing::SmugglingTarget target{
       "/mcp", post(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}})"),
       post(R"({"jsonrpc":"2.0","id":8,"method":"ping"})")};
-  auto cases = httpd::testing::SmugglingCases(target);
+  auto cases = core::httpd::testing::SmugglingCases(target);
   int passed = 0;
   for (const auto& c : cases) {
-    auto reply = httpd::testing::SendSmuggling(port_, c.bytes);
-    std::string wrong = httpd::testing::JudgeSmuggling(c, reply);
+    auto reply = core::httpd::testing::SendSmuggling(port_, c.bytes);
+    std::string wrong = core::httpd::testing::JudgeSmuggling(c, reply);
     EXPECT_EQ(wrong, "") << c.name << ": " << reply.bytes.substr(0, 300);
     if (wrong.empty()) ++passed;
   }
@@ -338,7 +338,7 @@ TEST_F(ServerTest, AHeadAnswerHasNoBodySoTheNextAnswerIsInStep) {
   Start();
   const std::string host = "Host: 127.0.0.1:" + std::to_string(port_) + "\r\n";
   std::string head;
-  std::string rest = ampoule::httpd::testing::AfterHeadAnswer(
+  std::string rest = core::httpd::testing::AfterHeadAnswer(
       port_, "HEAD /mcp HTTP/1.1\r\n" + host + "\r\n", "GET /mcp HTTP/1.1\r\n" + host + "Connection: close\r\n\r\n",
       &head);
   EXPECT_EQ(head.rfind("HTTP/1.1 405", 0), 0u) << head;

@@ -48,9 +48,9 @@ std::string Describe(const json& type) {
 
 std::string Where(const std::string& path) { return path.empty() ? "the arguments" : path; }
 
-Status Check(const json& schema, const json& value, const std::string& path, int depth) {
-  if (depth > 64) return Error{Where(path) + ": nested too deeply"};
-  if (!schema.is_object()) return Status::Ok();
+core::Status Check(const json& schema, const json& value, const std::string& path, int depth) {
+  if (depth > 64) return core::Error{Where(path) + ": nested too deeply"};
+  if (!schema.is_object()) return core::Status::Ok();
   if (auto t = schema.find("type"); t != schema.end()) {
     bool ok = false;
     if (t->is_string()) {
@@ -61,38 +61,38 @@ Status Check(const json& schema, const json& value, const std::string& path, int
     if (!ok) {
       std::string art = Describe(*t);
       bool vowel = !art.empty() && std::string("aeiou").find(art[0]) != std::string::npos;
-      return Error{Where(path) + ": expected " + (vowel ? "an " : "a ") + art};
+      return core::Error{Where(path) + ": expected " + (vowel ? "an " : "a ") + art};
     }
   }
   if (auto e = schema.find("enum"); e != schema.end() && e->is_array()) {
     bool found = false;
     for (const json& one : *e) found = found || one == value;
-    if (!found) return Error{Where(path) + ": expected one of " + e->dump()};
+    if (!found) return core::Error{Where(path) + ": expected one of " + e->dump()};
   }
   if (value.is_number()) {
     double d = value.get<double>();
     if (auto m = schema.find("minimum"); m != schema.end() && m->is_number() && d < m->get<double>()) {
-      return Error{Where(path) + ": must be at least " + m->dump()};
+      return core::Error{Where(path) + ": must be at least " + m->dump()};
     }
     if (auto m = schema.find("exclusiveMinimum");
         m != schema.end() && m->is_number() && d <= m->get<double>()) {
-      return Error{Where(path) + ": must be above " + m->dump()};
+      return core::Error{Where(path) + ": must be above " + m->dump()};
     }
     if (auto m = schema.find("maximum"); m != schema.end() && m->is_number() && d > m->get<double>()) {
-      return Error{Where(path) + ": must be at most " + m->dump()};
+      return core::Error{Where(path) + ": must be at most " + m->dump()};
     }
   }
   if (value.is_string()) {
     if (auto m = schema.find("minLength");
         m != schema.end() && m->is_number_unsigned() && value.get_ref<const std::string&>().size() < m->get<uint64_t>()) {
-      return Error{Where(path) + ": must not be empty"};
+      return core::Error{Where(path) + ": must not be empty"};
     }
   }
   if (value.is_object()) {
     if (auto r = schema.find("required"); r != schema.end() && r->is_array()) {
       for (const json& name : *r) {
         if (name.is_string() && !value.contains(name.get<std::string>())) {
-          return Error{Where(path) + ": missing required property '" + name.get<std::string>() + "'"};
+          return core::Error{Where(path) + ": missing required property '" + name.get<std::string>() + "'"};
         }
       }
     }
@@ -102,27 +102,27 @@ Status Check(const json& schema, const json& value, const std::string& path, int
     for (auto it = value.begin(); it != value.end(); ++it) {
       std::string sub = path + "/" + PointerToken(it.key());
       if (props != nullptr && props->contains(it.key())) {
-        AMP_RETURN_IF_ERROR(Check((*props)[it.key()], it.value(), sub, depth + 1));
+        CORE_RETURN_IF_ERROR(Check((*props)[it.key()], it.value(), sub, depth + 1));
       } else if (extra != schema.end()) {
         if (extra->is_boolean() && !extra->get<bool>()) {
-          return Error{Where(path) + ": unknown property '" + it.key() + "'"};
+          return core::Error{Where(path) + ": unknown property '" + it.key() + "'"};
         }
-        AMP_RETURN_IF_ERROR(Check(*extra, it.value(), sub, depth + 1));
+        CORE_RETURN_IF_ERROR(Check(*extra, it.value(), sub, depth + 1));
       }
     }
   }
   if (value.is_array()) {
     if (auto items = schema.find("items"); items != schema.end()) {
       for (size_t i = 0; i < value.size(); ++i) {
-        AMP_RETURN_IF_ERROR(Check(*items, value[i], path + "/" + std::to_string(i), depth + 1));
+        CORE_RETURN_IF_ERROR(Check(*items, value[i], path + "/" + std::to_string(i), depth + 1));
       }
     }
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Status CheckAgainstSchema(const json& schema, const json& value) { return Check(schema, value, "", 0); }
+core::Status CheckAgainstSchema(const json& schema, const json& value) { return Check(schema, value, "", 0); }
 
 }  // namespace ampoule::mcp

@@ -22,6 +22,6 @@ namespace ampoule::mcp {
 
 // Ok when `value` satisfies `schema`; otherwise an error naming the first
 // offending place as a JSON Pointer ("/inputs/a.csv: expected a string").
-Status CheckAgainstSchema(const nlohmann::json& schema, const nlohmann::json& value);
+core::Status CheckAgainstSchema(const nlohmann::json& schema, const nlohmann::json& value);
 
 }  // namespace ampoule::mcp

@@ -223,7 +223,7 @@ TEST_F(SessionTest, InvalidUtf8InAResultIsReplacedWhenSerialised) {
 // The real tools' listings, built without a kernel (their functions are
 // never called here).
 TEST(ToolSchemas, EveryToolHasObjectSchemasThatCheckTheirOwnExamples) {
-  auto context = std::make_shared<ToolContext>(ToolContext{"/nonexistent", receipt::SecretKey::Generate(), {}, "", ""});
+  auto context = std::make_shared<ToolContext>(ToolContext{"/nonexistent", core::ed25519::SecretKey::Generate(), {}, "", ""});
   std::vector<Tool> tools = AllTools(context);
   std::vector<std::string> names;
   for (const Tool& t : tools) {
@@ -249,7 +249,7 @@ TEST(ToolSchemas, EveryToolHasObjectSchemasThatCheckTheirOwnExamples) {
 }
 
 TEST(ToolSchemas, GateSubmitWithoutAPolicySaysHowToConfigureIt) {
-  auto context = std::make_shared<ToolContext>(ToolContext{"/nonexistent", receipt::SecretKey::Generate(), {}, "", ""});
+  auto context = std::make_shared<ToolContext>(ToolContext{"/nonexistent", core::ed25519::SecretKey::Generate(), {}, "", ""});
   Tool gate = GateSubmitTool(context);
   ToolResult r = gate.call({{"draft", json::object()}, {"receipt", "{}"}, {"code", ""}, {"output", ""}});
   EXPECT_TRUE(r.is_error);
@@ -259,19 +259,9 @@ TEST(ToolSchemas, GateSubmitWithoutAPolicySaysHowToConfigureIt) {
 TEST(JsonSchema, ErrorsNameThePlace) {
   json schema = {{"type", "object"},
                  {"properties", {{"m", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}}};
-  Status s = CheckAgainstSchema(schema, {{"m", {{"a/b", 1}}}});
+  core::Status s = CheckAgainstSchema(schema, {{"m", {{"a/b", 1}}}});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("/m/a~1b"), std::string::npos) << s.message();
-}
-
-TEST(Utf8, ValidAndInvalid) {
-  EXPECT_TRUE(IsValidUtf8("plain"));
-  EXPECT_TRUE(IsValidUtf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"));
-  EXPECT_FALSE(IsValidUtf8("\xff"));
-  EXPECT_FALSE(IsValidUtf8("\xc3"));
-  EXPECT_FALSE(IsValidUtf8("\xc0\x80"));          // overlong
-  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
-  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // past U+10FFFF
 }
 
 }  // namespace

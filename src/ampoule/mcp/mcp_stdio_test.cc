@@ -124,7 +124,7 @@ TEST(Stdio, OneResponsePerRequestLineAndToolCallsRunSideBySide) {
   meeting->expected = 3;
   Pipes p;
   std::thread server([&] {
-    Status s = ServeStdio(NewServerWithTools(TestTools(meeting)), p.in[0], p.out[1]);
+    core::Status s = ServeStdio(NewServerWithTools(TestTools(meeting)), p.in[0], p.out[1]);
     EXPECT_TRUE(s.ok()) << s.message();
     close(p.out[1]);
     p.out[1] = -1;
@@ -223,7 +223,7 @@ TEST(Stdio, AClosedOutputIsAnError) {
   signal(SIGPIPE, SIG_IGN);
   p.Send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n");
   p.CloseInput();
-  Status s = ServeStdio(NewServerWithTools({}), p.in[0], p.out[1]);
+  core::Status s = ServeStdio(NewServerWithTools({}), p.in[0], p.out[1]);
   EXPECT_FALSE(s.ok());
 }
 

@@ -15,6 +15,7 @@
 #include "ampoule/mcp/server_impl.h"
 #include "ampoule/mcp/temp_dir.h"
 #include "ampoule/receipt/key_file.h"
+#include "core/rfc3339.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -38,16 +39,16 @@ class ToolsTest : public ::testing::Test {
     if (kernel_.empty() || !fs::is_regular_file(kernel_, ec)) {
       GTEST_SKIP() << "skipped: no kernel (set AMPOULE_KERNEL or build one with scripts/build-kernel.sh)";
     }
-    Result<std::unique_ptr<TempDir>> dir = TempDir::Make("test");
+    core::Result<std::unique_ptr<TempDir>> dir = TempDir::Make("test");
     ASSERT_TRUE(dir.ok()) << dir.message();
     dir_ = std::move(*dir);
     key_path_ = dir_->path() + "/agent.key";
-    ASSERT_TRUE(receipt::WriteKeyPair(key_path_, receipt::SecretKey::Generate()).ok());
+    ASSERT_TRUE(receipt::WriteKeyPair(key_path_, core::ed25519::SecretKey::Generate()).ok());
   }
 
   void Start(const std::string& policy = "") {
     ServerOptions options{kernel_, key_path_, {}, policy};
-    Result<std::shared_ptr<Server>> server = Server::Create(options);
+    core::Result<std::shared_ptr<Server>> server = Server::Create(options);
     ASSERT_TRUE(server.ok()) << server.message();
     server_ = *server;
     session_ = server_->NewSession();
@@ -70,7 +71,7 @@ class ToolsTest : public ::testing::Test {
     if (!r || !r->contains("result")) return json();
     json res = (*r)["result"];
     if (res["isError"] == false) {
-      Status s = CheckAgainstSchema(output_schemas_[name], res["structuredContent"]);
+      core::Status s = CheckAgainstSchema(output_schemas_[name], res["structuredContent"]);
       EXPECT_TRUE(s.ok()) << name << ": " << s.message();
       EXPECT_EQ(json::parse(res["content"][0]["text"].get<std::string>()), res["structuredContent"]);
     }
@@ -142,7 +143,7 @@ TEST_F(ToolsTest, AReceiptSignedByAnotherKeyFails) {
   json run = RunTotal();
   // A second server with its own key does not trust the first one's.
   std::string other = dir_->path() + "/other.key";
-  ASSERT_TRUE(receipt::WriteKeyPair(other, receipt::SecretKey::Generate()).ok());
+  ASSERT_TRUE(receipt::WriteKeyPair(other, core::ed25519::SecretKey::Generate()).ok());
   key_path_ = other;
   Start();
   json res = CallTool("verify_receipt", {{"receipt", run["receipt"]}});
@@ -189,15 +190,6 @@ TEST_F(ToolsTest, ArgumentsThatCannotRunAreToolErrors) {
             true);
 }
 
-std::string NowRfc3339() {
-  time_t now = time(nullptr);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 TEST_F(ToolsTest, GateSubmitSendsOnceThenEscalatesTheDuplicate) {
   Start();
   json run = RunTotal();
@@ -217,7 +209,7 @@ TEST_F(ToolsTest, GateSubmitSendsOnceThenEscalatesTheDuplicate) {
                 {{"kind", "payout"},
                  {"idempotency_key", "payout:1"},
                  {"fields", {{"total", {{"value", "45"}, {"from", "/total"}}}}},
-                 {"data_as_of", NowRfc3339()}}},
+                 {"data_as_of", core::Rfc3339Seconds(time(nullptr))}}},
                {"receipt", run["receipt"]},
                {"code", kProgram},
                {"inputs", {{"numbers.txt", "1 2 3 39\n"}}},
@@ -237,10 +229,10 @@ TEST_F(ToolsTest, GateSubmitSendsOnceThenEscalatesTheDuplicate) {
 TEST(ServerCreate, ErrorsNameTheOption) {
   EXPECT_NE(Server::Create({"", "", {}, ""}).message().find("--key"), std::string::npos);
   EXPECT_NE(Server::Create({"", "/nonexistent/key", {}, ""}).message().find("--key"), std::string::npos);
-  Result<std::unique_ptr<TempDir>> dir = TempDir::Make("test");
+  core::Result<std::unique_ptr<TempDir>> dir = TempDir::Make("test");
   ASSERT_TRUE(dir.ok());
   std::string key = (*dir)->path() + "/k";
-  ASSERT_TRUE(receipt::WriteKeyPair(key, receipt::SecretKey::Generate()).ok());
+  ASSERT_TRUE(receipt::WriteKeyPair(key, core::ed25519::SecretKey::Generate()).ok());
   EXPECT_NE(Server::Create({"/nonexistent/kernel", key, {}, ""}).message().find("--kernel"), std::string::npos);
   EXPECT_NE(Server::Create({"", key, {"/nonexistent.pub"}, ""}).message().find("--trusted-keys"), std::string::npos);
 }

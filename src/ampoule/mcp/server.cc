@@ -13,27 +13,27 @@ namespace ampoule::mcp {
 
 namespace fs = std::filesystem;
 
-Result<std::shared_ptr<Server>> Server::Create(const ServerOptions& options) {
+core::Result<std::shared_ptr<Server>> Server::Create(const ServerOptions& options) {
   if (options.key_path.empty()) {
-    return Error{"--key is required: the key run receipts are signed with (make one with 'ampoule keygen -o KEY')"};
+    return core::Error{"--key is required: the key run receipts are signed with (make one with 'ampoule keygen -o KEY')"};
   }
-  Result<receipt::SecretKey> key = receipt::ReadSecretKeyFile(options.key_path);
-  if (!key) return Error{"--key: " + key.message()};
+  core::Result<core::ed25519::SecretKey> key = receipt::ReadSecretKeyFile(options.key_path);
+  if (!key) return core::Error{"--key: " + key.message()};
   for (const std::string& path : options.trusted_keys) {
-    Result<std::vector<receipt::PublicKey>> keys = receipt::ReadTrustedKeysFile(path);
-    if (!keys) return Error{"--trusted-keys: " + keys.message()};
+    core::Result<std::vector<core::ed25519::PublicKey>> keys = receipt::ReadTrustedKeysFile(path);
+    if (!keys) return core::Error{"--trusted-keys: " + keys.message()};
   }
 
   std::string kernel = options.kernel_path.empty() ? kernel::DefaultKernelPath() : options.kernel_path;
   std::error_code ec;
   if (kernel.empty() || !fs::is_regular_file(kernel, ec)) {
-    return Error{options.kernel_path.empty()
+    return core::Error{options.kernel_path.empty()
                      ? "no kernel at the default path '" + kernel +
                            "': build one with scripts/build-kernel.sh, or name one with --kernel K or $AMPOULE_KERNEL"
                      : "--kernel: no kernel file at '" + kernel + "'"};
   }
   if (!options.gate_policy.empty() && !fs::is_regular_file(options.gate_policy, ec)) {
-    return Error{"--policy: no policy file at '" + options.gate_policy + "'"};
+    return core::Error{"--policy: no policy file at '" + options.gate_policy + "'"};
   }
 
   std::string own_public = receipt::FormatPublicKey(key->public_key());

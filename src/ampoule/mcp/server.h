@@ -36,7 +36,7 @@ inline const std::vector<std::string> kProtocolVersions = {"2025-11-25", "2025-0
 // deeper than kMaxJsonDepth is refused before it is built (-32700). Every
 // transport applies the same limit; each bounds the size itself (stdio
 // max_line_bytes, HTTP max_body_bytes), before the text reaches a session.
-Result<nlohmann::json> ParseMessage(std::string_view text);
+core::Result<nlohmann::json> ParseMessage(std::string_view text);
 
 struct ServerOptions {
   std::string kernel_path;      // empty: the installed kernel
@@ -50,7 +50,7 @@ class Session;
 class Server {
  public:
   // Loads the key and checks the kernel; errors say which option to fix.
-  static Result<std::shared_ptr<Server>> Create(const ServerOptions& options);
+  static core::Result<std::shared_ptr<Server>> Create(const ServerOptions& options);
   virtual ~Server() = default;
   virtual std::unique_ptr<Session> NewSession() = 0;
 };

@@ -19,8 +19,8 @@
 
 namespace ampoule::mcp {
 
-Result<nlohmann::json> ParseMessage(std::string_view text) {
-  return ParseJsonBounded(text, "the message", {std::numeric_limits<size_t>::max()});
+core::Result<nlohmann::json> ParseMessage(std::string_view text) {
+  return core::ParseJsonBounded(text, "the message", {std::numeric_limits<size_t>::max()});
 }
 
 namespace {
@@ -34,7 +34,7 @@ class SessionImpl : public Session {
   explicit SessionImpl(std::shared_ptr<const ToolServer> server) : server_(std::move(server)) {}
 
   std::optional<json> HandleText(std::string_view text) override {
-    ampoule::Result<json> message = ParseMessage(text);
+    core::Result<json> message = ParseMessage(text);
     if (!message) return ErrorResponse(nullptr, kParseError, "Parse error: " + message.message());
     return Handle(*message);
   }
@@ -177,7 +177,7 @@ class SessionImpl : public Session {
     if (tool == nullptr) {
       return ErrorResponse(id, kInvalidParams, "Unknown tool: " + name->get<std::string>());
     }
-    if (Status valid = CheckAgainstSchema(tool->input_schema, arguments); !valid.ok()) {
+    if (core::Status valid = CheckAgainstSchema(tool->input_schema, arguments); !valid.ok()) {
       return Result(id, ToolResultToJson(ToolResult::Fail("invalid arguments for " + tool->name + ": " +
                                                           valid.message())));
     }

@@ -87,7 +87,7 @@ bool MayBeToolCall(std::string_view line) { return line.find("tools/call") != st
 
 }  // namespace
 
-Status ServeStdio(std::shared_ptr<Server> server, int in_fd, int out_fd, const StdioOptions& options) {
+core::Status ServeStdio(std::shared_ptr<Server> server, int in_fd, int out_fd, const StdioOptions& options) {
   Shared shared;
   shared.out_fd = out_fd;
   shared.max_in_flight = std::max(1, options.max_in_flight);
@@ -156,10 +156,10 @@ Status ServeStdio(std::shared_ptr<Server> server, int in_fd, int out_fd, const S
     shared.jobs_cv.notify_all();
   }
   for (std::thread& t : workers) t.join();
-  if (!read_error.empty()) return Error{read_error};
+  if (!read_error.empty()) return core::Error{read_error};
   std::lock_guard<std::mutex> lock(shared.write_mu);
-  if (!shared.write_error.empty()) return Error{shared.write_error};
-  return Status::Ok();
+  if (!shared.write_error.empty()) return core::Error{shared.write_error};
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::mcp

@@ -31,6 +31,6 @@ struct StdioOptions {
 // Serves one session on `in_fd` and `out_fd` until the end of the input.
 // An error only when the input cannot be read or the output cannot be
 // written (the client went away); SIGPIPE should be ignored by the caller.
-Status ServeStdio(std::shared_ptr<Server> server, int in_fd, int out_fd, const StdioOptions& options = {});
+core::Status ServeStdio(std::shared_ptr<Server> server, int in_fd, int out_fd, const StdioOptions& options = {});
 
 }  // namespace ampoule::mcp

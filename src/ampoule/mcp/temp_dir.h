@@ -16,7 +16,7 @@ namespace ampoule::mcp {
 class TempDir {
  public:
   // Makes a folder under $TMPDIR (else /tmp) named after `purpose`.
-  static Result<std::unique_ptr<TempDir>> Make(std::string_view purpose);
+  static core::Result<std::unique_ptr<TempDir>> Make(std::string_view purpose);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
@@ -24,7 +24,7 @@ class TempDir {
   const std::string& path() const { return path_; }
   // Writes `bytes` to path()/relative (creating the parent folders); returns
   // the full path. `relative` must not climb out (no "..", not absolute).
-  Result<std::string> Write(std::string_view relative, std::string_view bytes);
+  core::Result<std::string> Write(std::string_view relative, std::string_view bytes);
 
  private:
   explicit TempDir(std::string path) : path_(std::move(path)) {}

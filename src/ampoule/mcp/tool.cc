@@ -6,7 +6,7 @@ namespace ampoule::mcp {
 using nlohmann::json;
 
 std::string SerializeMessage(const json& message) {
-  return ampoule::DumpJson(message);
+  return core::DumpJson(message);
 }
 
 json ToolResultToJson(const ToolResult& result) {

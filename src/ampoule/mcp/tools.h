@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "ampoule/mcp/tool.h"
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 
 namespace ampoule::mcp {
 
 struct ToolContext {
   std::string kernel_path;                // resolved, existing
-  receipt::SecretKey key;                 // signs run receipts
+  core::ed25519::SecretKey key;                 // signs run receipts
   std::vector<std::string> trusted_keys;  // trusted-keys files for verify_receipt
   std::string own_public_key;             // the key's .pub text, trusted when trusted_keys is empty
   std::string gate_policy;                // empty: gate_submit is not configured
@@ -45,8 +45,5 @@ struct NamedBytes {
   std::string name;
   std::string bytes;
 };
-Result<std::vector<NamedBytes>> ReadInputs(const nlohmann::json& arguments);
-// `text` if it is valid UTF-8, for JSON strings.
-bool IsValidUtf8(std::string_view text);
-
+core::Result<std::vector<NamedBytes>> ReadInputs(const nlohmann::json& arguments);
 }  // namespace ampoule::mcp

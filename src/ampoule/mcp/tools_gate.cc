@@ -9,7 +9,7 @@
 #include "ampoule/gate/submit.h"
 #include "ampoule/mcp/temp_dir.h"
 #include "ampoule/mcp/tools.h"
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
 #include "core/json.h"
 
 namespace ampoule::mcp {
@@ -64,25 +64,25 @@ ToolResult Submit(const ToolContext& ctx, const json& a) {
   if (a.contains("code") == a.contains("module_base64")) {
     return ToolResult::Fail("give the program as code or as module_base64 (exactly one)");
   }
-  Result<std::unique_ptr<TempDir>> dir = TempDir::Make("gate");
+  core::Result<std::unique_ptr<TempDir>> dir = TempDir::Make("gate");
   if (!dir) return ToolResult::Fail(dir.message());
   TempDir& d = **dir;
-  auto write = [&](const std::string& name, std::string_view bytes) -> Status {
-    Result<std::string> p = d.Write(name, bytes);
-    return p ? Status::Ok() : Status(p.error());
+  auto write = [&](const std::string& name, std::string_view bytes) -> core::Status {
+    core::Result<std::string> p = d.Write(name, bytes);
+    return p ? core::Status::Ok() : core::Status(p.error());
   };
 
   json evidence = {{"receipt", "receipt.json"}, {"program", "program"}, {"output", "output"}};
   const json& receipt = a["receipt"];
-  Status s = write("receipt.json", receipt.is_string()
+  core::Status s = write("receipt.json", receipt.is_string()
                                        ? receipt.get<std::string>()
-                                       : ampoule::DumpJson(receipt, 2) + "\n");
+                                       : core::DumpJson(receipt, 2) + "\n");
   if (!s.ok()) return ToolResult::Fail(s.message());
   std::string program;
   if (auto c = a.find("code"); c != a.end()) {
     program = c->get<std::string>();
   } else {
-    Result<std::string> bytes = receipt::Base64Decode(a["module_base64"].get_ref<const std::string&>(), "module_base64");
+    core::Result<std::string> bytes = core::Base64Decode(a["module_base64"].get_ref<const std::string&>(), "module_base64");
     if (!bytes) return ToolResult::Fail(bytes.message());
     program = std::move(*bytes);
   }
@@ -92,7 +92,7 @@ ToolResult Submit(const ToolContext& ctx, const json& a) {
     if (s = write("stdin", in->get_ref<const std::string&>()); !s.ok()) return ToolResult::Fail(s.message());
     evidence["stdin"] = "stdin";
   }
-  Result<std::vector<NamedBytes>> inputs = ReadInputs(a);
+  core::Result<std::vector<NamedBytes>> inputs = ReadInputs(a);
   if (!inputs) return ToolResult::Fail(inputs.message());
   json input_paths = json::object();
   for (const NamedBytes& in : *inputs) {
@@ -102,7 +102,7 @@ ToolResult Submit(const ToolContext& ctx, const json& a) {
   if (!input_paths.empty()) evidence["inputs"] = input_paths;
   json draft = a["draft"];
   draft["evidence"] = evidence;
-  if (s = write("draft.json", ampoule::DumpJson(draft, 2) + "\n"); !s.ok()) {
+  if (s = write("draft.json", core::DumpJson(draft, 2) + "\n"); !s.ok()) {
     return ToolResult::Fail(s.message());
   }
 
@@ -110,7 +110,7 @@ ToolResult Submit(const ToolContext& ctx, const json& a) {
   request.draft_path = d.path() + "/draft.json";
   request.policy_path = ctx.gate_policy;
   request.kernel_path = ctx.kernel_path;
-  Result<gate::SubmitOutcome> outcome = gate::Submit(request);
+  core::Result<gate::SubmitOutcome> outcome = gate::Submit(request);
   if (!outcome) return ToolResult::Fail("the gate decided nothing: " + outcome.message());
   const gate::DecisionRow& row = outcome->row;
   json out = {{"decision", std::string(gate::DecisionName(outcome->decision))},

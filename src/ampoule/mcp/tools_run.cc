@@ -9,10 +9,11 @@
 #include <limits>
 
 #include "ampoule/mcp/tools.h"
-#include "ampoule/receipt/base64.h"
-#include "ampoule/run/run_program.h"
 #include "ampoule/run/receipt_builder.h"
+#include "ampoule/run/run_program.h"
+#include "core/base64.h"
 #include "core/json.h"
+#include "core/utf8.h"
 
 namespace ampoule::mcp {
 namespace {
@@ -94,11 +95,11 @@ bool GetU64(const json& v, uint64_t* out) {
   return true;
 }
 
-Result<run::RunSpec> SpecFromArguments(const ToolContext& ctx, const json& a) {
+core::Result<run::RunSpec> SpecFromArguments(const ToolContext& ctx, const json& a) {
   run::RunSpec spec;
   spec.kernel_path = ctx.kernel_path;
   spec.limits.output_cap_bytes = kToolOutputCapBytes;
-  Result<std::vector<NamedBytes>> inputs = ReadInputs(a);
+  core::Result<std::vector<NamedBytes>> inputs = ReadInputs(a);
   if (!inputs) return inputs.error();
   for (NamedBytes& in : *inputs) spec.inputs.push_back({in.name, {in.bytes.begin(), in.bytes.end()}});
   if (auto s = a.find("stdin"); s != a.end()) {
@@ -108,7 +109,7 @@ Result<run::RunSpec> SpecFromArguments(const ToolContext& ctx, const json& a) {
   for (auto [field, slot] : {std::pair{"seed", &spec.seed}, std::pair{"fuel", &spec.limits.fuel},
                              std::pair{"memory_bytes", &spec.limits.memory_bytes}}) {
     if (auto v = a.find(field); v != a.end() && !GetU64(*v, slot)) {
-      return Error{std::string(field) + ": too large (at most 18446744073709551615)"};
+      return core::Error{std::string(field) + ": too large (at most 18446744073709551615)"};
     }
   }
   if (auto t = a.find("timeout_seconds"); t != a.end()) spec.limits.timeout_seconds = t->get<double>();
@@ -116,23 +117,23 @@ Result<run::RunSpec> SpecFromArguments(const ToolContext& ctx, const json& a) {
 }
 
 json OutputStream(json& out, const char* name, const std::string& bytes) {
-  if (IsValidUtf8(bytes)) {
+  if (core::IsValidUtf8(bytes)) {
     out[name] = bytes;
   } else {
     // JSON text must be Unicode: give the bytes exactly in base64, and a
     // readable rendering with the bad bytes replaced.
-    out[std::string(name) + "_base64"] = receipt::Base64Encode(bytes);
-    out[name] = json::parse(ampoule::DumpJson(json(bytes)));
+    out[std::string(name) + "_base64"] = core::Base64Encode(bytes);
+    out[name] = json::parse(core::DumpJson(json(bytes)));
   }
   return out;
 }
 
 ToolResult Run(const ToolContext& ctx, const std::string& runtime, const json& arguments) {
-  Result<run::RunSpec> spec = SpecFromArguments(ctx, arguments);
+  core::Result<run::RunSpec> spec = SpecFromArguments(ctx, arguments);
   if (!spec) return ToolResult::Fail(spec.message());
   spec->runtime = runtime;
   if (runtime == "wasm") {
-    Result<std::string> module = receipt::Base64Decode(
+    core::Result<std::string> module = core::Base64Decode(
         arguments["module_base64"].get_ref<const std::string&>(), "module_base64");
     if (!module) return ToolResult::Fail(module.message());
     spec->program.assign(module->begin(), module->end());
@@ -142,7 +143,7 @@ ToolResult Run(const ToolContext& ctx, const std::string& runtime, const json& a
     spec->program.assign(code.begin(), code.end());
     spec->program_name = runtime == "python" ? "main.py" : "main.js";
   }
-  Result<run::ProgramRun> result = run::RunProgram(*spec);
+  core::Result<run::ProgramRun> result = run::RunProgram(*spec);
   if (!result) return ToolResult::Fail("the program could not be run: " + result.message());
   const run::RunRecord& record = result->record;
   json out = json::object();

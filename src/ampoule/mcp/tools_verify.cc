@@ -8,8 +8,8 @@
 // verdict is a normal result: the verdict is what was asked for.
 #include "ampoule/mcp/temp_dir.h"
 #include "ampoule/mcp/tools.h"
-#include "ampoule/receipt/base64.h"
 #include "ampoule/verify/command.h"
+#include "core/base64.h"
 #include "core/json.h"
 
 namespace ampoule::mcp {
@@ -61,7 +61,7 @@ json VerifyOutputSchema() {
 }
 
 ToolResult Verify(const ToolContext& ctx, const json& a) {
-  Result<std::unique_ptr<TempDir>> dir = TempDir::Make("verify");
+  core::Result<std::unique_ptr<TempDir>> dir = TempDir::Make("verify");
   if (!dir) return ToolResult::Fail(dir.message());
   TempDir& d = **dir;
   verify::Options options;
@@ -71,13 +71,13 @@ ToolResult Verify(const ToolContext& ctx, const json& a) {
   const json& receipt = a["receipt"];
   std::string receipt_text = receipt.is_string()
                                  ? receipt.get<std::string>()
-                                 : ampoule::DumpJson(receipt, 2) + "\n";
-  Result<std::string> path = d.Write("receipt.json", receipt_text);
+                                 : core::DumpJson(receipt, 2) + "\n";
+  core::Result<std::string> path = d.Write("receipt.json", receipt_text);
   if (!path) return ToolResult::Fail(path.message());
   options.receipt = *path;
 
   if (ctx.trusted_keys.empty()) {
-    Result<std::string> pub = d.Write("server.pub", ctx.own_public_key);
+    core::Result<std::string> pub = d.Write("server.pub", ctx.own_public_key);
     if (!pub) return ToolResult::Fail(pub.message());
     options.keys.push_back(*pub);
   } else {
@@ -90,29 +90,29 @@ ToolResult Verify(const ToolContext& ctx, const json& a) {
   std::optional<std::string> program;
   if (auto c = a.find("code"); c != a.end()) program = c->get<std::string>();
   if (auto m = a.find("module_base64"); m != a.end()) {
-    Result<std::string> bytes = receipt::Base64Decode(m->get_ref<const std::string&>(), "module_base64");
+    core::Result<std::string> bytes = core::Base64Decode(m->get_ref<const std::string&>(), "module_base64");
     if (!bytes) return ToolResult::Fail(bytes.message());
     program = std::move(*bytes);
   }
   if (program) {
-    Result<std::string> p = d.Write("program", *program);
+    core::Result<std::string> p = d.Write("program", *program);
     if (!p) return ToolResult::Fail(p.message());
     options.program = *p;
   }
-  Result<std::vector<NamedBytes>> inputs = ReadInputs(a);
+  core::Result<std::vector<NamedBytes>> inputs = ReadInputs(a);
   if (!inputs) return ToolResult::Fail(inputs.message());
   for (const NamedBytes& in : *inputs) {
-    Result<std::string> p = d.Write("inputs/" + in.name, in.bytes);
+    core::Result<std::string> p = d.Write("inputs/" + in.name, in.bytes);
     if (!p) return ToolResult::Fail(p.message());
     options.inputs.push_back({in.name, *p});
   }
   if (auto s = a.find("stdin"); s != a.end()) {
-    Result<std::string> p = d.Write("stdin", s->get_ref<const std::string&>());
+    core::Result<std::string> p = d.Write("stdin", s->get_ref<const std::string&>());
     if (!p) return ToolResult::Fail(p.message());
     options.stdin_path = *p;
   }
   if (auto o = a.find("output"); o != a.end()) {
-    Result<std::string> p = d.Write("output", o->get_ref<const std::string&>());
+    core::Result<std::string> p = d.Write("output", o->get_ref<const std::string&>());
     if (!p) return ToolResult::Fail(p.message());
     options.outputs.push_back(*p);
   }
@@ -121,9 +121,9 @@ ToolResult Verify(const ToolContext& ctx, const json& a) {
   }
 
   verify::CheckOutcome outcome = verify::RunCheck(options);
-  json out = {{"exit_code", outcome.verdict.exit_code},
+  json out = {{"exit_code", verify::ExitCodeFor(outcome.verdict.conclusion)},
               {"result_line", outcome.verdict.line},
-              {"verified", outcome.verdict.exit_code == verify::kExitVerified},
+              {"verified", outcome.verdict.verified()},
               {"notes", outcome.notes}};
   if (outcome.record) out["record"] = run::RecordToJson(*outcome.record);
   return ToolResult::Ok(std::move(out));

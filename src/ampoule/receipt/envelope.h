@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 
 namespace ampoule::receipt {
@@ -44,7 +44,7 @@ struct Envelope {
 // never crashes) for text over kMaxEnvelopeBytes, malformed or duplicate-key
 // JSON, missing or mistyped required fields, bad base64, or more than
 // kMaxSignatures signatures.
-Result<Envelope> ParseEnvelope(std::string_view json_text);
+core::Result<Envelope> ParseEnvelope(std::string_view json_text);
 
 // Returns the envelope as JSON (two-space indent, trailing newline), with
 // payload and sigs in standard padded base64 and every keyid written.
@@ -52,9 +52,9 @@ std::string SerializeEnvelope(const Envelope& envelope);
 
 // Appends a signature by `key` over PAE(payload_type, payload), with the
 // key's KeyId() as the hint.
-void AddSignature(Envelope& envelope, const SecretKey& key);
+void AddSignature(Envelope& envelope, const core::ed25519::SecretKey& key);
 
 // Returns an envelope holding `payload` with one signature by `key`.
-Envelope SignEnvelope(std::string_view payload_type, std::string payload, const SecretKey& key);
+Envelope SignEnvelope(std::string_view payload_type, std::string payload, const core::ed25519::SecretKey& key);
 
 }  // namespace ampoule::receipt

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 
 namespace ampoule::receipt {
@@ -32,33 +32,33 @@ inline constexpr size_t kMaxTrustedKeys = 64;
 // Creates `path` with mode 0600 holding `key`. Refuses (error, file left
 // untouched) if `path` exists, including as a symlink. On a failed write the
 // partial file is removed.
-Status WriteSecretKeyFile(const std::string& path, const SecretKey& key);
+core::Status WriteSecretKeyFile(const std::string& path, const core::ed25519::SecretKey& key);
 
 // Creates `path` (mode 0644) holding `key` with a comment naming its key id.
 // Refuses to overwrite an existing file.
-Status WritePublicKeyFile(const std::string& path, const PublicKey& key);
+core::Status WritePublicKeyFile(const std::string& path, const core::ed25519::PublicKey& key);
 
 // Writes `path` (secret) and `path + ".pub"` (public), refusing if either
 // exists. Leaves neither file behind on failure.
-Status WriteKeyPair(const std::string& path, const SecretKey& key);
+core::Status WriteKeyPair(const std::string& path, const core::ed25519::SecretKey& key);
 
 // Reads a secret key file. Errors: unreadable, not a regular file, mode
 // allows group/other access, malformed, or a public key file given instead.
-Result<SecretKey> ReadSecretKeyFile(const std::string& path);
+core::Result<core::ed25519::SecretKey> ReadSecretKeyFile(const std::string& path);
 
 // Reads a file holding exactly one public key. Errors on I/O, on malformed
 // lines, on weak keys (see PublicKey::FromBytes) and on zero or several keys.
-Result<PublicKey> ReadPublicKeyFile(const std::string& path);
+core::Result<core::ed25519::PublicKey> ReadPublicKeyFile(const std::string& path);
 
 // Reads a trusted-keys file: one or more public keys, at most
 // kMaxTrustedKeys. Same errors as ReadPublicKeyFile.
-Result<std::vector<PublicKey>> ReadTrustedKeysFile(const std::string& path);
+core::Result<std::vector<core::ed25519::PublicKey>> ReadTrustedKeysFile(const std::string& path);
 
 // Parses public key lines from `text`; `what` names the source in errors
 // (with 1-based line numbers). Returns every key in order, possibly none.
-Result<std::vector<PublicKey>> ParsePublicKeys(std::string_view text, std::string_view what);
+core::Result<std::vector<core::ed25519::PublicKey>> ParsePublicKeys(std::string_view text, std::string_view what);
 
 // The text of a public key file for `key` (what WritePublicKeyFile writes).
-std::string FormatPublicKey(const PublicKey& key);
+std::string FormatPublicKey(const core::ed25519::PublicKey& key);
 
 }  // namespace ampoule::receipt

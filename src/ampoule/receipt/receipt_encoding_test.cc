@@ -3,35 +3,35 @@
 
 #include <string>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
-#include "ampoule/receipt/json_strict.h"
+#include "core/base64.h"
 #include "core/hex.h"
+#include "core/json_strict.h"
 #include "core/sha256.h"
 
 namespace ampoule::receipt {
 namespace {
 
 std::string Decoded(std::string_view text) {
-  Result<std::string> out = Base64Decode(text, "test");
+  core::Result<std::string> out = core::Base64Decode(text, "test");
   EXPECT_TRUE(out.ok()) << text << ": " << out.message();
   return out.ok() ? *out : "<error>";
 }
 
-bool Rejected(std::string_view text) { return !Base64Decode(text, "test").ok(); }
+bool Rejected(std::string_view text) { return !core::Base64Decode(text, "test").ok(); }
 
 TEST(Base64, EncodesRfc4648Vectors) {
-  EXPECT_EQ(Base64Encode(""), "");
-  EXPECT_EQ(Base64Encode("f"), "Zg==");
-  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
-  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
-  EXPECT_EQ(Base64Encode("foob"), "Zm9vYg==");
-  EXPECT_EQ(Base64Encode("fooba"), "Zm9vYmE=");
-  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(core::Base64Encode(""), "");
+  EXPECT_EQ(core::Base64Encode("f"), "Zg==");
+  EXPECT_EQ(core::Base64Encode("fo"), "Zm8=");
+  EXPECT_EQ(core::Base64Encode("foo"), "Zm9v");
+  EXPECT_EQ(core::Base64Encode("foob"), "Zm9vYg==");
+  EXPECT_EQ(core::Base64Encode("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(core::Base64Encode("foobar"), "Zm9vYmFy");
 }
 
 TEST(Base64, EncodesWithTheStandardAlphabet) {
-  EXPECT_EQ(Base64Encode("\xfb\xff"), "+/8=");
+  EXPECT_EQ(core::Base64Encode("\xfb\xff"), "+/8=");
 }
 
 TEST(Base64, DecodesStandardAndUrlSafePaddedOrNot) {
@@ -49,7 +49,7 @@ TEST(Base64, RoundTripsEveryByteValue) {
   for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
   for (size_t len = 0; len <= all.size(); len += 37) {
     std::string bytes = all.substr(0, len);
-    EXPECT_EQ(Decoded(Base64Encode(bytes)), bytes);
+    EXPECT_EQ(Decoded(core::Base64Encode(bytes)), bytes);
   }
 }
 
@@ -69,14 +69,14 @@ TEST(Base64, RejectsMalformedText) {
 }
 
 TEST(Base64, ErrorNamesTheField) {
-  Result<std::string> out = Base64Decode("!!", "payload");
+  core::Result<std::string> out = core::Base64Decode("!!", "payload");
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.message().find("payload"), std::string::npos) << out.message();
 }
 
 TEST(Hex, EncodesLowercaseAndDecodesBothCases) {
   EXPECT_EQ(core::HexEncode(std::string_view("\x00\xab\xff", 3)), "00abff");
-  Result<std::string> bytes = core::HexDecode("00ABff", "test");
+  core::Result<std::string> bytes = core::HexDecode("00ABff", "test");
   ASSERT_TRUE(bytes.ok());
   EXPECT_EQ(*bytes, std::string("\x00\xab\xff", 3));
   EXPECT_FALSE(core::HexDecode("abc", "test").ok());
@@ -99,7 +99,7 @@ TEST(Hex, Sha256OfKnownInputs) {
 // Strict JSON for signed documents: one reading of every byte, whatever
 // reader is used (docs/receipt-spec.md, "Strict JSON").
 TEST(StrictJson, RefusesAByteOrderMark) {
-  Result<nlohmann::json> v = ParseJsonStrict("\xEF\xBB\xBF{\"a\": 1}", "envelope");
+  core::Result<nlohmann::json> v = core::ParseJsonStrict("\xEF\xBB\xBF{\"a\": 1}", "envelope");
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.message().find("byte-order mark"), std::string::npos) << v.message();
   EXPECT_FALSE(ParseEnvelope("\xEF\xBB\xBF{\"payloadType\": \"x\", \"payload\": \"\", \"signatures\": []}").ok());
@@ -110,19 +110,19 @@ TEST(StrictJson, ExactNumbersRefuseWhatWouldBeRounded) {
   // whether the document is valid.
   for (const char* text : {R"({"ignored": 18446744073709551616})", R"({"ignored": -9223372036854775809})",
                            R"({"ignored": [1, 2, 123456789012345678901234567890]})"}) {
-    Result<nlohmann::json> v = ParseJsonStrict(text, "statement", JsonNumbers::kExact);
+    core::Result<nlohmann::json> v = core::ParseJsonStrict(text, "statement", core::JsonNumbers::kExact);
     ASSERT_FALSE(v.ok()) << text;
     EXPECT_NE(v.message().find("beyond 64 bits"), std::string::npos) << v.message();
-    EXPECT_TRUE(ParseJsonStrict(text, "statement").ok()) << "the lenient mode keeps its old reading";
+    EXPECT_TRUE(core::ParseJsonStrict(text, "statement").ok()) << "the lenient mode keeps its old reading";
   }
   for (const char* text : {R"({"ignored": 1e400})", R"({"ignored": -1e309})"}) {
-    Result<nlohmann::json> v = ParseJsonStrict(text, "statement", JsonNumbers::kExact);
+    core::Result<nlohmann::json> v = core::ParseJsonStrict(text, "statement", core::JsonNumbers::kExact);
     ASSERT_FALSE(v.ok()) << text;
     EXPECT_NE(v.message().find("out of range"), std::string::npos) << v.message();
   }
   for (const char* text : {R"({"n": 18446744073709551615})", R"({"n": -9223372036854775808})",
                            R"({"n": 1.5e300})", R"({"n": 0.1})"}) {
-    EXPECT_TRUE(ParseJsonStrict(text, "statement", JsonNumbers::kExact).ok()) << text;
+    EXPECT_TRUE(core::ParseJsonStrict(text, "statement", core::JsonNumbers::kExact).ok()) << text;
   }
 }
 

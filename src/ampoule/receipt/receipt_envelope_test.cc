@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/pae.h"
+#include "core/base64.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -29,16 +29,16 @@ TEST(Pae, MultiDigitLengthsHaveNoLeadingZeros) {
             "DSSEv1 28 application/vnd.in-toto+json 1000 " + body);
 }
 
-Result<Envelope> Parse(const std::string& text) { return ParseEnvelope(text); }
+core::Result<Envelope> Parse(const std::string& text) { return ParseEnvelope(text); }
 
 std::string ErrorOf(const std::string& text) {
-  Result<Envelope> envelope = Parse(text);
+  core::Result<Envelope> envelope = Parse(text);
   EXPECT_FALSE(envelope.ok()) << text;
   return envelope.ok() ? "" : envelope.message();
 }
 
 TEST(Envelope, ParsesTheDsseExample) {
-  Result<Envelope> envelope = Parse(
+  core::Result<Envelope> envelope = Parse(
       R"({"payload": "aGVsbG8gd29ybGQ=", "payloadType": "http://example.com/HelloWorld",
           "signatures": [{"sig": "A3JqsQGtVsJ2O2xqrI5IcnXip5GToJ3F+FnZ+O88SjtR6rDAajabZKciJTfUiHqJPcIAriEGAHTVeCUjW2JIZA=="}]})");
   ASSERT_TRUE(envelope.ok()) << envelope.message();
@@ -50,12 +50,12 @@ TEST(Envelope, ParsesTheDsseExample) {
 }
 
 TEST(Envelope, SerialiseThenParseRoundTrips) {
-  SecretKey key = SecretKey::Generate();
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
   std::string payload("{\"a\":1}\0\xff", 9);
   Envelope envelope = SignEnvelope(kInTotoPayloadType, payload, key);
-  AddSignature(envelope, SecretKey::Generate());
+  AddSignature(envelope, core::ed25519::SecretKey::Generate());
   std::string text = SerializeEnvelope(envelope);
-  Result<Envelope> parsed = Parse(text);
+  core::Result<Envelope> parsed = Parse(text);
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   EXPECT_EQ(parsed->payload, payload);
   EXPECT_EQ(parsed->payload_type, kInTotoPayloadType);
@@ -74,7 +74,7 @@ TEST(Envelope, WritesStandardBase64) {
 }
 
 TEST(Envelope, AcceptsUrlSafeAndUnpaddedBase64) {
-  Result<Envelope> envelope =
+  core::Result<Envelope> envelope =
       Parse(R"({"payload": "-_8", "payloadType": "t", "signatures": [{"sig": "-_8="}]})");
   ASSERT_TRUE(envelope.ok()) << envelope.message();
   EXPECT_EQ(envelope->payload, "\xfb\xff");
@@ -82,7 +82,7 @@ TEST(Envelope, AcceptsUrlSafeAndUnpaddedBase64) {
 }
 
 TEST(Envelope, IgnoresUnknownFields) {
-  Result<Envelope> envelope = Parse(
+  core::Result<Envelope> envelope = Parse(
       R"({"payload": "", "payloadType": "", "extra": [1, {"x": null}],
           "signatures": [{"sig": "", "keyid": "k", "cert": "whatever"}]})");
   ASSERT_TRUE(envelope.ok()) << envelope.message();

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/key_file.h"
+#include "core/base64.h"
 #include "core/file_read.h"
 
 namespace ampoule::receipt {
@@ -38,54 +38,54 @@ class KeyFileTest : public ::testing::Test {
 };
 
 TEST_F(KeyFileTest, KeyPairRoundTrips) {
-  SecretKey key = SecretKey::Generate();
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
   ASSERT_TRUE(WriteKeyPair(Path("k"), key).ok());
   EXPECT_EQ(Mode(Path("k")), 0600u);
   EXPECT_EQ(Mode(Path("k.pub")), 0644u);
 
-  Result<SecretKey> secret = ReadSecretKeyFile(Path("k"));
+  core::Result<core::ed25519::SecretKey> secret = ReadSecretKeyFile(Path("k"));
   ASSERT_TRUE(secret.ok()) << secret.message();
   EXPECT_EQ(secret->public_key(), key.public_key());
-  Result<PublicKey> pub = ReadPublicKeyFile(Path("k.pub"));
+  core::Result<core::ed25519::PublicKey> pub = ReadPublicKeyFile(Path("k.pub"));
   ASSERT_TRUE(pub.ok()) << pub.message();
   EXPECT_EQ(*pub, key.public_key());
 }
 
 TEST_F(KeyFileTest, PublicKeyFileIsDocumentedText) {
-  SecretKey key = SecretKey::Generate();
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
   ASSERT_TRUE(WritePublicKeyFile(Path("k.pub"), key.public_key()).ok());
-  Result<std::string> text = core::ReadFileCapped(Path("k.pub"));
+  core::Result<std::string> text = core::ReadFileCapped(Path("k.pub"));
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "# ampoule Ed25519 public key, keyid " + key.public_key().KeyId() +
-                       "\ned25519 " + Base64Encode(key.public_key().raw()) + "\n");
+                       "\ned25519 " + core::Base64Encode(key.public_key().raw()) + "\n");
 }
 
 TEST_F(KeyFileTest, RefusesToOverwrite) {
   WriteText(Path("k"), "precious\n", 0600);
-  Status status = WriteKeyPair(Path("k"), SecretKey::Generate());
+  core::Status status = WriteKeyPair(Path("k"), core::ed25519::SecretKey::Generate());
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("refusing to overwrite"), std::string::npos);
   EXPECT_EQ(*core::ReadFileCapped(Path("k")), "precious\n");
   EXPECT_NE(access(Path("k.pub").c_str(), F_OK), 0);  // nothing half-written
 
   WriteText(Path("j.pub"), "precious\n", 0644);
-  EXPECT_FALSE(WriteKeyPair(Path("j"), SecretKey::Generate()).ok());
+  EXPECT_FALSE(WriteKeyPair(Path("j"), core::ed25519::SecretKey::Generate()).ok());
   EXPECT_NE(access(Path("j").c_str(), F_OK), 0);
-  EXPECT_FALSE(WriteSecretKeyFile(Path("j.pub"), SecretKey::Generate()).ok());
+  EXPECT_FALSE(WriteSecretKeyFile(Path("j.pub"), core::ed25519::SecretKey::Generate()).ok());
 }
 
 TEST_F(KeyFileTest, RefusesToWriteThroughASymlink) {
   ASSERT_EQ(symlink(Path("target").c_str(), Path("link").c_str()), 0);
-  EXPECT_FALSE(WriteSecretKeyFile(Path("link"), SecretKey::Generate()).ok());
+  EXPECT_FALSE(WriteSecretKeyFile(Path("link"), core::ed25519::SecretKey::Generate()).ok());
   EXPECT_NE(access(Path("target").c_str(), F_OK), 0);
 }
 
 TEST_F(KeyFileTest, RefusesSecretKeyReadableByOthers) {
-  SecretKey key = SecretKey::Generate();
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
   ASSERT_TRUE(WriteSecretKeyFile(Path("k"), key).ok());
   for (mode_t mode : {0640, 0604, 0660, 0620}) {
     ASSERT_EQ(chmod(Path("k").c_str(), mode), 0);
-    Result<SecretKey> read = ReadSecretKeyFile(Path("k"));
+    core::Result<core::ed25519::SecretKey> read = ReadSecretKeyFile(Path("k"));
     ASSERT_FALSE(read.ok()) << std::oct << mode;
     EXPECT_NE(read.message().find("chmod 600"), std::string::npos) << read.message();
   }
@@ -94,13 +94,13 @@ TEST_F(KeyFileTest, RefusesSecretKeyReadableByOthers) {
 }
 
 TEST_F(KeyFileTest, SecretAndPublicFilesAreNotInterchangeable) {
-  SecretKey key = SecretKey::Generate();
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
   ASSERT_TRUE(WriteKeyPair(Path("k"), key).ok());
   ASSERT_EQ(chmod(Path("k.pub").c_str(), 0600), 0);
-  Result<SecretKey> secret = ReadSecretKeyFile(Path("k.pub"));
+  core::Result<core::ed25519::SecretKey> secret = ReadSecretKeyFile(Path("k.pub"));
   ASSERT_FALSE(secret.ok());
   EXPECT_NE(secret.message().find("public key"), std::string::npos) << secret.message();
-  Result<PublicKey> pub = ReadPublicKeyFile(Path("k"));
+  core::Result<core::ed25519::PublicKey> pub = ReadPublicKeyFile(Path("k"));
   ASSERT_FALSE(pub.ok());
   EXPECT_NE(pub.message().find("secret key"), std::string::npos) << pub.message();
 }
@@ -121,10 +121,10 @@ TEST_F(KeyFileTest, MalformedSecretKeysAreErrors) {
 }
 
 TEST(ParsePublicKeys, TrustedKeysFileWithCommentsAndBlankLines) {
-  SecretKey a = SecretKey::Generate(), b = SecretKey::Generate();
+  core::ed25519::SecretKey a = core::ed25519::SecretKey::Generate(), b = core::ed25519::SecretKey::Generate();
   std::string text = FormatPublicKey(a.public_key()) + "\n  \n# another\r\n" + "ed25519 " +
-                     Base64Encode(b.public_key().raw()) + " laptop key\r\n";
-  Result<std::vector<PublicKey>> keys = ParsePublicKeys(text, "trusted");
+                     core::Base64Encode(b.public_key().raw()) + " laptop key\r\n";
+  core::Result<std::vector<core::ed25519::PublicKey>> keys = ParsePublicKeys(text, "trusted");
   ASSERT_TRUE(keys.ok()) << keys.message();
   ASSERT_EQ(keys->size(), 2u);
   EXPECT_EQ((*keys)[0], a.public_key());
@@ -132,7 +132,7 @@ TEST(ParsePublicKeys, TrustedKeysFileWithCommentsAndBlankLines) {
 }
 
 TEST(ParsePublicKeys, ErrorsNameTheLine) {
-  Result<std::vector<PublicKey>> keys = ParsePublicKeys("# c\n\ned25519 !!\n", "trusted");
+  core::Result<std::vector<core::ed25519::PublicKey>> keys = ParsePublicKeys("# c\n\ned25519 !!\n", "trusted");
   ASSERT_FALSE(keys.ok());
   EXPECT_NE(keys.message().find("trusted:3"), std::string::npos) << keys.message();
 }
@@ -140,24 +140,24 @@ TEST(ParsePublicKeys, ErrorsNameTheLine) {
 TEST(ParsePublicKeys, RefusesWeakKeys) {
   std::string identity(32, '\0');
   identity[0] = 1;
-  Result<std::vector<PublicKey>> keys = ParsePublicKeys("ed25519 " + Base64Encode(identity), "t");
+  core::Result<std::vector<core::ed25519::PublicKey>> keys = ParsePublicKeys("ed25519 " + core::Base64Encode(identity), "t");
   ASSERT_FALSE(keys.ok());
   EXPECT_NE(keys.message().find("weak"), std::string::npos) << keys.message();
 }
 
 TEST(ParsePublicKeys, CapsTheNumberOfKeys) {
-  std::string line = FormatPublicKey(SecretKey::Generate().public_key());
+  std::string line = FormatPublicKey(core::ed25519::SecretKey::Generate().public_key());
   std::string text;
   for (size_t i = 0; i <= kMaxTrustedKeys; ++i) text += line;
   EXPECT_FALSE(ParsePublicKeys(text, "t").ok());
 }
 
 TEST_F(KeyFileTest, PublicKeyFileMustHoldExactlyOneKey) {
-  std::string two = FormatPublicKey(SecretKey::Generate().public_key()) +
-                    FormatPublicKey(SecretKey::Generate().public_key());
+  std::string two = FormatPublicKey(core::ed25519::SecretKey::Generate().public_key()) +
+                    FormatPublicKey(core::ed25519::SecretKey::Generate().public_key());
   WriteText(Path("two.pub"), two, 0644);
   EXPECT_FALSE(ReadPublicKeyFile(Path("two.pub")).ok());
-  Result<std::vector<PublicKey>> trusted = ReadTrustedKeysFile(Path("two.pub"));
+  core::Result<std::vector<core::ed25519::PublicKey>> trusted = ReadTrustedKeysFile(Path("two.pub"));
   ASSERT_TRUE(trusted.ok()) << trusted.message();
   EXPECT_EQ(trusted->size(), 2u);
   WriteText(Path("none.pub"), "# nothing\n", 0644);

@@ -54,7 +54,7 @@ class NaclCrossCheck : public ::testing::Test {
                     dir_ + "/k.pub' >/dev/null");
   }
 
-  SecretKey key_ = SecretKey::Generate();
+  core::ed25519::SecretKey key_ = core::ed25519::SecretKey::Generate();
   std::string script_, dir_;
 };
 
@@ -85,7 +85,7 @@ TEST_F(NaclCrossCheck, TamperedEnvelopesFailThere) {
     EXPECT_EQ(PythonVerify(tampered), 1) << "signature byte " << i;
   }
   EXPECT_EQ(PythonVerify(SignEnvelope(kInTotoPayloadType, Payload("stdout"),
-                                      SecretKey::Generate())),
+                                      core::ed25519::SecretKey::Generate())),
             1);
 }
 
@@ -96,11 +96,11 @@ TEST_F(NaclCrossCheck, TheirEnvelopesVerifyHere) {
   ASSERT_EQ(RunShell(std::string(kPython) + " '" + script_ + "' sign " + seed + " '" + dir_ +
                 "/payload' > '" + dir_ + "/theirs.json'"),
             0);
-  Result<std::string> text = core::ReadFileCapped(dir_ + "/theirs.json");
+  core::Result<std::string> text = core::ReadFileCapped(dir_ + "/theirs.json");
   ASSERT_TRUE(text.ok()) << text.message();
   // URL-safe, unpadded base64 from another producer.
-  Result<VerifiedReceipt> receipt =
-      VerifyReceipt(*text, std::vector<PublicKey>{key_.public_key()});
+  core::Result<VerifiedReceipt> receipt =
+      VerifyReceipt(*text, std::vector<core::ed25519::PublicKey>{key_.public_key()});
   ASSERT_TRUE(receipt.ok()) << receipt.message() << "\n" << *text;
   EXPECT_EQ(receipt->statement.subject[0].name, "stdout");
 }

@@ -21,13 +21,13 @@ std::string Subject(const std::string& name = "out") {
 }
 
 std::string ErrorOf(const std::string& text) {
-  Result<Statement> statement = ParseStatement(text);
+  core::Result<Statement> statement = ParseStatement(text);
   EXPECT_FALSE(statement.ok()) << text;
   return statement.ok() ? "" : statement.message();
 }
 
 TEST(Statement, ParsesAMinimalStatement) {
-  Result<Statement> statement = ParseStatement(Doc(Subject()));
+  core::Result<Statement> statement = ParseStatement(Doc(Subject()));
   ASSERT_TRUE(statement.ok()) << statement.message();
   ASSERT_EQ(statement->subject.size(), 1u);
   EXPECT_EQ(statement->subject[0].name, "out");
@@ -44,7 +44,7 @@ TEST(Statement, RoundTrips) {
   statement.predicate = {{"seed", 7}, {"result", {{"status", 0}}}};
   std::string text = SerializeStatement(statement);
   EXPECT_EQ(text.rfind(R"({"_type":"https://in-toto.io/Statement/v1",)", 0), 0u) << text;
-  Result<Statement> parsed = ParseStatement(text);
+  core::Result<Statement> parsed = ParseStatement(text);
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   EXPECT_EQ(SerializeStatement(*parsed), text);
   EXPECT_EQ(parsed->subject[1].digest.at("sha512"), "ab");
@@ -52,7 +52,7 @@ TEST(Statement, RoundTrips) {
 }
 
 TEST(Statement, IgnoresUnknownFieldsAndDigestAlgorithms) {
-  Result<Statement> statement = ParseStatement(Doc(
+  core::Result<Statement> statement = ParseStatement(Doc(
       R"([{"digest": {"sha256": ")" + kDigest +
           R"(", "gitCommit": "x"}, "uri": "u", "annotations": {"a": [1]}}])",
       R"("predicateType": "p", "predicate": {"any": {"thing": null}}, "extension": 1)"));

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/pae.h"
 #include "ampoule/receipt/statement.h"
 #include "ampoule/receipt/verify.h"
+#include "core/base64.h"
 
 namespace ampoule::receipt {
 namespace {
@@ -23,15 +23,15 @@ std::string StatementPayload() {
 
 class VerifyTest : public ::testing::Test {
  protected:
-  SecretKey signer_ = SecretKey::Generate();
-  SecretKey stranger_ = SecretKey::Generate();
-  std::vector<PublicKey> trusted_{signer_.public_key()};
+  core::ed25519::SecretKey signer_ = core::ed25519::SecretKey::Generate();
+  core::ed25519::SecretKey stranger_ = core::ed25519::SecretKey::Generate();
+  std::vector<core::ed25519::PublicKey> trusted_{signer_.public_key()};
 };
 
 TEST_F(VerifyTest, SignedReceiptVerifies) {
   std::string text =
       SerializeEnvelope(SignEnvelope(kInTotoPayloadType, StatementPayload(), signer_));
-  Result<VerifiedReceipt> receipt = VerifyReceipt(text, trusted_);
+  core::Result<VerifiedReceipt> receipt = VerifyReceipt(text, trusted_);
   ASSERT_TRUE(receipt.ok()) << receipt.message();
   EXPECT_EQ(receipt->signer, signer_.public_key());
   EXPECT_EQ(receipt->statement.subject[0].name, "stdout");
@@ -73,7 +73,7 @@ TEST_F(VerifyTest, WrongOrMissingKeysFail) {
   EXPECT_FALSE(VerifyEnvelope(envelope, trusted_).ok());
   EXPECT_FALSE(VerifyEnvelope(envelope, {}).ok());
   envelope.signatures.clear();
-  EXPECT_FALSE(VerifyEnvelope(envelope, std::vector<PublicKey>{stranger_.public_key()}).ok());
+  EXPECT_FALSE(VerifyEnvelope(envelope, std::vector<core::ed25519::PublicKey>{stranger_.public_key()}).ok());
 }
 
 TEST_F(VerifyTest, KeyIdHintNeverDecides) {
@@ -94,11 +94,11 @@ TEST_F(VerifyTest, OneTrustedSignatureAmongSeveralIsEnough) {
   Envelope envelope = SignEnvelope(kInTotoPayloadType, StatementPayload(), stranger_);
   envelope.signatures.push_back({"junk", std::string(64, '\x07')});
   AddSignature(envelope, signer_);
-  std::vector<PublicKey> trusted{stranger_.public_key()};
-  trusted.push_back(SecretKey::Generate().public_key());
+  std::vector<core::ed25519::PublicKey> trusted{stranger_.public_key()};
+  trusted.push_back(core::ed25519::SecretKey::Generate().public_key());
   EXPECT_TRUE(VerifyEnvelope(envelope, trusted).ok());
-  Result<VerifiedEnvelope> verified =
-      VerifyEnvelope(envelope, std::vector<PublicKey>{SecretKey::Generate().public_key(),
+  core::Result<VerifiedEnvelope> verified =
+      VerifyEnvelope(envelope, std::vector<core::ed25519::PublicKey>{core::ed25519::SecretKey::Generate().public_key(),
                                                       signer_.public_key()});
   ASSERT_TRUE(verified.ok()) << verified.message();
   EXPECT_EQ(verified->signer, signer_.public_key());
@@ -114,8 +114,8 @@ TEST_F(VerifyTest, UrlSafeBase64VerifiesToo) {
   };
   nlohmann::json doc = {
       {"payloadType", envelope.payload_type},
-      {"payload", url_safe(Base64Encode(envelope.payload))},
-      {"signatures", {{{"sig", url_safe(Base64Encode(envelope.signatures[0].sig))}}}}};
+      {"payload", url_safe(core::Base64Encode(envelope.payload))},
+      {"signatures", {{{"sig", url_safe(core::Base64Encode(envelope.signatures[0].sig))}}}}};
   EXPECT_TRUE(VerifyReceipt(doc.dump(), trusted_).ok());
 }
 
@@ -124,7 +124,7 @@ TEST_F(VerifyTest, SignatureIsCheckedBeforeThePayloadIsParsed) {
   // statement parser never saw it.
   Envelope envelope{std::string(kInTotoPayloadType), "{not json", {}};
   AddSignature(envelope, stranger_);
-  Result<VerifiedReceipt> receipt = VerifyReceipt(SerializeEnvelope(envelope), trusted_);
+  core::Result<VerifiedReceipt> receipt = VerifyReceipt(SerializeEnvelope(envelope), trusted_);
   ASSERT_FALSE(receipt.ok());
   EXPECT_NE(receipt.message().find("signature"), std::string::npos) << receipt.message();
   // Signed garbage passes the signature and then fails to parse.
@@ -138,7 +138,7 @@ TEST_F(VerifyTest, SignatureIsCheckedBeforeThePayloadIsParsed) {
 TEST_F(VerifyTest, SignedButWrongPayloadTypeFails) {
   std::string text =
       SerializeEnvelope(SignEnvelope("application/json", StatementPayload(), signer_));
-  Result<VerifiedReceipt> receipt = VerifyReceipt(text, trusted_);
+  core::Result<VerifiedReceipt> receipt = VerifyReceipt(text, trusted_);
   ASSERT_FALSE(receipt.ok());
   EXPECT_NE(receipt.message().find("payloadType"), std::string::npos) << receipt.message();
 }
@@ -146,9 +146,9 @@ TEST_F(VerifyTest, SignedButWrongPayloadTypeFails) {
 TEST_F(VerifyTest, SignatureCoversThePae) {
   // The signature is over PAE(type, payload), not over the bare payload.
   Envelope envelope = SignEnvelope(kInTotoPayloadType, StatementPayload(), signer_);
-  EXPECT_TRUE(Verify(signer_.public_key(), Pae(kInTotoPayloadType, envelope.payload),
+  EXPECT_TRUE(core::ed25519::Verify(signer_.public_key(), Pae(kInTotoPayloadType, envelope.payload),
                      envelope.signatures[0].sig));
-  EXPECT_FALSE(Verify(signer_.public_key(), envelope.payload, envelope.signatures[0].sig));
+  EXPECT_FALSE(core::ed25519::Verify(signer_.public_key(), envelope.payload, envelope.signatures[0].sig));
   Envelope bare{std::string(kInTotoPayloadType), envelope.payload,
                 {{"", signer_.Sign(envelope.payload)}}};
   EXPECT_FALSE(VerifyEnvelope(bare, trusted_).ok());

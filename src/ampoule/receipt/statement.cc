@@ -1,86 +1,86 @@
 #include "ampoule/receipt/statement.h"
 
-#include "ampoule/receipt/json_strict.h"
 #include "core/hex.h"
+#include "core/json_strict.h"
 
 namespace ampoule::receipt {
 namespace {
 
 using nlohmann::json;
 
-Result<std::map<std::string, std::string>> ParseDigestSet(const json& digest,
+core::Result<std::map<std::string, std::string>> ParseDigestSet(const json& digest,
                                                          const std::string& where) {
-  if (!digest.is_object()) return Error{where + ": field \"digest\" must be an object"};
+  if (!digest.is_object()) return core::Error{where + ": field \"digest\" must be an object"};
   std::map<std::string, std::string> out;
   for (const auto& [algorithm, value] : digest.items()) {
     if (!value.is_string()) {
-      return Error{where + ": digest \"" + algorithm.substr(0, 64) + "\" must be a string"};
+      return core::Error{where + ": digest \"" + algorithm.substr(0, 64) + "\" must be a string"};
     }
     out.emplace(algorithm, value.get<std::string>());
   }
   auto sha256 = out.find("sha256");
-  if (sha256 == out.end()) return Error{where + ": has no sha256 digest"};
+  if (sha256 == out.end()) return core::Error{where + ": has no sha256 digest"};
   if (!core::IsLowerHex(sha256->second, 32)) {
-    return Error{where + ": sha256 digest must be 64 lowercase hex digits"};
+    return core::Error{where + ": sha256 digest must be 64 lowercase hex digits"};
   }
   return out;
 }
 
-Result<Subject> ParseSubject(const json& entry, size_t index) {
+core::Result<Subject> ParseSubject(const json& entry, size_t index) {
   const std::string where = "statement: subject[" + std::to_string(index) + "]";
-  if (!entry.is_object()) return Error{where + ": must be an object"};
+  if (!entry.is_object()) return core::Error{where + ": must be an object"};
   Subject subject;
   if (auto name = entry.find("name"); name != entry.end()) {
-    if (!name->is_string()) return Error{where + ": field \"name\" must be a string"};
+    if (!name->is_string()) return core::Error{where + ": field \"name\" must be a string"};
     subject.name = name->get<std::string>();
   }
   auto digest = entry.find("digest");
-  if (digest == entry.end()) return Error{where + ": missing required field \"digest\""};
-  Result<std::map<std::string, std::string>> set = ParseDigestSet(*digest, where);
+  if (digest == entry.end()) return core::Error{where + ": missing required field \"digest\""};
+  core::Result<std::map<std::string, std::string>> set = ParseDigestSet(*digest, where);
   if (!set.ok()) return set.error();
   subject.digest = std::move(*set);
   return subject;
 }
 
-Status ParseSubjects(const json& doc, Statement& statement) {
+core::Status ParseSubjects(const json& doc, Statement& statement) {
   auto subjects = doc.find("subject");
-  if (subjects == doc.end()) return Error{"statement: missing required field \"subject\""};
-  if (!subjects->is_array()) return Error{"statement: field \"subject\" must be an array"};
-  if (subjects->empty()) return Error{"statement: \"subject\" is empty; it must name an artifact"};
+  if (subjects == doc.end()) return core::Error{"statement: missing required field \"subject\""};
+  if (!subjects->is_array()) return core::Error{"statement: field \"subject\" must be an array"};
+  if (subjects->empty()) return core::Error{"statement: \"subject\" is empty; it must name an artifact"};
   if (subjects->size() > kMaxSubjects) {
-    return Error{"statement: more than " + std::to_string(kMaxSubjects) + " subjects"};
+    return core::Error{"statement: more than " + std::to_string(kMaxSubjects) + " subjects"};
   }
   for (size_t i = 0; i < subjects->size(); ++i) {
-    Result<Subject> subject = ParseSubject((*subjects)[i], i);
+    core::Result<Subject> subject = ParseSubject((*subjects)[i], i);
     if (!subject.ok()) return subject.error();
     statement.subject.push_back(std::move(*subject));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Result<Statement> ParseStatement(std::string_view json_text) {
-  Result<json> doc = ParseJsonStrict(json_text, "statement", JsonNumbers::kExact);
+core::Result<Statement> ParseStatement(std::string_view json_text) {
+  core::Result<json> doc = core::ParseJsonStrict(json_text, "statement", core::JsonNumbers::kExact);
   if (!doc.ok()) return doc.error();
-  if (!doc->is_object()) return Error{"statement: must be a JSON object"};
+  if (!doc->is_object()) return core::Error{"statement: must be a JSON object"};
   auto type = doc->find("_type");
-  if (type == doc->end()) return Error{"statement: missing required field \"_type\""};
+  if (type == doc->end()) return core::Error{"statement: missing required field \"_type\""};
   if (!type->is_string() || type->get<std::string>() != kStatementType) {
-    return Error{"statement: \"_type\" must be \"" + std::string(kStatementType) + "\""};
+    return core::Error{"statement: \"_type\" must be \"" + std::string(kStatementType) + "\""};
   }
   Statement statement;
-  AMP_RETURN_IF_ERROR(ParseSubjects(*doc, statement));
+  CORE_RETURN_IF_ERROR(ParseSubjects(*doc, statement));
   auto predicate_type = doc->find("predicateType");
   if (predicate_type == doc->end()) {
-    return Error{"statement: missing required field \"predicateType\""};
+    return core::Error{"statement: missing required field \"predicateType\""};
   }
   if (!predicate_type->is_string() || predicate_type->get<std::string>().empty()) {
-    return Error{"statement: \"predicateType\" must be a non-empty string"};
+    return core::Error{"statement: \"predicateType\" must be a non-empty string"};
   }
   statement.predicate_type = predicate_type->get<std::string>();
   if (auto predicate = doc->find("predicate"); predicate != doc->end()) {
-    if (!predicate->is_object()) return Error{"statement: field \"predicate\" must be an object"};
+    if (!predicate->is_object()) return core::Error{"statement: field \"predicate\" must be an object"};
     statement.predicate = std::move(*predicate);
   }
   return statement;
@@ -98,7 +98,7 @@ std::string SerializeStatement(const Statement& statement) {
               {"predicateType", statement.predicate_type},
               {"predicate", statement.predicate.is_object() ? statement.predicate
                                                             : json::object()}};
-  return DumpJson(doc);
+  return core::DumpJson(doc);
 }
 
 }  // namespace ampoule::receipt

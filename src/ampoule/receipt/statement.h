@@ -52,7 +52,7 @@ struct Statement {
 // malformed or duplicate-key JSON, a `_type` other than kStatementType, an
 // empty or missing `subject`, a subject without a valid sha256 digest, a
 // missing or empty `predicateType`, or a `predicate` that is not an object.
-Result<Statement> ParseStatement(std::string_view json_text);
+core::Result<Statement> ParseStatement(std::string_view json_text);
 
 // Returns the statement as compact JSON (keys in sorted order): the bytes a
 // receipt signs as its payload.

@@ -22,39 +22,39 @@ std::vector<size_t> TryOrder(const std::vector<std::string>& key_ids, std::strin
 
 }  // namespace
 
-Result<VerifiedEnvelope> VerifyEnvelope(const Envelope& envelope,
-                                        std::span<const PublicKey> trusted) {
-  if (trusted.empty()) return Error{"no trusted public key given"};
-  if (envelope.signatures.empty()) return Error{"envelope: has no signatures"};
+core::Result<VerifiedEnvelope> VerifyEnvelope(const Envelope& envelope,
+                                        std::span<const core::ed25519::PublicKey> trusted) {
+  if (trusted.empty()) return core::Error{"no trusted public key given"};
+  if (envelope.signatures.empty()) return core::Error{"envelope: has no signatures"};
   std::vector<std::string> key_ids;
-  for (const PublicKey& key : trusted) key_ids.push_back(key.KeyId());
+  for (const core::ed25519::PublicKey& key : trusted) key_ids.push_back(key.KeyId());
 
   const std::string pae = Pae(envelope.payload_type, envelope.payload);
   for (size_t s = 0; s < envelope.signatures.size(); ++s) {
     const EnvelopeSignature& signature = envelope.signatures[s];
     for (size_t k : TryOrder(key_ids, signature.keyid)) {
-      if (Verify(trusted[k], pae, signature.sig)) {
+      if (core::ed25519::Verify(trusted[k], pae, signature.sig)) {
         return VerifiedEnvelope{envelope.payload_type, envelope.payload, trusted[k], s};
       }
     }
   }
-  return Error{"signature check failed: none of the " +
+  return core::Error{"signature check failed: none of the " +
                std::to_string(envelope.signatures.size()) +
                " signature(s) verifies under a trusted key; the receipt was altered, forged, or "
                "signed by a key you did not name"};
 }
 
-Result<VerifiedReceipt> VerifyReceipt(std::string_view envelope_json,
-                                      std::span<const PublicKey> trusted) {
-  Result<Envelope> envelope = ParseEnvelope(envelope_json);
+core::Result<VerifiedReceipt> VerifyReceipt(std::string_view envelope_json,
+                                      std::span<const core::ed25519::PublicKey> trusted) {
+  core::Result<Envelope> envelope = ParseEnvelope(envelope_json);
   if (!envelope.ok()) return envelope.error();
-  Result<VerifiedEnvelope> verified = VerifyEnvelope(*envelope, trusted);
+  core::Result<VerifiedEnvelope> verified = VerifyEnvelope(*envelope, trusted);
   if (!verified.ok()) return verified.error();
   if (verified->payload_type != kInTotoPayloadType) {
-    return Error{"envelope: payloadType is \"" + verified->payload_type.substr(0, 100) +
+    return core::Error{"envelope: payloadType is \"" + verified->payload_type.substr(0, 100) +
                  "\", expected \"" + std::string(kInTotoPayloadType) + "\""};
   }
-  Result<Statement> statement = ParseStatement(verified->payload);
+  core::Result<Statement> statement = ParseStatement(verified->payload);
   if (!statement.ok()) return statement.error();
   return VerifiedReceipt{std::move(*statement), verified->signer};
 }

@@ -18,9 +18,9 @@
 #include <string>
 #include <string_view>
 
-#include "ampoule/receipt/ed25519.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 
 namespace ampoule::receipt {
@@ -28,26 +28,26 @@ namespace ampoule::receipt {
 struct VerifiedEnvelope {
   std::string payload_type;
   std::string payload;     // the signed bytes, not yet parsed
-  PublicKey signer;        // the trusted key that verified
+  core::ed25519::PublicKey signer;        // the trusted key that verified
   size_t signature_index;  // which entry of "signatures" verified
 };
 
 // Checks `envelope`'s signatures against `trusted`. Returns the signed
 // payload and the key that vouched for it, or an error if there are no
 // trusted keys, no signatures, or no signature verifies under a trusted key.
-Result<VerifiedEnvelope> VerifyEnvelope(const Envelope& envelope,
-                                        std::span<const PublicKey> trusted);
+core::Result<VerifiedEnvelope> VerifyEnvelope(const Envelope& envelope,
+                                        std::span<const core::ed25519::PublicKey> trusted);
 
 struct VerifiedReceipt {
   Statement statement;
-  PublicKey signer;
+  core::ed25519::PublicKey signer;
 };
 
 // The whole check for a receipt file's text: parse the envelope, verify it
 // (above), require payloadType kInTotoPayloadType, parse the statement.
 // Any error means the receipt must not be trusted (docs/cli.md "FAILED"); the
 // message says which step failed.
-Result<VerifiedReceipt> VerifyReceipt(std::string_view envelope_json,
-                                      std::span<const PublicKey> trusted);
+core::Result<VerifiedReceipt> VerifyReceipt(std::string_view envelope_json,
+                                      std::span<const core::ed25519::PublicKey> trusted);
 
 }  // namespace ampoule::receipt

@@ -1,7 +1,7 @@
 #include "ampoule/run/engine_execute.h"
 
-#include "ampoule/kernel/runtime_init.h"
 #include "ampoule/kernel/kernel_format.h"
+#include "ampoule/kernel/runtime_init.h"
 #include "ampoule/run/output_files.h"
 #include "ampoule/wasi/snapshot.h"
 #include "ampoule/wasi/wasi_run.h"
@@ -65,35 +65,35 @@ void ApplyLimits(const EngineRequest& request, wasi::RunRequest& run) {
   }
 }
 
-Status AddInputs(const EngineRequest& request, wasi::Mailbox& mailbox) {
+core::Status AddInputs(const EngineRequest& request, wasi::Mailbox& mailbox) {
   for (const ProgramInput& in : request.inputs) {
-    AMP_RETURN_IF_ERROR(mailbox.AddFile(kernel::kInputDir, in.name, in.bytes));
+    CORE_RETURN_IF_ERROR(mailbox.AddFile(kernel::kInputDir, in.name, in.bytes));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Result<wasi::RunResult> RunRuntime(const kernel::Kernel& kernel, kernel::GuestRuntime runtime,
+core::Result<wasi::RunResult> RunRuntime(const kernel::Kernel& kernel, kernel::GuestRuntime runtime,
                                    const EngineRequest& request, wasi::OutputSink out, wasi::OutputSink err) {
-  Result<wasi::RunRequest> run = kernel::RuntimeInitRequest(runtime, kernel);
+  core::Result<wasi::RunRequest> run = kernel::RuntimeInitRequest(runtime, kernel);
   if (!run) return run.error();
   run->args = kernel::RuntimeMainArgs(runtime, request.program_name);
-  AMP_RETURN_IF_ERROR(run->mailbox.AddFile(kernel::kProgramDir, request.program_name, request.program));
-  AMP_RETURN_IF_ERROR(AddInputs(request, run->mailbox));
+  CORE_RETURN_IF_ERROR(run->mailbox.AddFile(kernel::kProgramDir, request.program_name, request.program));
+  CORE_RETURN_IF_ERROR(AddInputs(request, run->mailbox));
   ApplyLimits(request, *run);
   run->stdout_sink = std::move(out);
   run->stderr_sink = std::move(err);
 
   std::string_view module_entry = kernel::RuntimeModuleEntry(runtime);
-  Result<std::span<const uint8_t>> wasm_bytes = kernel.Entry(module_entry);
+  core::Result<std::span<const uint8_t>> wasm_bytes = kernel.Entry(module_entry);
   if (!wasm_bytes) return wasm_bytes.error();
   // Lazily: the kernel's runtimes were validated whole when it was packed,
   // and its digest pins their bytes (wasm/runtime.h, CompileOptions).
-  Result<std::shared_ptr<const wasm::CompiledModule>> module =
+  core::Result<std::shared_ptr<const wasm::CompiledModule>> module =
       wasm::CompileModule(*wasm_bytes, {.lazy_functions = true});
-  if (!module) return Error{"the kernel's " + std::string(module_entry) + " does not compile: " + module.message()};
+  if (!module) return core::Error{"the kernel's " + std::string(module_entry) + " does not compile: " + module.message()};
   std::string_view snapshot_entry = kernel::RuntimeSnapshotEntry(runtime);
   if (!kernel.Has(snapshot_entry)) return wasi::RunWasiCommand(*module, *run);
-  Result<std::span<const uint8_t>> snapshot = kernel.Entry(snapshot_entry);
+  core::Result<std::span<const uint8_t>> snapshot = kernel.Entry(snapshot_entry);
   if (!snapshot) return snapshot.error();
   // The kernel's table holds the module's SHA-256, checked when the entry
   // was read: no need to hash the module again.
@@ -104,18 +104,18 @@ Result<wasi::RunResult> RunRuntime(const kernel::Kernel& kernel, kernel::GuestRu
   return wasi::RunFromSnapshot(*module, module_sha256, *snapshot, *run);
 }
 
-Result<wasi::RunResult> RunWasm(const EngineRequest& request, wasi::OutputSink out, wasi::OutputSink err) {
-  Result<std::shared_ptr<const wasm::CompiledModule>> module = wasm::CompileModule(request.program);
-  if (!module) return Error{"the program '" + request.program_name + "' is not a valid WebAssembly module: " +
+core::Result<wasi::RunResult> RunWasm(const EngineRequest& request, wasi::OutputSink out, wasi::OutputSink err) {
+  core::Result<std::shared_ptr<const wasm::CompiledModule>> module = wasm::CompileModule(request.program);
+  if (!module) return core::Error{"the program '" + request.program_name + "' is not a valid WebAssembly module: " +
                             module.message()};
   wasi::RunRequest run;
   run.args = {request.program_name};
-  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kInputDir));
-  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kTmpDir));
-  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kOutputDir));
+  CORE_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kInputDir));
+  CORE_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kTmpDir));
+  CORE_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kOutputDir));
   // The working directory, as for the runtimes (kernel/runtime_init.h).
-  AMP_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kWorkDir));
-  AMP_RETURN_IF_ERROR(AddInputs(request, run.mailbox));
+  CORE_RETURN_IF_ERROR(run.mailbox.AddPreopen(kernel::kWorkDir));
+  CORE_RETURN_IF_ERROR(AddInputs(request, run.mailbox));
   ApplyLimits(request, run);
   run.stdout_sink = std::move(out);
   run.stderr_sink = std::move(err);
@@ -126,7 +126,7 @@ Result<wasi::RunResult> RunWasm(const EngineRequest& request, wasi::OutputSink o
 
 EngineResult ExecuteRequest(const kernel::Kernel& kernel, const EngineRequest& request,
                             wasi::OutputSink stdout_sink, wasi::OutputSink stderr_sink) {
-  Result<wasi::RunResult> run = Error{"unknown runtime '" + request.runtime + "'"};
+  core::Result<wasi::RunResult> run = core::Error{"unknown runtime '" + request.runtime + "'"};
   if (request.runtime == "wasm") {
     run = RunWasm(request, std::move(stdout_sink), std::move(stderr_sink));
   } else if (request.runtime == "python" || request.runtime == "js") {

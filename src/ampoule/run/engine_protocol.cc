@@ -6,10 +6,10 @@
 #include <span>
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/json_strict.h"
 #include "ampoule/run/output_files.h"
 #include "core/hex.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 
 namespace ampoule::run {
 namespace {
@@ -26,23 +26,23 @@ void PutU32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(char(v >> (8 * i)));
 }
 
-Result<json> ParseJson(std::string_view text, std::string_view what) {
-  return receipt::ParseJsonStrict(text, what);
+core::Result<json> ParseJson(std::string_view text, std::string_view what) {
+  return core::ParseJsonStrict(text, what);
 }
 
 // Reads "MAGIC, u32 length, header" at the start of `bytes`: the header's
 // text, and in *pos where the blobs start.
-Result<std::string_view> FramedHeader(std::string_view bytes, std::string_view magic,
+core::Result<std::string_view> FramedHeader(std::string_view bytes, std::string_view magic,
                                       std::string_view what, size_t* pos) {
   if (bytes.size() < magic.size() + 4 || bytes.substr(0, magic.size()) != magic) {
-    return Error{std::string(what) + ": bad magic"};
+    return core::Error{std::string(what) + ": bad magic"};
   }
   size_t at = magic.size();
   uint32_t head_len = 0;
   for (int i = 0; i < 4; ++i) head_len |= uint32_t(uint8_t(bytes[at + i])) << (8 * i);
   at += 4;
   if (head_len > kMaxHeaderBytes || head_len > bytes.size() - at) {
-    return Error{std::string(what) + ": header length " + std::to_string(head_len) + " past the end"};
+    return core::Error{std::string(what) + ": header length " + std::to_string(head_len) + " past the end"};
   }
   *pos = at + head_len;
   return bytes.substr(at, head_len);
@@ -94,14 +94,14 @@ std::string EncodeRequest(const EngineRequest& r) {
   return out;
 }
 
-Result<EngineRequest> DecodeRequest(std::string_view bytes) {
+core::Result<EngineRequest> DecodeRequest(std::string_view bytes) {
   size_t pos = 0;
-  Result<std::string_view> head = FramedHeader(bytes, kRequestMagic, "engine request", &pos);
-  if (!head) return Error{head.message() + " (not an ampoule engine request)"};
-  Result<json> header = ParseJson(*head, "engine request header");
+  core::Result<std::string_view> head = FramedHeader(bytes, kRequestMagic, "engine request", &pos);
+  if (!head) return core::Error{head.message() + " (not an ampoule engine request)"};
+  core::Result<json> header = ParseJson(*head, "engine request header");
   if (!header) return header.error();
   const json& h = *header;
-  if (!h.is_object()) return Error{"engine request: header is not an object"};
+  if (!h.is_object()) return core::Error{"engine request: header is not an object"};
 
   EngineRequest r;
   uint64_t program_bytes = 0, stdin_bytes = 0;
@@ -109,20 +109,20 @@ Result<EngineRequest> DecodeRequest(std::string_view bytes) {
       !Get(h, "program_bytes", program_bytes) || !Get(h, "stdin_bytes", stdin_bytes) ||
       !Get(h, "seed", r.seed) || !Get(h, "fuel", r.fuel) || !Get(h, "memory_bytes", r.memory_bytes) ||
       !Get(h, "output_cap_bytes", r.output_cap_bytes)) {
-    return Error{"engine request: header field missing or of the wrong type"};
+    return core::Error{"engine request: header field missing or of the wrong type"};
   }
   // Optional (older hosts do not send them): 0 means the engine's default.
   for (auto [key, field] : {std::pair{"fs_bytes", &r.fs_bytes}, std::pair{"fs_files", &r.fs_files},
                             std::pair{"fs_depth", &r.fs_depth}}) {
     if (h.contains(key) && !Get(h, key, *field)) {
-      return Error{std::string("engine request: header field '") + key + "' is not an unsigned integer"};
+      return core::Error{std::string("engine request: header field '") + key + "' is not an unsigned integer"};
     }
   }
   if (h.contains("http_ask_host") && !Get(h, "http_ask_host", r.http_ask_host)) {
-    return Error{"engine request: header field 'http_ask_host' is not a boolean"};
+    return core::Error{"engine request: header field 'http_ask_host' is not a boolean"};
   }
   auto inputs = h.find("inputs");
-  if (inputs == h.end() || !inputs->is_array()) return Error{"engine request: 'inputs' missing"};
+  if (inputs == h.end() || !inputs->is_array()) return core::Error{"engine request: 'inputs' missing"};
 
   auto take = [&](uint64_t n, std::vector<uint8_t>& out) -> bool {
     if (n > bytes.size() - pos) return false;
@@ -130,18 +130,18 @@ Result<EngineRequest> DecodeRequest(std::string_view bytes) {
     pos += n;
     return true;
   };
-  if (!take(program_bytes, r.program)) return Error{"engine request: program truncated"};
+  if (!take(program_bytes, r.program)) return core::Error{"engine request: program truncated"};
   for (const json& in : *inputs) {
     ProgramInput input;
     uint64_t n = 0;
     if (!in.is_object() || !Get(in, "name", input.name) || !Get(in, "bytes", n)) {
-      return Error{"engine request: malformed input entry"};
+      return core::Error{"engine request: malformed input entry"};
     }
-    if (!take(n, input.bytes)) return Error{"engine request: input '" + input.name + "' truncated"};
+    if (!take(n, input.bytes)) return core::Error{"engine request: input '" + input.name + "' truncated"};
     r.inputs.push_back(std::move(input));
   }
-  if (!take(stdin_bytes, r.stdin_bytes)) return Error{"engine request: stdin truncated"};
-  if (pos != bytes.size()) return Error{"engine request: trailing bytes after stdin"};
+  if (!take(stdin_bytes, r.stdin_bytes)) return core::Error{"engine request: stdin truncated"};
+  if (pos != bytes.size()) return core::Error{"engine request: trailing bytes after stdin"};
   return r;
 }
 
@@ -159,7 +159,7 @@ std::string EncodeResultHeader(const EngineResult& r) {
             {"outputs_left_out", r.outputs_left_out},
             {"error", r.error}};
   if (!r.http_pending.empty()) j["http_pending"] = r.http_pending;
-  std::string head = DumpJson(j);
+  std::string head = core::DumpJson(j);
   std::string out(kResultMagic);
   PutU32(out, uint32_t(head.size()));
   out += head;
@@ -177,8 +177,8 @@ namespace {
 // The header's fields into `r`; `framed`: a header of this format, which
 // lists the output files (their names into r->outputs, sizes into
 // `sizes`), rather than an older engine's plain JSON.
-Status ParseResultHeader(std::string_view text, bool framed, EngineResult* r, std::vector<uint64_t>* sizes) {
-  Result<json> parsed = ParseJson(text, "engine result");
+core::Status ParseResultHeader(std::string_view text, bool framed, EngineResult* r, std::vector<uint64_t>* sizes) {
+  core::Result<json> parsed = ParseJson(text, "engine result");
   if (!parsed) return parsed.error();
   const json& j = *parsed;
   std::string stop;
@@ -188,40 +188,40 @@ Status ParseResultHeader(std::string_view text, bool framed, EngineResult* r, st
       !Get(j, "memory_cap_hit", r->memory_cap_hit) ||
       !Get(j, "stdout_total_bytes", r->stdout_total_bytes) ||
       !Get(j, "stderr_total_bytes", r->stderr_total_bytes) || !Get(j, "error", r->error)) {
-    return Error{"engine result: field missing or of the wrong type"};
+    return core::Error{"engine result: field missing or of the wrong type"};
   }
   if (stop == "exit") r->stop = Stop::kExit;
   else if (stop == "trap") r->stop = Stop::kTrap;
   else if (stop == "fuel") r->stop = Stop::kFuel;
-  else return Error{"engine result: unknown stop '" + stop + "'"};
-  if (exit_code < INT32_MIN || exit_code > INT32_MAX) return Error{"engine result: exit_code out of range"};
+  else return core::Error{"engine result: unknown stop '" + stop + "'"};
+  if (exit_code < INT32_MIN || exit_code > INT32_MAX) return core::Error{"engine result: exit_code out of range"};
   r->exit_code = int(exit_code);
   if (j.contains("http_pending") && !Get(j, "http_pending", r->http_pending)) {
-    return Error{"engine result: 'http_pending' is not a string"};
+    return core::Error{"engine result: 'http_pending' is not a string"};
   }
-  if (!framed) return Status::Ok();  // an older engine: no output files
+  if (!framed) return core::Status::Ok();  // an older engine: no output files
 
   auto outputs = j.find("outputs");
   if (outputs == j.end() || !outputs->is_array() || !Get(j, "outputs_left_out", r->outputs_left_out)) {
-    return Error{"engine result: 'outputs' or 'outputs_left_out' missing"};
+    return core::Error{"engine result: 'outputs' or 'outputs_left_out' missing"};
   }
   if (outputs->size() > kMaxOutputFiles) {
-    return Error{"engine result: more than " + std::to_string(kMaxOutputFiles) + " output files"};
+    return core::Error{"engine result: more than " + std::to_string(kMaxOutputFiles) + " output files"};
   }
   for (const json& o : *outputs) {
     EngineOutputFile f;
     uint64_t n = 0;
     if (!o.is_object() || !Get(o, "name", f.name) || !Get(o, "bytes", n)) {
-      return Error{"engine result: malformed output entry"};
+      return core::Error{"engine result: malformed output entry"};
     }
-    AMP_RETURN_IF_ERROR(CheckOutputName(f.name));
+    CORE_RETURN_IF_ERROR(CheckOutputName(f.name));
     if (!r->outputs.empty() && !(r->outputs.back().name < f.name)) {
-      return Error{"engine result: output '" + f.name + "' out of order or repeated"};
+      return core::Error{"engine result: output '" + f.name + "' out of order or repeated"};
     }
     r->outputs.push_back(std::move(f));
     sizes->push_back(n);
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
@@ -290,7 +290,7 @@ void ResultReader::Feed(std::string_view bytes) {
 
 void ResultReader::TakeHeader() {
   std::vector<uint64_t> sizes;
-  Status parsed = ParseResultHeader(buf_, /*framed=*/true, &result_, &sizes);
+  core::Status parsed = ParseResultHeader(buf_, /*framed=*/true, &result_, &sizes);
   buf_ = std::string();
   if (!parsed.ok()) return Fail(parsed.message());
   uint64_t total = 0;
@@ -353,32 +353,32 @@ void ResultReader::TakeFileBytes(std::string_view& bytes) {
   NextFile();
 }
 
-Result<EngineResult> ResultReader::Finish() {
+core::Result<EngineResult> ResultReader::Finish() {
   switch (state_) {
-    case State::kFailed: return Error{error_};
+    case State::kFailed: return core::Error{error_};
     case State::kMagic:
-      if (buf_.empty()) return Error{"engine result: empty"};
+      if (buf_.empty()) return core::Error{"engine result: empty"};
       [[fallthrough]];
     case State::kLegacy: {
       EngineResult r;
       std::vector<uint64_t> sizes;
-      AMP_RETURN_IF_ERROR(ParseResultHeader(buf_, /*framed=*/false, &r, &sizes));
+      CORE_RETURN_IF_ERROR(ParseResultHeader(buf_, /*framed=*/false, &r, &sizes));
       return r;
     }
     case State::kLength:
-    case State::kHeader: return Error{"engine result: header truncated"};
+    case State::kHeader: return core::Error{"engine result: header truncated"};
     case State::kFiles:
       if (file_ < result_.outputs.size()) {
-        return Error{"engine result: output '" + result_.outputs[file_].name + "' truncated"};
+        return core::Error{"engine result: output '" + result_.outputs[file_].name + "' truncated"};
       }
       state_ = State::kFailed;
       error_ = "engine result: already taken";
       return std::move(result_);
   }
-  return Error{"engine result: unreadable"};
+  return core::Error{"engine result: unreadable"};
 }
 
-Result<EngineResult> DecodeResult(std::string_view bytes) {
+core::Result<EngineResult> DecodeResult(std::string_view bytes) {
   // No more file bytes than arrived: a declared size past the end is
   // refused before anything is reserved for it.
   ResultReader reader(bytes.size(), /*keep_files=*/true);

@@ -103,7 +103,7 @@ struct EngineResult {
 };
 
 std::string EncodeRequest(const EngineRequest& request);
-Result<EngineRequest> DecodeRequest(std::string_view bytes);
+core::Result<EngineRequest> DecodeRequest(std::string_view bytes);
 
 // The most a result's header may hold: far above what one needs (a few
 // hundred bytes of JSON, the names of at most kMaxOutputFiles output files
@@ -136,7 +136,7 @@ class ResultReader {
   ResultReader(uint64_t max_files_bytes, bool keep_files);
 
   void Feed(std::string_view bytes);
-  Result<EngineResult> Finish();
+  core::Result<EngineResult> Finish();
 
  private:
   enum class State { kMagic, kLegacy, kLength, kHeader, kFiles, kFailed };
@@ -160,6 +160,6 @@ class ResultReader {
 
 // The whole of `bytes` through a ResultReader that keeps the files (no cap
 // but the header's).
-Result<EngineResult> DecodeResult(std::string_view bytes);
+core::Result<EngineResult> DecodeResult(std::string_view bytes);
 
 }  // namespace ampoule::run

@@ -24,7 +24,7 @@ EngineRequest Sample() {
 }
 
 TEST(EngineProtocol, RequestRoundTrip) {
-  Result<EngineRequest> r = DecodeRequest(EncodeRequest(Sample()));
+  core::Result<EngineRequest> r = DecodeRequest(EncodeRequest(Sample()));
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->kernel_sha256, Sample().kernel_sha256);
   EXPECT_EQ(r->program, Sample().program);
@@ -51,7 +51,7 @@ TEST(EngineProtocol, EveryTruncationAndTrailingByteRefused) {
 TEST(EngineProtocol, HugeHeaderLengthRefused) {
   std::string bytes = EncodeRequest(Sample());
   bytes[8] = bytes[9] = bytes[10] = bytes[11] = char(0xff);
-  Result<EngineRequest> r = DecodeRequest(bytes);
+  core::Result<EngineRequest> r = DecodeRequest(bytes);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("header length"), std::string::npos) << r.message();
 }
@@ -65,7 +65,7 @@ TEST(EngineProtocol, ResultRoundTrip) {
   e.memory_cap_hit = true;
   e.stdout_total_bytes = 5;
   e.stderr_total_bytes = 6;
-  Result<EngineResult> r = DecodeResult(EncodeResult(e));
+  core::Result<EngineResult> r = DecodeResult(EncodeResult(e));
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->stop, Stop::kTrap);
   EXPECT_EQ(r->trap, e.trap);
@@ -90,7 +90,7 @@ TEST(EngineProtocol, OutputFilesTravelAfterTheHeader) {
   EngineResult e;
   e.outputs = {{"a-b.txt", "first"}, {"a/c.json", std::string("{\"x\":1}\0bin", 11)}, {"z", ""}};
   e.outputs_left_out = 2;
-  Result<EngineResult> r = DecodeResult(EncodeResult(e));
+  core::Result<EngineResult> r = DecodeResult(EncodeResult(e));
   ASSERT_TRUE(r.ok()) << r.message();
   ASSERT_EQ(r->outputs.size(), 3u);
   EXPECT_EQ(r->outputs[1].name, "a/c.json");
@@ -102,7 +102,7 @@ TEST(EngineProtocol, OutputFilesTravelAfterTheHeader) {
 TEST(EngineProtocol, AnOlderEnginesPlainJsonResultStillReads) {
   std::string framed = EncodeResult(EngineResult{});
   std::string json = framed.substr(12);  // the header alone: what engines wrote before outputs
-  Result<EngineResult> r = DecodeResult(json);
+  core::Result<EngineResult> r = DecodeResult(json);
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_TRUE(r->outputs.empty());
 }
@@ -135,7 +135,7 @@ TEST(EngineProtocol, FilesystemCapsAreOptionalInTheRequest) {
   req.fs_bytes = 1 << 20;
   req.fs_files = 10;
   req.fs_depth = 3;
-  Result<EngineRequest> back = DecodeRequest(EncodeRequest(req));
+  core::Result<EngineRequest> back = DecodeRequest(EncodeRequest(req));
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->fs_bytes, 1u << 20);
   EXPECT_EQ(back->fs_files, 10u);
@@ -152,7 +152,7 @@ TEST(EngineProtocol, TheToolCapabilityFieldsTravelOnlyWhenSet) {
   EngineResult e;
   e.stop = Stop::kTrap;
   e.http_pending = R"({"url":"https://a.example/"})";
-  Result<EngineResult> r = DecodeResult(EncodeResult(e));
+  core::Result<EngineResult> r = DecodeResult(EncodeResult(e));
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->http_pending, e.http_pending);
   EXPECT_EQ(EncodeResult(EngineResult{}).find("http_pending"), std::string::npos);
@@ -170,7 +170,7 @@ TEST(ResultReader, ReadsAResultInAnyPieces) {
   for (size_t piece : {size_t(1), size_t(7), size_t(4096), bytes.size()}) {
     ResultReader reader(UINT64_MAX, /*keep_files=*/true);
     for (size_t at = 0; at < bytes.size(); at += piece) reader.Feed(std::string_view(bytes).substr(at, piece));
-    Result<EngineResult> r = reader.Finish();
+    core::Result<EngineResult> r = reader.Finish();
     ASSERT_TRUE(r.ok()) << piece << ": " << r.message();
     EXPECT_EQ(r->exit_code, 3);
     ASSERT_EQ(r->outputs.size(), 4u);
@@ -190,7 +190,7 @@ TEST(ResultReader, HashesWithoutKeeping) {
   ResultReader reader(UINT64_MAX, /*keep_files=*/false);
   const std::string bytes = EncodeResult(e);
   for (size_t at = 0; at < bytes.size(); at += 65536) reader.Feed(std::string_view(bytes).substr(at, 65536));
-  Result<EngineResult> r = reader.Finish();
+  core::Result<EngineResult> r = reader.Finish();
   ASSERT_TRUE(r.ok()) << r.message();
   ASSERT_EQ(r->outputs.size(), 2u);
   EXPECT_TRUE(r->outputs[0].bytes.empty());
@@ -216,7 +216,7 @@ TEST(ResultReader, FilesOverTheCapRefusedAtTheHeader) {
   over.Feed(head);  // the header alone decides
   over.Feed(bytes.substr(head.size()));
   over.Feed(std::string(1 << 20, 'z'));  // drained, ignored
-  Result<EngineResult> r = over.Finish();
+  core::Result<EngineResult> r = over.Finish();
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("more than the filesystem cap of 1099 bytes (at 'b')"), std::string::npos)
       << r.message();
@@ -240,7 +240,7 @@ TEST(ResultReader, HostileSizesRefused) {
   for (uint64_t cap : {UINT64_MAX, uint64_t(1) << 30}) {
     ResultReader reader(cap, /*keep_files=*/true);
     reader.Feed(wrapped);
-    Result<EngineResult> r = reader.Finish();
+    core::Result<EngineResult> r = reader.Finish();
     EXPECT_FALSE(r.ok()) << cap;
   }
   EXPECT_FALSE(DecodeResult(wrapped).ok());
@@ -250,14 +250,14 @@ TEST(ResultReader, HostileSizesRefused) {
   long_header[11] = 0;
   ResultReader reader(UINT64_MAX, true);
   reader.Feed(long_header);
-  Result<EngineResult> r = reader.Finish();
+  core::Result<EngineResult> r = reader.Finish();
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("over the limit"), std::string::npos) << r.message();
 
   ResultReader plain(UINT64_MAX, true);
   plain.Feed("{");
   plain.Feed(std::string(kMaxResultHeaderBytes, ' '));
-  Result<EngineResult> p = plain.Finish();
+  core::Result<EngineResult> p = plain.Finish();
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.message().find("bytes of JSON"), std::string::npos) << p.message();
 }

@@ -2,15 +2,16 @@
 
 #include "ampoule/wasi/mailbox.h"
 #include "ampoule/wasm/binary_reader.h"
+#include "core/utf8.h"
 
 namespace ampoule::run {
 
-Status CheckOutputName(std::string_view name) {
+core::Status CheckOutputName(std::string_view name) {
   auto bad = [&](const char* why) {
-    return Error{"output file name '" + std::string(name.substr(0, 200)) + "' " + why};
+    return core::Error{"output file name '" + std::string(name.substr(0, 200)) + "' " + why};
   };
   if (name.empty() || name.size() > kMaxOutputNameBytes) return bad("is empty or too long");
-  if (!wasm::IsValidUtf8(reinterpret_cast<const uint8_t*>(name.data()), name.size())) {
+  if (!core::IsValidUtf8(name)) {
     return bad("is not valid UTF-8");
   }
   for (char c : name) {
@@ -25,7 +26,7 @@ Status CheckOutputName(std::string_view name) {
     if (part.size() > wasi::kMaxNameBytes) return bad("has a part longer than 255 bytes");
     start = slash + 1;
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::run

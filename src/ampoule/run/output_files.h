@@ -26,6 +26,6 @@ inline constexpr size_t kMaxOutputNameBytes = 1024;
 inline constexpr size_t kMaxOutputFiles = 1000;
 
 // Ok, or why `name` cannot be an output file's name.
-Status CheckOutputName(std::string_view name);
+core::Status CheckOutputName(std::string_view name);
 
 }  // namespace ampoule::run

@@ -16,7 +16,7 @@ receipt::Statement StatementForRecord(const RunRecord& record) {
   return statement;
 }
 
-std::string MakeReceipt(const RunRecord& record, const receipt::SecretKey& key) {
+std::string MakeReceipt(const RunRecord& record, const core::ed25519::SecretKey& key) {
   std::string payload = receipt::SerializeStatement(StatementForRecord(record));
   return receipt::SerializeEnvelope(
       receipt::SignEnvelope(receipt::kInTotoPayloadType, std::move(payload), key));

@@ -16,9 +16,9 @@
 
 #include <string>
 
-#include "ampoule/receipt/ed25519.h"
 #include "ampoule/receipt/statement.h"
 #include "ampoule/run/run_record.h"
+#include "core/ed25519.h"
 
 namespace ampoule::run {
 
@@ -38,6 +38,6 @@ receipt::Statement StatementForRecord(const RunRecord& record);
 // JSON (two-space indent, trailing newline) with one signature whose keyid
 // is key.public_key().KeyId(). Write it as-is; any change to the signed
 // content makes it fail verification.
-std::string MakeReceipt(const RunRecord& record, const receipt::SecretKey& key);
+std::string MakeReceipt(const RunRecord& record, const core::ed25519::SecretKey& key);
 
 }  // namespace ampoule::run

@@ -19,6 +19,7 @@
 #include "ampoule/sandbox/jail.h"
 #include "ampoule/wasi/mailbox.h"
 #include "core/errno_text.h"
+#include "core/rfc3339.h"
 #include "core/sha256.h"
 #include "core/unique_fd.h"
 #include "core/write_all.h"
@@ -35,16 +36,16 @@ constexpr uint64_t kEngineOverheadBytes = uint64_t(1) << 30;
 using Fd = core::UniqueFd;
 
 
-Status MakePipe(Fd& read_end, Fd& write_end) {
+core::Status MakePipe(Fd& read_end, Fd& write_end) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return core::Errno("cannot create a pipe");
   read_end.reset(fds[0]);
   write_end.reset(fds[1]);
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // The engine executable, in a sealed anonymous file the jail can exec.
-Result<Fd> EngineMemfd(std::span<const uint8_t> engine) {
+core::Result<Fd> EngineMemfd(std::span<const uint8_t> engine) {
   Fd fd(memfd_create("ampoule-engine", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (fd.get() < 0) return core::Errno("cannot create the engine's in-memory file");
   if (!core::WriteAll(fd.get(), std::string_view(reinterpret_cast<const char*>(engine.data()), engine.size()))) {
@@ -62,51 +63,39 @@ Result<Fd> EngineMemfd(std::span<const uint8_t> engine) {
   return fd;
 }
 
-std::string Rfc3339Now() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  tm utc{};
-  gmtime_r(&ts.tv_sec, &utc);
-  char buf[40];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
-  char out[64];
-  snprintf(out, sizeof out, "%s.%03ldZ", buf, ts.tv_nsec / 1'000'000);
-  return out;
-}
-
 std::string Sha256Of(std::span<const uint8_t> bytes) {
   return core::Sha256Hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-Status CheckSpec(const RunSpec& spec) {
+core::Status CheckSpec(const RunSpec& spec) {
   if (spec.runtime != "python" && spec.runtime != "js" && spec.runtime != "wasm") {
-    return Error{"unknown runtime '" + spec.runtime + "' (python, js or wasm)"};
+    return core::Error{"unknown runtime '" + spec.runtime + "' (python, js or wasm)"};
   }
   if (spec.program_name.empty() || spec.program_name.find('/') != std::string::npos) {
-    return Error{"the program's name must be a plain file name"};
+    return core::Error{"the program's name must be a plain file name"};
   }
-  if (spec.limits.fuel == 0) return Error{"the fuel budget must be above 0"};
-  if (spec.limits.memory_bytes < 65536) return Error{"the memory cap must be at least 64K (one page)"};
-  if (!(spec.limits.timeout_seconds > 0)) return Error{"the timeout must be above 0 seconds"};
-  if (spec.limits.fs_depth > UINT32_MAX) return Error{"the filesystem depth cap is too large"};
+  if (spec.limits.fuel == 0) return core::Error{"the fuel budget must be above 0"};
+  if (spec.limits.memory_bytes < 65536) return core::Error{"the memory cap must be at least 64K (one page)"};
+  if (!(spec.limits.timeout_seconds > 0)) return core::Error{"the timeout must be above 0 seconds"};
+  if (spec.limits.fs_depth > UINT32_MAX) return core::Error{"the filesystem depth cap is too large"};
   std::set<std::string> names;
   uint64_t total = spec.program.size() + spec.stdin_bytes.size();
   for (const ProgramInput& in : spec.inputs) {
     if (in.name.empty() || in.name == "." || in.name == ".." ||
         in.name.find_first_of(std::string_view("/\0", 2)) != std::string::npos ||
         in.name.size() > wasi::kMaxNameBytes) {
-      return Error{"input name '" + in.name + "' is not a plain file name"};
+      return core::Error{"input name '" + in.name + "' is not a plain file name"};
     }
-    if (!names.insert(in.name).second) return Error{"input '" + in.name + "' is given twice"};
+    if (!names.insert(in.name).second) return core::Error{"input '" + in.name + "' is given twice"};
     if (in.bytes.size() > wasi::kMaxMailboxFileBytes) {
-      return Error{"input '" + in.name + "' is larger than the limit of 64 MiB"};
+      return core::Error{"input '" + in.name + "' is larger than the limit of 64 MiB"};
     }
     total += in.bytes.size();
   }
   if (total > wasi::kMaxMailboxTotalBytes) {
-    return Error{"the program, inputs and stdin add up to more than the limit of 256 MiB"};
+    return core::Error{"the program, inputs and stdin add up to more than the limit of 256 MiB"};
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // The filesystem cap the engine applies (its default when the spec's is 0):
@@ -133,7 +122,7 @@ struct Exchange {
   bool timed_out = false;
 };
 
-Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clock::time_point deadline,
+core::Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clock::time_point deadline,
             JailedProcess& child, Exchange& x) {
   char buf[65536];
   const uint64_t cap = spec.limits.output_cap_bytes;
@@ -165,7 +154,7 @@ Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clo
     int ready = poll(p, nfds_t(n), x.timed_out ? 5000 : int(std::min<long long>(left, 1 << 30)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return core::Errno("poll");
-    if (ready == 0 && x.timed_out) return Error{"the engine did not stop after being killed"};
+    if (ready == 0 && x.timed_out) return core::Error{"the engine did not stop after being killed"};
     for (int i = 0; i < n; ++i) {
       if (p[i].revents == 0) continue;
       if (p[i].fd == req_w.get()) {
@@ -197,7 +186,7 @@ Status Pump(Fd& req_w, Fd& out_r, Fd& err_r, Fd& res_r, const RunSpec& spec, Clo
       }
     }
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 OutputDigest DigestOutput(const std::string& kept, uint64_t total) {
@@ -211,7 +200,7 @@ OutputDigest DigestOutput(const std::string& kept, uint64_t total) {
 
 }  // namespace
 
-Result<std::string> RuntimeForProgram(std::string_view name) {
+core::Result<std::string> RuntimeForProgram(std::string_view name) {
   auto ends = [&](std::string_view ext) {
     return name.size() > ext.size() && name.substr(name.size() - ext.size()) == ext;
   };
@@ -220,24 +209,24 @@ Result<std::string> RuntimeForProgram(std::string_view name) {
   if (ends(".wasm")) return std::string("wasm");
   size_t dot = name.rfind('.');
   std::string ext = dot == std::string_view::npos ? "" : std::string(name.substr(dot));
-  return Error{"cannot tell the language of '" + std::string(name) + "' from its extension" +
+  return core::Error{"cannot tell the language of '" + std::string(name) + "' from its extension" +
                (ext.empty() ? std::string() : " '" + ext + "'") +
                " (.py, .js, .mjs or .wasm); use --lang python|js|wasm"};
 }
 
-Result<ProgramRun> RunProgram(const RunSpec& spec) {
-  AMP_RETURN_IF_ERROR(CheckSpec(spec));
+core::Result<ProgramRun> RunProgram(const RunSpec& spec) {
+  CORE_RETURN_IF_ERROR(CheckSpec(spec));
   // One descriptor serves both sides: the host checks and hashes the same
   // open file the engine maps, not a path that could be swapped in between.
   // O_NONBLOCK: a FIFO must not hang the open; Kernel::OpenFd refuses it.
   Fd kernel_fd(open(spec.kernel_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (kernel_fd.get() < 0) return core::Errno("cannot open the kernel '" + spec.kernel_path + "'");
-  Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(kernel_fd.get(), spec.kernel_path);
+  core::Result<std::unique_ptr<kernel::Kernel>> kernel = kernel::Kernel::OpenFd(kernel_fd.get(), spec.kernel_path);
   if (!kernel) return kernel.error();
   std::string kernel_sha256 = CachedKernelDigest(kernel_fd.get(), **kernel);
-  Result<std::span<const uint8_t>> engine = (*kernel)->Entry(kernel::kEngineEntry);
+  core::Result<std::span<const uint8_t>> engine = (*kernel)->Entry(kernel::kEngineEntry);
   if (!engine) return engine.error();
-  Result<Fd> engine_fd = EngineMemfd(*engine);
+  core::Result<Fd> engine_fd = EngineMemfd(*engine);
   if (!engine_fd) return engine_fd.error();
 
   RunRecord record;
@@ -264,10 +253,10 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
   x.request = EncodeRequest(request);
 
   Fd req_r, req_w, out_r, out_w, err_r, err_w, res_r, res_w;
-  AMP_RETURN_IF_ERROR(MakePipe(req_r, req_w));
-  AMP_RETURN_IF_ERROR(MakePipe(out_r, out_w));
-  AMP_RETURN_IF_ERROR(MakePipe(err_r, err_w));
-  AMP_RETURN_IF_ERROR(MakePipe(res_r, res_w));
+  CORE_RETURN_IF_ERROR(MakePipe(req_r, req_w));
+  CORE_RETURN_IF_ERROR(MakePipe(out_r, out_w));
+  CORE_RETURN_IF_ERROR(MakePipe(err_r, err_w));
+  CORE_RETURN_IF_ERROR(MakePipe(res_r, res_w));
   fcntl(req_w.get(), F_SETFL, O_NONBLOCK);
 
   JailOptions jail;
@@ -280,20 +269,20 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
   const int child_fds[] = {req_r.get(), out_w.get(), err_w.get(), kernel_fd.get(), res_w.get()};
   const std::string argv[] = {"ampoule-engine"};
 
-  record.started_at = Rfc3339Now();
+  record.started_at = core::Rfc3339Millis(core::UnixMillisNow());
   Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(
                          std::chrono::duration<double>(spec.limits.timeout_seconds));
-  Result<JailedProcess> child = SpawnJailed(engine_fd->get(), child_fds, argv, jail);
+  core::Result<JailedProcess> child = SpawnJailed(engine_fd->get(), child_fds, argv, jail);
   if (!child) return child.error();
   for (Fd* fd : {&req_r, &out_w, &err_w, &res_w}) fd->reset();
 
-  Status pumped = Pump(req_w, out_r, err_r, res_r, spec, deadline, *child, x);
+  core::Status pumped = Pump(req_w, out_r, err_r, res_r, spec, deadline, *child, x);
   if (!pumped.ok()) (void)child->Kill();
   // Still bounded by the deadline: an engine that closed its pipes and then
   // sleeps uses no CPU time, so only the wall clock can end it.
-  Result<JailExit> exit = WaitJailed(*child, deadline);
-  record.finished_at = Rfc3339Now();
+  core::Result<JailExit> exit = WaitJailed(*child, deadline);
+  record.finished_at = core::Rfc3339Millis(core::UnixMillisNow());
   if (!pumped.ok()) return pumped.error();
   if (!exit) return exit.error();
 
@@ -306,14 +295,14 @@ Result<ProgramRun> RunProgram(const RunSpec& spec) {
     record.stdout_digest = DigestOutput(x.stdout_data, x.stdout_data.size());
     record.stderr_digest = DigestOutput(x.stderr_data, x.stderr_data.size());
   } else {
-    Result<EngineResult> result = x.result.Finish();
+    core::Result<EngineResult> result = x.result.Finish();
     bool engine_ok = exit->exited && exit->exit_code == 0;
     if (!result || !engine_ok) {
       std::string why = engine_ok ? result.message() : exit->Describe();
-      return Error{"the engine failed without a result (" + why + ")" +
+      return core::Error{"the engine failed without a result (" + why + ")" +
                    (x.stderr_data.empty() ? "" : ": " + x.stderr_data.substr(0, 2000))};
     }
-    if (!result->error.empty()) return Error{result->error};
+    if (!result->error.empty()) return core::Error{result->error};
     record.result.exit_code = result->exit_code;
     record.result.fuel_used = result->fuel_used;
     record.result.memory_cap_hit = result->memory_cap_hit;

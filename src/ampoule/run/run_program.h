@@ -83,12 +83,12 @@ struct ProgramRun {
 
 // "python" for .py, "js" for .js/.mjs, "wasm" for .wasm; an error naming the
 // extension otherwise.
-Result<std::string> RuntimeForProgram(std::string_view program_name);
+core::Result<std::string> RuntimeForProgram(std::string_view program_name);
 
 // Runs `spec`. Errors are for runs that could not start (unreadable or
 // invalid kernel, jail unavailable, bad limits, an input name that is not a
 // plain file name); every run that started ends with a record, however the
 // guest stopped (including the safety net: record.result.terminated).
-Result<ProgramRun> RunProgram(const RunSpec& spec);
+core::Result<ProgramRun> RunProgram(const RunSpec& spec);
 
 }  // namespace ampoule::run

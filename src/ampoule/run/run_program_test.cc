@@ -18,13 +18,13 @@ namespace {
 class RunProgramTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Result<std::string> path = kernel::DefaultKernelPath();
+    core::Result<std::string> path = kernel::DefaultKernelPath();
     if (!path.ok() || access(path->c_str(), R_OK) != 0) {
       GTEST_SKIP() << "no kernel at " << (path.ok() ? *path : path.message())
                    << " (scripts/test.sh packs one; or set AMPOULE_KERNEL)";
     }
     kernel_ = *path;
-    Status jail = CheckJailSupported();
+    core::Status jail = CheckJailSupported();
     if (!jail.ok()) GTEST_SKIP() << "no jail on this machine: " << jail.message();
   }
 
@@ -48,7 +48,7 @@ TEST_F(RunProgramTest, PythonRunRecordsWhatRan) {
   spec.stdin_bytes = {'s', 'i'};
   std::string streamed;
   spec.on_stdout = [&](std::string_view b) { streamed += b; };
-  Result<ProgramRun> run = RunProgram(spec);
+  core::Result<ProgramRun> run = RunProgram(spec);
   ASSERT_TRUE(run.ok()) << run.message();
   EXPECT_EQ(run->stdout_data, "HI\n");
   EXPECT_EQ(streamed, "HI\n");
@@ -67,9 +67,9 @@ TEST_F(RunProgramTest, PythonRunRecordsWhatRan) {
 
 TEST_F(RunProgramTest, SameSpecSameRecordAndSeedChangesRandomOnly) {
   RunSpec spec = Spec("python", "r.py", "import random\nprint(random.random())\n");
-  Result<ProgramRun> a = RunProgram(spec), b = RunProgram(spec);
+  core::Result<ProgramRun> a = RunProgram(spec), b = RunProgram(spec);
   spec.seed = 1;
-  Result<ProgramRun> c = RunProgram(spec);
+  core::Result<ProgramRun> c = RunProgram(spec);
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
   EXPECT_EQ(a->stdout_data, b->stdout_data);
   EXPECT_EQ(a->record.result.fuel_used, b->record.result.fuel_used);
@@ -78,7 +78,7 @@ TEST_F(RunProgramTest, SameSpecSameRecordAndSeedChangesRandomOnly) {
 
 TEST_F(RunProgramTest, OutcomesMapToStatuses) {
   RunSpec exit3 = Spec("python", "e.py", "raise SystemExit(3)\n");
-  Result<ProgramRun> r = RunProgram(exit3);
+  core::Result<ProgramRun> r = RunProgram(exit3);
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->record.result.status, 3);
 
@@ -111,7 +111,7 @@ TEST_F(RunProgramTest, OutcomesMapToStatuses) {
 TEST_F(RunProgramTest, OutputFloodIsCappedAndRecorded) {
   RunSpec spec = Spec("python", "f.py", "import sys\nsys.stdout.write('x' * 100000)\n");
   spec.limits.output_cap_bytes = 1000;
-  Result<ProgramRun> r = RunProgram(spec);
+  core::Result<ProgramRun> r = RunProgram(spec);
   ASSERT_TRUE(r.ok()) << r.message();
   EXPECT_EQ(r->stdout_data.size(), 1000u);
   EXPECT_TRUE(r->record.stdout_digest.truncated);
@@ -132,7 +132,7 @@ TEST_F(RunProgramTest, TheRecordSaysWhetherTheRunWasJailed) {
   for (bool insecure : {false, true}) {
     RunSpec spec = Spec("wasm", "nothing.wasm", module);
     spec.insecure_no_jail = insecure;
-    Result<ProgramRun> run = RunProgram(spec);
+    core::Result<ProgramRun> run = RunProgram(spec);
     ASSERT_TRUE(run.ok()) << run.message();
     EXPECT_EQ(run->record.result.status, 0);
     EXPECT_EQ(run->record.isolation, insecure ? Isolation::kNone : Isolation::kJail);
@@ -147,7 +147,7 @@ TEST_F(RunProgramTest, BadRequestsAreErrorsNotRuns) {
   spec.inputs = {{"a", {}}, {"a", {}}};
   EXPECT_FALSE(RunProgram(spec).ok());
   RunSpec wasm = Spec("wasm", "m.wasm", "not wasm");
-  Result<ProgramRun> r = RunProgram(wasm);
+  core::Result<ProgramRun> r = RunProgram(wasm);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("not a valid WebAssembly module"), std::string::npos) << r.message();
   RunSpec no_kernel = Spec("python", "p.py", "print(1)\n");
@@ -160,7 +160,7 @@ TEST(RuntimeForProgram, ByExtension) {
   EXPECT_EQ(*RuntimeForProgram("a.js"), "js");
   EXPECT_EQ(*RuntimeForProgram("a.mjs"), "js");
   EXPECT_EQ(*RuntimeForProgram("a.wasm"), "wasm");
-  Result<std::string> r = RuntimeForProgram("a.rb");
+  core::Result<std::string> r = RuntimeForProgram("a.rb");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("--lang"), std::string::npos);
   EXPECT_FALSE(RuntimeForProgram(".py").ok());

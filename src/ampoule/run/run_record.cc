@@ -30,49 +30,49 @@ class Reader {
  public:
   Reader(const json& j, std::string path) : j_(&j), path_(std::move(path)) {}
 
-  Result<Reader> Object(std::string_view key) const {
+  core::Result<Reader> Object(std::string_view key) const {
     auto it = Find(key);
     if (!it) return Missing(key, "an object");
     if (!(*it)->is_object()) return Wrong(key, "an object");
     return Reader(**it, Path(key));
   }
-  Result<const json*> Array(std::string_view key) const {
+  core::Result<const json*> Array(std::string_view key) const {
     auto it = Find(key);
     if (!it) return Missing(key, "an array");
     if (!(*it)->is_array()) return Wrong(key, "an array");
     return *it;
   }
-  Result<std::string> String(std::string_view key) const {
+  core::Result<std::string> String(std::string_view key) const {
     auto it = Find(key);
     if (!it) return Missing(key, "a string");
     if (!(*it)->is_string()) return Wrong(key, "a string");
     return (*it)->get<std::string>();
   }
-  Result<std::string> Sha256(std::string_view key) const {
+  core::Result<std::string> Sha256(std::string_view key) const {
     auto s = String(key);
     if (!s.ok()) return s;
     if (!core::IsLowerHex(*s, 32)) return Wrong(key, "64 lowercase hex digits");
     return s;
   }
-  Result<uint64_t> Unsigned(std::string_view key) const {
+  core::Result<uint64_t> Unsigned(std::string_view key) const {
     auto it = Find(key);
     if (!it) return Missing(key, "an unsigned integer");
     if (!(*it)->is_number_unsigned()) return Wrong(key, "an unsigned integer");
     return (*it)->get<uint64_t>();
   }
-  Result<int64_t> Integer(std::string_view key) const {
+  core::Result<int64_t> Integer(std::string_view key) const {
     auto it = Find(key);
     if (!it) return Missing(key, "an integer");
     if (!(*it)->is_number_integer()) return Wrong(key, "an integer");
     return (*it)->get<int64_t>();
   }
-  Result<double> Number(std::string_view key) const {
+  core::Result<double> Number(std::string_view key) const {
     auto it = Find(key);
     if (!it) return Missing(key, "a number");
     if (!(*it)->is_number()) return Wrong(key, "a number");
     return (*it)->get<double>();
   }
-  Result<bool> Bool(std::string_view key) const {
+  core::Result<bool> Bool(std::string_view key) const {
     auto it = Find(key);
     if (!it) return Missing(key, "true or false");
     if (!(*it)->is_boolean()) return Wrong(key, "true or false");
@@ -90,11 +90,11 @@ class Reader {
     if (it == j_->end()) return std::nullopt;
     return &*it;
   }
-  Error Missing(std::string_view key, std::string_view what) const {
-    return Error{"run record: field '" + Path(key) + "' is missing (expected " + std::string(what) + ")"};
+  core::Error Missing(std::string_view key, std::string_view what) const {
+    return core::Error{"run record: field '" + Path(key) + "' is missing (expected " + std::string(what) + ")"};
   }
-  Error Wrong(std::string_view key, std::string_view what) const {
-    return Error{"run record: field '" + Path(key) + "' must be " + std::string(what)};
+  core::Error Wrong(std::string_view key, std::string_view what) const {
+    return core::Error{"run record: field '" + Path(key) + "' must be " + std::string(what)};
   }
 
   const json* j_;
@@ -108,8 +108,8 @@ class Reader {
     lhs = std::move(*amp_r_);            \
   } while (0)
 
-Result<NamedDigest> ReadNamed(const json& j, const std::string& path) {
-  if (!j.is_object()) return Error{"run record: " + path + " must be an object"};
+core::Result<NamedDigest> ReadNamed(const json& j, const std::string& path) {
+  if (!j.is_object()) return core::Error{"run record: " + path + " must be an object"};
   Reader r(j, path);
   NamedDigest d;
   AMP_ASSIGN(d.name, r.String("name"));
@@ -118,7 +118,7 @@ Result<NamedDigest> ReadNamed(const json& j, const std::string& path) {
   return d;
 }
 
-Result<OutputDigest> ReadOutput(const Reader& parent, std::string_view key) {
+core::Result<OutputDigest> ReadOutput(const Reader& parent, std::string_view key) {
   Reader r = parent;
   AMP_ASSIGN(r, parent.Object(key));
   OutputDigest d;
@@ -129,11 +129,11 @@ Result<OutputDigest> ReadOutput(const Reader& parent, std::string_view key) {
   return d;
 }
 
-Result<Stop> ParseStop(const std::string& name) {
+core::Result<Stop> ParseStop(const std::string& name) {
   for (size_t i = 0; i < std::size(kStopNames); ++i) {
     if (name == kStopNames[i]) return Stop(i);
   }
-  return Error{"run record: field 'result.stop' has unknown value '" + name + "'"};
+  return core::Error{"run record: field 'result.stop' has unknown value '" + name + "'"};
 }
 
 }  // namespace
@@ -142,12 +142,12 @@ std::string_view StopName(Stop stop) { return kStopNames[size_t(stop)]; }
 
 std::string_view IsolationName(Isolation isolation) { return kIsolationNames[size_t(isolation)]; }
 
-Result<Isolation> ParseIsolation(std::string_view name) {
+core::Result<Isolation> ParseIsolation(std::string_view name) {
   for (Isolation i : {Isolation::kNone, Isolation::kJail, Isolation::kVm}) {
     if (name == IsolationName(i)) return i;
   }
   // Quoted as JSON: a hostile value's control characters stay visible.
-  return Error{"isolation " + DumpJson(std::string(name.substr(0, 100))) +
+  return core::Error{"isolation " + core::DumpJson(std::string(name.substr(0, 100))) +
                " is not one of none, jail or vm (exactly, in lower case)"};
 }
 
@@ -233,11 +233,11 @@ json RecordToJson(const RunRecord& r) {
   return j;
 }
 
-Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
+core::Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
   if (version < 2 || version > 4) {
-    return Error{"run record: version " + std::to_string(version) + " is not known (2, 3 or 4)"};
+    return core::Error{"run record: version " + std::to_string(version) + " is not known (2, 3 or 4)"};
   }
-  if (!j.is_object()) return Error{"run record: the predicate must be a JSON object"};
+  if (!j.is_object()) return core::Error{"run record: the predicate must be a JSON object"};
   Reader top(j, "");
   RunRecord r;
   r.predicate_version = version;
@@ -247,12 +247,12 @@ Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
   AMP_ASSIGN(r.kernel_sha256, kernel.Sha256("sha256"));
   uint64_t cost_table = 0;
   AMP_ASSIGN(cost_table, kernel.Unsigned("cost_table_version"));
-  if (cost_table > UINT32_MAX) return Error{"run record: field 'kernel.cost_table_version' is out of range"};
+  if (cost_table > UINT32_MAX) return core::Error{"run record: field 'kernel.cost_table_version' is out of range"};
   r.cost_table_version = uint32_t(cost_table);
 
   AMP_ASSIGN(r.runtime, top.String("runtime"));
   if (r.runtime != "python" && r.runtime != "js" && r.runtime != "wasm") {
-    return Error{"run record: field 'runtime' has unknown value '" + r.runtime + "'"};
+    return core::Error{"run record: field 'runtime' has unknown value '" + r.runtime + "'"};
   }
   Reader program = top;
   AMP_ASSIGN(program, top.Object("program"));
@@ -290,9 +290,9 @@ Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
   int64_t status = 0, exit_code = 0;
   AMP_ASSIGN(status, result.Integer("status"));
   AMP_ASSIGN(exit_code, result.Integer("exit_code"));
-  if (status < 0 || status > 255) return Error{"run record: field 'result.status' is out of range"};
+  if (status < 0 || status > 255) return core::Error{"run record: field 'result.status' is out of range"};
   if (exit_code < INT32_MIN || exit_code > INT32_MAX) {
-    return Error{"run record: field 'result.exit_code' is out of range"};
+    return core::Error{"run record: field 'result.exit_code' is out of range"};
   }
   r.result.status = int(status);
   r.result.exit_code = int(exit_code);
@@ -310,15 +310,15 @@ Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
     const json* outputs = nullptr;
     AMP_ASSIGN(outputs, top.Array("outputs"));
     if (outputs->size() > kMaxOutputFiles) {
-      return Error{"run record: more than " + std::to_string(kMaxOutputFiles) + " outputs"};
+      return core::Error{"run record: more than " + std::to_string(kMaxOutputFiles) + " outputs"};
     }
     for (size_t i = 0; i < outputs->size(); ++i) {
       NamedDigest d;
       AMP_ASSIGN(d, ReadNamed((*outputs)[i], "outputs[" + std::to_string(i) + "]"));
-      Status name = CheckOutputName(d.name);
-      if (!name.ok()) return Error{"run record: outputs[" + std::to_string(i) + "]: " + name.message()};
+      core::Status name = CheckOutputName(d.name);
+      if (!name.ok()) return core::Error{"run record: outputs[" + std::to_string(i) + "]: " + name.message()};
       if (!r.outputs.empty() && !(r.outputs.back().name < d.name)) {
-        return Error{"run record: outputs[" + std::to_string(i) + "] ('" + d.name +
+        return core::Error{"run record: outputs[" + std::to_string(i) + "] ('" + d.name +
                      "') is out of order or repeated; names must be sorted and unique"};
       }
       r.outputs.push_back(std::move(d));
@@ -328,8 +328,8 @@ Result<RunRecord> RecordFromJson(const json& j, uint32_t version) {
   if (version >= 4) {
     std::string isolation;
     AMP_ASSIGN(isolation, top.String("isolation"));
-    Result<Isolation> parsed = ParseIsolation(isolation);
-    if (!parsed.ok()) return Error{"run record: field 'isolation': " + parsed.message()};
+    core::Result<Isolation> parsed = ParseIsolation(isolation);
+    if (!parsed.ok()) return core::Error{"run record: field 'isolation': " + parsed.message()};
     r.isolation = *parsed;
   }
   if (top.Has("started_at")) AMP_ASSIGN(r.started_at, top.String("started_at"));

@@ -59,7 +59,7 @@ std::string_view IsolationName(Isolation isolation);
 // The isolation named exactly `name` ("none", "jail" or "vm": byte for
 // byte, no case folding or trimming); an error naming the three otherwise,
 // "unknown" included. The one reader of these names (records, policies).
-Result<Isolation> ParseIsolation(std::string_view name);
+core::Result<Isolation> ParseIsolation(std::string_view name);
 // Whether `have` satisfies a required `minimum` (none < jail < vm). A
 // minimum of kNone (or kUnknown) requires nothing; otherwise kUnknown fails.
 bool IsolationAtLeast(Isolation have, Isolation minimum);
@@ -142,7 +142,7 @@ nlohmann::json RecordToJson(const RunRecord& record);
 // is required with its type (times may be absent), `isolation` with one of
 // its three names exactly; unknown fields are ignored (so is an `isolation`
 // in versions 2 and 3, which do not define it). Errors name the field.
-Result<RunRecord> RecordFromJson(const nlohmann::json& json, uint32_t version = kRunPredicateVersion);
+core::Result<RunRecord> RecordFromJson(const nlohmann::json& json, uint32_t version = kRunPredicateVersion);
 
 // How a run that the engine finished (not terminated) is classified: a guest
 // that failed (trapped or exited non-zero) after the memory cap refused a

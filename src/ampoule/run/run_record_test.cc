@@ -31,7 +31,7 @@ RunRecord Sample() {
 
 TEST(RunRecord, RoundTrip) {
   RunRecord r = Sample();
-  Result<RunRecord> back = RecordFromJson(RecordToJson(r));
+  core::Result<RunRecord> back = RecordFromJson(RecordToJson(r));
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(RecordToJson(*back), RecordToJson(r));
   EXPECT_EQ(back->result.trap, "unreachable executed");
@@ -47,7 +47,7 @@ TEST(RunRecord, VersionThreeHoldsFilesystemCapsAndOutputFiles) {
   for (const char* field : {"outputs", "outputs_left_out"}) {
     nlohmann::json missing = j;
     missing.erase(field);
-    Result<RunRecord> r = RecordFromJson(missing);
+    core::Result<RunRecord> r = RecordFromJson(missing);
     ASSERT_FALSE(r.ok()) << field;
     EXPECT_NE(r.message().find(field), std::string::npos) << r.message();
   }
@@ -65,7 +65,7 @@ TEST(RunRecord, VersionFourNamesTheIsolationExactly) {
     r.isolation = isolation;
     nlohmann::json j = RecordToJson(r);
     EXPECT_EQ(j["isolation"], IsolationName(isolation));
-    Result<RunRecord> back = RecordFromJson(j);
+    core::Result<RunRecord> back = RecordFromJson(j);
     ASSERT_TRUE(back.ok()) << back.message();
     EXPECT_EQ(back->isolation, isolation);
   }
@@ -78,13 +78,13 @@ TEST(RunRecord, VersionFourNamesTheIsolationExactly) {
                                                         nlohmann::json::object({{"kind", "jail"}})}) {
     nlohmann::json j = RecordToJson(Sample());
     j["isolation"] = bad;
-    Result<RunRecord> r = RecordFromJson(j);
+    core::Result<RunRecord> r = RecordFromJson(j);
     ASSERT_FALSE(r.ok()) << bad.dump();
     EXPECT_NE(r.message().find("'isolation'"), std::string::npos) << r.message();
   }
   nlohmann::json missing = RecordToJson(Sample());
   missing.erase("isolation");
-  Result<RunRecord> r = RecordFromJson(missing);
+  core::Result<RunRecord> r = RecordFromJson(missing);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("'isolation' is missing"), std::string::npos) << r.message();
   // A record whose isolation nobody set is never written as if it had one:
@@ -100,7 +100,7 @@ TEST(RunRecord, OlderVersionsDoNotSayTheirIsolation) {
   v3.predicate_version = 3;
   nlohmann::json j = RecordToJson(v3);
   EXPECT_FALSE(j.contains("isolation"));
-  Result<RunRecord> back = RecordFromJson(j, 3);
+  core::Result<RunRecord> back = RecordFromJson(j, 3);
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->isolation, Isolation::kUnknown);
   // A field version 3 does not define is ignored, whatever it says: it
@@ -122,7 +122,7 @@ TEST(RunRecord, IsolationNamesAndOrder) {
   }
   EXPECT_EQ(IsolationName(Isolation::kUnknown), "unknown");
   for (const char* bad : {"unknown", "Jail", "jail ", "", "VM", "microvm"}) {
-    Result<Isolation> r = ParseIsolation(bad);
+    core::Result<Isolation> r = ParseIsolation(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.message().find("none, jail or vm"), std::string::npos) << r.message();
   }
@@ -145,7 +145,7 @@ TEST(RunRecord, VersionTwoReadsAndWritesWithoutTheNewFields) {
   nlohmann::json j = RecordToJson(v2);
   EXPECT_FALSE(j.contains("outputs"));
   EXPECT_FALSE(j["limits"].contains("fs_bytes"));
-  Result<RunRecord> back = RecordFromJson(j, 2);
+  core::Result<RunRecord> back = RecordFromJson(j, 2);
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->predicate_version, 2u);
   EXPECT_EQ(back->limits.fs_bytes, 0u);
@@ -179,7 +179,7 @@ TEST(RunRecord, RequiredFieldsNamedInErrors) {
   for (auto& p : paths) {
     nlohmann::json j = RecordToJson(Sample());
     j[p[0]].erase(p[1]);
-    Result<RunRecord> r = RecordFromJson(j);
+    core::Result<RunRecord> r = RecordFromJson(j);
     ASSERT_FALSE(r.ok()) << p[0] << "." << p[1];
     EXPECT_NE(r.message().find(std::string(p[0]) + "." + p[1]), std::string::npos) << r.message();
   }

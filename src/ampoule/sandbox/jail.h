@@ -39,8 +39,8 @@
 #include <span>
 #include <string>
 
-#include "core/unique_fd.h"
 #include "core/result.h"
+#include "core/unique_fd.h"
 
 namespace ampoule {
 
@@ -101,13 +101,13 @@ class JailedProcess {
   // Non-blocking. Returns the exit once the process has ended (and reaps
   // it), std::nullopt while it runs. After a result, further calls return
   // the same result.
-  Result<std::optional<JailExit>> TryReap();
+  core::Result<std::optional<JailExit>> TryReap();
   // Sends SIGKILL to the whole jail (without a jail: to its process group).
   // The exit reported later has timed_out = true. Idempotent.
-  Status Kill();
+  core::Status Kill();
 
  private:
-  friend Result<JailedProcess> SpawnJailed(int, std::span<const int>,
+  friend core::Result<JailedProcess> SpawnJailed(int, std::span<const int>,
                                            std::span<const std::string>, const JailOptions&);
   JailedProcess(pid_t pid, core::UniqueFd pidfd, bool jailed, uint64_t cpu_seconds);
   void KillAndReapIfRunning();
@@ -132,7 +132,7 @@ class JailedProcess {
 // mentions --insecure-no-jail), never as an exit code.
 // REQUIRES: argv is not empty; exec_fd is an ELF executable (with
 // O_CLOEXEC or not; a script cannot run: there is no interpreter inside).
-Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
+core::Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
                                   std::span<const std::string> argv, const JailOptions& options);
 
 // Blocks until the process ends; at `deadline` (if any) kills the whole
@@ -140,13 +140,13 @@ Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
 // others poll pidfd() themselves and call TryReap()/Kill(). Pass a deadline
 // even after the pipes have closed: a compromised program can close them
 // and sleep, and RLIMIT_CPU does not count sleep.
-Result<JailExit> WaitJailed(JailedProcess& process,
+core::Result<JailExit> WaitJailed(JailedProcess& process,
                             std::optional<std::chrono::steady_clock::time_point> deadline);
 
 // Whether a jail can be made here: makes one (namespaces, mounts, ids,
 // seccomp) and tears it down without running anything. The error names the
 // missing namespace or feature and mentions --insecure-no-jail. Takes about
 // as long as one SpawnJailed.
-Status CheckJailSupported();
+core::Status CheckJailSupported();
 
 }  // namespace ampoule

@@ -27,7 +27,7 @@ std::string LaunchFailingAt(uint32_t fail_at, bool jailed) {
   if (!exe.valid() || pipe2(p, O_CLOEXEC) != 0) return "set-up failed";
   core::UniqueFd out_read(p[0]), out_write(p[1]);
   const int fds[] = {out_read.get(), out_write.get(), out_write.get()};
-  Result<SeccompProgram> filter = CompileSeccompFilter(SeccompStage::kLaunch, 3);
+  core::Result<SeccompProgram> filter = CompileSeccompFilter(SeccompStage::kLaunch, 3);
   if (!filter.ok()) return filter.message();
   sock_fprog fprog = filter->fprog();
   char arg0[] = "jail_probe", arg1[] = "exit", arg2[] = "7";
@@ -45,7 +45,7 @@ std::string LaunchFailingAt(uint32_t fail_at, bool jailed) {
   plan.limit_count = 2;
   plan.seccomp = jailed ? &fprog : nullptr;
   plan.fail_at = fail_at;
-  Result<LaunchedChild> child = LaunchJailChild(plan);
+  core::Result<LaunchedChild> child = LaunchJailChild(plan);
   if (!child.ok()) return child.message();
   siginfo_t info = {};
   syscall(SYS_waitid, P_PIDFD, child->pidfd.get(), &info, WEXITED, nullptr);

@@ -78,22 +78,22 @@ bool WriteFile(const std::string& path, const std::string& text) {
 
 // Maps the inside ids to "nobody" when this process may (it is root), else
 // to its own ids, the one mapping an unprivileged user may write.
-Status MapIds(pid_t pid) {
+core::Status MapIds(pid_t pid) {
   const std::string dir = "/proc/" + std::to_string(pid) + "/";
   const std::string uid = std::to_string(kJailUid) + " ";
   const std::string gid = std::to_string(kJailGid) + " ";
   if (!WriteFile(dir + "setgroups", "deny"))
-    return Error{"jail: writing " + dir + "setgroups failed: " + core::ErrnoText(errno) + "." +
+    return core::Error{"jail: writing " + dir + "setgroups failed: " + core::ErrnoText(errno) + "." +
                  kInsecureHint};
   if (!WriteFile(dir + "uid_map", uid + "65534 1") &&
       !WriteFile(dir + "uid_map", uid + std::to_string(geteuid()) + " 1"))
-    return Error{"jail: writing " + dir + "uid_map failed: " + core::ErrnoText(errno) + "." +
+    return core::Error{"jail: writing " + dir + "uid_map failed: " + core::ErrnoText(errno) + "." +
                  kInsecureHint};
   if (!WriteFile(dir + "gid_map", gid + "65534 1") &&
       !WriteFile(dir + "gid_map", gid + std::to_string(getegid()) + " 1"))
-    return Error{"jail: writing " + dir + "gid_map failed: " + core::ErrnoText(errno) + "." +
+    return core::Error{"jail: writing " + dir + "gid_map failed: " + core::ErrnoText(errno) + "." +
                  kInsecureHint};
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 void KillAndReap(int pidfd) {
@@ -104,15 +104,15 @@ void KillAndReap(int pidfd) {
 
 // Reads the child's report: end-of-file means it exec'd (the pipe is
 // close-on-exec) or, when probing, finished.
-Status ReadChildReport(int error_fd, bool jailed) {
+core::Status ReadChildReport(int error_fd, bool jailed) {
   ChildFailure failure;
   ssize_t n;
   do {
     n = read(error_fd, &failure, sizeof failure);
   } while (n < 0 && errno == EINTR);
-  if (n == 0) return Status::Ok();
+  if (n == 0) return core::Status::Ok();
   if (n != sizeof failure || failure.step >= kChildStepCount)
-    return Error{"jail: the child process ended before it could report (read: " +
+    return core::Error{"jail: the child process ended before it could report (read: " +
                  core::ErrnoText(n < 0 ? errno : EIO) + ")"};
   const auto step = static_cast<ChildStep>(failure.step);
   std::string message = std::string("jail: ") + ChildStepDescription(step) +
@@ -120,26 +120,26 @@ Status ReadChildReport(int error_fd, bool jailed) {
   const bool jail_feature = step != ChildStep::kExec && step != ChildStep::kDescriptors &&
                             step != ChildStep::kLimits;
   if (jailed && jail_feature) message += std::string(".") + kInsecureHint;
-  return Error{message};
+  return core::Error{message};
 }
 
 }  // namespace
 
 // The child's own report beats the parent's view of a failure: when it
 // died before the maps were written, its report says why.
-Error PreferChildReport(int report_fd, bool jailed, Error parent_view) {
-  Status report = ReadChildReport(report_fd, jailed);
+core::Error PreferChildReport(int report_fd, bool jailed, core::Error parent_view) {
+  core::Status report = ReadChildReport(report_fd, jailed);
   return report.ok() ? parent_view : report.error();
 }
 
-Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
+core::Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
   // The go-ahead travels over a socket pair, not a pipe: send() with
   // MSG_NOSIGNAL cannot raise SIGPIPE in this process if the child is gone.
   int sync[2], report[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) != 0)
-    return Error{"jail: socketpair: " + core::ErrnoText(errno)};
+    return core::Error{"jail: socketpair: " + core::ErrnoText(errno)};
   core::UniqueFd sync_child(sync[0]), sync_parent(sync[1]);
-  if (pipe2(report, O_CLOEXEC) != 0) return Error{"jail: pipe2: " + core::ErrnoText(errno)};
+  if (pipe2(report, O_CLOEXEC) != 0) return core::Error{"jail: pipe2: " + core::ErrnoText(errno)};
   core::UniqueFd report_read(report[0]), report_write(report[1]);
   plan.sync_fd = sync_child.get();
   plan.error_fd = report_write.get();
@@ -155,21 +155,21 @@ Result<LaunchedChild> LaunchJailChild(ChildPlan plan) {
   const int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
-    if (plan.jailed) return Error{MissingNamespace(clone_errno)};
-    return Error{"jail: clone failed: " + core::ErrnoText(clone_errno)};
+    if (plan.jailed) return core::Error{MissingNamespace(clone_errno)};
+    return core::Error{"jail: clone failed: " + core::ErrnoText(clone_errno)};
   }
   LaunchedChild child{pid, core::UniqueFd(pidfd)};
   sync_child.reset();
   report_write.reset();  // from here on only the child can write a report
-  Status ready = plan.jailed ? MapIds(pid) : Status::Ok();
+  core::Status ready = plan.jailed ? MapIds(pid) : core::Status::Ok();
   if (ready.ok() && send(sync_parent.get(), "x", 1, MSG_NOSIGNAL) != 1)
-    ready = Error{"jail: could not signal the child: " + core::ErrnoText(errno)};
+    ready = core::Error{"jail: could not signal the child: " + core::ErrnoText(errno)};
   if (!ready.ok()) {
     KillAndReap(pidfd);
     return PreferChildReport(report_read.get(), plan.jailed, ready.error());
   }
   sync_parent.reset();
-  if (Status report_status = ReadChildReport(report_read.get(), plan.jailed); !report_status.ok()) {
+  if (core::Status report_status = ReadChildReport(report_read.get(), plan.jailed); !report_status.ok()) {
     KillAndReap(pidfd);
     return report_status.error();
   }

@@ -5,8 +5,8 @@
 #include <sys/types.h>
 
 #include "ampoule/sandbox/jail_child.h"
-#include "core/unique_fd.h"
 #include "core/result.h"
+#include "core/unique_fd.h"
 
 namespace ampoule {
 
@@ -20,6 +20,6 @@ struct LaunchedChild {
 // (or, with plan.probe_only, finished its set-up and begun to exit); on any
 // failure the child is killed and reaped and the error says which step
 // failed. Fills plan.sync_fd and plan.error_fd itself.
-Result<LaunchedChild> LaunchJailChild(ChildPlan plan);
+core::Result<LaunchedChild> LaunchJailChild(ChildPlan plan);
 
 }  // namespace ampoule

@@ -12,6 +12,8 @@
 #include <climits>
 #include <string>
 
+#include "core/errno_text.h"
+
 #include "ampoule/sandbox/jail.h"
 
 namespace ampoule {
@@ -79,14 +81,14 @@ void JailedProcess::KillAndReapIfRunning() {
   syscall(SYS_waitid, P_PIDFD, pidfd_.get(), &info, WEXITED, nullptr);
 }
 
-Result<std::optional<JailExit>> JailedProcess::TryReap() {
+core::Result<std::optional<JailExit>> JailedProcess::TryReap() {
   if (exit_.has_value()) return exit_;
-  if (!pidfd_.valid()) return Error{"jail: this process handle is empty (moved from)"};
+  if (!pidfd_.valid()) return core::Error{"jail: this process handle is empty (moved from)"};
   siginfo_t info = {};
   rusage usage = {};
   if (syscall(SYS_waitid, P_PIDFD, pidfd_.get(), &info, WEXITED | WNOHANG, &usage) != 0) {
     if (errno == EINTR) return std::optional<JailExit>();
-    return Error{std::string("jail: waitid: ") + strerror(errno)};
+    return core::Error{std::string("jail: waitid: ") + core::ErrnoText()};
   }
   if (info.si_pid == 0) return std::optional<JailExit>();  // still running
   JailExit exit = ExitFrom(info, usage);
@@ -104,28 +106,28 @@ Result<std::optional<JailExit>> JailedProcess::TryReap() {
   return exit_;
 }
 
-Status JailedProcess::Kill() {
-  if (exit_.has_value() || !pidfd_.valid()) return Status::Ok();
+core::Status JailedProcess::Kill() {
+  if (exit_.has_value() || !pidfd_.valid()) return core::Status::Ok();
   killed_ = true;
   if (syscall(SYS_pidfd_send_signal, pidfd_.get(), SIGKILL, nullptr, 0) != 0 && errno != ESRCH)
-    return Error{std::string("jail: pidfd_send_signal: ") + strerror(errno)};
+    return core::Error{std::string("jail: pidfd_send_signal: ") + core::ErrnoText()};
   // Without a PID namespace its descendants survive it; they share its
   // process group (it made a session of its own) unless they left it.
   if (!jailed_) kill(-pid_, SIGKILL);
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Result<JailExit> WaitJailed(JailedProcess& process,
+core::Result<JailExit> WaitJailed(JailedProcess& process,
                             std::optional<std::chrono::steady_clock::time_point> deadline) {
   for (;;) {
-    Result<std::optional<JailExit>> reaped = process.TryReap();
+    core::Result<std::optional<JailExit>> reaped = process.TryReap();
     if (!reaped.ok()) return reaped.error();
     if (reaped->has_value()) return **reaped;
     int timeout_ms = -1;
     if (deadline) {
       const auto left = *deadline - std::chrono::steady_clock::now();
       if (left <= std::chrono::steady_clock::duration::zero()) {
-        AMP_RETURN_IF_ERROR(process.Kill());
+        CORE_RETURN_IF_ERROR(process.Kill());
         deadline.reset();
         continue;
       }
@@ -135,7 +137,7 @@ Result<JailExit> WaitJailed(JailedProcess& process,
     }
     pollfd pfd{process.pidfd(), POLLIN, 0};
     if (poll(&pfd, 1, timeout_ms) < 0 && errno != EINTR)
-      return Error{std::string("jail: poll: ") + strerror(errno)};
+      return core::Error{std::string("jail: poll: ") + core::ErrnoText()};
   }
 }
 

@@ -19,29 +19,29 @@ constexpr size_t kMaxChildFds = 64;  // as in jail_child.cc
 // A directory would lead out of the empty root (openat relative to it), and
 // a writable regular file could be overwritten (RLIMIT_FSIZE only stops
 // growth): neither is handed to a jail.
-Status CheckMappable(int fd, size_t index) {
+core::Status CheckMappable(int fd, size_t index) {
   const std::string which =
       "jail: descriptor " + std::to_string(fd) + " (for child fd " + std::to_string(index) + ")";
   struct stat st;
   const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fstat(fd, &st) != 0) return Error{which + " is not open"};
-  if (S_ISDIR(st.st_mode)) return Error{which + " is a directory; only files and pipes can be mapped"};
+  if (flags < 0 || fstat(fd, &st) != 0) return core::Error{which + " is not open"};
+  if (S_ISDIR(st.st_mode)) return core::Error{which + " is a directory; only files and pipes can be mapped"};
   if (S_ISREG(st.st_mode) && (flags & O_ACCMODE) != O_RDONLY)
-    return Error{which + " is a regular file open for writing; map files read-only"};
-  return Status::Ok();
+    return core::Error{which + " is a regular file open for writing; map files read-only"};
+  return core::Status::Ok();
 }
 
-Status CheckRequest(int exec_fd, std::span<const int> child_fds,
+core::Status CheckRequest(int exec_fd, std::span<const int> child_fds,
                     std::span<const std::string> argv, const JailOptions& options) {
-  if (argv.empty()) return Error{"jail: argv must have at least the program name"};
+  if (argv.empty()) return core::Error{"jail: argv must have at least the program name"};
   if (child_fds.size() > kMaxChildFds)
-    return Error{"jail: at most " + std::to_string(kMaxChildFds) + " descriptors can be mapped"};
+    return core::Error{"jail: at most " + std::to_string(kMaxChildFds) + " descriptors can be mapped"};
   if (options.max_open_files < child_fds.size() + 2)
-    return Error{"jail: max_open_files (" + std::to_string(options.max_open_files) +
+    return core::Error{"jail: max_open_files (" + std::to_string(options.max_open_files) +
                  ") must exceed the number of mapped descriptors plus one"};
-  if (fcntl(exec_fd, F_GETFD) < 0) return Error{"jail: the executable descriptor is not open"};
-  for (size_t i = 0; i < child_fds.size(); ++i) AMP_RETURN_IF_ERROR(CheckMappable(child_fds[i], i));
-  return Status::Ok();
+  if (fcntl(exec_fd, F_GETFD) < 0) return core::Error{"jail: the executable descriptor is not open"};
+  for (size_t i = 0; i < child_fds.size(); ++i) CORE_RETURN_IF_ERROR(CheckMappable(child_fds[i], i));
+  return core::Status::Ok();
 }
 
 std::vector<ChildLimit> Limits(const JailOptions& options) {
@@ -60,15 +60,15 @@ std::vector<ChildLimit> Limits(const JailOptions& options) {
 
 }  // namespace
 
-Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
+core::Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
                                   std::span<const std::string> argv, const JailOptions& options) {
-  AMP_RETURN_IF_ERROR(CheckRequest(exec_fd, child_fds, argv, options));
+  CORE_RETURN_IF_ERROR(CheckRequest(exec_fd, child_fds, argv, options));
   const bool jailed = !options.insecure_no_jail;
   std::optional<SeccompProgram> filter;
   sock_fprog fprog{};
   if (jailed && !options.skip_seccomp_for_testing) {
     // In the child the executable sits right after the mapped descriptors.
-    Result<SeccompProgram> compiled =
+    core::Result<SeccompProgram> compiled =
         CompileSeccompFilter(SeccompStage::kLaunch, static_cast<int>(child_fds.size()));
     if (!compiled.ok()) return compiled.error();
     filter = std::move(compiled).value();
@@ -90,7 +90,7 @@ Result<JailedProcess> SpawnJailed(int exec_fd, std::span<const int> child_fds,
   plan.limits = limits.data();
   plan.limit_count = limits.size();
   plan.seccomp = filter ? &fprog : nullptr;
-  Result<LaunchedChild> child = LaunchJailChild(plan);
+  core::Result<LaunchedChild> child = LaunchJailChild(plan);
   if (!child.ok()) return child.error();
   return JailedProcess(child->pid, std::move(child->pidfd), jailed, options.cpu_seconds);
 }

@@ -9,9 +9,9 @@
 
 namespace ampoule {
 
-Status CheckJailSupported() {
+core::Status CheckJailSupported() {
   // The filter is compiled for a descriptor the probe never execs.
-  Result<SeccompProgram> filter = CompileSeccompFilter(SeccompStage::kLaunch, 0);
+  core::Result<SeccompProgram> filter = CompileSeccompFilter(SeccompStage::kLaunch, 0);
   if (!filter.ok()) return filter.error();
   sock_fprog fprog = filter->fprog();
   char* nothing[] = {nullptr};
@@ -22,14 +22,14 @@ Status CheckJailSupported() {
   plan.argv = nothing;
   plan.envp = nothing;
   plan.seccomp = &fprog;
-  Result<LaunchedChild> child = LaunchJailChild(plan);
+  core::Result<LaunchedChild> child = LaunchJailChild(plan);
   if (!child.ok()) return child.error();
   siginfo_t info = {};
   syscall(SYS_waitid, P_PIDFD, child->pidfd.get(), &info, WEXITED, nullptr);
   if (info.si_code != CLD_EXITED || info.si_status != 0)
-    return Error{"jail: the probe jail ended unexpectedly (status " +
+    return core::Error{"jail: the probe jail ended unexpectedly (status " +
                  std::to_string(info.si_status) + ")"};
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule

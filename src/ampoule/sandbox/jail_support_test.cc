@@ -39,7 +39,7 @@ std::string WithRefusedNamespace(uint64_t refused, std::string (*body)()) {
 }
 
 std::string Check() {
-  Status status = CheckJailSupported();
+  core::Status status = CheckJailSupported();
   return status.ok() ? "supported" : status.message();
 }
 

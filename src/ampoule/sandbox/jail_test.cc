@@ -24,7 +24,7 @@ using testing::RunProbe;
 class JailTest : public testing::JailFixture {};
 
 TEST(JailSupportCanaryTest, JailIsSupportedHere) {
-  Status supported = CheckJailSupported();
+  core::Status supported = CheckJailSupported();
   EXPECT_TRUE(supported.ok()) << supported.message();
 }
 
@@ -52,7 +52,7 @@ TEST_F(JailTest, AnOpenedFileRunsAsWellAsAMemfd) {
   core::UniqueFd out_read(out[0]), out_write(out[1]);
   const int fds[] = {out_read.get(), out_write.get()};
   const std::string args[] = {"jail_probe", "hello"};
-  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+  core::Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
   ASSERT_TRUE(process.ok()) << process.message();
   out_write.reset();
   ASSERT_TRUE(WaitJailed(*process, std::nullopt).ok());
@@ -82,7 +82,7 @@ TEST_F(JailTest, DescriptorsAreMappedEvenWhenSourcesAreTargets) {
   const std::string args[] = {"jail_probe", "fd-kinds"};
   JailOptions options;
   options.max_open_files = n + 8;
-  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, options);
+  core::Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, options);
   ASSERT_TRUE(process.ok()) << process.message();
   result_write.reset();
   ASSERT_TRUE(WaitJailed(*process, std::nullopt).ok());
@@ -160,9 +160,9 @@ TEST_F(JailTest, AMappedFileCannotBeWritten) {
   core::UniqueFd out_read(out[0]), out_write(out[1]);
   const int fds[] = {out_read.get(), out_write.get(), out_write.get(), read_only.get()};
   const std::string args[] = {"jail_probe", "write-file"};
-  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+  core::Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
   ASSERT_TRUE(process.ok()) << process.message();
-  Result<JailExit> exit = WaitJailed(*process, std::nullopt);
+  core::Result<JailExit> exit = WaitJailed(*process, std::nullopt);
   ASSERT_TRUE(exit.ok());
   EXPECT_EQ(exit->Describe(), "exited with status 2");
   EXPECT_EQ(ftell(file), 0);
@@ -176,16 +176,16 @@ TEST_F(JailTest, TryReapDoesNotBlockAndPidfdSignalsTheExit) {
   core::UniqueFd in_read(in[0]), in_write(in[1]);
   const int fds[] = {in_read.get()};
   const std::string args[] = {"jail_probe", "echo"};
-  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+  core::Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
   ASSERT_TRUE(process.ok()) << process.message();
   in_read.reset();
-  Result<std::optional<JailExit>> early = process->TryReap();
+  core::Result<std::optional<JailExit>> early = process->TryReap();
   ASSERT_TRUE(early.ok());
   EXPECT_FALSE(early->has_value());  // blocked reading stdin
   in_write.reset();                  // EOF: echo returns 0
   pollfd pfd{process->pidfd(), POLLIN, 0};
   ASSERT_EQ(poll(&pfd, 1, 10000), 1);
-  Result<std::optional<JailExit>> done = process->TryReap();
+  core::Result<std::optional<JailExit>> done = process->TryReap();
   ASSERT_TRUE(done.ok());
   ASSERT_TRUE(done->has_value());
   EXPECT_EQ((*done)->Describe(), "exited with status 0");
@@ -199,7 +199,7 @@ TEST_F(JailTest, DroppingTheHandleKillsTheJail) {
   const int fds[] = {out_read.get(), out_write.get()};
   const std::string args[] = {"jail_probe", "spin"};
   {
-    Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
+    core::Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, {});
     ASSERT_TRUE(process.ok()) << process.message();
   }
   out_write.reset();
@@ -210,7 +210,7 @@ TEST_F(JailTest, AnExecFailureIsAMessageNotAnExitCode) {
   core::UniqueFd text(memfd_create("not-elf", MFD_CLOEXEC));
   ASSERT_EQ(write(text.get(), "hello", 5), 5);
   const std::string args[] = {"x"};
-  Result<JailedProcess> process = SpawnJailed(text.get(), {}, args, {});
+  core::Result<JailedProcess> process = SpawnJailed(text.get(), {}, args, {});
   ASSERT_FALSE(process.ok());
   EXPECT_EQ(process.message(),
             "jail: starting the executable (execveat) failed: Exec format error");

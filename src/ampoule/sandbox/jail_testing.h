@@ -21,8 +21,8 @@
 namespace ampoule::testing {
 
 // Whether this machine can make a jail, asked once per test program.
-inline const Status& JailSupport() {
-  static const Status status = CheckJailSupported();
+inline const core::Status& JailSupport() {
+  static const core::Status status = CheckJailSupported();
   return status;
 }
 
@@ -99,7 +99,7 @@ inline ProbeRun RunProbe(const std::string& program, std::vector<std::string> ar
   args.insert(args.begin(), program);
   const int fds[] = {in_read.get(), out_write.get(), out_write.get()};
   const auto start = std::chrono::steady_clock::now();
-  Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, options);
+  core::Result<JailedProcess> process = SpawnJailed(exe.get(), fds, args, options);
   out_write.reset();
   in_read.reset();
   if (!process.ok()) {
@@ -108,7 +108,7 @@ inline ProbeRun RunProbe(const std::string& program, std::vector<std::string> ar
   }
   std::optional<std::chrono::steady_clock::time_point> at;
   if (deadline) at = start + *deadline;
-  Result<JailExit> exit = WaitJailed(*process, at);
+  core::Result<JailExit> exit = WaitJailed(*process, at);
   if (!exit.ok()) {
     run.spawn_error = exit.message();
     return run;

@@ -27,13 +27,13 @@ std::vector<Sample> Measure(const JailOptions& options, int runs) {
   std::vector<Sample> samples;
   for (int i = 0; i < runs; ++i) {
     const auto start = Clock::now();
-    Result<JailedProcess> process = SpawnJailed(exe.get(), {}, args, options);
+    core::Result<JailedProcess> process = SpawnJailed(exe.get(), {}, args, options);
     if (!process.ok()) {
       ADD_FAILURE() << process.message();
       return samples;
     }
     const auto spawned = Clock::now();
-    Result<JailExit> exit = WaitJailed(*process, std::nullopt);
+    core::Result<JailExit> exit = WaitJailed(*process, std::nullopt);
     const auto done = Clock::now();
     EXPECT_TRUE(exit.ok() && exit->exited && exit->exit_code == 0);
     auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };

@@ -8,12 +8,13 @@
 #include <string>
 
 #include "ampoule/sandbox/seccomp_policy.h"
+#include "core/errno_text.h"
 
 namespace ampoule {
 
-Status LockDownEngine() {
+core::Status LockDownEngine() {
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-    return Error{std::string("lock-down: prctl: ") + strerror(errno)};
+    return core::Error{std::string("lock-down: prctl: ") + core::ErrnoText()};
   return LoadSeccompFilter(SeccompStage::kEngine);
 }
 

@@ -20,6 +20,6 @@
 
 namespace ampoule {
 
-Status LockDownEngine();
+core::Status LockDownEngine();
 
 }  // namespace ampoule

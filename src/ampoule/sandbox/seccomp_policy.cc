@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "core/errno_text.h"
 #include "core/unique_fd.h"
 
 namespace ampoule {
@@ -187,77 +188,77 @@ int AddRule(scmp_filter_ctx ctx, Rule rule, int nr, int exec_fd) {
 
 // Writes the filter as BPF to a memory file and reads it back (libseccomp
 // 2.5 exports only to a descriptor).
-Result<SeccompProgram> Export(scmp_filter_ctx ctx) {
+core::Result<SeccompProgram> Export(scmp_filter_ctx ctx) {
   core::UniqueFd mem(memfd_create("ampoule-seccomp", MFD_CLOEXEC));
-  if (!mem.valid()) return Error{std::string("jail: memfd_create: ") + strerror(errno)};
+  if (!mem.valid()) return core::Error{std::string("jail: memfd_create: ") + core::ErrnoText()};
   if (int rc = seccomp_export_bpf(ctx, mem.get()))
-    return Error{std::string("jail: exporting the seccomp filter: ") + strerror(-rc)};
+    return core::Error{std::string("jail: exporting the seccomp filter: ") + core::ErrnoText(-rc)};
   struct stat st;
   if (fstat(mem.get(), &st) != 0 || st.st_size % sizeof(sock_filter) != 0)
-    return Error{"jail: the exported seccomp filter has an odd size"};
+    return core::Error{"jail: the exported seccomp filter has an odd size"};
   SeccompProgram program;
   program.code.resize(st.st_size / sizeof(sock_filter));
   const size_t bytes = program.code.size() * sizeof(sock_filter);
   if (pread(mem.get(), program.code.data(), bytes, 0) != static_cast<ssize_t>(bytes))
-    return Error{"jail: reading back the seccomp filter failed"};
+    return core::Error{"jail: reading back the seccomp filter failed"};
   return program;
 }
 
 // The system call `name` names on this architecture.
-Result<int> Resolve(const char* name) {
+core::Result<int> Resolve(const char* name) {
   const int nr = seccomp_syscall_resolve_name(name);
-  if (nr == __NR_SCMP_ERROR) return Error{std::string("libseccomp does not know system call ") + name};
+  if (nr == __NR_SCMP_ERROR) return core::Error{std::string("libseccomp does not know system call ") + name};
   return nr;
 }
 
-Result<FilterPtr> BuildFilter(SeccompStage stage, int exec_fd) {
+core::Result<FilterPtr> BuildFilter(SeccompStage stage, int exec_fd) {
   FilterPtr ctx(seccomp_init(SCMP_ACT_KILL_PROCESS), seccomp_release);
-  if (!ctx) return Error{"seccomp_init failed (out of memory?)"};
+  if (!ctx) return core::Error{"seccomp_init failed (out of memory?)"};
   // The caller sets NO_NEW_PRIVS itself; the filter must not try again.
   seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0);
   for (const SyscallRow& row : kSyscalls) {
     const Rule rule = stage == SeccompStage::kLaunch ? row.launch : row.engine;
-    Result<int> nr = Resolve(row.name);
+    core::Result<int> nr = Resolve(row.name);
     if (!nr.ok()) return nr.error();
     if (int rc = AddRule(ctx.get(), rule, *nr, exec_fd))
-      return Error{std::string("seccomp rule for ") + row.name + ": " + strerror(-rc)};
+      return core::Error{std::string("seccomp rule for ") + row.name + ": " + core::ErrnoText(-rc)};
   }
   return ctx;
 }
 
 }  // namespace
 
-Result<SeccompProgram> CompileSeccompFilter(SeccompStage stage, int exec_fd) {
-  Result<FilterPtr> ctx = BuildFilter(stage, exec_fd);
-  if (!ctx.ok()) return Error{"jail: " + ctx.message()};
+core::Result<SeccompProgram> CompileSeccompFilter(SeccompStage stage, int exec_fd) {
+  core::Result<FilterPtr> ctx = BuildFilter(stage, exec_fd);
+  if (!ctx.ok()) return core::Error{"jail: " + ctx.message()};
   return Export(ctx->get());
 }
 
-Status LoadSeccompFilter(SeccompStage stage) {
-  Result<FilterPtr> ctx = BuildFilter(stage, -1);
-  if (!ctx.ok()) return Error{"lock-down: " + ctx.message()};
+core::Status LoadSeccompFilter(SeccompStage stage) {
+  core::Result<FilterPtr> ctx = BuildFilter(stage, -1);
+  if (!ctx.ok()) return core::Error{"lock-down: " + ctx.message()};
   if (int rc = seccomp_load(ctx->get()))
-    return Error{std::string("lock-down: loading the seccomp filter: ") + strerror(-rc)};
-  return Status::Ok();
+    return core::Error{std::string("lock-down: loading the seccomp filter: ") + core::ErrnoText(-rc)};
+  return core::Status::Ok();
 }
 
-Status LoadSeccompDenyList(std::span<const char* const> denied, const std::string& who) {
+core::Status LoadSeccompDenyList(std::span<const char* const> denied, const std::string& who) {
   FilterPtr ctx(seccomp_init(SCMP_ACT_ALLOW), seccomp_release);
-  if (!ctx) return Error{who + ": seccomp_init failed (out of memory?)"};
+  if (!ctx) return core::Error{who + ": seccomp_init failed (out of memory?)"};
   // Another ABI's numbers mean other calls: none of it passes.
   if (seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0 ||
       seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0) != 0 ||
       seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_TSYNC, 1) != 0)
-    return Error{who + ": setting the seccomp filter's attributes failed"};
+    return core::Error{who + ": setting the seccomp filter's attributes failed"};
   for (const char* name : denied) {
-    Result<int> nr = Resolve(name);
-    if (!nr.ok()) return Error{who + ": " + nr.message()};
+    core::Result<int> nr = Resolve(name);
+    if (!nr.ok()) return core::Error{who + ": " + nr.message()};
     if (int rc = seccomp_rule_add_exact(ctx.get(), SCMP_ACT_ERRNO(EPERM), *nr, 0))
-      return Error{who + ": seccomp rule for " + name + ": " + strerror(-rc)};
+      return core::Error{who + ": seccomp rule for " + name + ": " + core::ErrnoText(-rc)};
   }
   if (int rc = seccomp_load(ctx.get()))
-    return Error{who + ": loading the seccomp filter: " + strerror(-rc)};
-  return Status::Ok();
+    return core::Error{who + ": loading the seccomp filter: " + core::ErrnoText(-rc)};
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule

@@ -38,12 +38,12 @@ struct SeccompProgram {
 // Compiles the filter of `stage` for the native architecture; system calls of
 // any other ABI (i386 int 0x80, x32) kill the process. `exec_fd` is the only
 // descriptor execveat may run (kLaunch; ignored for kEngine).
-Result<SeccompProgram> CompileSeccompFilter(SeccompStage stage, int exec_fd);
+core::Result<SeccompProgram> CompileSeccompFilter(SeccompStage stage, int exec_fd);
 
 // Builds the filter of `stage` and installs it on the calling thread with
 // libseccomp (no descriptor needed, so it works under the kLaunch filter).
 // REQUIRES: PR_SET_NO_NEW_PRIVS is set. Single-threaded callers only.
-Status LoadSeccompFilter(SeccompStage stage);
+core::Status LoadSeccompFilter(SeccompStage stage);
 
 // A deny-list filter for a program too large for an allow-list (the Volent
 // node: a server, SQLite, the TPM, the jail it starts): each call named in
@@ -53,6 +53,6 @@ Status LoadSeccompFilter(SeccompStage stage);
 // starts; a later filter (the jail's) can only take more away. `who` starts
 // the error messages. A name libseccomp does not know is an error.
 // REQUIRES: PR_SET_NO_NEW_PRIVS is set (or the caller has CAP_SYS_ADMIN).
-Status LoadSeccompDenyList(std::span<const char* const> denied, const std::string& who);
+core::Status LoadSeccompDenyList(std::span<const char* const> denied, const std::string& who);
 
 }  // namespace ampoule

@@ -20,7 +20,7 @@ bool SameCode(const SeccompProgram& a, const SeccompProgram& b) {
 
 TEST(SeccompPolicyTest, BothStagesCompile) {
   for (SeccompStage stage : {SeccompStage::kLaunch, SeccompStage::kEngine}) {
-    Result<SeccompProgram> program = CompileSeccompFilter(stage, 5);
+    core::Result<SeccompProgram> program = CompileSeccompFilter(stage, 5);
     ASSERT_TRUE(program.ok()) << program.message();
     EXPECT_GT(program->code.size(), 50u);
     EXPECT_LT(program->code.size(), 4096u);  // BPF_MAXINSNS
@@ -28,16 +28,16 @@ TEST(SeccompPolicyTest, BothStagesCompile) {
 }
 
 TEST(SeccompPolicyTest, TheLaunchFilterNamesItsExecutableDescriptor) {
-  Result<SeccompProgram> three = CompileSeccompFilter(SeccompStage::kLaunch, 3);
-  Result<SeccompProgram> four = CompileSeccompFilter(SeccompStage::kLaunch, 4);
+  core::Result<SeccompProgram> three = CompileSeccompFilter(SeccompStage::kLaunch, 3);
+  core::Result<SeccompProgram> four = CompileSeccompFilter(SeccompStage::kLaunch, 4);
   ASSERT_TRUE(three.ok() && four.ok());
   EXPECT_FALSE(SameCode(*three, *four));
 }
 
 TEST(SeccompPolicyTest, TheEngineFilterIgnoresTheDescriptorAndIsSmaller) {
-  Result<SeccompProgram> engine3 = CompileSeccompFilter(SeccompStage::kEngine, 3);
-  Result<SeccompProgram> engine4 = CompileSeccompFilter(SeccompStage::kEngine, 4);
-  Result<SeccompProgram> launch = CompileSeccompFilter(SeccompStage::kLaunch, 3);
+  core::Result<SeccompProgram> engine3 = CompileSeccompFilter(SeccompStage::kEngine, 3);
+  core::Result<SeccompProgram> engine4 = CompileSeccompFilter(SeccompStage::kEngine, 4);
+  core::Result<SeccompProgram> launch = CompileSeccompFilter(SeccompStage::kLaunch, 3);
   ASSERT_TRUE(engine3.ok() && engine4.ok() && launch.ok());
   EXPECT_TRUE(SameCode(*engine3, *engine4));
   EXPECT_LT(engine3->code.size(), launch->code.size());

@@ -15,6 +15,6 @@ namespace ampoule::spectest {
 // Parses the whole document. Fails on malformed JSON, an unknown command
 // type, a missing required field, or a value that does not parse (see
 // ParseSpecValue); the message names the command's line when it has one.
-Result<CommandFile> ReadCommandFile(std::string_view json_text);
+core::Result<CommandFile> ReadCommandFile(std::string_view json_text);
 
 }  // namespace ampoule::spectest

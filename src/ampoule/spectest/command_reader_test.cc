@@ -34,7 +34,7 @@ constexpr const char* kScript = R"({"source_filename": "t.wast",
 )";
 
 TEST(CommandReaderTest, ReadsEveryCommandKind) {
-  Result<CommandFile> file = ReadCommandFile(kScript);
+  core::Result<CommandFile> file = ReadCommandFile(kScript);
   ASSERT_TRUE(file.ok()) << file.message();
   EXPECT_EQ(file->source_filename, "t.wast");
   const std::vector<Command>& c = file->commands;
@@ -86,7 +86,7 @@ TEST(CommandReaderTest, NamesEachKindAsTheScriptDoes) {
 
 // The error for `json`, which must not parse.
 std::string ErrorFor(std::string_view json) {
-  Result<CommandFile> file = ReadCommandFile(json);
+  core::Result<CommandFile> file = ReadCommandFile(json);
   EXPECT_FALSE(file.ok()) << json;
   return file.ok() ? "" : file.message();
 }
@@ -141,7 +141,7 @@ TEST(CommandReaderTest, RejectsBadValuesAndActions) {
 }
 
 TEST(CommandReaderTest, KeepsUtf8ExportNames) {
-  Result<CommandFile> file = ReadCommandFile(R"({"commands": [{"type": "action", "line": 1,
+  core::Result<CommandFile> file = ReadCommandFile(R"({"commands": [{"type": "action", "line": 1,
       "action": {"type": "invoke", "field": "\u00e9\ud83d\ude00", "args": []}}]})");
   ASSERT_TRUE(file.ok()) << file.message();
   EXPECT_EQ(file->commands[0].action->field, "\xc3\xa9\xf0\x9f\x98\x80");

@@ -39,7 +39,7 @@ bool Contains(std::string haystack, std::string_view needle) {
 
 bool FailedForSimd(std::span<const uint8_t> bytes, const std::string& error) {
   if (Contains(error, "simd") || Contains(error, "v128")) return true;
-  Result<wasm::Module> decoded = wasm::DecodeModule(bytes);
+  core::Result<wasm::Module> decoded = wasm::DecodeModule(bytes);
   return decoded.ok() && DeclaresV128(*decoded);
 }
 
@@ -57,7 +57,7 @@ std::string OutcomeMessage(const wasm::Outcome& outcome) {
 LoadResult CompileFile(const std::filesystem::path& path,
                        std::shared_ptr<const wasm::CompiledModule>* compiled) {
   LoadResult r;
-  Result<std::string> read = core::ReadFileCapped(path.string());
+  core::Result<std::string> read = core::ReadFileCapped(path.string());
   if (!read.ok()) {
     r.message = read.message();
     return r;

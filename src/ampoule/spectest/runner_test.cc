@@ -64,7 +64,7 @@ class RunnerTest : public ::testing::Test {
 
   // Runs the commands (a JSON array body) as script `name`; returns the verdicts.
   std::vector<Verdict> Run(const std::string& commands, std::string_view name = "t.wast") {
-    Result<CommandFile> file = ReadCommandFile("{\"commands\": [" + commands + "]}");
+    core::Result<CommandFile> file = ReadCommandFile("{\"commands\": [" + commands + "]}");
     EXPECT_TRUE(file.ok()) << file.message();
     std::vector<Verdict> out;
     if (!file.ok()) return out;

@@ -8,7 +8,7 @@ namespace {
 
 using wasm::ValType;
 
-Result<ValType> ParseType(std::string_view type) {
+core::Result<ValType> ParseType(std::string_view type) {
   if (type == "i32") return ValType::I32;
   if (type == "i64") return ValType::I64;
   if (type == "f32") return ValType::F32;
@@ -16,16 +16,16 @@ Result<ValType> ParseType(std::string_view type) {
   if (type == "v128") return ValType::V128;
   if (type == "funcref") return ValType::FuncRef;
   if (type == "externref") return ValType::ExternRef;
-  return Error{"unknown value type \"" + std::string(type) + "\""};
+  return core::Error{"unknown value type \"" + std::string(type) + "\""};
 }
 
 // Parses an unsigned decimal that must fit in `bits` bits.
-Result<uint64_t> ParseUnsigned(std::string_view text, int bits) {
+core::Result<uint64_t> ParseUnsigned(std::string_view text, int bits) {
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
   bool fits = bits == 64 || v < (uint64_t(1) << bits);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !fits) {
-    return Error{"\"" + std::string(text) + "\" is not an unsigned " + std::to_string(bits) +
+    return core::Error{"\"" + std::string(text) + "\" is not an unsigned " + std::to_string(bits) +
                  "-bit decimal"};
   }
   return v;
@@ -71,13 +71,13 @@ std::string FormatBits(ValType t, uint64_t bits) {
 
 }  // namespace
 
-Result<wasm::Ref> ExternRefFromScript(uint64_t n) {
-  if (n == UINT64_MAX) return Error{"ref.extern " + std::to_string(n) + " is out of range"};
+core::Result<wasm::Ref> ExternRefFromScript(uint64_t n) {
+  if (n == UINT64_MAX) return core::Error{"ref.extern " + std::to_string(n) + " is out of range"};
   return n + 1;
 }
 
-Result<SpecValue> ParseSpecValue(std::string_view type_text, std::string_view value, bool has_value) {
-  Result<ValType> type = ParseType(type_text);
+core::Result<SpecValue> ParseSpecValue(std::string_view type_text, std::string_view value, bool has_value) {
+  core::Result<ValType> type = ParseType(type_text);
   if (!type) return type.error();
   SpecValue v;
   v.type = *type;
@@ -91,15 +91,15 @@ Result<SpecValue> ParseSpecValue(std::string_view type_text, std::string_view va
       return v;
     }
     if (value == "null") return v;  // kExact, bits 0
-    Result<uint64_t> n = ParseUnsigned(value, 64);
-    if (!n) return Error{std::string(type_text) + " value: " + n.message()};
+    core::Result<uint64_t> n = ParseUnsigned(value, 64);
+    if (!n) return core::Error{std::string(type_text) + " value: " + n.message()};
     if (v.type == ValType::FuncRef) {
       // A function reference has no number the script could know; a number
       // here can only mean "some function".
       v.kind = SpecValue::Kind::kNonNullRef;
       return v;
     }
-    Result<wasm::Ref> ref = ExternRefFromScript(*n);
+    core::Result<wasm::Ref> ref = ExternRefFromScript(*n);
     if (!ref) return ref.error();
     v.bits = *ref;
     return v;
@@ -117,8 +117,8 @@ Result<SpecValue> ParseSpecValue(std::string_view type_text, std::string_view va
     return v;
   }
   int width = (v.type == ValType::I32 || v.type == ValType::F32) ? 32 : 64;
-  Result<uint64_t> bits = ParseUnsigned(value, width);
-  if (!bits) return Error{std::string(type_text) + " value: " + bits.message()};
+  core::Result<uint64_t> bits = ParseUnsigned(value, width);
+  if (!bits) return core::Error{std::string(type_text) + " value: " + bits.message()};
   v.bits = *bits;
   return v;
 }

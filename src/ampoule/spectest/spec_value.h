@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
 #include "ampoule/wasm/value.h"
+#include "core/result.h"
 
 namespace ampoule::spectest {
 
@@ -34,13 +34,13 @@ struct SpecValue {
 
 // The reference the harness passes for `ref.extern N`: never null (0), so N+1.
 // Returns an error if N+1 overflows.
-Result<wasm::Ref> ExternRefFromScript(uint64_t n);
+core::Result<wasm::Ref> ExternRefFromScript(uint64_t n);
 
 // Parses one value from its JSON "type" and "value" strings. `has_value` is
 // false when the JSON object had no "value": then a reference type means
 // "any non-null reference" and a number type means "any value" (kTypeOnly).
 // A "v128" type parses to kind kV128 whatever its value. On failure the message names the type and the offending text.
-Result<SpecValue> ParseSpecValue(std::string_view type, std::string_view value, bool has_value);
+core::Result<SpecValue> ParseSpecValue(std::string_view type, std::string_view value, bool has_value);
 
 // The engine value an argument denotes.
 // REQUIRES: arg.kind == SpecValue::Kind::kExact

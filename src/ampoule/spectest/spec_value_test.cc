@@ -9,7 +9,7 @@ using wasm::ValType;
 using wasm::Value;
 
 SpecValue Parse(std::string_view type, std::string_view value) {
-  Result<SpecValue> v = ParseSpecValue(type, value, true);
+  core::Result<SpecValue> v = ParseSpecValue(type, value, true);
   EXPECT_TRUE(v.ok()) << type << " " << value << ": " << (v.ok() ? "" : v.message());
   return v.ok() ? *v : SpecValue{};
 }
@@ -32,7 +32,7 @@ TEST(SpecValueTest, RejectsOutOfRangeAndNonDecimalNumbers) {
   EXPECT_FALSE(ParseSpecValue("i32", "12 ", true).ok());
   EXPECT_FALSE(ParseSpecValue("i32", "", true).ok());
   EXPECT_FALSE(ParseSpecValue("i32", "nan:canonical", true).ok());
-  Result<SpecValue> bad = ParseSpecValue("i128", "1", true);
+  core::Result<SpecValue> bad = ParseSpecValue("i128", "1", true);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("i128"), std::string::npos);
 }
@@ -101,12 +101,12 @@ TEST(SpecValueTest, ExternRefsAreNumberPlusOneAndNullIsZero) {
 }
 
 TEST(SpecValueTest, RefsWithoutValueMeanAnyNonNullReference) {
-  Result<SpecValue> func = ParseSpecValue("funcref", "", false);
+  core::Result<SpecValue> func = ParseSpecValue("funcref", "", false);
   ASSERT_TRUE(func.ok());
   EXPECT_EQ(func->kind, SpecValue::Kind::kNonNullRef);
   EXPECT_TRUE(Matches(*func, Value::FuncRef(0x1234)));
   EXPECT_FALSE(Matches(*func, Value::FuncRef(wasm::kNullRef)));
-  Result<SpecValue> ext = ParseSpecValue("externref", "", false);
+  core::Result<SpecValue> ext = ParseSpecValue("externref", "", false);
   ASSERT_TRUE(ext.ok());
   EXPECT_TRUE(Matches(*ext, Value::ExternRef(7)));
   EXPECT_FALSE(Matches(*ext, Value::ExternRef(wasm::kNullRef)));
@@ -114,7 +114,7 @@ TEST(SpecValueTest, RefsWithoutValueMeanAnyNonNullReference) {
 }
 
 TEST(SpecValueTest, NumbersWithoutValueMatchAnyValueOfTheirType) {
-  Result<SpecValue> v = ParseSpecValue("i64", "", false);
+  core::Result<SpecValue> v = ParseSpecValue("i64", "", false);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->kind, SpecValue::Kind::kTypeOnly);
   EXPECT_TRUE(Matches(*v, Value::I64(99)));
@@ -122,7 +122,7 @@ TEST(SpecValueTest, NumbersWithoutValueMatchAnyValueOfTheirType) {
 }
 
 TEST(SpecValueTest, V128IsRecognisedWhateverItsValue) {
-  Result<SpecValue> v = ParseSpecValue("v128", "", true);
+  core::Result<SpecValue> v = ParseSpecValue("v128", "", true);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->kind, SpecValue::Kind::kV128);
   EXPECT_EQ(v->type, ValType::V128);

@@ -19,10 +19,10 @@ bool IsJson(const fs::path& p) { return p.extension() == ".json"; }
 // A scratch folder for conversions, removed with everything in it.
 class ScratchDir {
  public:
-  static Result<ScratchDir> Create() {
+  static core::Result<ScratchDir> Create() {
     const char* tmp = getenv("TMPDIR");
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ampoule-spectest-XXXXXX";
-    if (!mkdtemp(pattern.data())) return Error{"cannot create a scratch folder under " + pattern};
+    if (!mkdtemp(pattern.data())) return core::Error{"cannot create a scratch folder under " + pattern};
     return ScratchDir(pattern);
   }
   ScratchDir(ScratchDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
@@ -54,7 +54,7 @@ struct Converter {
   std::string cache_dir;
   const ScratchDir* scratch = nullptr;
 
-  Result<fs::path> Convert(const fs::path& wast) const {
+  core::Result<fs::path> Convert(const fs::path& wast) const {
     if (!cache_dir.empty()) return ConvertWastCached(tool, wast, cache_dir);
     return ConvertWast(tool, wast, scratch->path() / wast.stem());
   }
@@ -64,13 +64,13 @@ FileReport RunScript(const fs::path& script, const Converter& converter, const S
   std::string name = script.filename().string();
   fs::path json = script;
   if (IsWast(script)) {
-    Result<fs::path> converted = converter.Convert(script);
+    core::Result<fs::path> converted = converter.Convert(script);
     if (!converted) return Broken(name, converted.message());
     json = *converted;
   }
-  Result<std::string> text = core::ReadFileCapped(json.string());
+  core::Result<std::string> text = core::ReadFileCapped(json.string());
   if (!text) return Broken(name, text.message());
-  Result<CommandFile> file = ReadCommandFile(*text);
+  core::Result<CommandFile> file = ReadCommandFile(*text);
   if (!file) return Broken(name, json.filename().string() + ": " + file.message());
 
   // A .json given directly names its script in source_filename.
@@ -93,7 +93,7 @@ FileReport RunScript(const fs::path& script, const Converter& converter, const S
 
 }  // namespace
 
-Result<std::vector<fs::path>> ListScripts(const std::vector<std::string>& inputs) {
+core::Result<std::vector<fs::path>> ListScripts(const std::vector<std::string>& inputs) {
   std::vector<fs::path> scripts;
   for (const std::string& input : inputs) {
     std::error_code ec;
@@ -103,41 +103,41 @@ Result<std::vector<fs::path>> ListScripts(const std::vector<std::string>& inputs
       for (const fs::directory_entry& e : fs::directory_iterator(p, ec)) {
         if (e.is_regular_file(ec) && IsWast(e.path())) found.push_back(e.path());
       }
-      if (ec) return Error{"cannot list " + input + ": " + ec.message()};
-      if (found.empty()) return Error{input + " holds no .wast files"};
+      if (ec) return core::Error{"cannot list " + input + ": " + ec.message()};
+      if (found.empty()) return core::Error{input + " holds no .wast files"};
       std::sort(found.begin(), found.end());
       scripts.insert(scripts.end(), found.begin(), found.end());
     } else if (!fs::exists(p, ec)) {
-      return Error{input + ": no such file or folder"};
+      return core::Error{input + ": no such file or folder"};
     } else if (IsWast(p) || IsJson(p)) {
       scripts.push_back(p);
     } else {
-      return Error{input + ": expected a folder, a .wast script or a wast2json .json file"};
+      return core::Error{input + ": expected a folder, a .wast script or a wast2json .json file"};
     }
   }
-  if (scripts.empty()) return Error{"no scripts given"};
+  if (scripts.empty()) return core::Error{"no scripts given"};
   return scripts;
 }
 
-Result<Totals> RunSuite(const SuiteOptions& options, const std::function<void(const FileReport&)>& on_file) {
-  Result<std::vector<fs::path>> scripts = ListScripts(options.inputs);
+core::Result<Totals> RunSuite(const SuiteOptions& options, const std::function<void(const FileReport&)>& on_file) {
+  core::Result<std::vector<fs::path>> scripts = ListScripts(options.inputs);
   if (!scripts) return scripts.error();
   Converter converter;
   converter.cache_dir = options.cache_dir;
   std::optional<ScratchDir> scratch;
   if (std::any_of(scripts->begin(), scripts->end(), IsWast)) {
-    Result<fs::path> tool = FindWast2Json();
+    core::Result<fs::path> tool = FindWast2Json();
     if (!tool) return tool.error();
     converter.tool = *tool;
     if (options.cache_dir.empty()) {
-      Result<ScratchDir> made = ScratchDir::Create();
+      core::Result<ScratchDir> made = ScratchDir::Create();
       if (!made) return made.error();
       scratch.emplace(std::move(*made));
       converter.scratch = &*scratch;
     } else {
       std::error_code ec;
       fs::create_directories(options.cache_dir, ec);
-      if (ec) return Error{"cannot create the cache folder " + options.cache_dir + ": " + ec.message()};
+      if (ec) return core::Error{"cannot create the cache folder " + options.cache_dir + ": " + ec.message()};
     }
   }
   Totals totals;

@@ -25,12 +25,12 @@ struct SuiteOptions {
 // The scripts `inputs` name, in order: each folder contributes its *.wast
 // files sorted by name; files are taken as given. Fails if an input does
 // not exist or a file is neither .wast nor .json.
-Result<std::vector<std::filesystem::path>> ListScripts(const std::vector<std::string>& inputs);
+core::Result<std::vector<std::filesystem::path>> ListScripts(const std::vector<std::string>& inputs);
 
 // Runs every script, calling `on_file` with each one's report as it
 // finishes. A script that cannot be converted or read counts as one failed
 // command, with the reason in its report's error. Fails before running
 // anything if an input is missing or wast2json is needed but not installed.
-Result<Totals> RunSuite(const SuiteOptions& options, const std::function<void(const FileReport&)>& on_file);
+core::Result<Totals> RunSuite(const SuiteOptions& options, const std::function<void(const FileReport&)>& on_file);
 
 }  // namespace ampoule::spectest

@@ -32,7 +32,7 @@ TEST_F(SuiteTest, FoldersContributeTheirWastFilesInNameOrder) {
   Write("scripts/a.wast", "");
   Write("scripts/notes.txt", "");
   fs::path json = Write("c.json", "{}");
-  Result<std::vector<fs::path>> scripts = ListScripts({(dir_ / "scripts").string(), json.string()});
+  core::Result<std::vector<fs::path>> scripts = ListScripts({(dir_ / "scripts").string(), json.string()});
   ASSERT_TRUE(scripts.ok()) << scripts.message();
   ASSERT_EQ(scripts->size(), 3u);
   EXPECT_EQ((*scripts)[0].filename(), "a.wast");
@@ -41,13 +41,13 @@ TEST_F(SuiteTest, FoldersContributeTheirWastFilesInNameOrder) {
 }
 
 TEST_F(SuiteTest, ListingRejectsWhatItCannotRun) {
-  Result<std::vector<fs::path>> missing = ListScripts({(dir_ / "nope").string()});
+  core::Result<std::vector<fs::path>> missing = ListScripts({(dir_ / "nope").string()});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("no such file or folder"), std::string::npos);
   fs::path txt = Write("x.txt", "");
   EXPECT_FALSE(ListScripts({txt.string()}).ok());
   fs::create_directories(dir_ / "empty");
-  Result<std::vector<fs::path>> empty = ListScripts({(dir_ / "empty").string()});
+  core::Result<std::vector<fs::path>> empty = ListScripts({(dir_ / "empty").string()});
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.message().find("no .wast files"), std::string::npos);
   EXPECT_FALSE(ListScripts({}).ok());
@@ -66,7 +66,7 @@ TEST_F(SuiteTest, RunsAScriptEndToEndInAChild) {
   options.inputs = {(dir_ / "scripts").string()};
   options.cache_dir = (dir_ / "cache").string();
   std::vector<FileReport> reports;
-  Result<Totals> totals = RunSuite(options, [&](const FileReport& r) { reports.push_back(r); });
+  core::Result<Totals> totals = RunSuite(options, [&](const FileReport& r) { reports.push_back(r); });
   ASSERT_TRUE(totals.ok()) << totals.message();
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(FormatFileLine(reports[0]), "tiny.wast: 2 passed, 1 failed, 1 skipped");

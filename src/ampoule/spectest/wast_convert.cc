@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/errno_text.h"
 #include "core/file_read.h"
 
 extern char** environ;
@@ -24,7 +25,7 @@ constexpr size_t kMaxLogBytes = 2000;  // of wast2json's error output, in messag
 
 // Runs wast2json with its output (both streams) going to `log`; returns
 // the exit status, or an error if it could not be started.
-Result<int> Spawn(const fs::path& tool, const std::vector<std::string>& args, const fs::path& log) {
+core::Result<int> Spawn(const fs::path& tool, const std::vector<std::string>& args, const fs::path& log) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -37,10 +38,10 @@ Result<int> Spawn(const fs::path& tool, const std::vector<std::string>& args, co
   pid_t pid = 0;
   int rc = posix_spawn(&pid, tool.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return Error{"cannot run " + tool.string() + ": " + strerror(rc)};
+  if (rc != 0) return core::Error{"cannot run " + tool.string() + ": " + core::ErrnoText(rc)};
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return Error{"waiting for " + tool.string() + ": " + strerror(errno)};
+    if (errno != EINTR) return core::Error{"waiting for " + tool.string() + ": " + core::ErrnoText()};
   }
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
@@ -48,7 +49,7 @@ Result<int> Spawn(const fs::path& tool, const std::vector<std::string>& args, co
 
 }  // namespace
 
-Result<fs::path> FindWast2Json() {
+core::Result<fs::path> FindWast2Json() {
   const char* path_env = getenv("PATH");
   std::string path = path_env ? path_env : "/usr/bin:/bin";
   size_t start = 0;
@@ -59,7 +60,7 @@ Result<fs::path> FindWast2Json() {
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }
-  return Error{"wast2json not found on PATH: it converts the .wast scripts for the engine. "
+  return core::Error{"wast2json not found on PATH: it converts the .wast scripts for the engine. "
                "Install it with scripts/setup.sh (Debian package wabt)."};
 }
 
@@ -74,26 +75,26 @@ std::string ContentHash(std::span<const uint8_t> bytes) {
   return buf;
 }
 
-Result<fs::path> ConvertWast(const fs::path& wast2json, const fs::path& wast, const fs::path& out_dir) {
+core::Result<fs::path> ConvertWast(const fs::path& wast2json, const fs::path& wast, const fs::path& out_dir) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
-  if (ec) return Error{"cannot create " + out_dir.string() + ": " + ec.message()};
+  if (ec) return core::Error{"cannot create " + out_dir.string() + ": " + ec.message()};
   fs::path json = out_dir / (wast.stem().string() + ".json");
   fs::path log = out_dir / "wast2json.log";
-  Result<int> status = Spawn(wast2json, {wast.string(), "-o", json.string()}, log);
+  core::Result<int> status = Spawn(wast2json, {wast.string(), "-o", json.string()}, log);
   if (!status) return status.error();
   if (*status != 0) {
-    Result<std::string> output = core::ReadFileCapped(log.string());
+    core::Result<std::string> output = core::ReadFileCapped(log.string());
     std::string text = output ? output->substr(0, kMaxLogBytes) : std::string();
     while (!text.empty() && text.back() == '\n') text.pop_back();
-    return Error{"wast2json failed on " + wast.string() + " (exit status " + std::to_string(*status) +
+    return core::Error{"wast2json failed on " + wast.string() + " (exit status " + std::to_string(*status) +
                  ")" + (text.empty() ? "" : ":\n" + text)};
   }
   return json;
 }
 
-Result<fs::path> ConvertWastCached(const fs::path& wast2json, const fs::path& wast, const fs::path& cache_dir) {
-  Result<std::string> content = core::ReadFileCapped(wast.string());
+core::Result<fs::path> ConvertWastCached(const fs::path& wast2json, const fs::path& wast, const fs::path& cache_dir) {
+  core::Result<std::string> content = core::ReadFileCapped(wast.string());
   if (!content) return content.error();
   std::string keyed = std::string(kCacheFormat) + '\n' + *content;
   std::string key = wast.stem().string() + "-" +
@@ -105,7 +106,7 @@ Result<fs::path> ConvertWastCached(const fs::path& wast2json, const fs::path& wa
 
   fs::path scratch = cache_dir / (key + ".tmp." + std::to_string(getpid()));
   fs::remove_all(scratch, ec);
-  Result<fs::path> made = ConvertWast(wast2json, wast, scratch);
+  core::Result<fs::path> made = ConvertWast(wast2json, wast, scratch);
   if (!made) {
     fs::remove_all(scratch, ec);
     return made.error();
@@ -114,7 +115,7 @@ Result<fs::path> ConvertWastCached(const fs::path& wast2json, const fs::path& wa
   if (ec) {
     // Another run filled the same entry first: use theirs.
     fs::remove_all(scratch, ec);
-    if (!fs::exists(json, ec)) return Error{"cannot fill the cache entry " + entry.string()};
+    if (!fs::exists(json, ec)) return core::Error{"cannot fill the cache entry " + entry.string()};
   }
   return json;
 }

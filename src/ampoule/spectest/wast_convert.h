@@ -16,19 +16,19 @@
 namespace ampoule::spectest {
 
 // Finds `wast2json` on PATH. The error says how to install it.
-Result<std::filesystem::path> FindWast2Json();
+core::Result<std::filesystem::path> FindWast2Json();
 
 // Converts `wast` into `out_dir` (created if missing), as wast2json names
 // things: <stem>.json plus <stem>.N.wasm / <stem>.N.wat. Returns the JSON
 // path. On failure the message carries wast2json's own error output.
-Result<std::filesystem::path> ConvertWast(const std::filesystem::path& wast2json,
+core::Result<std::filesystem::path> ConvertWast(const std::filesystem::path& wast2json,
                                           const std::filesystem::path& wast,
                                           const std::filesystem::path& out_dir);
 
 // Like ConvertWast, but reuses an earlier conversion of the same content
 // from `cache_dir`/<stem>-<hash>/. A new entry is written under a temporary
 // name and renamed into place, so a half-written entry is never reused.
-Result<std::filesystem::path> ConvertWastCached(const std::filesystem::path& wast2json,
+core::Result<std::filesystem::path> ConvertWastCached(const std::filesystem::path& wast2json,
                                                 const std::filesystem::path& wast,
                                                 const std::filesystem::path& cache_dir);
 

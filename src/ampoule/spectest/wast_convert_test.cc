@@ -22,7 +22,7 @@ TEST(WastConvertTest, ContentHashIsFnv1a64) {
 class ConvertTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Result<fs::path> tool = FindWast2Json();
+    core::Result<fs::path> tool = FindWast2Json();
     if (!tool) GTEST_SKIP() << tool.message();
     tool_ = *tool;
     dir_ = fs::temp_directory_path() / ("ampoule-convert-test-" + std::to_string(getpid()));
@@ -44,7 +44,7 @@ class ConvertTest : public ::testing::Test {
 TEST_F(ConvertTest, WritesJsonAndModules) {
   fs::path wast = Write("tiny.wast", "(module (func (export \"f\") (result i32) (i32.const 7)))\n"
                                      "(assert_return (invoke \"f\") (i32.const 7))\n");
-  Result<fs::path> json = ConvertWast(tool_, wast, dir_ / "out");
+  core::Result<fs::path> json = ConvertWast(tool_, wast, dir_ / "out");
   ASSERT_TRUE(json.ok()) << json.message();
   EXPECT_EQ(*json, dir_ / "out" / "tiny.json");
   EXPECT_TRUE(fs::exists(*json));
@@ -53,7 +53,7 @@ TEST_F(ConvertTest, WritesJsonAndModules) {
 
 TEST_F(ConvertTest, ReportsWast2JsonErrors) {
   fs::path wast = Write("broken.wast", "(module (func (i32.bogus)))\n");
-  Result<fs::path> json = ConvertWast(tool_, wast, dir_ / "out");
+  core::Result<fs::path> json = ConvertWast(tool_, wast, dir_ / "out");
   ASSERT_FALSE(json.ok());
   EXPECT_NE(json.message().find("wast2json failed on"), std::string::npos) << json.message();
   EXPECT_NE(json.message().find("bogus"), std::string::npos) << json.message();
@@ -61,18 +61,18 @@ TEST_F(ConvertTest, ReportsWast2JsonErrors) {
 
 TEST_F(ConvertTest, CacheReusesAnEntryForTheSameContent) {
   fs::path wast = Write("c.wast", "(module)\n");
-  Result<fs::path> first = ConvertWastCached(tool_, wast, dir_ / "cache");
+  core::Result<fs::path> first = ConvertWastCached(tool_, wast, dir_ / "cache");
   ASSERT_TRUE(first.ok()) << first.message();
   // Mark the entry: a reuse returns the marked file, a fresh conversion would overwrite it.
   std::ofstream(*first, std::ios::app) << " ";
   auto size = fs::file_size(*first);
-  Result<fs::path> second = ConvertWastCached(tool_, wast, dir_ / "cache");
+  core::Result<fs::path> second = ConvertWastCached(tool_, wast, dir_ / "cache");
   ASSERT_TRUE(second.ok()) << second.message();
   EXPECT_EQ(*first, *second);
   EXPECT_EQ(fs::file_size(*second), size);
 
   Write("c.wast", "(module (memory 1))\n");
-  Result<fs::path> changed = ConvertWastCached(tool_, wast, dir_ / "cache");
+  core::Result<fs::path> changed = ConvertWastCached(tool_, wast, dir_ / "cache");
   ASSERT_TRUE(changed.ok()) << changed.message();
   EXPECT_NE(*changed, *first);
   // No scratch entries are left behind.

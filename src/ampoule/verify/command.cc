@@ -21,10 +21,23 @@ std::string OneLine(std::string text) {
 int Finish(const Verdict& v, FILE* out) {
   fprintf(out, "%s\n", OneLine(v.line).c_str());
   fflush(out);
-  return v.exit_code;
+  return ExitCodeFor(v.conclusion);
 }
 
 }  // namespace
+
+int ExitCodeFor(Conclusion conclusion) {
+  switch (conclusion) {
+    case Conclusion::kVerified: return kExitVerified;
+    case Conclusion::kFailed: return kExitFailed;
+    case Conclusion::kUnusable: return kExitUsage;
+    case Conclusion::kNotReplayable: return kExitNotReplayable;
+    case Conclusion::kRunFailed: return kExitRunFailed;
+    case Conclusion::kIncomplete: return kExitIncomplete;
+    case Conclusion::kTooLarge: return kExitTooLarge;
+  }
+  return kExitUsage;  // not reached: every conclusion is mapped above
+}
 
 CheckOutcome RunCheck(const Options& options, const Runner& runner) {
   const Snapshot files = ReadSnapshot(options);
@@ -41,7 +54,7 @@ CheckOutcome CheckSnapshot(const Options& options, const Snapshot& files, const 
 int RunVerifyCommand(std::span<const char* const> args, std::string_view command, FILE* out,
                      FILE* err, const Runner& runner) {
   const std::string name(command);
-  Result<Options> options = ParseOptions(args);
+  core::Result<Options> options = ParseOptions(args);
   if (!options.ok()) {
     fprintf(err, "%s: %s\n\n%s", name.c_str(), options.message().c_str(), Usage(command).c_str());
     Facts facts;

@@ -16,17 +16,32 @@
 #include <string_view>
 #include <vector>
 
-#include "ampoule/verify/options.h"
 #include "ampoule/verify/evidence.h"
+#include "ampoule/verify/options.h"
 #include "ampoule/verify/replay.h"
 #include "ampoule/verify/verdict.h"
 
 namespace ampoule::verify {
 
+// The command's exit codes (docs/cli.md), a public contract: the table in
+// verdict.h, one code per conclusion.
+enum ExitCode : int {
+  kExitVerified = 0,
+  kExitFailed = 1,
+  kExitUsage = 2,
+  kExitNotReplayable = 3,
+  kExitRunFailed = 4,
+  kExitIncomplete = 5,
+  kExitTooLarge = 6,
+};
+
+// The exit code of `conclusion`: the only place the two meet.
+int ExitCodeFor(Conclusion conclusion);
+
 // The outcome of a check, for library callers (the trust gate): the verdict
 // a command would print, the explanations, and the record the receipt
 // carries once it was accepted (signature valid; in a keyless replay, well
-// formed), whatever the verdict. Only verdict.exit_code 0 is a pass.
+// formed), whatever the verdict. Only Conclusion::kVerified is a pass.
 struct CheckOutcome {
   Verdict verdict;
   Facts facts;  // what the verdict was decided from

@@ -9,10 +9,10 @@ namespace {
 std::string Short(const std::string& sha256) { return sha256.substr(0, 16) + "..."; }
 
 // Loads every key named; a key that cannot be used is a usage error.
-std::vector<receipt::PublicKey> LoadKeys(const Options& o, Snapshot& ev) {
-  std::vector<receipt::PublicKey> keys;
+std::vector<core::ed25519::PublicKey> LoadKeys(const Options& o, Snapshot& ev) {
+  std::vector<core::ed25519::PublicKey> keys;
   for (const std::string& path : o.keys) {
-    Result<receipt::PublicKey> key = receipt::ReadPublicKeyFile(path);
+    core::Result<core::ed25519::PublicKey> key = receipt::ReadPublicKeyFile(path);
     if (!key.ok()) {
       Note(ev.facts.usage, "cannot use --key: " + key.message());
       ev.notes.push_back("key: " + key.message());
@@ -21,7 +21,7 @@ std::vector<receipt::PublicKey> LoadKeys(const Options& o, Snapshot& ev) {
     keys.push_back(*key);
   }
   for (const std::string& path : o.trusted_keys) {
-    Result<std::vector<receipt::PublicKey>> list = receipt::ReadTrustedKeysFile(path);
+    core::Result<std::vector<core::ed25519::PublicKey>> list = receipt::ReadTrustedKeysFile(path);
     if (!list.ok()) {
       Note(ev.facts.usage, "cannot use --trusted-keys: " + list.message());
       ev.notes.push_back("trusted keys: " + list.message());
@@ -36,7 +36,7 @@ std::vector<receipt::PublicKey> LoadKeys(const Options& o, Snapshot& ev) {
 std::optional<LoadedFile> Load(const std::string& what, const std::string& path, const Options& o,
                                Snapshot& ev) {
   bool too_large = false;
-  Result<LoadedFile> file = LoadFile(path, &too_large, o.paths_from);
+  core::Result<LoadedFile> file = LoadFile(path, &too_large, o.paths_from);
   if (file.ok()) return std::move(*file);
   if (too_large) {
     Note(ev.facts.too_large, path);
@@ -63,10 +63,10 @@ void Compare(const std::string& what, const std::string& path, const std::string
 }
 
 void AcceptReceipt(const Options& o, const std::string& text,
-                   const std::vector<receipt::PublicKey>& keys, Evidence& ev) {
+                   const std::vector<core::ed25519::PublicKey>& keys, Evidence& ev) {
   const bool check_signature = !o.replay || !o.keys.empty() || !o.trusted_keys.empty();
   if (check_signature && keys.empty()) return;  // a key failed to load: already a usage error
-  Result<RunReceipt> receipt =
+  core::Result<RunReceipt> receipt =
       check_signature ? ReadSignedRunReceipt(text, keys) : ReadUnsignedRunReceipt(text);
   ev.signature_checked = check_signature;
   if (!receipt.ok()) {
@@ -163,10 +163,11 @@ Snapshot ReadSnapshot(const Options& o) {
   files.keys = LoadKeys(o, files);
   files.receipt = Load("receipt", o.receipt, o, files);
   if (!o.kernel.empty()) {
-    Result<std::string> sha = Sha256File(o.kernel);
+    core::Result<std::string> sha = Sha256File(o.kernel);
     if (sha.ok()) {
       files.kernel_sha256 = *sha;
     } else {
+      files.kernel_problem = sha.message();
       Note(files.facts.usage, "kernel: " + sha.message());
       files.notes.push_back("kernel: " + sha.message());
     }

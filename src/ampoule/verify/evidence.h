@@ -35,11 +35,11 @@
 #include <string>
 #include <vector>
 
-#include "ampoule/receipt/ed25519.h"
 #include "ampoule/run/run_record.h"
 #include "ampoule/verify/file_digest.h"
 #include "ampoule/verify/options.h"
 #include "ampoule/verify/verdict.h"
+#include "core/ed25519.h"
 
 namespace ampoule::verify {
 
@@ -48,9 +48,10 @@ namespace ampoule::verify {
 struct Snapshot {
   Facts facts;
   std::vector<std::string> notes;
-  std::vector<receipt::PublicKey> keys;  // every key that loaded
+  std::vector<core::ed25519::PublicKey> keys;  // every key that loaded
   std::optional<LoadedFile> receipt;
   std::optional<std::string> kernel_sha256;
+  std::optional<std::string> kernel_problem;  // why the kernel could not be read (and no sha256)
   std::optional<LoadedFile> program;
   std::map<std::string, LoadedFile> inputs;         // by name
   std::vector<std::optional<LoadedFile>> outputs;   // one per options.outputs, in order

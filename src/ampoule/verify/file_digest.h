@@ -20,7 +20,7 @@ namespace ampoule::verify {
 // Lowercase hex SHA-256 of the regular file at `path` (at most the kernel
 // format's 4 GiB), read in chunks. Error naming the path if it cannot be
 // opened or read, or is not a regular file.
-Result<std::string> Sha256File(const std::string& path);
+core::Result<std::string> Sha256File(const std::string& path);
 
 // A file read whole under core::kMaxFileBytes, with its digest.
 struct LoadedFile {
@@ -31,7 +31,7 @@ struct LoadedFile {
 // Reads `path`, named by `from` (core/file_read.h: a path from an
 // untrusted document must be a regular file). On error, `*too_large` tells
 // whether the cause was the 64 MiB cap (exit 6) rather than I/O (exit 2).
-Result<LoadedFile> LoadFile(const std::string& path, bool* too_large,
+core::Result<LoadedFile> LoadFile(const std::string& path, bool* too_large,
                             core::PathFrom from = core::PathFrom::kUser);
 
 }  // namespace ampoule::verify

@@ -9,65 +9,65 @@
 namespace ampoule::verify {
 namespace {
 
-Result<double> ParseSeconds(std::string_view text) {
+core::Result<double> ParseSeconds(std::string_view text) {
   std::string s(text);
   char* end = nullptr;
   errno = 0;
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || errno != 0 || !std::isfinite(v) || v <= 0) {
-    return Error{"invalid --timeout '" + s + "': give a positive number of seconds"};
+    return core::Error{"invalid --timeout '" + s + "': give a positive number of seconds"};
   }
   return v;
 }
 
-Result<uint64_t> ParseCount(std::string_view flag, std::string_view text) {
+core::Result<uint64_t> ParseCount(std::string_view flag, std::string_view text) {
   std::string s(text);
   bool digits = !s.empty() && s.size() <= 20 && s.find_first_not_of("0123456789") == std::string::npos;
   char* end = nullptr;
   errno = 0;
   unsigned long long v = digits ? std::strtoull(s.c_str(), &end, 10) : 0;
   if (!digits || errno != 0 || v == 0) {
-    return Error{"invalid " + std::string(flag) + " '" + s + "': give a positive whole number"};
+    return core::Error{"invalid " + std::string(flag) + " '" + s + "': give a positive whole number"};
   }
   return uint64_t{v};
 }
 
-Status CheckMode(const Options& o) {
-  if (o.receipt.empty()) return Error{"no RECEIPT given"};
+core::Status CheckMode(const Options& o) {
+  if (o.receipt.empty()) return core::Error{"no RECEIPT given"};
   if (o.replay) {
-    if (o.kernel.empty()) return Error{"--replay needs --kernel FILE (the kernel the receipt names)"};
-    if (o.program.empty()) return Error{"--replay needs --program FILE (the program that ran)"};
-    return Status::Ok();
+    if (o.kernel.empty()) return core::Error{"--replay needs --kernel FILE (the kernel the receipt names)"};
+    if (o.program.empty()) return core::Error{"--replay needs --program FILE (the program that ran)"};
+    return core::Status::Ok();
   }
   if (o.keys.empty() && o.trusted_keys.empty()) {
-    return Error{"name the key you trust: --key PUB or --trusted-keys FILE"};
+    return core::Error{"name the key you trust: --key PUB or --trusted-keys FILE"};
   }
-  if (o.timeout_seconds) return Error{"--timeout is for --replay only"};
+  if (o.timeout_seconds) return core::Error{"--timeout is for --replay only"};
   if (o.max_replay_fuel != kDefaultMaxReplayFuel || o.max_replay_memory != kDefaultMaxReplayMemory ||
       o.max_replay_timeout != kDefaultMaxReplayTimeout) {
-    return Error{"--max-fuel, --max-memory and --max-timeout are for --replay only"};
+    return core::Error{"--max-fuel, --max-memory and --max-timeout are for --replay only"};
   }
-  if (o.insecure_no_jail) return Error{"--insecure-no-jail is for --replay only"};
-  return Status::Ok();
+  if (o.insecure_no_jail) return core::Error{"--insecure-no-jail is for --replay only"};
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Result<NamedFile> ParseInputArg(std::string_view value) {
+core::Result<NamedFile> ParseInputArg(std::string_view value) {
   size_t eq = value.find('=');
   if (eq != std::string_view::npos && value.substr(0, eq).find('/') == std::string_view::npos) {
     std::string name(value.substr(0, eq)), path(value.substr(eq + 1));
     if (name.empty() || name == "." || name == "..") {
-      return Error{"invalid --input '" + std::string(value) + "': the name before '=' is empty or not a file name"};
+      return core::Error{"invalid --input '" + std::string(value) + "': the name before '=' is empty or not a file name"};
     }
-    if (path.empty()) return Error{"invalid --input '" + std::string(value) + "': no file after '='"};
+    if (path.empty()) return core::Error{"invalid --input '" + std::string(value) + "': no file after '='"};
     return NamedFile{std::move(name), std::move(path)};
   }
   std::string path(value);
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
   if (name.empty() || name == "." || name == "..") {
-    return Error{"invalid --input '" + std::string(value) + "': give NAME=FILE"};
+    return core::Error{"invalid --input '" + std::string(value) + "': give NAME=FILE"};
   }
   return NamedFile{std::move(name), std::move(path)};
 }
@@ -75,43 +75,43 @@ Result<NamedFile> ParseInputArg(std::string_view value) {
 namespace {
 
 // Stores a value that may be given once.
-Status SetOnce(std::string& slot, std::string_view flag, std::string value) {
-  if (!slot.empty()) return Error{std::string(flag) + " given twice"};
-  if (value.empty()) return Error{std::string(flag) + " needs a non-empty value"};
+core::Status SetOnce(std::string& slot, std::string_view flag, std::string value) {
+  if (!slot.empty()) return core::Error{std::string(flag) + " given twice"};
+  if (value.empty()) return core::Error{std::string(flag) + " needs a non-empty value"};
   slot = std::move(value);
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // --output-file NAME=FILE: NAME is an output file's name as the receipt
 // has it (a relative path; it may not contain '=').
-Status AddOutputFile(Options& o, const std::string& value) {
+core::Status AddOutputFile(Options& o, const std::string& value) {
   size_t eq = value.find('=');
   if (eq == std::string::npos || eq + 1 == value.size()) {
-    return Error{"invalid --output-file '" + value + "': give NAME=FILE"};
+    return core::Error{"invalid --output-file '" + value + "': give NAME=FILE"};
   }
   NamedFile f{value.substr(0, eq), value.substr(eq + 1)};
-  Status name = run::CheckOutputName(f.name);
-  if (!name.ok()) return Error{"invalid --output-file '" + value + "': " + name.message()};
+  core::Status name = run::CheckOutputName(f.name);
+  if (!name.ok()) return core::Error{"invalid --output-file '" + value + "': " + name.message()};
   for (const NamedFile& other : o.output_files) {
-    if (other.name == f.name) return Error{"--output-file '" + f.name + "' given twice"};
+    if (other.name == f.name) return core::Error{"--output-file '" + f.name + "' given twice"};
   }
   o.output_files.push_back(std::move(f));
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status AddInput(Options& o, const std::string& value) {
-  Result<NamedFile> in = ParseInputArg(value);
+core::Status AddInput(Options& o, const std::string& value) {
+  core::Result<NamedFile> in = ParseInputArg(value);
   if (!in.ok()) return in.error();
   for (const NamedFile& other : o.inputs) {
-    if (other.name == in->name) return Error{"--input '" + in->name + "' given twice"};
+    if (other.name == in->name) return core::Error{"--input '" + in->name + "' given twice"};
   }
   o.inputs.push_back(std::move(*in));
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // Applies an option that takes a value. Returns false in `*known` for an
 // option name this command does not have.
-Status ApplyValue(Options& o, std::string_view flag, std::string value, bool* known) {
+core::Status ApplyValue(Options& o, std::string_view flag, std::string value, bool* known) {
   *known = true;
   if (flag == "--key") o.keys.push_back(std::move(value));
   else if (flag == "--trusted-keys") o.trusted_keys.push_back(std::move(value));
@@ -121,63 +121,63 @@ Status ApplyValue(Options& o, std::string_view flag, std::string value, bool* kn
   else if (flag == "--output-file") return AddOutputFile(o, value);
   else if (flag == "--input") return AddInput(o, value);
   else if (flag == "--stdin") {
-    if (o.stdin_path) return Error{"--stdin given twice"};
-    if (value.empty()) return Error{"--stdin needs a non-empty value"};
+    if (o.stdin_path) return core::Error{"--stdin given twice"};
+    if (value.empty()) return core::Error{"--stdin needs a non-empty value"};
     o.stdin_path = std::move(value);
   } else if (flag == "--timeout") {
-    Result<double> seconds = ParseSeconds(value);
+    core::Result<double> seconds = ParseSeconds(value);
     if (!seconds.ok()) return seconds.error();
     o.timeout_seconds = *seconds;
   } else if (flag == "--max-fuel" || flag == "--max-memory") {
-    Result<uint64_t> n = ParseCount(flag, value);
+    core::Result<uint64_t> n = ParseCount(flag, value);
     if (!n.ok()) return n.error();
     (flag == "--max-fuel" ? o.max_replay_fuel : o.max_replay_memory) = *n;
   } else if (flag == "--max-timeout") {
-    Result<double> seconds = ParseSeconds(value);
-    if (!seconds.ok()) return Error{"invalid --max-timeout '" + value + "': give a positive number of seconds"};
+    core::Result<double> seconds = ParseSeconds(value);
+    if (!seconds.ok()) return core::Error{"invalid --max-timeout '" + value + "': give a positive number of seconds"};
     o.max_replay_timeout = *seconds;
   } else {
     *known = false;
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status ApplyArgument(Options& o, std::span<const char* const> args, size_t& i) {
+core::Status ApplyArgument(Options& o, std::span<const char* const> args, size_t& i) {
   std::string_view a = args[i];
-  if (a == "--help" || a == "-h") return Error{"--help takes no other arguments"};
+  if (a == "--help" || a == "-h") return core::Error{"--help takes no other arguments"};
   if (a == "--replay") {
-    if (o.replay) return Error{"--replay given twice"};
+    if (o.replay) return core::Error{"--replay given twice"};
     o.replay = true;
-    return Status::Ok();
+    return core::Status::Ok();
   }
   if (a == "--insecure-no-jail") {
     o.insecure_no_jail = true;
-    return Status::Ok();
+    return core::Status::Ok();
   }
   if (a.size() > 1 && a[0] == '-') {
     bool known = false;
     std::string value = i + 1 < args.size() ? args[i + 1] : "";
-    Status applied = ApplyValue(o, a, value, &known);
-    if (!known) return Error{"unknown option '" + std::string(a) + "'"};
-    if (i + 1 >= args.size()) return Error{std::string(a) + " needs a value"};
+    core::Status applied = ApplyValue(o, a, value, &known);
+    if (!known) return core::Error{"unknown option '" + std::string(a) + "'"};
+    if (i + 1 >= args.size()) return core::Error{std::string(a) + " needs a value"};
     ++i;
     return applied;
   }
-  if (!o.receipt.empty()) return Error{"unexpected argument '" + std::string(a) + "' (one RECEIPT only)"};
+  if (!o.receipt.empty()) return core::Error{"unexpected argument '" + std::string(a) + "' (one RECEIPT only)"};
   o.receipt = std::string(a);
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Result<Options> ParseOptions(std::span<const char* const> args) {
+core::Result<Options> ParseOptions(std::span<const char* const> args) {
   Options o;
   if (args.size() == 1 && (std::string_view(args[0]) == "--help" || std::string_view(args[0]) == "-h")) {
     o.help = true;
     return o;
   }
-  for (size_t i = 0; i < args.size(); ++i) AMP_RETURN_IF_ERROR(ApplyArgument(o, args, i));
-  AMP_RETURN_IF_ERROR(CheckMode(o));
+  for (size_t i = 0; i < args.size(); ++i) CORE_RETURN_IF_ERROR(ApplyArgument(o, args, i));
+  CORE_RETURN_IF_ERROR(CheckMode(o));
   return o;
 }
 

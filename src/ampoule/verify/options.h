@@ -69,11 +69,11 @@ struct Options {
 // problem (unknown option, missing value, missing RECEIPT, no key in verify
 // mode, no --kernel or --program in replay mode). `--help` alone is help;
 // with other arguments it is an error, so that exit 0 always means a verdict.
-Result<Options> ParseOptions(std::span<const char* const> args);
+core::Result<Options> ParseOptions(std::span<const char* const> args);
 
 // Splits an --input value: `NAME=FILE` when the text before the first '='
 // is a plain file name (no '/'), else FILE named by its last path component.
-Result<NamedFile> ParseInputArg(std::string_view value);
+core::Result<NamedFile> ParseInputArg(std::string_view value);
 
 // The usage text, with `command` ("ampoule-verify" or "ampoule verify").
 std::string Usage(std::string_view command);

@@ -177,7 +177,7 @@ void Replay(const Options& o, const Runner& runner, Evidence& ev) {
     return;
   }
   const run::RunSpec spec = ReplaySpec(o, ev);
-  Result<run::ProgramRun> run = runner(spec);
+  core::Result<run::ProgramRun> run = runner(spec);
   if (!run.ok()) {
     Note(ev.facts.usage, "the replay could not run");
     ev.notes.push_back("replay: " + run.message());

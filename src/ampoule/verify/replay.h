@@ -35,7 +35,7 @@
 namespace ampoule::verify {
 
 // Runs a spec; run::RunProgram in production, a fake in tests.
-using Runner = std::function<Result<run::ProgramRun>(const run::RunSpec&)>;
+using Runner = std::function<core::Result<run::ProgramRun>(const run::RunSpec&)>;
 
 // Builds the spec a replay runs from `evidence` (which must hold a record,
 // the program and every input the record names).

@@ -18,15 +18,15 @@
 #include <string>
 #include <string_view>
 
-#include "ampoule/receipt/ed25519.h"
 #include "ampoule/run/run_record.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 
 namespace ampoule::verify {
 
 struct RunReceipt {
   run::RunRecord record;
-  std::optional<receipt::PublicKey> signer;  // unset when the signature was not checked
+  std::optional<core::ed25519::PublicKey> signer;  // unset when the signature was not checked
   size_t signature_index = 0;
 };
 
@@ -34,12 +34,12 @@ struct RunReceipt {
 // the run record from the signed statement. Returns an error saying which
 // step failed: any error means the receipt must not be trusted.
 // REQUIRES: !trusted.empty() (with no keys every receipt fails).
-Result<RunReceipt> ReadSignedRunReceipt(std::string_view envelope_json,
-                                        std::span<const receipt::PublicKey> trusted);
+core::Result<RunReceipt> ReadSignedRunReceipt(std::string_view envelope_json,
+                                        std::span<const core::ed25519::PublicKey> trusted);
 
 // As ReadSignedRunReceipt without checking any signature: for a replay by
 // someone who does not trust the signer, where the re-run is the check.
 // The result says only what the receipt claims.
-Result<RunReceipt> ReadUnsignedRunReceipt(std::string_view envelope_json);
+core::Result<RunReceipt> ReadUnsignedRunReceipt(std::string_view envelope_json);
 
 }  // namespace ampoule::verify

@@ -8,17 +8,17 @@ void Note(std::optional<std::string>& slot, std::string reason) {
 
 Verdict Decide(Mode mode, const Facts& f) {
   const bool replay = mode == Mode::kReplay;
-  if (f.usage) return {kExitUsage, "ERROR: " + *f.usage};
-  if (f.too_large) return {kExitTooLarge, "TOO LARGE: " + *f.too_large};
-  if (f.failed) return {kExitFailed, replay ? "REPLAY FAILED: " + *f.failed : "FAILED"};
-  if (f.terminated) return {kExitNotReplayable, replay ? "REPLAY N/A" : "NOT REPLAYABLE"};
+  if (f.usage) return {Conclusion::kUnusable, "ERROR: " + *f.usage};
+  if (f.too_large) return {Conclusion::kTooLarge, "TOO LARGE: " + *f.too_large};
+  if (f.failed) return {Conclusion::kFailed, replay ? "REPLAY FAILED: " + *f.failed : "FAILED"};
+  if (f.terminated) return {Conclusion::kNotReplayable, replay ? "REPLAY N/A" : "NOT REPLAYABLE"};
   if (replay && !f.replay_matched) {
     // Fail closed: nothing reported a problem, yet no replay matched.
-    return {kExitFailed, "REPLAY FAILED: the replay did not run"};
+    return {Conclusion::kFailed, "REPLAY FAILED: the replay did not run"};
   }
-  if (f.run_failed) return {kExitRunFailed, replay ? "REPLAY MATCHED, RUN FAILED" : "RUN FAILED"};
-  if (!replay && !f.kernel_pinned) return {kExitIncomplete, "INCOMPLETE"};
-  return {kExitVerified, replay ? "REPLAY OK" : "VERIFIED"};
+  if (f.run_failed) return {Conclusion::kRunFailed, replay ? "REPLAY MATCHED, RUN FAILED" : "RUN FAILED"};
+  if (!replay && !f.kernel_pinned) return {Conclusion::kIncomplete, "INCOMPLETE"};
+  return {Conclusion::kVerified, replay ? "REPLAY OK" : "VERIFIED"};
 }
 
 }  // namespace ampoule::verify

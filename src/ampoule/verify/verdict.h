@@ -1,8 +1,9 @@
 // The verdict of ampoule-verify: the table of docs/cli.md as one pure function.
 //
 // Checking a receipt gathers facts (what went wrong, what the signed run
-// says); Decide turns them into the exit code and the one final result line
-// printed on stdout. Keeping the decision apart from the I/O means the
+// says); Decide turns them into a conclusion and the one final result line
+// printed on stdout. The exit codes belong to the command (command.h maps
+// each conclusion to its code); library callers branch on the conclusion. Keeping the decision apart from the I/O means the
 // precedence can be tested over every combination of facts.
 //
 //   exit  verify            verify --replay
@@ -26,14 +27,15 @@
 
 namespace ampoule::verify {
 
-enum ExitCode : int {
-  kExitVerified = 0,
-  kExitFailed = 1,
-  kExitUsage = 2,
-  kExitNotReplayable = 3,
-  kExitRunFailed = 4,
-  kExitIncomplete = 5,
-  kExitTooLarge = 6,
+// What checking concluded: one per row of the table above.
+enum class Conclusion {
+  kVerified,       // VERIFIED, REPLAY OK
+  kFailed,         // FAILED, REPLAY FAILED
+  kUnusable,       // ERROR: usage, I/O, a weak or malformed key
+  kNotReplayable,  // the host stopped the run
+  kRunFailed,      // the run's status is not 0
+  kIncomplete,     // verify without --kernel
+  kTooLarge,       // a file over the size limit
 };
 
 enum class Mode { kVerify, kReplay };
@@ -52,11 +54,12 @@ struct Facts {
 };
 
 struct Verdict {
-  int exit_code;
+  Conclusion conclusion;
   std::string line;  // the final result line, without newline
+  bool verified() const { return conclusion == Conclusion::kVerified; }
 };
 
-// The exit code and result line for `facts` in `mode`. In replay mode a
+// The conclusion and result line for `facts` in `mode`. In replay mode a
 // verdict of 0 also requires replay_matched (a replay that did not run is
 // never REPLAY OK); kernel_pinned is ignored, since a replay always runs the
 // kernel it is given.

@@ -18,7 +18,7 @@ using testing::Scene;
 class CeilingTest : public ::testing::Test {
  protected:
   Runner Fake() {
-    return [this](const run::RunSpec& spec) -> Result<run::ProgramRun> {
+    return [this](const run::RunSpec& spec) -> core::Result<run::ProgramRun> {
       ++runs;
       last_spec = spec;
       if (during) during();

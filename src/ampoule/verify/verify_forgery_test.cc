@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
 #include "ampoule/verify/verify_testing.h"
+#include "core/base64.h"
 
 namespace ampoule::verify {
 namespace {
@@ -210,9 +210,9 @@ TEST_F(Forgery, WrongAndWeakKeys) {
   };
   std::string identity(32, '\0');
   identity[0] = 1;
-  with_key_text("ed25519 " + receipt::Base64Encode(identity) + "\n", "identity point (weak)");
-  with_key_text("ed25519 " + receipt::Base64Encode(std::string(32, '\0')) + "\n", "order-4 point (weak)");
-  with_key_text("ed25519 " + receipt::Base64Encode(std::string(31, 'x')) + "\n", "31-byte key");
+  with_key_text("ed25519 " + core::Base64Encode(identity) + "\n", "identity point (weak)");
+  with_key_text("ed25519 " + core::Base64Encode(std::string(32, '\0')) + "\n", "order-4 point (weak)");
+  with_key_text("ed25519 " + core::Base64Encode(std::string(31, 'x')) + "\n", "31-byte key");
   with_key_text("ed25519 !!!!\n", "not base64");
   with_key_text("", "empty key file");
   with_key_text("# only a comment\n", "no key");
@@ -230,7 +230,7 @@ TEST_F(Forgery, WrongAndWeakKeys) {
   Expect({path, "--trusted-keys", s.Path("trusted"), "--kernel", s.Path("kernel")}, 1, "FAILED",
          "signer not among trusted keys");
   testing::WriteFile(s.Path("trusted"), receipt::FormatPublicKey(s.key.public_key()) + "ed25519 " +
-                                            receipt::Base64Encode(identity) + "\n");
+                                            core::Base64Encode(identity) + "\n");
   Expect({path, "--trusted-keys", s.Path("trusted"), "--kernel", s.Path("kernel")}, 2, "ERROR",
          "a weak key among trusted keys");
 }

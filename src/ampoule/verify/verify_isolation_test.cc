@@ -18,7 +18,7 @@ using testing::Scene;
 // The receipt of `r` with its predicate changed by `edit`, signed by `key`:
 // what only the key holder can make.
 template <class Edit>
-std::string Resigned(const run::RunRecord& r, const receipt::SecretKey& key, Edit edit) {
+std::string Resigned(const run::RunRecord& r, const core::ed25519::SecretKey& key, Edit edit) {
   receipt::Statement st = run::StatementForRecord(r);
   edit(st);
   return receipt::SerializeEnvelope(
@@ -133,7 +133,7 @@ TEST(VerifyIsolation, ReplayDoesNotCompareTheIsolation) {
   s.record.isolation = run::Isolation::kNone;
   run::RunRecord replayed = s.record;
   replayed.isolation = run::Isolation::kJail;
-  Runner runner = [&](const run::RunSpec& spec) -> Result<run::ProgramRun> {
+  Runner runner = [&](const run::RunSpec& spec) -> core::Result<run::ProgramRun> {
     EXPECT_FALSE(spec.insecure_no_jail) << "a replay runs jailed unless the verifier is told otherwise";
     run::ProgramRun run;
     run.record = replayed;

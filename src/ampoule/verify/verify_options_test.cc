@@ -8,13 +8,13 @@
 namespace ampoule::verify {
 namespace {
 
-Result<Options> Parse(std::vector<const char*> args) { return ParseOptions(args); }
+core::Result<Options> Parse(std::vector<const char*> args) { return ParseOptions(args); }
 
 TEST(VerifyOptions, VerifyNeedsAReceiptAndAKey) {
   EXPECT_FALSE(Parse({}).ok());
   EXPECT_FALSE(Parse({"r.json"}).ok());
   EXPECT_FALSE(Parse({"--key", "k.pub"}).ok());
-  Result<Options> o = Parse({"r.json", "--key", "k.pub"});
+  core::Result<Options> o = Parse({"r.json", "--key", "k.pub"});
   ASSERT_TRUE(o.ok()) << o.message();
   EXPECT_EQ(o->receipt, "r.json");
   EXPECT_EQ(o->keys, std::vector<std::string>{"k.pub"});
@@ -24,14 +24,14 @@ TEST(VerifyOptions, VerifyNeedsAReceiptAndAKey) {
 TEST(VerifyOptions, ReplayNeedsKernelAndProgramButNoKey) {
   EXPECT_FALSE(Parse({"--replay", "r.json", "--kernel", "k"}).ok());
   EXPECT_FALSE(Parse({"--replay", "r.json", "--program", "p"}).ok());
-  Result<Options> o = Parse({"--replay", "r.json", "--kernel", "k", "--program", "p"});
+  core::Result<Options> o = Parse({"--replay", "r.json", "--kernel", "k", "--program", "p"});
   ASSERT_TRUE(o.ok()) << o.message();
   EXPECT_TRUE(o->replay);
   EXPECT_TRUE(o->keys.empty());
 }
 
 TEST(VerifyOptions, Inputs) {
-  Result<NamedFile> f = ParseInputArg("data.csv=/tmp/x.csv");
+  core::Result<NamedFile> f = ParseInputArg("data.csv=/tmp/x.csv");
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f->name, "data.csv");
   EXPECT_EQ(f->path, "/tmp/x.csv");
@@ -57,7 +57,7 @@ TEST(VerifyOptions, Refusals) {
   EXPECT_FALSE(Parse({"--replay", "r", "--kernel", "k", "--program", "p", "--timeout", "-1"}).ok());
   EXPECT_FALSE(Parse({"--replay", "r", "--kernel", "k", "--program", "p", "--timeout", "x"}).ok());
   EXPECT_FALSE(Parse({"r", "--key", "k", "--help"}).ok()) << "exit 0 must always be a verdict";
-  Result<Options> help = Parse({"--help"});
+  core::Result<Options> help = Parse({"--help"});
   ASSERT_TRUE(help.ok());
   EXPECT_TRUE(help->help);
 }

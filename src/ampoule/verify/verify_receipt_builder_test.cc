@@ -39,8 +39,8 @@ TEST(ReceiptBuilder, EachOutputFileIsASubject) {
   EXPECT_EQ(st.subject[2].name, "output/report.json");
   EXPECT_EQ(st.subject[3].name, "output/t/a.csv");
   EXPECT_EQ(st.subject[3].sha256(), testing::Sha("x"));
-  std::vector<receipt::PublicKey> keys{s.key.public_key()};
-  Result<RunReceipt> back = ReadSignedRunReceipt(run::MakeReceipt(s.record, s.key), keys);
+  std::vector<core::ed25519::PublicKey> keys{s.key.public_key()};
+  core::Result<RunReceipt> back = ReadSignedRunReceipt(run::MakeReceipt(s.record, s.key), keys);
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->record.outputs.size(), 2u);
 }
@@ -50,7 +50,7 @@ TEST(ReceiptBuilder, EachOutputFileIsASubject) {
 TEST(ReceiptBuilder, SubjectsAndOutputFilesMustAgree) {
   Scene s;
   s.record.outputs = {{"report.json", testing::Sha("{}"), 2}};
-  std::vector<receipt::PublicKey> keys{s.key.public_key()};
+  std::vector<core::ed25519::PublicKey> keys{s.key.public_key()};
   auto sign = [&](const receipt::Statement& st) {
     return receipt::SerializeEnvelope(receipt::SignEnvelope(
         receipt::kInTotoPayloadType, receipt::SerializeStatement(st), s.key));
@@ -74,8 +74,8 @@ TEST(ReceiptBuilder, VersionTwoReceiptsStillVerify) {
   receipt::Envelope e = receipt::ParseEnvelope(text).value();
   EXPECT_NE(e.payload.find("attestations/run/v2"), std::string::npos);
   EXPECT_EQ(e.payload.find("outputs"), std::string::npos);
-  std::vector<receipt::PublicKey> keys{s.key.public_key()};
-  Result<RunReceipt> back = ReadSignedRunReceipt(text, keys);
+  std::vector<core::ed25519::PublicKey> keys{s.key.public_key()};
+  core::Result<RunReceipt> back = ReadSignedRunReceipt(text, keys);
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->record.predicate_version, 2u);
 }
@@ -105,8 +105,8 @@ TEST(ReceiptBuilder, ReadsBackAsTheSameRecord) {
     r.result.status = run::StatusFor(stop, 0);
     r.result.terminated = stop == run::Stop::kTimeout;
     if (stop == run::Stop::kTrap) r.result.trap = "integer divide by zero";
-    std::vector<receipt::PublicKey> keys{s.key.public_key()};
-    Result<RunReceipt> back = ReadSignedRunReceipt(run::MakeReceipt(r, s.key), keys);
+    std::vector<core::ed25519::PublicKey> keys{s.key.public_key()};
+    core::Result<RunReceipt> back = ReadSignedRunReceipt(run::MakeReceipt(r, s.key), keys);
     ASSERT_TRUE(back.ok()) << back.message();
     EXPECT_EQ(run::RecordToJson(back->record), run::RecordToJson(r));
     EXPECT_EQ(back->signer, s.key.public_key());

@@ -18,7 +18,7 @@ class ReplayTest : public ::testing::Test {
   // A runner that "runs" by returning `replayed` (with new times), and
   // remembers the spec it was given.
   Runner Fake() {
-    return [this](const run::RunSpec& spec) -> Result<run::ProgramRun> {
+    return [this](const run::RunSpec& spec) -> core::Result<run::ProgramRun> {
       ++runs;
       last_spec = spec;
       run::ProgramRun run;
@@ -209,8 +209,8 @@ TEST_F(ReplayTest, SizesAndErrors) {
   EXPECT_EQ(Run(a).exit_code, 2) << "weak --key";
   EXPECT_EQ(Run({"--replay", receipt, "--program", s.Path("prog.py")}).exit_code, 2) << "no kernel";
   // A runner that cannot start is an error, never a verdict.
-  r = RunCommand(Args(receipt), [](const run::RunSpec&) -> Result<run::ProgramRun> {
-    return Error{"jail unavailable"};
+  r = RunCommand(Args(receipt), [](const run::RunSpec&) -> core::Result<run::ProgramRun> {
+    return core::Error{"jail unavailable"};
   });
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("jail unavailable"), std::string::npos);
@@ -229,7 +229,7 @@ TEST_F(ReplayTest, LibraryCallersGetTheSameVerdict) {
   o.inputs = {{"a.csv", s.Path("a.csv")}, {"b.txt", s.Path("b.txt")}};
   o.keys = {s.Path("key.pub")};
   CheckOutcome outcome = RunCheck(o, Fake());
-  EXPECT_EQ(outcome.verdict.exit_code, 0);
+  EXPECT_TRUE(outcome.verdict.verified());
   EXPECT_EQ(outcome.verdict.line, "REPLAY OK");
   ASSERT_TRUE(outcome.record.has_value());
   EXPECT_EQ(outcome.record->result.fuel_used, s.record.result.fuel_used);

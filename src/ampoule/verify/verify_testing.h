@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "ampoule/receipt/ed25519.h"
 #include "ampoule/receipt/key_file.h"
+#include "ampoule/run/receipt_builder.h"
 #include "ampoule/run/run_record.h"
 #include "ampoule/verify/command.h"
-#include "ampoule/run/receipt_builder.h"
+#include "core/ed25519.h"
 #include "core/sha256.h"
 
 namespace ampoule::verify::testing {
@@ -132,8 +132,8 @@ class Scene {
   std::string input_b = "notes\n";
   std::string stdout_bytes = "6\n";
   std::string stdin_bytes = "";
-  receipt::SecretKey key = receipt::SecretKey::Generate();
-  receipt::SecretKey other = receipt::SecretKey::Generate();
+  core::ed25519::SecretKey key = core::ed25519::SecretKey::Generate();
+  core::ed25519::SecretKey other = core::ed25519::SecretKey::Generate();
   run::RunRecord record;
 
  private:

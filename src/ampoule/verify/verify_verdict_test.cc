@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "ampoule/verify/command.h"
 #include "ampoule/verify/verdict.h"
 
 namespace ampoule::verify {
@@ -58,7 +59,7 @@ TEST(Verdict, EveryCombinationFollowsThePrecedence) {
       Facts f = FactsFor(bits);
       Verdict v = Decide(mode, f);
       int want = Expected(mode, f);
-      ASSERT_EQ(v.exit_code, want) << "bits " << bits << " replay " << (mode == Mode::kReplay);
+      ASSERT_EQ(ExitCodeFor(v.conclusion), want) << "bits " << bits << " replay " << (mode == Mode::kReplay);
       std::string line = ExpectedLine(mode, want);
       if (want == 1 && mode == Mode::kReplay) {
         EXPECT_EQ(v.line.rfind(line, 0), 0u) << v.line;
@@ -77,7 +78,7 @@ TEST(Verdict, PassLinesOnlyOnExitZero) {
     for (unsigned bits = 0; bits < 128; ++bits) {
       Verdict v = Decide(mode, FactsFor(bits));
       bool pass_line = v.line == "VERIFIED" || v.line == "REPLAY OK";
-      EXPECT_EQ(pass_line, v.exit_code == 0) << v.line;
+      EXPECT_EQ(pass_line, ExitCodeFor(v.conclusion) == 0) << v.line;
       EXPECT_EQ(v.line.find('\n'), std::string::npos);
     }
   }
@@ -92,10 +93,10 @@ TEST(Verdict, ReplayFailureCarriesItsReason) {
 
 TEST(Verdict, ReplayNeverIncompleteAndNeverOkWithoutAMatch) {
   Facts f;  // nothing wrong, but nothing replayed either
-  EXPECT_EQ(Decide(Mode::kReplay, f).exit_code, kExitFailed);
+  EXPECT_EQ(ExitCodeFor(Decide(Mode::kReplay, f).conclusion), kExitFailed);
   f.replay_matched = true;
-  EXPECT_EQ(Decide(Mode::kReplay, f).exit_code, kExitVerified);  // kernel_pinned not needed
-  EXPECT_EQ(Decide(Mode::kVerify, f).exit_code, kExitIncomplete);
+  EXPECT_EQ(ExitCodeFor(Decide(Mode::kReplay, f).conclusion), kExitVerified);  // kernel_pinned not needed
+  EXPECT_EQ(ExitCodeFor(Decide(Mode::kVerify, f).conclusion), kExitIncomplete);
 }
 
 TEST(Verdict, NoteKeepsTheFirstReason) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "ampoule/wasi/guest_memory.h"
-#include "ampoule/receipt/json_strict.h"
 #include "core/json.h"
+#include "core/json_strict.h"
 
 namespace ampoule::wasi {
 namespace {
@@ -13,14 +13,14 @@ namespace {
 constexpr size_t kMaxLineBytes = size_t{4} << 20;
 
 std::string ErrorAnswer(std::string_view kind, const std::string& reason) {
-  return DumpJson(nlohmann::json{{"error", kind}, {"reason", reason}});
+  return core::DumpJson(nlohmann::json{{"error", kind}, {"reason", reason}});
 }
 
 // Requests and the record are compared as canonical JSON, so both are read
 // the one way that leaves no doubt about that form: no duplicate keys, no
 // number that two readers could round differently.
-Result<nlohmann::json> Strict(std::string_view text, const std::string& what) {
-  return receipt::ParseJsonStrict(text, what, receipt::JsonNumbers::kExact);
+core::Result<nlohmann::json> Strict(std::string_view text, const std::string& what) {
+  return core::ParseJsonStrict(text, what, core::JsonNumbers::kExact);
 }
 
 const wasm::FuncType& TwoI32ToI32() {
@@ -30,44 +30,44 @@ const wasm::FuncType& TwoI32ToI32() {
 
 }  // namespace
 
-Result<std::vector<HttpExchange>> ParseHttpExchanges(std::string_view text) {
+core::Result<std::vector<HttpExchange>> ParseHttpExchanges(std::string_view text) {
   std::vector<HttpExchange> out;
   size_t line_no = 0;
   while (!text.empty()) {
     ++line_no;
     const std::string where = std::string(kHttpExchangesInput) + " line " + std::to_string(line_no);
     size_t end = text.find('\n');
-    if (end == std::string_view::npos) return Error{where + " does not end with a newline"};
+    if (end == std::string_view::npos) return core::Error{where + " does not end with a newline"};
     if (out.size() == kMaxHttpRequests) {
-      return Error{std::string(kHttpExchangesInput) + " holds more than " + std::to_string(kMaxHttpRequests) +
+      return core::Error{std::string(kHttpExchangesInput) + " holds more than " + std::to_string(kMaxHttpRequests) +
                    " exchanges, the most a call makes"};
     }
-    if (end > kMaxLineBytes) return Error{where + " is longer than " + std::to_string(kMaxLineBytes) + " bytes"};
-    Result<nlohmann::json> line = Strict(text.substr(0, end), where);
+    if (end > kMaxLineBytes) return core::Error{where + " is longer than " + std::to_string(kMaxLineBytes) + " bytes"};
+    core::Result<nlohmann::json> line = Strict(text.substr(0, end), where);
     if (!line) return line.error();
     if (!line->is_object() || line->size() != 2 || !line->contains("request") || !line->contains("answer") ||
         !(*line)["request"].is_object() || !(*line)["answer"].is_object()) {
-      return Error{where + " is not an object of exactly a \"request\" object and an \"answer\" object"};
+      return core::Error{where + " is not an object of exactly a \"request\" object and an \"answer\" object"};
     }
-    out.push_back({DumpJson((*line)["request"]), DumpJson((*line)["answer"])});
+    out.push_back({core::DumpJson((*line)["request"]), core::DumpJson((*line)["answer"])});
     text.remove_prefix(end + 1);
   }
   return out;
 }
 
 std::string HttpExchangeLine(const nlohmann::json& request, const nlohmann::json& answer) {
-  return DumpJson(nlohmann::json{{"request", request}, {"answer", answer}}) + "\n";
+  return core::DumpJson(nlohmann::json{{"request", request}, {"answer", answer}}) + "\n";
 }
 
-Result<std::string> CanonicalHttpRequest(std::string_view text) {
+core::Result<std::string> CanonicalHttpRequest(std::string_view text) {
   if (text.size() > kMaxHttpRequestBytes) {
-    return Error{"the request is " + std::to_string(text.size()) + " bytes, more than the " +
+    return core::Error{"the request is " + std::to_string(text.size()) + " bytes, more than the " +
                  std::to_string(kMaxHttpRequestBytes) + " allowed"};
   }
-  Result<nlohmann::json> parsed = Strict(text, "the request");
+  core::Result<nlohmann::json> parsed = Strict(text, "the request");
   if (!parsed) return parsed.error();
-  if (!parsed->is_object()) return Error{"the request is not a JSON object"};
-  return DumpJson(*parsed);
+  if (!parsed->is_object()) return core::Error{"the request is not a JSON object"};
+  return core::DumpJson(*parsed);
 }
 
 HttpCapability::HttpCapability(wasm::Store& store, HttpCapabilityConfig config) : config_(std::move(config)) {
@@ -95,12 +95,12 @@ wasm::HostResult HttpCapability::Request(wasm::HostContext& hc, std::span<const 
     return wasm::HostResult::Trap("volent:tool/http request: the request lies outside the memory");
   }
   if (!recorded_) {
-    Result<std::vector<HttpExchange>> parsed = ParseHttpExchanges(
+    core::Result<std::vector<HttpExchange>> parsed = ParseHttpExchanges(
         std::string_view(reinterpret_cast<const char*>(config_.exchanges.data()), config_.exchanges.size()));
     if (!parsed) return wasm::HostResult::Trap("volent:tool/http request: " + parsed.message());
     recorded_ = std::move(*parsed);
   }
-  Result<std::string> request =
+  core::Result<std::string> request =
       CanonicalHttpRequest(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   const std::string number = std::to_string(next_ + 1);
   if (!request) {

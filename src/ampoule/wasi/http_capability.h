@@ -58,14 +58,14 @@ struct HttpExchange {
 // Reads a record of exchanges. Errors name the line and what is wrong
 // (not JSON, not an object with exactly "request" and "answer" objects,
 // more than kMaxHttpRequests lines).
-Result<std::vector<HttpExchange>> ParseHttpExchanges(std::string_view text);
+core::Result<std::vector<HttpExchange>> ParseHttpExchanges(std::string_view text);
 
 // One line of that record (with its '\n') for a request and its answer.
 std::string HttpExchangeLine(const nlohmann::json& request, const nlohmann::json& answer);
 
 // The guest's request text as the canonical JSON it is compared and recorded
 // as, or the {"error":"invalid"} answer's reason.
-Result<std::string> CanonicalHttpRequest(std::string_view text);
+core::Result<std::string> CanonicalHttpRequest(std::string_view text);
 
 class HttpCapability {
  public:

@@ -45,7 +45,7 @@ class HttpCapabilityTest : public ::testing::Test {
     request_.args = {"http_tool.wasm"};
     request_.args.insert(request_.args.end(), args.begin(), args.end());
     request_.stdin_bytes = Bytes(stdin_text);
-    Result<RunResult> r = RunWasiCommand(wasm_, request_);
+    core::Result<RunResult> r = RunWasiCommand(wasm_, request_);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.message());
     return r.ok() ? std::move(*r) : RunResult{};
   }
@@ -142,7 +142,7 @@ TEST_F(HttpCapabilityTest, AShortBufferGetsTheAnswersFirstBytes) {
 
 TEST(HttpExchangesTest, ParsesOnlyWellFormedRecords) {
   EXPECT_TRUE(ParseHttpExchanges("").ok());
-  Result<std::vector<HttpExchange>> one = ParseHttpExchanges(Line(kGet, kOk));
+  core::Result<std::vector<HttpExchange>> one = ParseHttpExchanges(Line(kGet, kOk));
   ASSERT_TRUE(one.ok()) << one.message();
   EXPECT_EQ((*one)[0].request, kGetCanonical);
   EXPECT_EQ((*one)[0].answer, kOk);
@@ -155,7 +155,7 @@ TEST(HttpExchangesTest, ParsesOnlyWellFormedRecords) {
   }
   std::string many;
   for (size_t i = 0; i <= kMaxHttpRequests; ++i) many += Line(kGet, kOk);
-  Result<std::vector<HttpExchange>> too_many = ParseHttpExchanges(many);
+  core::Result<std::vector<HttpExchange>> too_many = ParseHttpExchanges(many);
   ASSERT_FALSE(too_many.ok());
   EXPECT_NE(too_many.message().find("more than 16"), std::string::npos) << too_many.message();
 }

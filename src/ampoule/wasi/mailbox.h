@@ -64,29 +64,29 @@ class Mailbox {
   // `read_only` trees refuse every change with EROFS. Errors: an empty
   // path, a NUL byte, a path over kMaxPathBytes, or a guest path already
   // added.
-  Status AddPreopen(std::string_view guest_path, bool read_only = false);
+  core::Status AddPreopen(std::string_view guest_path, bool read_only = false);
 
   // Adds a file (and any missing parent directories) at `relative_path`
   // ("a/b.txt") under the preopen `guest_path`. Errors: unknown preopen, a
   // malformed path component, an existing entry of that name, a limit
   // exceeded.
-  Status AddFile(std::string_view guest_path, std::string_view relative_path,
+  core::Status AddFile(std::string_view guest_path, std::string_view relative_path,
                  std::vector<uint8_t> contents);
   // Adds a directory (and any missing parents); an existing directory is not
   // an error.
-  Status AddDirectory(std::string_view guest_path, std::string_view relative_path);
+  core::Status AddDirectory(std::string_view guest_path, std::string_view relative_path);
 
   const std::vector<Preopen>& preopens() const { return preopens_; }
   uint64_t total_file_bytes() const { return total_bytes_; }
   size_t entry_count() const { return next_inode_ - 1; }
 
  private:
-  Result<MailboxNode*> FindPreopen(std::string_view guest_path);
+  core::Result<MailboxNode*> FindPreopen(std::string_view guest_path);
   // Walks `relative_path`, creating directories; returns the directory that
   // should hold the last component, and that component in *leaf.
-  Result<MailboxNode*> MakeParents(MailboxNode* root, std::string_view relative_path,
+  core::Result<MailboxNode*> MakeParents(MailboxNode* root, std::string_view relative_path,
                                    std::string_view* leaf);
-  Result<std::unique_ptr<MailboxNode>> NewNode(MailboxNode::Kind kind, MailboxNode* parent);
+  core::Result<std::unique_ptr<MailboxNode>> NewNode(MailboxNode::Kind kind, MailboxNode* parent);
 
   std::vector<Preopen> preopens_;
   uint64_t next_inode_ = 1;

@@ -46,7 +46,7 @@ TEST_F(MailboxTest, RejectsBadNamesDuplicatesAndUnknownPreopens) {
 
 TEST_F(MailboxTest, RejectsOversizedFile) {
   std::vector<uint8_t> big(kMaxMailboxFileBytes + 1);
-  Status s = box.AddFile("/input", "big", std::move(big));
+  core::Status s = box.AddFile("/input", "big", std::move(big));
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("mailbox limit"), std::string::npos);
 }

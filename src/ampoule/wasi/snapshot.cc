@@ -16,13 +16,13 @@ std::string Excerpt(std::string_view text) {
   return out;
 }
 
-Status CheckNoStartFunction(const wasm::CompiledModule& module) {
+core::Status CheckNoStartFunction(const wasm::CompiledModule& module) {
   if (module.module.start) {
-    return Error{
+    return core::Error{
         "the module has a start function, which would run again when a snapshot is restored; "
         "a snapshotted runtime must be a reactor without one"};
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // Two contexts' descriptors are the same if they name the same node: nodes
@@ -37,20 +37,20 @@ bool SameFd(const FdEntry& a, const FdEntry& b) {
 
 // A snapshot keeps no WASI state but the clock: start-up must leave the
 // descriptors, files, stdin and output as a fresh run has them.
-Status CheckWasiStateUnchanged(WasiContext& ctx, const RunRequest& init_request) {
+core::Status CheckWasiStateUnchanged(WasiContext& ctx, const RunRequest& init_request) {
   if (ctx.vfs().change_count() != 0) {
-    return Error{"the runtime's start-up changed its files (" +
+    return core::Error{"the runtime's start-up changed its files (" +
                  std::to_string(ctx.vfs().change_count()) +
                  " changes), which a snapshot cannot keep; start-up must not write files"};
   }
   if (ctx.stdin_offset() != 0) {
-    return Error{"the runtime's start-up read " + std::to_string(ctx.stdin_offset()) +
+    return core::Error{"the runtime's start-up read " + std::to_string(ctx.stdin_offset()) +
                  " bytes of stdin, which a snapshot cannot keep; start-up must not read stdin"};
   }
   for (auto [name, capture] : {std::pair{"stdout", &ctx.stdout_capture()},
                                std::pair{"stderr", &ctx.stderr_capture()}}) {
     if (capture->total_bytes() != 0) {
-      return Error{"the runtime's start-up wrote " + std::to_string(capture->total_bytes()) +
+      return core::Error{"the runtime's start-up wrote " + std::to_string(capture->total_bytes()) +
                    " bytes to " + name + ", which a snapshot would lose: " +
                    Excerpt(capture->TakeData())};
     }
@@ -64,29 +64,29 @@ Status CheckWasiStateUnchanged(WasiContext& ctx, const RunRequest& init_request)
     const FdEntry* then = fresh.fds().Get(fd);
     if (now == nullptr && then == nullptr) continue;
     if (then == nullptr) {
-      return Error{"the runtime's start-up left descriptor " + std::to_string(fd) +
+      return core::Error{"the runtime's start-up left descriptor " + std::to_string(fd) +
                    " open; a snapshot can only be taken with nothing open but stdin, stdout, "
                    "stderr and the preopened directories"};
     }
     if (now == nullptr || !SameFd(*now, *then)) {
-      return Error{"the runtime's start-up closed or changed descriptor " + std::to_string(fd) +
+      return core::Error{"the runtime's start-up closed or changed descriptor " + std::to_string(fd) +
                    (then->preopen ? " (preopen " + then->preopen_name + ")" : std::string()) +
                    "; a snapshot needs stdin, stdout, stderr and the preopened directories as a "
                    "run starts with them"};
     }
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // Why start-up did not finish, with the start of what the guest wrote to
 // stderr (where a runtime says what went wrong).
-Error StartupFailed(RunSession& session, std::string_view step, const wasm::Outcome& outcome) {
+core::Error StartupFailed(RunSession& session, std::string_view step, const wasm::Outcome& outcome) {
   RunResult r;
   session.Finish(outcome, r);
   std::string message = "the runtime's start-up failed in " + std::string(step) + " (" +
                         DescribeStop(r) + "), so there is no snapshot";
   if (!r.stderr_data.empty()) message += "; its stderr: " + Excerpt(r.stderr_data);
-  return Error{message};
+  return core::Error{message};
 }
 
 std::vector<std::string> PreopenPaths(const Mailbox& mailbox) {
@@ -102,35 +102,35 @@ std::string Join(const std::vector<std::string>& v) {
 }
 
 // The request must show the guest what its start-up saw and may have cached.
-Status CheckRequestMatches(const SnapshotImage& image, const RunRequest& request) {
+core::Status CheckRequestMatches(const SnapshotImage& image, const RunRequest& request) {
   if (request.env != image.env) {
-    return Error{"the run's environment " + Join(request.env) +
+    return core::Error{"the run's environment " + Join(request.env) +
                  " differs from the one the snapshot was made with " + Join(image.env) +
                  "; the runtime read it at start-up, so a run from this snapshot must use the "
                  "same"};
   }
   std::vector<std::string> preopens = PreopenPaths(request.mailbox);
   if (preopens != image.preopens) {
-    return Error{"the run's preopened directories " + Join(preopens) +
+    return core::Error{"the run's preopened directories " + Join(preopens) +
                  " differ from the ones the snapshot was made with " + Join(image.preopens) +
                  "; a run from this snapshot must preopen the same guest paths in the same order"};
   }
   for (const SnapshotMemory& m : image.memories) {
     uint64_t size = uint64_t(m.pages) * wasm::kPageSize;
     if (size > request.limits.max_memory_bytes) {
-      return Error{"memory limit below the runtime's start-up size of " +
+      return core::Error{"memory limit below the runtime's start-up size of " +
                    std::to_string(size) + " bytes (the limit is " +
                    std::to_string(request.limits.max_memory_bytes) + " bytes)"};
     }
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Result<wasm::FunctionInstance*> FindMain(RunSession& session) {
-  Result<wasm::FunctionInstance*> main = session.FindFunction("ampoule_main", ReactorStatusType());
+core::Result<wasm::FunctionInstance*> FindMain(RunSession& session) {
+  core::Result<wasm::FunctionInstance*> main = session.FindFunction("ampoule_main", ReactorStatusType());
   if (!main) return main.error();
   if (*main == nullptr) {
-    return Error{"the module exports no \"ampoule_main\" function, so it is not a reactor a "
+    return core::Error{"the module exports no \"ampoule_main\" function, so it is not a reactor a "
                  "snapshot can be made of or run from"};
   }
   return *main;
@@ -140,20 +140,20 @@ Result<wasm::FunctionInstance*> FindMain(RunSession& session) {
 
 Sha256Digest ModuleSha256(const wasm::CompiledModule& module) { return core::Sha256(module.module.bytes); }
 
-Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
                                           const RunRequest& init_request) {
-  AMP_RETURN_IF_ERROR(CheckNoStartFunction(*module));
-  Result<std::unique_ptr<RunSession>> started = RunSession::Start(module, init_request);
+  CORE_RETURN_IF_ERROR(CheckNoStartFunction(*module));
+  core::Result<std::unique_ptr<RunSession>> started = RunSession::Start(module, init_request);
   if (!started) return started.error();
   RunSession& session = **started;
   if (session.instance() == nullptr) {
     return StartupFailed(session, "instantiation", session.instantiate_outcome());
   }
-  AMP_RETURN_IF_ERROR(FindMain(session).status());
-  Result<wasm::FunctionInstance*> initialize =
+  CORE_RETURN_IF_ERROR(FindMain(session).status());
+  core::Result<wasm::FunctionInstance*> initialize =
       session.FindFunction("_initialize", ReactorVoidType());
   if (!initialize) return initialize.error();
-  Result<wasm::FunctionInstance*> init = session.FindFunction("ampoule_init", ReactorStatusType());
+  core::Result<wasm::FunctionInstance*> init = session.FindFunction("ampoule_init", ReactorStatusType());
   if (!init) return init.error();
   if (*initialize != nullptr) {
     wasm::Outcome o = session.store().Invoke(*initialize, {});
@@ -163,10 +163,10 @@ Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledMo
     wasm::Outcome o = session.CallStatusFunction(*init);
     if (o.stop != wasm::StopReason::kReturned) return StartupFailed(session, "ampoule_init", o);
   }
-  AMP_RETURN_IF_ERROR(CheckWasiStateUnchanged(session.context(), init_request));
+  CORE_RETURN_IF_ERROR(CheckWasiStateUnchanged(session.context(), init_request));
 
   SnapshotImage image;
-  AMP_RETURN_IF_ERROR(CaptureInstance(*session.instance(), image));
+  CORE_RETURN_IF_ERROR(CaptureInstance(*session.instance(), image));
   image.module_sha256 = ModuleSha256(*module);
   image.fuel = session.store().fuel_used();
   image.slept_ns = session.environment().slept_ns();
@@ -175,35 +175,35 @@ Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledMo
   return SerializeSnapshot(image);
 }
 
-Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
                                   std::span<const uint8_t> snapshot, const RunRequest& request) {
   return RunFromSnapshot(module, ModuleSha256(*module), snapshot, request);
 }
 
-Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
                                   const Sha256Digest& module_sha256,
                                   std::span<const uint8_t> snapshot, const RunRequest& request) {
-  Result<SnapshotImage> image = ParseSnapshot(snapshot);
+  core::Result<SnapshotImage> image = ParseSnapshot(snapshot);
   if (!image) return image.error();
   if (image->module_sha256 != module_sha256) {
-    return Error{"the snapshot was made for another module (sha256 " + core::HexEncode(image->module_sha256) +
+    return core::Error{"the snapshot was made for another module (sha256 " + core::HexEncode(image->module_sha256) +
                  "), not this one (sha256 " + core::HexEncode(module_sha256) + ")"};
   }
-  AMP_RETURN_IF_ERROR(CheckNoStartFunction(*module));
-  AMP_RETURN_IF_ERROR(CheckRequestMatches(*image, request));
+  CORE_RETURN_IF_ERROR(CheckNoStartFunction(*module));
+  CORE_RETURN_IF_ERROR(CheckRequestMatches(*image, request));
 
   DeterministicEnvironmentOptions clock;
   clock.base_fuel = image->fuel;
   clock.base_slept_ns = image->slept_ns;
-  Result<std::unique_ptr<RunSession>> started = RunSession::Start(module, request, clock);
+  core::Result<std::unique_ptr<RunSession>> started = RunSession::Start(module, request, clock);
   if (!started) return started.error();
   RunSession& session = **started;
   if (session.instance() == nullptr) {
-    return Error{"the module did not instantiate: " + session.instantiate_outcome().message};
+    return core::Error{"the module did not instantiate: " + session.instantiate_outcome().message};
   }
-  Result<wasm::FunctionInstance*> main = FindMain(session);
+  core::Result<wasm::FunctionInstance*> main = FindMain(session);
   if (!main) return main.error();
-  AMP_RETURN_IF_ERROR(RestoreInstance(*image, *session.instance()));
+  CORE_RETURN_IF_ERROR(RestoreInstance(*image, *session.instance()));
 
   session.store().set_fuel(request.fuel);  // the run's fuel counts ampoule_main only
   RunResult result;

@@ -38,10 +38,10 @@
 #include <span>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasi/snapshot_format.h"
 #include "ampoule/wasi/wasi_run.h"
 #include "ampoule/wasm/runtime.h"
+#include "core/result.h"
 
 namespace ampoule::wasi {
 
@@ -53,7 +53,7 @@ Sha256Digest ModuleSha256(const wasm::CompiledModule& module);
 // Runs the start-up under `init_request` and returns the snapshot's bytes.
 // init_request.fuel bounds the start-up; its args, stdin and seed are what
 // the start-up sees.
-Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
                                           const RunRequest& init_request);
 
 // Restores `snapshot` into a fresh instance of `module` and calls
@@ -62,12 +62,12 @@ Result<std::vector<uint8_t>> MakeSnapshot(std::shared_ptr<const wasm::CompiledMo
 // with another format version, an environment or preopen list that differs
 // from the snapshot's, a memory cap below the snapshot's memory size, and
 // the errors of RunWasiCommand.
-Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
                                   std::span<const uint8_t> snapshot, const RunRequest& request);
 
 // As above, with the module's SHA-256 given by a caller who knows it is the
 // digest of module->module.bytes; saves hashing the module on every run.
-Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<RunResult> RunFromSnapshot(std::shared_ptr<const wasm::CompiledModule> module,
                                   const Sha256Digest& module_sha256,
                                   std::span<const uint8_t> snapshot, const RunRequest& request);
 

@@ -42,35 +42,35 @@ class Reader {
   size_t offset() const { return pos_; }
   size_t remaining() const { return in_.size() - pos_; }
 
-  Status Need(size_t n, std::string_view what) const {
+  core::Status Need(size_t n, std::string_view what) const {
     if (remaining() < n) {
-      return Error{"the snapshot is truncated: " + std::string(what) + " at byte " +
+      return core::Error{"the snapshot is truncated: " + std::string(what) + " at byte " +
                    std::to_string(pos_) + " needs " + std::to_string(n) + " bytes, " +
                    std::to_string(remaining()) + " are left"};
     }
-    return Status::Ok();
+    return core::Status::Ok();
   }
-  Result<uint8_t> U8(std::string_view what) {
-    AMP_RETURN_IF_ERROR(Need(1, what));
+  core::Result<uint8_t> U8(std::string_view what) {
+    CORE_RETURN_IF_ERROR(Need(1, what));
     return in_[pos_++];
   }
-  Result<uint32_t> U32(std::string_view what) {
-    AMP_RETURN_IF_ERROR(Need(4, what));
+  core::Result<uint32_t> U32(std::string_view what) {
+    CORE_RETURN_IF_ERROR(Need(4, what));
     uint32_t v = 0;
     for (int i = 0; i < 4; ++i) v |= uint32_t(in_[pos_ + i]) << (8 * i);
     pos_ += 4;
     return v;
   }
-  Result<uint64_t> U64(std::string_view what) {
-    AMP_RETURN_IF_ERROR(Need(8, what));
+  core::Result<uint64_t> U64(std::string_view what) {
+    CORE_RETURN_IF_ERROR(Need(8, what));
     uint64_t v = 0;
     for (int i = 0; i < 8; ++i) v |= uint64_t(in_[pos_ + i]) << (8 * i);
     pos_ += 8;
     return v;
   }
-  Result<std::span<const uint8_t>> Bytes(uint64_t n, std::string_view what) {
+  core::Result<std::span<const uint8_t>> Bytes(uint64_t n, std::string_view what) {
     if (n > remaining()) {
-      return Error{"the snapshot is truncated: " + std::string(what) + " at byte " +
+      return core::Error{"the snapshot is truncated: " + std::string(what) + " at byte " +
                    std::to_string(pos_) + " says " + std::to_string(n) + " bytes, " +
                    std::to_string(remaining()) + " are left"};
     }
@@ -81,38 +81,38 @@ class Reader {
   // A count of items each at least `min_item_bytes` long: more than the
   // remaining bytes could hold is a corrupt snapshot, caught before anything
   // is allocated for them.
-  Result<uint32_t> Count(size_t min_item_bytes, std::string_view what) {
-    Result<uint32_t> n = U32(what);
+  core::Result<uint32_t> Count(size_t min_item_bytes, std::string_view what) {
+    core::Result<uint32_t> n = U32(what);
     if (!n) return n;
     if (uint64_t(*n) * min_item_bytes > remaining()) {
-      return Error{"the snapshot is corrupt: " + std::string(what) + " at byte " +
+      return core::Error{"the snapshot is corrupt: " + std::string(what) + " at byte " +
                    std::to_string(pos_ - 4) + " is " + std::to_string(*n) +
                    ", more than the remaining " + std::to_string(remaining()) +
                    " bytes can hold"};
     }
     return n;
   }
-  Result<std::vector<std::string>> Strings(std::string_view what) {
-    Result<uint32_t> n = Count(4, what);
+  core::Result<std::vector<std::string>> Strings(std::string_view what) {
+    core::Result<uint32_t> n = Count(4, what);
     if (!n) return n.error();
     std::vector<std::string> out;
     out.reserve(*n);
     for (uint32_t i = 0; i < *n; ++i) {
-      Result<uint32_t> len = U32(what);
+      core::Result<uint32_t> len = U32(what);
       if (!len) return len.error();
-      Result<std::span<const uint8_t>> b = Bytes(*len, what);
+      core::Result<std::span<const uint8_t>> b = Bytes(*len, what);
       if (!b) return b.error();
       out.emplace_back(b->begin(), b->end());
     }
     return out;
   }
-  Result<std::vector<uint8_t>> Flags(std::string_view what) {
-    Result<uint32_t> n = Count(1, what);
+  core::Result<std::vector<uint8_t>> Flags(std::string_view what) {
+    core::Result<uint32_t> n = Count(1, what);
     if (!n) return n.error();
-    Result<std::span<const uint8_t>> b = Bytes(*n, what);
+    core::Result<std::span<const uint8_t>> b = Bytes(*n, what);
     if (!b) return b.error();
     for (uint8_t f : *b) {
-      if (f > 1) return Error{"the snapshot is corrupt: " + std::string(what) + " holds a " +
+      if (f > 1) return core::Error{"the snapshot is corrupt: " + std::string(what) + " holds a " +
                               std::to_string(f) + " (only 0 and 1 are allowed)"};
     }
     return std::vector<uint8_t>(b->begin(), b->end());
@@ -123,33 +123,33 @@ class Reader {
   size_t pos_ = 0;
 };
 
-Result<SnapshotMemory> ReadMemory(Reader& r) {
+core::Result<SnapshotMemory> ReadMemory(Reader& r) {
   SnapshotMemory m;
-  Result<uint32_t> pages = r.U32("memory pages");
+  core::Result<uint32_t> pages = r.U32("memory pages");
   if (!pages) return pages.error();
   if (*pages > wasm::kMaxPages) {
-    return Error{"the snapshot is corrupt: a memory of " + std::to_string(*pages) +
+    return core::Error{"the snapshot is corrupt: a memory of " + std::to_string(*pages) +
                  " pages, more than the 65536 a 32-bit memory can have"};
   }
   m.pages = *pages;
   const uint64_t size = uint64_t(m.pages) * wasm::kPageSize;
-  Result<uint32_t> runs = r.Count(16, "memory run count");
+  core::Result<uint32_t> runs = r.Count(16, "memory run count");
   if (!runs) return runs.error();
   m.runs.reserve(*runs);
   uint64_t end_of_last = 0;
   for (uint32_t i = 0; i < *runs; ++i) {
-    Result<uint64_t> offset = r.U64("memory run offset");
+    core::Result<uint64_t> offset = r.U64("memory run offset");
     if (!offset) return offset.error();
-    Result<uint64_t> length = r.U64("memory run length");
+    core::Result<uint64_t> length = r.U64("memory run length");
     if (!length) return length.error();
     if (*length == 0 || *offset > size || *length > size - *offset ||
         (i > 0 && *offset <= end_of_last)) {
-      return Error{"the snapshot is corrupt: memory run " + std::to_string(i) + " (offset " +
+      return core::Error{"the snapshot is corrupt: memory run " + std::to_string(i) + " (offset " +
                    std::to_string(*offset) + ", length " + std::to_string(*length) +
                    ") is empty, out of order, or outside the memory of " + std::to_string(size) +
                    " bytes"};
     }
-    Result<std::span<const uint8_t>> bytes = r.Bytes(*length, "memory run");
+    core::Result<std::span<const uint8_t>> bytes = r.Bytes(*length, "memory run");
     if (!bytes) return bytes.error();
     m.runs.push_back({*offset, *bytes});
     end_of_last = *offset + *length;
@@ -206,80 +206,80 @@ std::vector<uint8_t> SerializeSnapshot(const SnapshotImage& image) {
   return w.Take();
 }
 
-Result<SnapshotImage> ParseSnapshot(std::span<const uint8_t> bytes) {
+core::Result<SnapshotImage> ParseSnapshot(std::span<const uint8_t> bytes) {
   if (bytes.size() < sizeof kMagic || memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
-    return Error{"not a snapshot: the bytes do not start with the snapshot magic \"AMPSNAP\""};
+    return core::Error{"not a snapshot: the bytes do not start with the snapshot magic \"AMPSNAP\""};
   }
   Reader r(bytes.subspan(sizeof kMagic));
   SnapshotImage image;
-  Result<uint32_t> version = r.U32("format version");
+  core::Result<uint32_t> version = r.U32("format version");
   if (!version) return version.error();
   if (*version != kSnapshotFormatVersion) {
-    return Error{"the snapshot has format version " + std::to_string(*version) +
+    return core::Error{"the snapshot has format version " + std::to_string(*version) +
                  "; this engine reads version " + std::to_string(kSnapshotFormatVersion) +
                  " (make the snapshot again with this engine)"};
   }
-  Result<std::span<const uint8_t>> digest = r.Bytes(32, "module digest");
+  core::Result<std::span<const uint8_t>> digest = r.Bytes(32, "module digest");
   if (!digest) return digest.error();
   memcpy(image.module_sha256.data(), digest->data(), 32);
-  Result<uint64_t> fuel = r.U64("clock fuel");
+  core::Result<uint64_t> fuel = r.U64("clock fuel");
   if (!fuel) return fuel.error();
-  Result<uint64_t> slept = r.U64("clock slept_ns");
+  core::Result<uint64_t> slept = r.U64("clock slept_ns");
   if (!slept) return slept.error();
   image.fuel = *fuel;
   image.slept_ns = *slept;
 
-  Result<std::vector<std::string>> env = r.Strings("environment");
+  core::Result<std::vector<std::string>> env = r.Strings("environment");
   if (!env) return env.error();
   image.env = std::move(*env);
-  Result<std::vector<std::string>> preopens = r.Strings("preopens");
+  core::Result<std::vector<std::string>> preopens = r.Strings("preopens");
   if (!preopens) return preopens.error();
   image.preopens = std::move(*preopens);
 
-  Result<uint32_t> memories = r.Count(8, "memory count");
+  core::Result<uint32_t> memories = r.Count(8, "memory count");
   if (!memories) return memories.error();
   for (uint32_t i = 0; i < *memories; ++i) {
-    Result<SnapshotMemory> m = ReadMemory(r);
+    core::Result<SnapshotMemory> m = ReadMemory(r);
     if (!m) return m.error();
     image.memories.push_back(std::move(*m));
   }
 
-  Result<uint32_t> globals = r.Count(12, "global count");
+  core::Result<uint32_t> globals = r.Count(12, "global count");
   if (!globals) return globals.error();
   image.globals.reserve(*globals);
   for (uint32_t i = 0; i < *globals; ++i) {
-    Result<uint32_t> index = r.U32("global index");
+    core::Result<uint32_t> index = r.U32("global index");
     if (!index) return index.error();
-    Result<uint64_t> bits = r.U64("global value");
+    core::Result<uint64_t> bits = r.U64("global value");
     if (!bits) return bits.error();
     if (i > 0 && *index <= image.globals.back().index) {
-      return Error{"the snapshot is corrupt: global indices are not in increasing order"};
+      return core::Error{"the snapshot is corrupt: global indices are not in increasing order"};
     }
     image.globals.push_back({*index, *bits});
   }
 
-  Result<uint32_t> tables = r.Count(4, "table count");
+  core::Result<uint32_t> tables = r.Count(4, "table count");
   if (!tables) return tables.error();
   for (uint32_t i = 0; i < *tables; ++i) {
-    Result<uint32_t> size = r.Count(4, "table size");
+    core::Result<uint32_t> size = r.Count(4, "table size");
     if (!size) return size.error();
     std::vector<uint32_t> elements(*size);
     for (uint32_t& e : elements) {
-      Result<uint32_t> v = r.U32("table element");
+      core::Result<uint32_t> v = r.U32("table element");
       if (!v) return v.error();
       e = *v;
     }
     image.tables.push_back(std::move(elements));
   }
 
-  Result<std::vector<uint8_t>> elem = r.Flags("element segment flags");
+  core::Result<std::vector<uint8_t>> elem = r.Flags("element segment flags");
   if (!elem) return elem.error();
   image.elem_dropped = std::move(*elem);
-  Result<std::vector<uint8_t>> data = r.Flags("data segment flags");
+  core::Result<std::vector<uint8_t>> data = r.Flags("data segment flags");
   if (!data) return data.error();
   image.data_dropped = std::move(*data);
   if (r.remaining() != 0) {
-    return Error{"the snapshot is corrupt: " + std::to_string(r.remaining()) +
+    return core::Error{"the snapshot is corrupt: " + std::to_string(r.remaining()) +
                  " unexpected bytes after the end at byte " +
                  std::to_string(r.offset() + sizeof kMagic)};
   }

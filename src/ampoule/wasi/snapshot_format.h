@@ -78,6 +78,6 @@ std::vector<uint8_t> SerializeSnapshot(const SnapshotImage& image);
 // Reads `bytes` (untrusted). The image's memory runs point into `bytes`,
 // which must outlive it. Errors say what is wrong and where: a wrong magic
 // number or version, truncation, a malformed run list, trailing bytes.
-Result<SnapshotImage> ParseSnapshot(std::span<const uint8_t> bytes);
+core::Result<SnapshotImage> ParseSnapshot(std::span<const uint8_t> bytes);
 
 }  // namespace ampoule::wasi

@@ -43,11 +43,11 @@ class FuncIndex {
   explicit FuncIndex(const wasm::Instance& instance) {
     for (uint32_t i = 0; i < instance.funcs.size(); ++i) index_.emplace(instance.funcs[i], i);
   }
-  Result<uint32_t> Encode(wasm::Ref ref, const std::string& where) const {
+  core::Result<uint32_t> Encode(wasm::Ref ref, const std::string& where) const {
     if (ref == wasm::kNullRef) return 0u;
     auto it = index_.find(reinterpret_cast<const wasm::FunctionInstance*>(ref));
     if (it == index_.end()) {
-      return Error{where + " holds a function that is not in the instance's function index "
+      return core::Error{where + " holds a function that is not in the instance's function index "
                            "space, which a snapshot cannot name"};
     }
     return it->second + 1;
@@ -57,21 +57,21 @@ class FuncIndex {
   std::unordered_map<const wasm::FunctionInstance*, uint32_t> index_;
 };
 
-Result<wasm::Ref> DecodeFuncRef(const wasm::Instance& instance, uint64_t encoded,
+core::Result<wasm::Ref> DecodeFuncRef(const wasm::Instance& instance, uint64_t encoded,
                                 const std::string& where) {
   if (encoded == 0) return wasm::kNullRef;
   if (encoded - 1 >= instance.funcs.size()) {
-    return Error{"the snapshot does not fit the module: " + where + " refers to function " +
+    return core::Error{"the snapshot does not fit the module: " + where + " refers to function " +
                  std::to_string(encoded - 1) + " of " + std::to_string(instance.funcs.size())};
   }
   return reinterpret_cast<wasm::Ref>(instance.funcs[size_t(encoded - 1)]);
 }
 
-Error Mismatch(const std::string& what) {
-  return Error{"the snapshot does not fit the module: " + what};
+core::Error Mismatch(const std::string& what) {
+  return core::Error{"the snapshot does not fit the module: " + what};
 }
 
-Status RestoreMemory(const SnapshotMemory& image, wasm::MemoryInstance& memory, size_t i) {
+core::Status RestoreMemory(const SnapshotMemory& image, wasm::MemoryInstance& memory, size_t i) {
   const std::string name = "memory " + std::to_string(i);
   if (image.pages < memory.pages()) {
     return Mismatch(name + " has " + std::to_string(image.pages) +
@@ -83,7 +83,7 @@ Status RestoreMemory(const SnapshotMemory& image, wasm::MemoryInstance& memory, 
   }
   const uint64_t size = uint64_t(image.pages) * wasm::kPageSize;
   if (image.pages > memory.max_pages) {
-    return Error{"memory limit below the runtime's start-up size of " + std::to_string(size) +
+    return core::Error{"memory limit below the runtime's start-up size of " + std::to_string(size) +
                  " bytes"};
   }
   // Instantiation wrote the data segments into the first `written` bytes;
@@ -101,10 +101,10 @@ Status RestoreMemory(const SnapshotMemory& image, wasm::MemoryInstance& memory, 
     pos = size_t(run.offset + run.bytes.size());
   }
   if (pos < written) memset(data + pos, 0, written - pos);
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status RestoreTable(const std::vector<uint32_t>& image, wasm::TableInstance& table,
+core::Status RestoreTable(const std::vector<uint32_t>& image, wasm::TableInstance& table,
                     const wasm::Instance& instance, size_t i) {
   const std::string name = "table " + std::to_string(i);
   if (image.size() < table.size()) {
@@ -116,7 +116,7 @@ Status RestoreTable(const std::vector<uint32_t>& image, wasm::TableInstance& tab
     return Mismatch(name + " has more elements than the module's maximum");
   }
   if (image.size() > table.max_elements) {
-    return Error{"table limit below the runtime's start-up table size of " +
+    return core::Error{"table limit below the runtime's start-up table size of " +
                  std::to_string(image.size()) + " elements"};
   }
   table.elements.resize(image.size());
@@ -126,16 +126,16 @@ Status RestoreTable(const std::vector<uint32_t>& image, wasm::TableInstance& tab
       table.elements[e] = wasm::kNullRef;
       continue;
     }
-    Result<wasm::Ref> ref = DecodeFuncRef(instance, image[e], name);
+    core::Result<wasm::Ref> ref = DecodeFuncRef(instance, image[e], name);
     if (!ref) return ref.error();
     table.elements[e] = *ref;
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Status CaptureInstance(const wasm::Instance& instance, SnapshotImage& image) {
+core::Status CaptureInstance(const wasm::Instance& instance, SnapshotImage& image) {
   FuncIndex funcs(instance);
   image.memories.resize(instance.memories.size());
   for (size_t i = 0; i < instance.memories.size(); ++i) {
@@ -147,11 +147,11 @@ Status CaptureInstance(const wasm::Instance& instance, SnapshotImage& image) {
     uint64_t bits = g.bits;
     const std::string where = "global " + std::to_string(i);
     if (g.type.type == wasm::ValType::FuncRef) {
-      Result<uint32_t> index = funcs.Encode(g.bits, where);
+      core::Result<uint32_t> index = funcs.Encode(g.bits, where);
       if (!index) return index.error();
       bits = *index;
     } else if (g.type.type == wasm::ValType::ExternRef && g.bits != wasm::kNullRef) {
-      return Error{where + " holds a host reference (externref), which a snapshot cannot hold"};
+      return core::Error{where + " holds a host reference (externref), which a snapshot cannot hold"};
     }
     image.globals.push_back({i, bits});
   }
@@ -164,12 +164,12 @@ Status CaptureInstance(const wasm::Instance& instance, SnapshotImage& image) {
     for (wasm::Ref ref : t.elements) {
       if (t.type.elem == wasm::ValType::ExternRef) {
         if (ref != wasm::kNullRef) {
-          return Error{where + " holds a host reference (externref), which a snapshot cannot hold"};
+          return core::Error{where + " holds a host reference (externref), which a snapshot cannot hold"};
         }
         out.push_back(0);
         continue;
       }
-      Result<uint32_t> index = funcs.Encode(ref, where);
+      core::Result<uint32_t> index = funcs.Encode(ref, where);
       if (!index) return index.error();
       out.push_back(*index);
     }
@@ -180,10 +180,10 @@ Status CaptureInstance(const wasm::Instance& instance, SnapshotImage& image) {
   for (std::span<const uint8_t> seg : instance.data_segments) {
     image.data_dropped.push_back(seg.empty() ? 1 : 0);
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status RestoreInstance(const SnapshotImage& image, wasm::Instance& instance) {
+core::Status RestoreInstance(const SnapshotImage& image, wasm::Instance& instance) {
   if (image.memories.size() != instance.memories.size() ||
       image.tables.size() != instance.tables.size() ||
       image.elem_dropped.size() != instance.elem_segments.size() ||
@@ -215,7 +215,7 @@ Status RestoreInstance(const SnapshotImage& image, wasm::Instance& instance) {
     wasm::GlobalInstance& g = *instance.globals[sg.index];
     const std::string where = "global " + std::to_string(sg.index);
     if (g.type.type == wasm::ValType::FuncRef) {
-      Result<wasm::Ref> ref = DecodeFuncRef(instance, sg.bits, where);
+      core::Result<wasm::Ref> ref = DecodeFuncRef(instance, sg.bits, where);
       if (!ref) return ref.error();
       g.bits = *ref;
     } else if (g.type.type == wasm::ValType::ExternRef) {
@@ -226,10 +226,10 @@ Status RestoreInstance(const SnapshotImage& image, wasm::Instance& instance) {
     }
   }
   for (size_t i = 0; i < image.tables.size(); ++i) {
-    AMP_RETURN_IF_ERROR(RestoreTable(image.tables[i], *instance.tables[i], instance, i));
+    CORE_RETURN_IF_ERROR(RestoreTable(image.tables[i], *instance.tables[i], instance, i));
   }
   for (size_t i = 0; i < image.memories.size(); ++i) {
-    AMP_RETURN_IF_ERROR(RestoreMemory(image.memories[i], *instance.memories[i], i));
+    CORE_RETURN_IF_ERROR(RestoreMemory(image.memories[i], *instance.memories[i], i));
   }
   for (size_t i = 0; i < image.elem_dropped.size(); ++i) {
     if (image.elem_dropped[i]) instance.elem_segments[i].clear();
@@ -237,7 +237,7 @@ Status RestoreInstance(const SnapshotImage& image, wasm::Instance& instance) {
   for (size_t i = 0; i < image.data_dropped.size(); ++i) {
     if (image.data_dropped[i]) instance.data_segments[i] = {};
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::wasi

@@ -4,9 +4,9 @@
 // descriptors) is snapshot.cc's business.
 #pragma once
 
-#include "core/result.h"
 #include "ampoule/wasi/snapshot_format.h"
 #include "ampoule/wasm/runtime.h"
+#include "core/result.h"
 
 namespace ampoule::wasi {
 
@@ -14,12 +14,12 @@ namespace ampoule::wasi {
 // `instance`. The memory runs point into the instance's memories: serialise
 // before the instance changes. Error for state a snapshot cannot hold: a
 // non-null externref, a reference to a function outside the instance.
-Status CaptureInstance(const wasm::Instance& instance, SnapshotImage& image);
+core::Status CaptureInstance(const wasm::Instance& instance, SnapshotImage& image);
 
 // Puts the captured state back into `instance`, freshly instantiated from
 // the same module. Errors when the image does not fit the module (counts,
 // types or sizes differ, an index is out of range) or a memory or table is
 // larger than the store's caps allow.
-Status RestoreInstance(const SnapshotImage& image, wasm::Instance& instance);
+core::Status RestoreInstance(const SnapshotImage& image, wasm::Instance& instance);
 
 }  // namespace ampoule::wasi

@@ -28,7 +28,7 @@ std::shared_ptr<const wasm::CompiledModule> LoadGuest(const std::string& name) {
   std::ifstream in(std::string(kGuestDir) + "/" + name + ".wasm", std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());
-  Result<std::shared_ptr<const wasm::CompiledModule>> m = wasm::CompileModule(bytes);
+  core::Result<std::shared_ptr<const wasm::CompiledModule>> m = wasm::CompileModule(bytes);
   EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : m.message());
   return m.ok() ? *m : nullptr;
 }
@@ -62,25 +62,25 @@ class SnapshotTest : public ::testing::Test {
   }
 
   std::vector<uint8_t> Snapshot() {
-    Result<std::vector<uint8_t>> s = MakeSnapshot(reactor, init);
+    core::Result<std::vector<uint8_t>> s = MakeSnapshot(reactor, init);
     EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.message());
     return s.ok() ? std::move(*s) : std::vector<uint8_t>{};
   }
 
   RunResult RunFrom(std::span<const uint8_t> snapshot) {
-    Result<RunResult> r = RunFromSnapshot(reactor, snapshot, run);
+    core::Result<RunResult> r = RunFromSnapshot(reactor, snapshot, run);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.message());
     return r.ok() ? std::move(*r) : RunResult{};
   }
 
   std::string SnapshotError(const RunRequest& request) {
-    Result<std::vector<uint8_t>> s = MakeSnapshot(reactor, request);
+    core::Result<std::vector<uint8_t>> s = MakeSnapshot(reactor, request);
     EXPECT_FALSE(s.ok());
     return s.ok() ? "" : s.message();
   }
 
   std::string RunError(std::span<const uint8_t> snapshot) {
-    Result<RunResult> r = RunFromSnapshot(reactor, snapshot, run);
+    core::Result<RunResult> r = RunFromSnapshot(reactor, snapshot, run);
     EXPECT_FALSE(r.ok());
     return r.ok() ? "" : r.message();
   }
@@ -91,7 +91,7 @@ class SnapshotTest : public ::testing::Test {
 };
 
 TEST_F(SnapshotTest, RunFromSnapshotIsTheStraightRunsMain) {
-  Result<RunResult> straight = RunWasiCommand(reactor, run);
+  core::Result<RunResult> straight = RunWasiCommand(reactor, run);
   ASSERT_TRUE(straight.ok()) << straight.message();
   std::vector<uint8_t> snapshot = Snapshot();
   RunResult r = RunFrom(snapshot);
@@ -102,7 +102,7 @@ TEST_F(SnapshotTest, RunFromSnapshotIsTheStraightRunsMain) {
   EXPECT_EQ(r.stdout_data.substr(0, r.stdout_data.find("argv")),
             "counter=42 greeting=hello from init op(7)=14 heap=2097152 sum=32\n");
   // The run's fuel is ampoule_main's share of the straight run's.
-  Result<SnapshotImage> image = ParseSnapshot(snapshot);
+  core::Result<SnapshotImage> image = ParseSnapshot(snapshot);
   ASSERT_TRUE(image.ok()) << image.message();
   EXPECT_GT(image->fuel, 0u);
   EXPECT_EQ(image->slept_ns, 1'000'000u);
@@ -167,7 +167,7 @@ TEST_F(SnapshotTest, FuelBudgetAppliesToMainOnly) {
 TEST_F(SnapshotTest, LargeMostlyZeroMemoryStaysSmallAndRestoresQuickly) {
   init.env = run.env = {"REACTOR_HEAP_MB=20"};
   std::vector<uint8_t> snapshot = Snapshot();
-  Result<SnapshotImage> image = ParseSnapshot(snapshot);
+  core::Result<SnapshotImage> image = ParseSnapshot(snapshot);
   ASSERT_TRUE(image.ok()) << image.message();
   ASSERT_EQ(image->memories.size(), 1u);
   EXPECT_GT(uint64_t(image->memories[0].pages) * wasm::kPageSize, uint64_t(20) << 20);
@@ -181,10 +181,10 @@ TEST_F(SnapshotTest, LargeMostlyZeroMemoryStaysSmallAndRestoresQuickly) {
   double best_instantiate = 1e9, best_restore = 1e9;
   for (int i = 0; i < 5; ++i) {
     auto t0 = Clock::now();
-    Result<std::unique_ptr<RunSession>> s = RunSession::Start(reactor, run);
+    core::Result<std::unique_ptr<RunSession>> s = RunSession::Start(reactor, run);
     ASSERT_TRUE(s.ok());
     auto t1 = Clock::now();
-    Result<SnapshotImage> parsed = ParseSnapshot(snapshot);
+    core::Result<SnapshotImage> parsed = ParseSnapshot(snapshot);
     ASSERT_TRUE(parsed.ok());
     ASSERT_TRUE(RestoreInstance(*parsed, *(*s)->instance()).ok());
     auto t2 = Clock::now();
@@ -245,7 +245,7 @@ TEST_F(SnapshotTest, TheRunMustSeeWhatStartUpSaw) {
 
 TEST_F(SnapshotTest, SnapshotOfAnotherModuleIsRefused) {
   std::vector<uint8_t> snapshot = Snapshot();
-  Result<RunResult> r = RunFromSnapshot(LoadGuest("args"), snapshot, run);
+  core::Result<RunResult> r = RunFromSnapshot(LoadGuest("args"), snapshot, run);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("made for another module"), std::string::npos) << r.message();
   Sha256Digest wrong{};
@@ -271,7 +271,7 @@ TEST_F(SnapshotTest, EveryTruncationIsAnError) {
   std::vector<uint8_t> snapshot = Snapshot();
   // Every length in the header and tail, a sample of the memory in between.
   for (size_t n = 0; n < snapshot.size(); n += (n < 300 || n + 300 > snapshot.size()) ? 1 : 997) {
-    Result<SnapshotImage> r = ParseSnapshot(std::span(snapshot).first(n));
+    core::Result<SnapshotImage> r = ParseSnapshot(std::span(snapshot).first(n));
     EXPECT_FALSE(r.ok()) << n;
   }
   std::vector<uint8_t> longer = snapshot;
@@ -295,7 +295,7 @@ TEST_F(SnapshotTest, CorruptBytesGiveErrorsOrBoundedRuns) {
                  : i % 3 == 1 ? next() % std::min<size_t>(bad.size(), 200)
                               : bad.size() - 1 - next() % std::min<size_t>(bad.size(), 2000);
     bad[pos] ^= uint8_t(1 + next() % 255);
-    Result<RunResult> r = RunFromSnapshot(reactor, bad, run);
+    core::Result<RunResult> r = RunFromSnapshot(reactor, bad, run);
     errors += r.ok() ? 0 : 1;
   }
   EXPECT_GT(errors, 0);
@@ -303,7 +303,7 @@ TEST_F(SnapshotTest, CorruptBytesGiveErrorsOrBoundedRuns) {
 
 TEST_F(SnapshotTest, ImageSerialisesBackToTheSameBytes) {
   std::vector<uint8_t> snapshot = Snapshot();
-  Result<SnapshotImage> image = ParseSnapshot(snapshot);
+  core::Result<SnapshotImage> image = ParseSnapshot(snapshot);
   ASSERT_TRUE(image.ok()) << image.message();
   EXPECT_EQ(SerializeSnapshot(*image), snapshot);
   EXPECT_EQ(image->env, init.env);
@@ -314,18 +314,18 @@ TEST_F(SnapshotTest, ImageSerialisesBackToTheSameBytes) {
 // Globals (i32 and funcref), a grown memory, dropped segments: the state
 // the C reactor does not reach.
 TEST(SnapshotTinyReactorTest, EveryKindOfStateIsRestored) {
-  Result<std::shared_ptr<const wasm::CompiledModule>> module =
+  core::Result<std::shared_ptr<const wasm::CompiledModule>> module =
       wasm::CompileModule(kSnapshotTinyReactor);
   ASSERT_TRUE(module.ok()) << module.message();
   RunRequest request;
   request.fuel = 1'000'000;
-  Result<RunResult> straight = RunWasiCommand(*module, request);
+  core::Result<RunResult> straight = RunWasiCommand(*module, request);
   ASSERT_TRUE(straight.ok()) << straight.message();
   EXPECT_EQ(straight->exit_code, 7) << DescribeStop(*straight);
 
-  Result<std::vector<uint8_t>> snapshot = MakeSnapshot(*module, request);
+  core::Result<std::vector<uint8_t>> snapshot = MakeSnapshot(*module, request);
   ASSERT_TRUE(snapshot.ok()) << snapshot.message();
-  Result<SnapshotImage> image = ParseSnapshot(*snapshot);
+  core::Result<SnapshotImage> image = ParseSnapshot(*snapshot);
   ASSERT_TRUE(image.ok()) << image.message();
   EXPECT_EQ(image->memories[0].pages, 2u);
   ASSERT_EQ(image->globals.size(), 2u);
@@ -336,7 +336,7 @@ TEST(SnapshotTinyReactorTest, EveryKindOfStateIsRestored) {
   EXPECT_EQ(image->data_dropped, (std::vector<uint8_t>{1}));
 
   for (int i = 0; i < 2; ++i) {  // the second run sees none of the first's changes
-    Result<RunResult> r = RunFromSnapshot(*module, *snapshot, request);
+    core::Result<RunResult> r = RunFromSnapshot(*module, *snapshot, request);
     ASSERT_TRUE(r.ok()) << r.message();
     EXPECT_EQ(r->stop, StopReason::kExit);
     EXPECT_EQ(r->exit_code, 7) << DescribeStop(*r);

@@ -35,33 +35,33 @@ void Measure(const MailboxNode& node, uint32_t depth, uint64_t* nodes, uint64_t*
 
 }  // namespace
 
-Status ValidateFsLimits(const Mailbox* mailbox, const FsLimits& limits) {
+core::Status ValidateFsLimits(const Mailbox* mailbox, const FsLimits& limits) {
   if (limits.max_bytes == 0 || limits.max_nodes == 0 || limits.max_depth == 0) {
-    return Error{"the filesystem caps must be above zero (bytes " +
+    return core::Error{"the filesystem caps must be above zero (bytes " +
                  std::to_string(limits.max_bytes) + ", files " +
                  std::to_string(limits.max_nodes) + ", depth " +
                  std::to_string(limits.max_depth) + ")"};
   }
-  if (mailbox == nullptr) return Status::Ok();
+  if (mailbox == nullptr) return core::Status::Ok();
   uint64_t nodes = 0, bytes = 0;
   uint32_t depth = 0;
   for (const Preopen& p : mailbox->preopens()) Measure(*p.root, 0, &nodes, &bytes, &depth);
   if (bytes > limits.max_bytes) {
-    return Error{"the run's files hold " + std::to_string(bytes) +
+    return core::Error{"the run's files hold " + std::to_string(bytes) +
                  " bytes, more than the filesystem cap of " + std::to_string(limits.max_bytes) +
                  " bytes; raise the cap or pass fewer inputs"};
   }
   if (nodes > limits.max_nodes) {
-    return Error{"the run's files and directories number " + std::to_string(nodes) +
+    return core::Error{"the run's files and directories number " + std::to_string(nodes) +
                  ", more than the filesystem cap of " + std::to_string(limits.max_nodes) +
                  "; raise the cap or pass fewer inputs"};
   }
   if (depth > limits.max_depth) {
-    return Error{"the run's files are nested " + std::to_string(depth) +
+    return core::Error{"the run's files are nested " + std::to_string(depth) +
                  " directories deep, more than the filesystem cap of " +
                  std::to_string(limits.max_depth) + "; raise the cap or flatten the inputs"};
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 VfsNode::VfsNode(Kind k, uint64_t ino, std::shared_ptr<FsUsage> usage)

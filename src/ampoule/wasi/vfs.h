@@ -62,7 +62,7 @@ struct FsLimits {
 
 // Checks that a mailbox fits the caps (its bytes, nodes and depth count
 // toward them) and that the caps are not zero. Errors name the cap.
-Status ValidateFsLimits(const Mailbox* mailbox, const FsLimits& limits);
+core::Status ValidateFsLimits(const Mailbox* mailbox, const FsLimits& limits);
 
 // What the tree holds now; shared with its nodes, which count themselves
 // out when they die (an unlinked file stays counted while it is open).

@@ -279,7 +279,7 @@ TEST_F(VfsTest, CapsAreErrnosForTheGuest) {
   EXPECT_EQ(vfs->usage().nodes, 7u);
   EXPECT_EQ(vfs->usage().bytes, 9u);
   limits.max_bytes = 13;
-  Status s = ValidateFsLimits(&box, limits);
+  core::Status s = ValidateFsLimits(&box, limits);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("14 bytes"), std::string::npos) << s.message();
   EXPECT_FALSE(ValidateFsLimits(&box, FsLimits{0, 1, 1}).ok());

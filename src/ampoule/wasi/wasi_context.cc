@@ -5,38 +5,38 @@
 namespace ampoule::wasi {
 namespace {
 
-Status CheckStrings(const std::vector<std::string>& list, const char* what) {
+core::Status CheckStrings(const std::vector<std::string>& list, const char* what) {
   if (list.size() > kMaxArgsOrEnvEntries) {
-    return Error{std::string("too many ") + what + " entries (" + std::to_string(list.size()) +
+    return core::Error{std::string("too many ") + what + " entries (" + std::to_string(list.size()) +
                  "; at most " + std::to_string(kMaxArgsOrEnvEntries) + ")"};
   }
   uint64_t bytes = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].find('\0') != std::string::npos) {
-      return Error{std::string(what) + " entry " + std::to_string(i) + " contains a NUL byte"};
+      return core::Error{std::string(what) + " entry " + std::to_string(i) + " contains a NUL byte"};
     }
     bytes += list[i].size() + 1;
   }
   if (bytes > kMaxArgsOrEnvBytes) {
-    return Error{std::string(what) + " strings add up to " + std::to_string(bytes) +
+    return core::Error{std::string(what) + " strings add up to " + std::to_string(bytes) +
                  " bytes; at most " + std::to_string(kMaxArgsOrEnvBytes) + " are allowed"};
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Status ValidateWasiConfig(const WasiConfig& config) {
-  AMP_RETURN_IF_ERROR(CheckStrings(config.args, "argument"));
-  AMP_RETURN_IF_ERROR(CheckStrings(config.env, "environment"));
+core::Status ValidateWasiConfig(const WasiConfig& config) {
+  CORE_RETURN_IF_ERROR(CheckStrings(config.args, "argument"));
+  CORE_RETURN_IF_ERROR(CheckStrings(config.env, "environment"));
   for (const std::string& kv : config.env) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return Error{"environment entry \"" + kv + "\" is not of the form KEY=VALUE"};
+      return core::Error{"environment entry \"" + kv + "\" is not of the form KEY=VALUE"};
     }
   }
   if (config.mailbox != nullptr && config.mailbox->preopens().size() > kMaxOpenFds - 3) {
-    return Error{"too many preopened directories"};
+    return core::Error{"too many preopened directories"};
   }
   return ValidateFsLimits(config.mailbox, config.fs_limits);
 }

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasi/fd_table.h"
 #include "ampoule/wasi/mailbox.h"
 #include "ampoule/wasi/output_capture.h"
 #include "ampoule/wasi/vfs.h"
 #include "ampoule/wasi/wasi_env.h"
+#include "core/result.h"
 
 namespace ampoule::wasi {
 
@@ -44,7 +44,7 @@ struct WasiConfig {
 // env entries of the form KEY=VALUE with a non-empty key, the size limits
 // above, and a mailbox within the filesystem caps. Errors name the
 // offending entry or cap.
-Status ValidateWasiConfig(const WasiConfig& config);
+core::Status ValidateWasiConfig(const WasiConfig& config);
 
 class WasiContext {
  public:

@@ -174,7 +174,7 @@ wasm::FunctionInstance* WasiHost::Find(std::string_view name) const {
   return it != funcs_.end() && it->first == name ? it->second : nullptr;
 }
 
-Result<std::vector<wasm::Extern>> WasiHost::LinkImports(const wasm::Module& module,
+core::Result<std::vector<wasm::Extern>> WasiHost::LinkImports(const wasm::Module& module,
                                                         const HttpCapability* http) const {
   std::vector<wasm::Extern> externs;
   for (const wasm::Import& imp : module.imports) {
@@ -190,7 +190,7 @@ Result<std::vector<wasm::Extern>> WasiHost::LinkImports(const wasm::Module& modu
                 "wasi_snapshot_preview1)"
               : " (a WASI command may import only wasi_snapshot_preview1 functions and the tool "
                 "capability's " + std::string(kHttpModuleName) + " request and answer)";
-      return Error{"unknown import \"" + imp.module + "\" \"" + imp.name +
+      return core::Error{"unknown import \"" + imp.module + "\" \"" + imp.name +
                    "\": the module asks for " + KindName(imp.kind) +
                    " that the WASI host does not provide" + hint};
     }

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasi/http_capability.h"
 #include "ampoule/wasi/wasi_context.h"
 #include "ampoule/wasm/runtime.h"
+#include "core/result.h"
 
 namespace ampoule::wasi {
 
@@ -38,7 +38,7 @@ class WasiHost {
   // Error (naming the import's module and field) for anything else. A known
   // function imported with the wrong type is left to instantiation, which
   // reports the expected and actual types.
-  Result<std::vector<wasm::Extern>> LinkImports(const wasm::Module& module,
+  core::Result<std::vector<wasm::Extern>> LinkImports(const wasm::Module& module,
                                                 const HttpCapability* http = nullptr) const;
 
  private:

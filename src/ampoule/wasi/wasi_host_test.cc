@@ -133,7 +133,7 @@ TEST_F(WasiHostTest, AllPreview1FunctionsResolveWithTheirTypes) {
 TEST_F(WasiHostTest, LinkImportsNamesUnknownImports) {
   wasm::Module m;
   m.imports = {MakeImport("wasi_snapshot_preview1", "fd_write")};
-  Result<std::vector<wasm::Extern>> linked = host_->LinkImports(m);
+  core::Result<std::vector<wasm::Extern>> linked = host_->LinkImports(m);
   ASSERT_TRUE(linked.ok());
   EXPECT_EQ((*linked)[0].func, host_->Find("fd_write"));
   m.imports.push_back(MakeImport("env", "foo"));

@@ -46,11 +46,11 @@ void CollectFiles(const VfsNode& dir, const std::string& prefix, std::vector<Out
 
 // Runs a reactor: _initialize, ampoule_init, ampoule_main, stopping at the
 // first that does not return normally with status 0.
-Result<wasm::Outcome> RunReactor(RunSession& session, wasm::FunctionInstance* main) {
-  Result<wasm::FunctionInstance*> initialize =
+core::Result<wasm::Outcome> RunReactor(RunSession& session, wasm::FunctionInstance* main) {
+  core::Result<wasm::FunctionInstance*> initialize =
       session.FindFunction("_initialize", ReactorVoidType());
   if (!initialize) return initialize.error();
-  Result<wasm::FunctionInstance*> init = session.FindFunction("ampoule_init", ReactorStatusType());
+  core::Result<wasm::FunctionInstance*> init = session.FindFunction("ampoule_init", ReactorStatusType());
   if (!init) return init.error();
   if (*initialize != nullptr) {
     wasm::Outcome o = session.store().Invoke(*initialize, {});
@@ -84,22 +84,22 @@ RunSession::RunSession(const RunRequest& request,
       http_(store_, request.http),
       output_dir_(request.output_dir) {}
 
-Result<std::unique_ptr<RunSession>> RunSession::Start(
+core::Result<std::unique_ptr<RunSession>> RunSession::Start(
     std::shared_ptr<const wasm::CompiledModule> module, const RunRequest& request,
     const DeterministicEnvironmentOptions& clock_base) {
   WasiConfig config = MakeConfig(request);
-  AMP_RETURN_IF_ERROR(ValidateWasiConfig(config));
+  CORE_RETURN_IF_ERROR(ValidateWasiConfig(config));
   DeterministicEnvironmentOptions env_options = clock_base;
   env_options.seed = request.seed;
   env_options.epoch_ns = request.epoch_ns;
   env_options.ns_per_fuel = 1;
   std::unique_ptr<RunSession> session(new RunSession(request, env_options, config));
-  Result<std::vector<wasm::Extern>> imports = session->host_.LinkImports(module->module, &session->http_);
+  core::Result<std::vector<wasm::Extern>> imports = session->host_.LinkImports(module->module, &session->http_);
   if (!imports) return imports.error();
 
   session->store_.set_fuel(request.fuel);
   wasm::InstantiateResult inst = session->store_.Instantiate(module, *imports);
-  if (inst.kind == wasm::InstantiateResult::Kind::kLinkError) return Error{inst.message};
+  if (inst.kind == wasm::InstantiateResult::Kind::kLinkError) return core::Error{inst.message};
   if (inst.kind == wasm::InstantiateResult::Kind::kTrap) {
     session->instantiate_outcome_ = std::move(inst.outcome);
   } else {
@@ -108,16 +108,16 @@ Result<std::unique_ptr<RunSession>> RunSession::Start(
   return session;
 }
 
-Result<wasm::FunctionInstance*> RunSession::FindFunction(std::string_view name,
+core::Result<wasm::FunctionInstance*> RunSession::FindFunction(std::string_view name,
                                                          const wasm::FuncType& want) const {
   std::optional<wasm::Extern> ext = instance_->GetExport(name);
   if (!ext) return static_cast<wasm::FunctionInstance*>(nullptr);
   if (ext->kind != wasm::ExternKind::Func) {
-    return Error{"the module's \"" + std::string(name) + "\" export is a " +
+    return core::Error{"the module's \"" + std::string(name) + "\" export is a " +
                  wasm::ExternKindName(ext->kind) + ", not a function"};
   }
   if (*ext->func->type != want) {
-    return Error{"the module's \"" + std::string(name) + "\" export has type " +
+    return core::Error{"the module's \"" + std::string(name) + "\" export has type " +
                  wasm::FuncTypeToString(*ext->func->type) + "; it should be " +
                  wasm::FuncTypeToString(want)};
   }
@@ -160,9 +160,9 @@ void RunSession::Finish(const wasm::Outcome& outcome, RunResult& result) {
             [](const OutputFile& x, const OutputFile& y) { return x.name < y.name; });
 }
 
-Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module,
                                  const RunRequest& request) {
-  Result<std::unique_ptr<RunSession>> started = RunSession::Start(module, request);
+  core::Result<std::unique_ptr<RunSession>> started = RunSession::Start(module, request);
   if (!started) return started.error();
   RunSession& session = **started;
 
@@ -171,28 +171,28 @@ Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> mod
     session.Finish(session.instantiate_outcome(), result);
     return result;
   }
-  Result<wasm::FunctionInstance*> start = session.FindFunction("_start", ReactorVoidType());
+  core::Result<wasm::FunctionInstance*> start = session.FindFunction("_start", ReactorVoidType());
   if (!start) return start.error();
   if (*start != nullptr) {
     session.Finish(session.store().Invoke(*start, {}), result);
     return result;
   }
-  Result<wasm::FunctionInstance*> main = session.FindFunction("ampoule_main", ReactorStatusType());
+  core::Result<wasm::FunctionInstance*> main = session.FindFunction("ampoule_main", ReactorStatusType());
   if (!main) return main.error();
   if (*main == nullptr) {
-    return Error{
+    return core::Error{
         "the module exports neither \"_start\" (a WASI command) nor \"ampoule_main\" (an "
         "ampoule reactor), so there is nothing to run; build it as an executable, or export "
         "ampoule_main from a reactor"};
   }
-  Result<wasm::Outcome> outcome = RunReactor(session, *main);
+  core::Result<wasm::Outcome> outcome = RunReactor(session, *main);
   if (!outcome) return outcome.error();
   session.Finish(*outcome, result);
   return result;
 }
 
-Result<RunResult> RunWasiCommand(std::span<const uint8_t> wasm_bytes, const RunRequest& request) {
-  Result<std::shared_ptr<const wasm::CompiledModule>> module = wasm::CompileModule(wasm_bytes);
+core::Result<RunResult> RunWasiCommand(std::span<const uint8_t> wasm_bytes, const RunRequest& request) {
+  core::Result<std::shared_ptr<const wasm::CompiledModule>> module = wasm::CompileModule(wasm_bytes);
   if (!module) return module.error();
   return RunWasiCommand(*module, request);
 }

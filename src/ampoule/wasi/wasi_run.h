@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasi/http_capability.h"
 #include "ampoule/wasi/mailbox.h"
 #include "ampoule/wasi/output_capture.h"
@@ -31,6 +30,7 @@
 #include "ampoule/wasi/wasi_env.h"
 #include "ampoule/wasi/wasi_host.h"
 #include "ampoule/wasm/runtime.h"
+#include "core/result.h"
 
 namespace ampoule::wasi {
 
@@ -92,11 +92,11 @@ struct RunResult {
 // start function. Errors are for runs that could not start: an invalid
 // request, an import the host does not provide, an incompatible import type,
 // neither `_start` nor `ampoule_main`, an entry point of the wrong type.
-Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module,
+core::Result<RunResult> RunWasiCommand(std::shared_ptr<const wasm::CompiledModule> module,
                                  const RunRequest& request);
 
 // Compiles `wasm_bytes` (errors: malformed or invalid module), then as above.
-Result<RunResult> RunWasiCommand(std::span<const uint8_t> wasm_bytes, const RunRequest& request);
+core::Result<RunResult> RunWasiCommand(std::span<const uint8_t> wasm_bytes, const RunRequest& request);
 
 // One run's moving parts: the WASI context, the store and the instance. The
 // building block of RunWasiCommand and of snapshots (snapshot.h), which
@@ -110,7 +110,7 @@ class RunSession {
   // request). Errors: as for RunWasiCommand. A start function that stopped
   // the run is not an error: see instantiate_outcome().
   // REQUIRES: `request` (its stdin and mailbox) outlives the session.
-  static Result<std::unique_ptr<RunSession>> Start(
+  static core::Result<std::unique_ptr<RunSession>> Start(
       std::shared_ptr<const wasm::CompiledModule> module, const RunRequest& request,
       const DeterministicEnvironmentOptions& clock_base = {});
 
@@ -123,7 +123,7 @@ class RunSession {
 
   // The exported function `name` of type `want`, null if there is no such
   // export, an error if it has another type or is not a function.
-  Result<wasm::FunctionInstance*> FindFunction(std::string_view name,
+  core::Result<wasm::FunctionInstance*> FindFunction(std::string_view name,
                                                const wasm::FuncType& want) const;
 
   // Calls a reactor export () -> i32 and turns its result into a run

@@ -48,7 +48,7 @@ class WasiRunTest : public ::testing::Test {
     EXPECT_FALSE(wasm.empty()) << guest;
     request.args = {guest + ".wasm"};
     request.args.insert(request.args.end(), args.begin(), args.end());
-    Result<RunResult> r = RunWasiCommand(wasm, request);
+    core::Result<RunResult> r = RunWasiCommand(wasm, request);
     EXPECT_TRUE(r.ok()) << guest << ": " << (r.ok() ? "" : r.message());
     return r.ok() ? std::move(*r) : RunResult{};
   }
@@ -294,14 +294,14 @@ TEST_F(WasiRunTest, UnknownImportIsNamed) {
   const std::vector<uint8_t> wasm = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01,
                                      0x04, 0x01, 0x60, 0x00, 0x00, 0x02, 0x0b, 0x01, 0x03,
                                      'e',  'n',  'v',  0x03, 'f',  'o',  'o',  0x00, 0x00};
-  Result<RunResult> r = RunWasiCommand(wasm, request);
+  core::Result<RunResult> r = RunWasiCommand(wasm, request);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("unknown import \"env\" \"foo\""), std::string::npos) << r.message();
 }
 
 TEST_F(WasiRunTest, ModuleWithoutStartIsRejected) {
   const std::vector<uint8_t> wasm = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00};
-  Result<RunResult> r = RunWasiCommand(wasm, request);
+  core::Result<RunResult> r = RunWasiCommand(wasm, request);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("_start"), std::string::npos) << r.message();
   EXPECT_NE(r.message().find("ampoule_main"), std::string::npos) << r.message();
@@ -357,7 +357,7 @@ TEST_F(WasiRunTest, ReactorEntryPointOfTheWrongTypeIsRejected) {
                                      0x01, 0x0c, 'a',  'm',  'p',  'o',  'u',  'l',  'e',  '_',
                                      'm',  'a',  'i',  'n',  0x00, 0x00, 0x0a, 0x04, 0x01, 0x02,
                                      0x00, 0x0b};
-  Result<RunResult> r = RunWasiCommand(wasm, request);
+  core::Result<RunResult> r = RunWasiCommand(wasm, request);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("\"ampoule_main\" export has type"), std::string::npos)
       << r.message();
@@ -365,7 +365,7 @@ TEST_F(WasiRunTest, ReactorEntryPointOfTheWrongTypeIsRejected) {
 
 TEST_F(WasiRunTest, BadRequestIsRejected) {
   request.env = {"NOEQUALS"};
-  Result<RunResult> r = RunWasiCommand(LoadGuest("args"), request);
+  core::Result<RunResult> r = RunWasiCommand(LoadGuest("args"), request);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("KEY=VALUE"), std::string::npos);
   request.env = {};

@@ -31,10 +31,6 @@ inline constexpr const char* kTooLarge = "integer too large";
 inline constexpr const char* kLengthOutOfBounds = "length out of bounds";
 inline constexpr const char* kMalformedUtf8 = "malformed UTF-8 encoding";
 
-// Returns true if [p, p+n) is well-formed UTF-8 (no overlong forms, no
-// surrogates, nothing above U+10FFFF), as the spec requires of names.
-bool IsValidUtf8(const uint8_t* p, size_t n);
-
 class BinaryReader {
  public:
   // Reads [begin, end); `base` is the module offset of `begin`.

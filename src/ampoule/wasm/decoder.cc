@@ -194,9 +194,9 @@ void CheckCrossSection(BinaryReader& r, const Module& m, const Progress& p) {
 
 }  // namespace
 
-Result<Module> DecodeModule(std::span<const uint8_t> bytes) {
+core::Result<Module> DecodeModule(std::span<const uint8_t> bytes) {
   if (bytes.size() > kMaxModuleSize) {
-    return Error{"malformed module at byte 0x0: module too large (limit " +
+    return core::Error{"malformed module at byte 0x0: module too large (limit " +
                  std::to_string(kMaxModuleSize) + " bytes)"};
   }
   Module m;
@@ -207,7 +207,7 @@ Result<Module> DecodeModule(std::span<const uint8_t> bytes) {
   Progress p;
   while (r.ok() && !r.at_end()) ReadSection(r, m, p);
   if (r.ok()) CheckCrossSection(r, m, p);
-  if (!r.ok()) return Error{r.error()};
+  if (!r.ok()) return core::Error{r.error()};
 
   std::vector<uint32_t>& refs = m.declared_func_refs;
   std::sort(refs.begin(), refs.end());
@@ -215,14 +215,14 @@ Result<Module> DecodeModule(std::span<const uint8_t> bytes) {
   return m;
 }
 
-Result<FunctionCode> DecodeFunctionCode(const Module& module, uint32_t index) {
+core::Result<FunctionCode> DecodeFunctionCode(const Module& module, uint32_t index) {
   if (index >= module.functions.size()) {
-    return Error{"function " + std::to_string(index) + " does not exist (module defines " +
+    return core::Error{"function " + std::to_string(index) + " does not exist (module defines " +
                  std::to_string(module.functions.size()) + ")"};
   }
   const FunctionBody& body = module.functions[index];
   if (body.code_begin > body.code_end || body.code_end > module.bytes.size()) {
-    return Error{"function " + std::to_string(index) + " has a code range outside the module"};
+    return core::Error{"function " + std::to_string(index) + " has a code range outside the module"};
   }
   const uint8_t* data = module.bytes.data();
   BinaryReader r(data + body.code_begin, data + body.code_end, body.code_begin);
@@ -232,7 +232,7 @@ Result<FunctionCode> DecodeFunctionCode(const Module& module, uint32_t index) {
   code.instrs.reserve((body.code_end - body.code_begin) / 2 + 1);
   DecodeExpr(r, module, ExprKind::Function, &code.instrs, &code.br_targets);
   if (r.ok() && !r.at_end()) r.Fail("section size mismatch (bytes after the function's final end)");
-  if (!r.ok()) return Error{r.error()};
+  if (!r.ok()) return core::Error{r.error()};
   return code;
 }
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <span>
 
-#include "core/result.h"
 #include "ampoule/wasm/module.h"
+#include "core/result.h"
 
 namespace ampoule::wasm {
 
@@ -20,12 +20,12 @@ namespace ampoule::wasm {
 // declarations and size; their instructions are decoded by
 // DecodeFunctionCode. On error the message reads like
 // "malformed module at byte 0x1f: unexpected end of section".
-Result<Module> DecodeModule(std::span<const uint8_t> bytes);
+core::Result<Module> DecodeModule(std::span<const uint8_t> bytes);
 
 // Decodes the instructions of defined function `index` (0 = first defined
 // function, not counting imports). Fails on malformed encodings, unknown
 // opcodes ("unsupported: simd" for the 0xFD prefix), or code that runs past
 // the body. Does not type-check.
-Result<FunctionCode> DecodeFunctionCode(const Module& module, uint32_t index);
+core::Result<FunctionCode> DecodeFunctionCode(const Module& module, uint32_t index);
 
 }  // namespace ampoule::wasm

@@ -75,14 +75,14 @@ Bytes FuncModule(const Bytes& code, std::initializer_list<Bytes> before_code = {
   return out;
 }
 
-Result<Module> Decode(const Bytes& b) { return DecodeModule(b); }
+core::Result<Module> Decode(const Bytes& b) { return DecodeModule(b); }
 
 // Decodes the module and then every function body; returns the first error.
 std::string DecodeAll(const Bytes& b) {
-  Result<Module> m = Decode(b);
+  core::Result<Module> m = Decode(b);
   if (!m) return m.message();
   for (uint32_t i = 0; i < m->functions.size(); ++i) {
-    Result<FunctionCode> c = DecodeFunctionCode(*m, i);
+    core::Result<FunctionCode> c = DecodeFunctionCode(*m, i);
     if (!c) return c.message();
   }
   return "";
@@ -104,7 +104,7 @@ void ExpectMalformed(const Bytes& b, std::string_view text, int at = -1) {
 }
 
 Module DecodeOk(const Bytes& b) {
-  Result<Module> m = Decode(b);
+  core::Result<Module> m = Decode(b);
   EXPECT_TRUE(m.ok()) << m.message();
   return m.ok() ? std::move(*m) : Module{};
 }
@@ -113,7 +113,7 @@ FunctionCode CodeOf(const Bytes& b) {
   Module m = DecodeOk(b);
   EXPECT_EQ(m.functions.size(), 1u);
   if (m.functions.empty()) return {};
-  Result<FunctionCode> c = DecodeFunctionCode(m, 0);
+  core::Result<FunctionCode> c = DecodeFunctionCode(m, 0);
   EXPECT_TRUE(c.ok()) << c.message();
   return c.ok() ? std::move(*c) : FunctionCode{};
 }

@@ -14,9 +14,9 @@ bool LimitsMatch(const Limits& actual, const Limits& wanted) {
 }
 
 // Checks one provided extern against the import's declared type.
-Status CheckImport(const Module& module, const Import& imp, const Extern& ext, uint32_t actual_size) {
+core::Status CheckImport(const Module& module, const Import& imp, const Extern& ext, uint32_t actual_size) {
   auto incompatible = [&](const std::string& why) {
-    return Error{"incompatible import type for \"" + imp.module + "\" \"" + imp.name + "\": " + why};
+    return core::Error{"incompatible import type for \"" + imp.module + "\" \"" + imp.name + "\": " + why};
   };
   if (ext.kind != imp.kind) {
     return incompatible(std::string("expected a ") + ExternKindName(imp.kind) + ", got a " +
@@ -28,23 +28,23 @@ Status CheckImport(const Module& module, const Import& imp, const Extern& ext, u
         return incompatible("expected " + FuncTypeToString(module.types[imp.func_type]) + ", got " +
                             FuncTypeToString(*ext.func->type));
       }
-      return Status::Ok();
+      return core::Status::Ok();
     case ExternKind::Table: {
       Limits actual{actual_size, ext.table->type.limits.max};
       if (ext.table->type.elem != imp.table.elem) return incompatible("element type differs");
       if (!LimitsMatch(actual, imp.table.limits)) return incompatible("table limits do not match");
-      return Status::Ok();
+      return core::Status::Ok();
     }
     case ExternKind::Memory: {
       Limits actual{actual_size, ext.memory->type.limits.max};
       if (!LimitsMatch(actual, imp.memory.limits)) return incompatible("memory limits do not match");
-      return Status::Ok();
+      return core::Status::Ok();
     }
     case ExternKind::Global:
       if (ext.global->type.type != imp.global.type || ext.global->type.mutable_ != imp.global.mutable_) {
         return incompatible("global type or mutability differs");
       }
-      return Status::Ok();
+      return core::Status::Ok();
   }
   return incompatible("unknown kind");
 }
@@ -116,7 +116,7 @@ InstantiateResult Store::Instantiate(std::shared_ptr<const CompiledModule> compi
     uint32_t size = 0;
     if (ext.kind == ExternKind::Table && ext.table) size = ext.table->size();
     if (ext.kind == ExternKind::Memory && ext.memory) size = ext.memory->pages();
-    Status s = CheckImport(module, module.imports[i], ext, size);
+    core::Status s = CheckImport(module, module.imports[i], ext, size);
     if (!s.ok()) return link_error(s.message());
   }
 

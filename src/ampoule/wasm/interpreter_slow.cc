@@ -113,7 +113,7 @@ void ElemDrop(const InstanceView& v, uint32_t seg) {
 void DataDrop(const InstanceView& v, uint32_t seg) { v.instance->data_segments[seg] = {}; }
 
 std::string CompileOnFirstCall(FunctionInstance* f) {
-  Result<const CompiledFunction*> code = f->instance->compiled().FunctionCode(f->defined_index);
+  core::Result<const CompiledFunction*> code = f->instance->compiled().FunctionCode(f->defined_index);
   if (!code) return code.message();
   f->code = *code;
   return {};

@@ -174,12 +174,12 @@ class ModuleBuilder {
   std::shared_ptr<const CompiledModule> Build() {
     auto cm = std::make_shared<CompiledModule>();
     cm->module = m_;
-    Status header = ValidateModuleHeader(cm->module);
+    core::Status header = ValidateModuleHeader(cm->module);
     EXPECT_TRUE(header.ok()) << header.message();
     for (uint32_t i = 0; i < codes_.size(); ++i) {
-      Status v = ValidateFunction(cm->module, i, codes_[i]);
+      core::Status v = ValidateFunction(cm->module, i, codes_[i]);
       EXPECT_TRUE(v.ok()) << v.message();
-      Result<CompiledFunctionPtr> f = TranslateFunction(cm->module, i, codes_[i]);
+      core::Result<CompiledFunctionPtr> f = TranslateFunction(cm->module, i, codes_[i]);
       EXPECT_TRUE(f.ok()) << f.message();
       if (!f.ok()) return nullptr;
       cm->functions.push_back(std::move(*f));

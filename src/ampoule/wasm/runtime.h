@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasm/module.h"
 #include "ampoule/wasm/value.h"
+#include "core/result.h"
 
 namespace ampoule::wasm {
 
@@ -121,7 +121,7 @@ struct CompiledModule {
   // The translated code of defined function `index`, translating it first
   // in a lazy module (once, thread-safe). Errors: a lazy function body that
   // fails to decode, validate or translate.
-  Result<const CompiledFunction*> FunctionCode(uint32_t index) const;
+  core::Result<const CompiledFunction*> FunctionCode(uint32_t index) const;
 
   // Lazy modules only: one flag and one error message per function.
   mutable std::unique_ptr<std::once_flag[]> lazy_once;
@@ -143,7 +143,7 @@ struct CompileOptions {
 
 // Decodes, validates and translates. Errors read "malformed module at byte
 // 0x..: ..." or "invalid module: ...".
-Result<std::shared_ptr<const CompiledModule>> CompileModule(std::span<const uint8_t> bytes,
+core::Result<std::shared_ptr<const CompiledModule>> CompileModule(std::span<const uint8_t> bytes,
                                                             const CompileOptions& options = {});
 
 class Instance {

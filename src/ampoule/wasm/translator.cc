@@ -62,12 +62,12 @@ void FunctionTranslator::PrePass() {
   }
 }
 
-Result<CompiledFunctionPtr> FunctionTranslator::Run() {
+core::Result<CompiledFunctionPtr> FunctionTranslator::Run() {
   PrePass();
   uint64_t locals = uint64_t(type_.params.size()) + module_.functions[index_].locals.size();
   uint64_t scratch = next_scratch_;
   if (locals + 1 + scratch > kMaxFrameSlots) {
-    return Error{"function " + std::to_string(index_) + " has too many locals to run"};
+    return core::Error{"function " + std::to_string(index_) + " has too many locals to run"};
   }
   num_locals_ = uint32_t(locals);
   zero_slot_ = num_locals_;  // zeroed on entry with the locals, never written
@@ -100,46 +100,46 @@ Result<CompiledFunctionPtr> FunctionTranslator::Run() {
       if ((in.op != Opcode::Else && in.op != Opcode::End) || dead_depth > 0) continue;
     }
     AddFuel(in);
-    AMP_RETURN_IF_ERROR(TranslateInstr());
+    CORE_RETURN_IF_ERROR(TranslateInstr());
     if (max_height_ > kMaxFrameSlots - first_stack_) {
-      return Error{"function " + std::to_string(index_) + " needs too deep an operand stack to run"};
+      return core::Error{"function " + std::to_string(index_) + " needs too deep an operand stack to run"};
     }
   }
   return Finish();
 }
 
-Status FunctionTranslator::TranslateInstr() {
+core::Status FunctionTranslator::TranslateInstr() {
   const Instr& in = body_.instrs[pc_];
   switch (in.op) {
     case Opcode::Unreachable:
       Begin(IOp::Unreachable);
       MarkUnreachable();
-      return Status::Ok();
-    case Opcode::Nop: return Status::Ok();
-    case Opcode::Block: OnBlock(Ctrl::Kind::kBlock, in.block); return Status::Ok();
-    case Opcode::Loop: OnBlock(Ctrl::Kind::kLoop, in.block); return Status::Ok();
-    case Opcode::If: OnIf(in.block, PopCond()); return Status::Ok();
-    case Opcode::Else: OnElse(); return Status::Ok();
-    case Opcode::End: OnEnd(); return Status::Ok();
-    case Opcode::Br: OnBr(in.a); return Status::Ok();
-    case Opcode::BrIf: OnBrIf(in.a, PopCond()); return Status::Ok();
-    case Opcode::BrTable: OnBrTable(in); return Status::Ok();
-    case Opcode::Return: OnReturn(); return Status::Ok();
-    case Opcode::Call: OnCall(in.a); return Status::Ok();
-    case Opcode::CallIndirect: OnCallIndirect(in.a, in.b); return Status::Ok();
-    case Opcode::Drop: Pop(); return Status::Ok();
+      return core::Status::Ok();
+    case Opcode::Nop: return core::Status::Ok();
+    case Opcode::Block: OnBlock(Ctrl::Kind::kBlock, in.block); return core::Status::Ok();
+    case Opcode::Loop: OnBlock(Ctrl::Kind::kLoop, in.block); return core::Status::Ok();
+    case Opcode::If: OnIf(in.block, PopCond()); return core::Status::Ok();
+    case Opcode::Else: OnElse(); return core::Status::Ok();
+    case Opcode::End: OnEnd(); return core::Status::Ok();
+    case Opcode::Br: OnBr(in.a); return core::Status::Ok();
+    case Opcode::BrIf: OnBrIf(in.a, PopCond()); return core::Status::Ok();
+    case Opcode::BrTable: OnBrTable(in); return core::Status::Ok();
+    case Opcode::Return: OnReturn(); return core::Status::Ok();
+    case Opcode::Call: OnCall(in.a); return core::Status::Ok();
+    case Opcode::CallIndirect: OnCallIndirect(in.a, in.b); return core::Status::Ok();
+    case Opcode::Drop: Pop(); return core::Status::Ok();
     case Opcode::Select:
-    case Opcode::SelectT: OnSelect(); return Status::Ok();
+    case Opcode::SelectT: OnSelect(); return core::Status::Ok();
     default: break;
   }
-  if (OnVariable(in) || OnMemory(in) || OnNumeric(in)) return Status::Ok();
-  return Error{"function " + std::to_string(index_) + ": instruction " + GetOpcodeInfo(in.op).text +
+  if (OnVariable(in) || OnMemory(in) || OnNumeric(in)) return core::Status::Ok();
+  return core::Error{"function " + std::to_string(index_) + ": instruction " + GetOpcodeInfo(in.op).text +
                " is not supported by the interpreter"};
 }
 
 }  // namespace translator
 
-Result<CompiledFunctionPtr> TranslateFunction(const Module& module, uint32_t index,
+core::Result<CompiledFunctionPtr> TranslateFunction(const Module& module, uint32_t index,
                                              const FunctionCode& code) {
   translator::FunctionTranslator t(module, index, code);
   return t.Run();

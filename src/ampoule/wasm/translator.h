@@ -8,9 +8,9 @@
 
 #include <memory>
 
-#include "core/result.h"
 #include "ampoule/wasm/module.h"
 #include "ampoule/wasm/runtime.h"
+#include "core/result.h"
 
 namespace ampoule::wasm {
 
@@ -19,7 +19,7 @@ namespace ampoule::wasm {
 // too large to run (more than 2^24 frame slots, or a straight-line run whose
 // fuel does not fit in 32 bits).
 // REQUIRES: `code` is function `index` of `module` and passed ValidateFunction.
-Result<CompiledFunctionPtr> TranslateFunction(const Module& module, uint32_t index,
+core::Result<CompiledFunctionPtr> TranslateFunction(const Module& module, uint32_t index,
                                              const FunctionCode& code);
 
 }  // namespace ampoule::wasm

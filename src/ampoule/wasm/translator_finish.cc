@@ -112,7 +112,7 @@ void FunctionTranslator::FormPairs() {
   ops_ = std::move(ops);
 }
 
-Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
+core::Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
   // Fuel operands hold entry points until here; they sit at fixed places in
   // each kind of branch.
   bool too_large = EntryCost(entry_fuel_) > UINT32_MAX;
@@ -135,7 +135,7 @@ Result<CompiledFunctionPtr> FunctionTranslator::Finish() {
     }
   }
   if (too_large) {
-    return Error{"function " + std::to_string(index_) + " has a straight-line run too large to meter"};
+    return core::Error{"function " + std::to_string(index_) + " has a straight-line run too large to meter"};
   }
   FormPairs();
   const void* const* handlers = InterpreterHandlers();

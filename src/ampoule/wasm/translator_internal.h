@@ -21,9 +21,9 @@
 #include <initializer_list>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasm/compiled_function.h"
 #include "ampoule/wasm/module.h"
+#include "core/result.h"
 
 namespace ampoule::wasm::translator {
 
@@ -74,14 +74,14 @@ struct Cond {
 class FunctionTranslator {
  public:
   FunctionTranslator(const Module& module, uint32_t index, const FunctionCode& code);
-  Result<CompiledFunctionPtr> Run();
+  core::Result<CompiledFunctionPtr> Run();
 
  private:
   // translator.cc: the main loop and finishing.
   void PrePass();
-  Status TranslateInstr();
+  core::Status TranslateInstr();
   // translator_finish.cc: fuel costs, pairing, linking.
-  Result<CompiledFunctionPtr> Finish();
+  core::Result<CompiledFunctionPtr> Finish();
   void FormPairs();
   BlockSig Sig(const BlockType& bt) const;
 

@@ -205,7 +205,7 @@ TEST(Translate, TooManyLocalsIsAnErrorNotACrash) {
   m.functions.push_back(std::move(body));
   FunctionCode code;
   code.instrs = {End()};
-  Result<CompiledFunctionPtr> f = TranslateFunction(m, 0, code);
+  core::Result<CompiledFunctionPtr> f = TranslateFunction(m, 0, code);
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.message().find("too many locals"), std::string::npos) << f.message();
 }

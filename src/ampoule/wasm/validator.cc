@@ -32,23 +32,23 @@ std::string TypesToString(std::span<const ValType> types) {
 
 namespace {
 
-Error Describe(std::string_view prefix, std::string_view where, uint32_t offset,
+core::Error Describe(std::string_view prefix, std::string_view where, uint32_t offset,
                std::string_view what) {
   std::string msg(prefix);
   msg += where;
   if (offset != kNoOffset) msg += " at byte " + Hex(offset);
   msg += ": ";
   msg += what;
-  return Error{std::move(msg)};
+  return core::Error{std::move(msg)};
 }
 
 }  // namespace
 
-Error Invalid(std::string_view where, uint32_t offset, std::string_view what) {
+core::Error Invalid(std::string_view where, uint32_t offset, std::string_view what) {
   return Describe("invalid module: ", where, offset, what);
 }
 
-Error UnsupportedSimd(std::string_view where, uint32_t offset, std::string_view what) {
+core::Error UnsupportedSimd(std::string_view where, uint32_t offset, std::string_view what) {
   return Describe("unsupported: simd: ", where, offset, what);
 }
 
@@ -63,7 +63,7 @@ std::string Name(std::string_view kind, uint64_t index) {
 }
 std::string Num(uint64_t v) { return std::to_string(v); }
 
-Status CheckTypes(const Module& m) {
+core::Status CheckTypes(const Module& m) {
   for (size_t i = 0; i < m.types.size(); ++i) {
     const FuncType& t = m.types[i];
     if (std::count(t.params.begin(), t.params.end(), ValType::V128) ||
@@ -82,11 +82,11 @@ Status CheckTypes(const Module& m) {
                      "unknown type " + Num(m.functions[i].type));
     }
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // The reference interpreter's order: range first, then min <= max.
-Status CheckLimits(const Limits& l, uint64_t range, const char* range_msg,
+core::Status CheckLimits(const Limits& l, uint64_t range, const char* range_msg,
                    std::string_view where) {
   if (l.min > range || (l.max && *l.max > range)) return Invalid(where, kNoOffset, range_msg);
   if (l.max && l.min > *l.max) {
@@ -94,28 +94,28 @@ Status CheckLimits(const Limits& l, uint64_t range, const char* range_msg,
                    "size minimum must not be greater than maximum (" + Num(l.min) + " > " +
                        Num(*l.max) + ")");
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status CheckTablesAndMemories(const Module& m) {
+core::Status CheckTablesAndMemories(const Module& m) {
   for (size_t i = 0; i < m.tables.size(); ++i) {
-    AMP_RETURN_IF_ERROR(CheckLimits(m.tables[i].limits, UINT32_MAX, "table size out of range",
+    CORE_RETURN_IF_ERROR(CheckLimits(m.tables[i].limits, UINT32_MAX, "table size out of range",
                                     Name("table", i)));
   }
   if (m.memories.size() > 1) {
     return Invalid("memory 1", kNoOffset, "multiple memories are not allowed");
   }
   for (size_t i = 0; i < m.memories.size(); ++i) {
-    AMP_RETURN_IF_ERROR(CheckLimits(m.memories[i].limits, kMaxPages,
+    CORE_RETURN_IF_ERROR(CheckLimits(m.memories[i].limits, kMaxPages,
                                     "memory size must be at most 65536 pages (4GiB)",
                                     Name("memory", i)));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 // A constant expression must be exactly one constant instruction producing
 // `expected`; global.get may read only immutable imported globals.
-Status CheckConstExpr(const Module& m, const ConstExpr& e, ValType expected,
+core::Status CheckConstExpr(const Module& m, const ConstExpr& e, ValType expected,
                       std::string_view kind, uint64_t index) {
   ValType type = kUnknown;
   for (const Instr& in : e.instrs) {
@@ -149,7 +149,7 @@ Status CheckConstExpr(const Module& m, const ConstExpr& e, ValType expected,
                            GetOpcodeInfo(in.op).text + " is not a constant instruction");
     }
   }
-  if (e.instrs.size() == 1 && type == expected) return Status::Ok();
+  if (e.instrs.size() == 1 && type == expected) return core::Status::Ok();
   std::string got = e.instrs.empty()     ? "nothing"
                     : e.instrs.size() > 1 ? Num(e.instrs.size()) + " values"
                                           : std::string(TypeName(type));
@@ -158,20 +158,20 @@ Status CheckConstExpr(const Module& m, const ConstExpr& e, ValType expected,
                      TypeName(expected) + ", got " + got);
 }
 
-Status CheckGlobals(const Module& m) {
+core::Status CheckGlobals(const Module& m) {
   for (size_t i = 0; i < m.global_types.size(); ++i) {
     if (m.global_types[i].type == ValType::V128) {
       return UnsupportedSimd(Name("global", i), kNoOffset, "v128 global");
     }
   }
   for (size_t i = 0; i < m.globals.size(); ++i) {
-    AMP_RETURN_IF_ERROR(CheckConstExpr(m, m.globals[i].init, m.globals[i].type.type, "global",
+    CORE_RETURN_IF_ERROR(CheckConstExpr(m, m.globals[i].init, m.globals[i].type.type, "global",
                                        m.num_imported_globals + i));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status CheckExports(const Module& m) {
+core::Status CheckExports(const Module& m) {
   std::vector<std::string_view> names;
   names.reserve(m.exports.size());
   for (const Export& e : m.exports) {
@@ -193,11 +193,11 @@ Status CheckExports(const Module& m) {
   if (dup != names.end()) {
     return Invalid("export \"" + std::string(*dup) + "\"", kNoOffset, "duplicate export name");
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status CheckStart(const Module& m) {
-  if (!m.start) return Status::Ok();
+core::Status CheckStart(const Module& m) {
+  if (!m.start) return core::Status::Ok();
   uint32_t f = *m.start;
   if (f >= m.func_types.size()) return Invalid("start", kNoOffset, "unknown function " + Num(f));
   const FuncType& t = m.func_type(f);
@@ -206,10 +206,10 @@ Status CheckStart(const Module& m) {
                    "start function " + Num(f) + " must have type [] -> [], has " +
                        FuncTypeToString(t));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status CheckElems(const Module& m) {
+core::Status CheckElems(const Module& m) {
   for (size_t i = 0; i < m.elems.size(); ++i) {
     const ElemSegment& s = m.elems[i];
     if (s.mode == SegmentMode::Active) {
@@ -222,16 +222,16 @@ Status CheckElems(const Module& m) {
                            " for table " + Num(s.table) + " of " +
                            ValTypeName(m.tables[s.table].elem));
       }
-      AMP_RETURN_IF_ERROR(CheckConstExpr(m, s.offset, ValType::I32, "elem segment", i));
+      CORE_RETURN_IF_ERROR(CheckConstExpr(m, s.offset, ValType::I32, "elem segment", i));
     }
     for (const ConstExpr& item : s.items) {
-      AMP_RETURN_IF_ERROR(CheckConstExpr(m, item, s.type, "elem segment", i));
+      CORE_RETURN_IF_ERROR(CheckConstExpr(m, item, s.type, "elem segment", i));
     }
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
-Status CheckDatas(const Module& m) {
+core::Status CheckDatas(const Module& m) {
   if (m.data_count && *m.data_count != m.datas.size()) {
     return Invalid("data count section", kNoOffset,
                    "data count and data section have inconsistent lengths");
@@ -242,32 +242,32 @@ Status CheckDatas(const Module& m) {
     if (s.memory >= m.memories.size()) {
       return Invalid(Name("data segment", i), s.byte_offset, "unknown memory " + Num(s.memory));
     }
-    AMP_RETURN_IF_ERROR(CheckConstExpr(m, s.offset, ValType::I32, "data segment", i));
+    CORE_RETURN_IF_ERROR(CheckConstExpr(m, s.offset, ValType::I32, "data segment", i));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-Status ValidateModuleHeader(const Module& module) {
-  AMP_RETURN_IF_ERROR(CheckTypes(module));
-  AMP_RETURN_IF_ERROR(CheckTablesAndMemories(module));
-  AMP_RETURN_IF_ERROR(CheckGlobals(module));
-  AMP_RETURN_IF_ERROR(CheckExports(module));
-  AMP_RETURN_IF_ERROR(CheckStart(module));
-  AMP_RETURN_IF_ERROR(CheckElems(module));
-  AMP_RETURN_IF_ERROR(CheckDatas(module));
-  return Status::Ok();
+core::Status ValidateModuleHeader(const Module& module) {
+  CORE_RETURN_IF_ERROR(CheckTypes(module));
+  CORE_RETURN_IF_ERROR(CheckTablesAndMemories(module));
+  CORE_RETURN_IF_ERROR(CheckGlobals(module));
+  CORE_RETURN_IF_ERROR(CheckExports(module));
+  CORE_RETURN_IF_ERROR(CheckStart(module));
+  CORE_RETURN_IF_ERROR(CheckElems(module));
+  CORE_RETURN_IF_ERROR(CheckDatas(module));
+  return core::Status::Ok();
 }
 
-Status ValidateModule(const Module& module) {
-  AMP_RETURN_IF_ERROR(ValidateModuleHeader(module));
+core::Status ValidateModule(const Module& module) {
+  CORE_RETURN_IF_ERROR(ValidateModuleHeader(module));
   for (uint32_t i = 0; i < module.functions.size(); ++i) {
-    Result<FunctionCode> code = DecodeFunctionCode(module, i);
+    core::Result<FunctionCode> code = DecodeFunctionCode(module, i);
     if (!code) return code.error();
-    AMP_RETURN_IF_ERROR(ValidateFunction(module, i, *code));
+    CORE_RETURN_IF_ERROR(ValidateFunction(module, i, *code));
   }
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace ampoule::wasm

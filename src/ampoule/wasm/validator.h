@@ -7,19 +7,19 @@
 // i32.add: expected i32, got f64".
 #pragma once
 
-#include "core/result.h"
 #include "ampoule/wasm/module.h"
+#include "core/result.h"
 
 namespace ampoule::wasm {
 
 // Everything except the function bodies.
-Status ValidateModuleHeader(const Module& module);
+core::Status ValidateModuleHeader(const Module& module);
 
 // One defined function's body, already decoded. `index` counts defined
 // functions only.
-Status ValidateFunction(const Module& module, uint32_t index, const FunctionCode& code);
+core::Status ValidateFunction(const Module& module, uint32_t index, const FunctionCode& code);
 
 // Both of the above, for every function.
-Status ValidateModule(const Module& module);
+core::Status ValidateModule(const Module& module);
 
 }  // namespace ampoule::wasm

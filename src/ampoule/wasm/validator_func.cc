@@ -211,7 +211,7 @@ bool FuncChecker::PlainSlow(const OpShape& s) {
   return true;
 }
 
-Status FuncChecker::Run(const FunctionCode& code) {
+core::Status FuncChecker::Run(const FunctionCode& code) {
   std::string where = "function " + std::to_string(uint64_t(m_.num_imported_funcs) + index_);
   if (index_ >= m_.functions.size()) return Invalid(where, kNoOffset, "no such function");
   const FunctionBody& body = m_.functions[index_];
@@ -239,14 +239,14 @@ Status FuncChecker::Run(const FunctionCode& code) {
     return Invalid(where, in.offset, error_);
   }
   if (!ctrls_.empty()) return Invalid(where, body.code_end, "function body does not end with end");
-  return Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace validator_internal
 
-Status ValidateFunction(const Module& module, uint32_t index, const FunctionCode& code) {
+core::Status ValidateFunction(const Module& module, uint32_t index, const FunctionCode& code) {
   validator_internal::FuncStacks& stacks = validator_internal::tls_stacks;
-  Status status = validator_internal::FuncChecker(module, index, stacks).Run(code);
+  core::Status status = validator_internal::FuncChecker(module, index, stacks).Run(code);
   validator_internal::TrimStacks(stacks);
   return status;
 }

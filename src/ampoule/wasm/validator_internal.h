@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
 #include "ampoule/wasm/module.h"
 #include "ampoule/wasm/opcode.h"
 #include "ampoule/wasm/types.h"
+#include "core/result.h"
 
 namespace ampoule::wasm::validator_internal {
 
@@ -40,8 +40,8 @@ std::string TypesToString(std::span<const ValType> types);
 //   "unsupported: simd: <where> at byte 0x<offset>: <what>"
 // `what` starts with the spec test suite's wording ("type mismatch",
 // "unknown global 3", ...), so runners can match it.
-Error Invalid(std::string_view where, uint32_t offset, std::string_view what);
-Error UnsupportedSimd(std::string_view where, uint32_t offset, std::string_view what);
+core::Error Invalid(std::string_view where, uint32_t offset, std::string_view what);
+core::Error UnsupportedSimd(std::string_view where, uint32_t offset, std::string_view what);
 
 // The type of an operand-stack slot whose type is not known: what a pop
 // from the polymorphic stack (after unreachable, br, br_table, return)
@@ -132,7 +132,7 @@ class FuncChecker {
  public:
   // REQUIRES: `stacks` is used by nothing else while this checker lives.
   FuncChecker(const Module& module, uint32_t index, FuncStacks& stacks);
-  Status Run(const FunctionCode& code);
+  core::Status Run(const FunctionCode& code);
 
  private:
   // validator_func.cc: plain instructions and the stack primitives.

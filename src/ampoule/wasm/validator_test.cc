@@ -49,7 +49,7 @@ Module OneFunc(FuncType type, std::vector<VT> locals = {}) {
   return m;
 }
 
-Status Check(const Module& m, std::vector<Instr> instrs, std::vector<uint32_t> br = {}) {
+core::Status Check(const Module& m, std::vector<Instr> instrs, std::vector<uint32_t> br = {}) {
   FunctionCode code;
   uint32_t offset = 0x20;
   for (Instr& in : instrs) in.offset = offset++;
@@ -58,7 +58,7 @@ Status Check(const Module& m, std::vector<Instr> instrs, std::vector<uint32_t> b
   return ValidateFunction(m, 0, code);
 }
 
-void ExpectError(const Status& s, const std::string& fragment) {
+void ExpectError(const core::Status& s, const std::string& fragment) {
   ASSERT_FALSE(s.ok()) << "expected an error containing: " << fragment;
   EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
 }
@@ -81,7 +81,7 @@ TEST(ValidateFunction, NumericOpsUseTheOpcodeTable) {
 TEST(ValidateFunction, MismatchMessageNamesFunctionOffsetAndTypes) {
   Module m = OneFunc(kToI32);
   m.num_imported_funcs = 2;  // the function's index in the function space is 2
-  Status s = Check(m, {I(Op::I32Const), I(Op::F64Const), I(Op::I32Add), I(Op::End)});
+  core::Status s = Check(m, {I(Op::I32Const), I(Op::F64Const), I(Op::I32Add), I(Op::End)});
   ExpectError(s, "invalid module: function 2 at byte 0x22: type mismatch in i32.add: "
                  "expected i32, got f64");
 }
@@ -396,8 +396,8 @@ TEST(ValidateModuleHeader, SimdTypesAreUnsupported) {
 
 // ---- Through the decoder ------------------------------------------------
 
-Status DecodeAndValidate(std::vector<uint8_t> bytes) {
-  Result<Module> m = DecodeModule(bytes);
+core::Status DecodeAndValidate(std::vector<uint8_t> bytes) {
+  core::Result<Module> m = DecodeModule(bytes);
   if (!m) return m.error();
   return ValidateModule(*m);
 }
@@ -414,7 +414,7 @@ const std::vector<uint8_t> kValidModule = {
     0x00, 0x41, 0x02, 0x02, 0x00, 0x6a, 0x0b, 0x41, 0x01, 0x0e, 0x01, 0x00, 0x00, 0x0b};
 
 TEST(ValidateModule, AcceptsADecodedModule) {
-  Status s = DecodeAndValidate(kValidModule);
+  core::Status s = DecodeAndValidate(kValidModule);
   EXPECT_TRUE(s.ok()) << s.message();
 }
 

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace volent::httpd {
+namespace core::httpd {
 
 inline size_t RaiseDescriptorLimit() {
   struct rlimit limit {};
@@ -24,4 +24,4 @@ inline size_t RaiseDescriptorLimit() {
   return static_cast<size_t>(limit.rlim_cur);
 }
 
-}  // namespace volent::httpd
+}  // namespace core::httpd

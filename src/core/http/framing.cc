@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace ampoule::httpd {
+namespace core::httpd {
 
 namespace {
 
@@ -144,4 +144,4 @@ Status CheckFraming(std::string_view header) {
   return Status::Ok();
 }
 
-}  // namespace ampoule::httpd
+}  // namespace core::httpd

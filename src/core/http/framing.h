@@ -35,7 +35,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::httpd {
+namespace core::httpd {
 
 // The framing rules above on one complete header block: the request line
 // through the empty line that ends the header (its CRLF CRLF included).
@@ -70,4 +70,4 @@ class HeaderScanner {
   std::string reason_;
 };
 
-}  // namespace ampoule::httpd
+}  // namespace core::httpd

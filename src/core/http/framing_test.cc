@@ -14,7 +14,7 @@
 
 #include "core/http/smuggling_suite.h"
 
-namespace ampoule::httpd {
+namespace core::httpd {
 namespace {
 
 namespace http = boost::beast::http;
@@ -122,4 +122,4 @@ TEST(Framing, BadBytesAreRefusedBeforeTheHeaderEnds) {
 }
 
 }  // namespace
-}  // namespace ampoule::httpd
+}  // namespace core::httpd

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-namespace ampoule::httpd::testing {
+namespace core::httpd::testing {
 
 class LoopbackClient {
  public:
@@ -127,4 +127,4 @@ inline std::string AfterHeadAnswer(int port, const std::string& head, const std:
   return all.substr(end + 4);
 }
 
-}  // namespace ampoule::httpd::testing
+}  // namespace core::httpd::testing

@@ -35,7 +35,7 @@
 #include "core/http/framing.h"
 #include "core/result.h"
 
-namespace ampoule::httpd {
+namespace core::httpd {
 
 namespace detail {
 
@@ -119,4 +119,4 @@ void AsyncReadCheckedHeader(Stream& stream, boost::beast::flat_buffer& buffer, P
       ->Step();
 }
 
-}  // namespace ampoule::httpd
+}  // namespace core::httpd

@@ -24,7 +24,7 @@
 #include "core/hex.h"
 #include "core/http/read_header.h"
 
-namespace ampoule::httpd {
+namespace core::httpd {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -653,8 +653,8 @@ class ServerImpl : public Server {
 
 Result<std::unique_ptr<Server>> Server::Bind(Handler& handler, const ServerOptions& options) {
   auto server = std::make_unique<ServerImpl>(handler, options);
-  AMP_RETURN_IF_ERROR(server->Listen());
+  CORE_RETURN_IF_ERROR(server->Listen());
   return std::unique_ptr<Server>(std::move(server));
 }
 
-}  // namespace ampoule::httpd
+}  // namespace core::httpd

@@ -51,7 +51,7 @@ namespace boost::asio::ssl {
 class context;
 }
 
-namespace ampoule::httpd {
+namespace core::httpd {
 
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
 using Response = boost::beast::http::response<boost::beast::http::string_body>;
@@ -207,7 +207,7 @@ class HandlerServer : public Interface {
 
   Status Bind(const ServerOptions& options) {
     // Qualified: Interface may have a Server of its own.
-    auto server = ::ampoule::httpd::Server::Bind(handler_, options);
+    auto server = core::httpd::Server::Bind(handler_, options);
     if (!server.ok()) return server.status();
     server_ = std::move(*server);
     return Status::Ok();
@@ -220,7 +220,7 @@ class HandlerServer : public Interface {
 
  private:
   HandlerType handler_;
-  std::unique_ptr<::ampoule::httpd::Server> server_;
+  std::unique_ptr<core::httpd::Server> server_;
 };
 
-}  // namespace ampoule::httpd
+}  // namespace core::httpd

@@ -17,7 +17,7 @@
 
 #include "core/http/loopback_client.h"
 
-namespace ampoule::httpd {
+namespace core::httpd {
 namespace {
 
 namespace http = boost::beast::http;
@@ -318,4 +318,4 @@ TEST_F(SkeletonTest, BindErrorsNameTheSetting) {
 }
 
 }  // namespace
-}  // namespace ampoule::httpd
+}  // namespace core::httpd

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-namespace ampoule::httpd::testing {
+namespace core::httpd::testing {
 
 // What a server's test supplies.
 struct SmugglingTarget {
@@ -235,4 +235,4 @@ inline std::string JudgeSmuggling(const SmugglingCase& c, const SmugglingReply& 
   return "";
 }
 
-}  // namespace ampoule::httpd::testing
+}  // namespace core::httpd::testing

@@ -1,12 +1,12 @@
 #include "volent/access/approval_signature.h"
 
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
 
 namespace volent::access {
 
-using ampoule::Error;
-using ampoule::receipt::Base64Decode;
-using ampoule::receipt::Base64Encode;
+using core::Error;
+using core::Base64Decode;
+using core::Base64Encode;
 
 namespace {
 
@@ -50,7 +50,7 @@ std::string DeciderOf(const nlohmann::json& identity) {
   return "";
 }
 
-nlohmann::json SignApproval(const ampoule::receipt::SecretKey& key, bool approve, std::string_view call_digest,
+nlohmann::json SignApproval(const core::ed25519::SecretKey& key, bool approve, std::string_view call_digest,
                             std::string_view decider) {
   return {{"scheme", "ed25519"},
           {"statement", std::string(kApprovalSignatureDomain)},
@@ -60,7 +60,7 @@ nlohmann::json SignApproval(const ampoule::receipt::SecretKey& key, bool approve
           {"call_digest", std::string(call_digest)}};
 }
 
-ampoule::Status CheckApprovalSignature(const nlohmann::json& signature, bool approve, std::string_view call_digest,
+core::Status CheckApprovalSignature(const nlohmann::json& signature, bool approve, std::string_view call_digest,
                                        std::string_view decider, std::string_view expected_key) {
   if (!signature.is_object()) return Error{"the signature must be an object"};
   for (const auto& [member, value] : signature.items()) {
@@ -96,15 +96,15 @@ ampoule::Status CheckApprovalSignature(const nlohmann::json& signature, bool app
   }
   auto raw_key = Base64Decode(key_text, "the signature's public_key");
   if (!raw_key) return raw_key.error();
-  auto key = ampoule::receipt::PublicKey::FromBytes(*raw_key);
+  auto key = core::ed25519::PublicKey::FromBytes(*raw_key);
   if (!key) return Error{"the signature's public_key: " + key.message()};
   auto sig = Base64Decode(signature.value("sig", ""), "the signature's sig");
   if (!sig) return sig.error();
-  if (!ampoule::receipt::Verify(*key, ApprovalMessage(approve, call_digest, decider), *sig)) {
+  if (!core::ed25519::Verify(*key, ApprovalMessage(approve, call_digest, decider), *sig)) {
     return Error{"the signature does not verify: it was not made by this key over this decision of this call by " +
                  std::string(decider)};
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace volent::access

@@ -29,7 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 #include "volent/access/principal.h"
 
@@ -51,7 +51,7 @@ std::string DeciderOf(const nlohmann::json& identity);
 // The journaled form of a signature: {"scheme": "ed25519", "statement":
 // "volent-approval/v2", "decider": ..., "public_key": base64, "sig": base64,
 // "call_digest": ...}.
-nlohmann::json SignApproval(const ampoule::receipt::SecretKey& key, bool approve, std::string_view call_digest,
+nlohmann::json SignApproval(const core::ed25519::SecretKey& key, bool approve, std::string_view call_digest,
                             std::string_view decider);
 
 // Checks a journaled/submitted signature object for `approve` of
@@ -59,7 +59,7 @@ nlohmann::json SignApproval(const ampoule::receipt::SecretKey& key, bool approve
 // why), the decider it names (must be `decider`), its key (when
 // `expected_key` is given, the signature's public_key must be that key,
 // base64) and the signature itself. Ok, or what is wrong.
-ampoule::Status CheckApprovalSignature(const nlohmann::json& signature, bool approve, std::string_view call_digest,
+core::Status CheckApprovalSignature(const nlohmann::json& signature, bool approve, std::string_view call_digest,
                                        std::string_view decider, std::string_view expected_key = {});
 
 }  // namespace volent::access

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/errno_text.h"
 #include "core/file_read.h"
 #include "core/file_write.h"
 #include "core/hex.h"
@@ -18,8 +19,8 @@
 namespace volent::access {
 namespace {
 
-using ampoule::Error;
-using ampoule::ErrorKind;
+using core::Error;
+using core::ErrorKind;
 using nlohmann::json;
 
 int64_t SystemMillis() {
@@ -30,7 +31,7 @@ int64_t SystemMillis() {
 std::string RandomHex(size_t bytes) {
   std::string raw(bytes, '\0');
   randombytes_buf(raw.data(), raw.size());
-  std::string hex = ampoule::core::HexEncode(raw);
+  std::string hex = core::HexEncode(raw);
   sodium_memzero(raw.data(), raw.size());
   return hex;
 }
@@ -45,7 +46,7 @@ json ToJson(const ApiCredential& c) {
 }
 
 // One stored credential, or an error naming what is wrong with entry `i`.
-ampoule::Result<ApiCredential> FromJson(const json& j, size_t i) {
+core::Result<ApiCredential> FromJson(const json& j, size_t i) {
   auto bad = [&](const std::string& what) {
     return Error{"entry " + std::to_string(i) + ": " + what, ErrorKind::kInvalidArgument};
   };
@@ -69,8 +70,8 @@ ampoule::Result<ApiCredential> FromJson(const json& j, size_t i) {
   } catch (const json::exception&) {
     return bad("a member is missing or of the wrong type");
   }
-  if (!ampoule::core::IsLowerHex(c.id, kTokenIdHexDigits / 2)) return bad("the id is not 16 hex digits");
-  if (!ampoule::core::IsLowerHex(c.token_sha256, 32)) return bad("token_sha256 is not 64 hex digits");
+  if (!core::IsLowerHex(c.id, kTokenIdHexDigits / 2)) return bad("the id is not 16 hex digits");
+  if (!core::IsLowerHex(c.token_sha256, 32)) return bad("token_sha256 is not 64 hex digits");
   if (c.roles.empty()) return bad("no roles");
   return c;
 }
@@ -88,7 +89,7 @@ bool IsValidCredentialName(std::string_view name) {
   return true;
 }
 
-ampoule::Result<std::unique_ptr<CredentialStore>> CredentialStore::Open(const std::string& data_dir,
+core::Result<std::unique_ptr<CredentialStore>> CredentialStore::Open(const std::string& data_dir,
                                                                        CredentialClock clock) {
   std::unique_ptr<CredentialStore> store(new CredentialStore());
   if (sodium_init() < 0) return Error{"the random source is not available", ErrorKind::kUnavailable};
@@ -96,19 +97,19 @@ ampoule::Result<std::unique_ptr<CredentialStore>> CredentialStore::Open(const st
   store->clock_ = clock ? std::move(clock) : CredentialClock(SystemMillis);
   struct stat st;
   if (lstat(store->path_.c_str(), &st) != 0) {
-    if (errno != ENOENT) return Error{"cannot read " + store->path_ + ": " + std::strerror(errno)};
+    if (errno != ENOENT) return Error{"cannot read " + store->path_ + ": " + core::ErrnoText()};
     store->fresh_ = true;
     return store;
   }
   // Whoever may write this file, or owns it, decides who may do what: it
   // is read only as a regular file (not a link) that only the node's user
   // (or root) owns and may write, else the node does not start.
-  auto text = ampoule::core::ReadFileCapped(store->path_, kMaxCredentialsFileBytes, nullptr,
-                                            ampoule::core::kTrustFileRules);
+  auto text = core::ReadFileCapped(store->path_, kMaxCredentialsFileBytes, nullptr,
+                                            core::kTrustFileRules);
   if (!text) return Error{text.message()};
   const std::string fix = " (restore it from a backup; to start over, stop the node, move the file away and start "
                           "again: a new bootstrap admin token is made)";
-  auto doc = ampoule::ParseJsonBounded(*text, store->path_, {kMaxCredentialsFileBytes});
+  auto doc = core::ParseJsonBounded(*text, store->path_, {kMaxCredentialsFileBytes});
   if (!doc) return Error{doc.message() + fix};
   if (!doc->is_object() || doc->value("version", 0) != 1 || !doc->contains("credentials") ||
       !(*doc)["credentials"].is_array()) {
@@ -122,14 +123,14 @@ ampoule::Result<std::unique_ptr<CredentialStore>> CredentialStore::Open(const st
   return store;
 }
 
-ampoule::Status CredentialStore::Save(const std::vector<ApiCredential>& credentials) const {
+core::Status CredentialStore::Save(const std::vector<ApiCredential>& credentials) const {
   json list = json::array();
   for (const auto& c : credentials) list.push_back(ToJson(c));
   json doc = {{"version", 1}, {"credentials", std::move(list)}};
-  return ampoule::core::WriteFileAtomically(path_, doc.dump(2) + "\n", 0600);
+  return core::WriteFileAtomically(path_, doc.dump(2) + "\n", 0600);
 }
 
-ampoule::Result<std::pair<ApiCredential, std::string>> CredentialStore::Create(const NewCredential& request) {
+core::Result<std::pair<ApiCredential, std::string>> CredentialStore::Create(const NewCredential& request) {
   if (!IsValidCredentialName(request.name)) {
     return Error{"a name is 1 to 100 bytes of UTF-8 without control characters, not only spaces",
                  ErrorKind::kInvalidArgument};
@@ -150,7 +151,7 @@ ampoule::Result<std::pair<ApiCredential, std::string>> CredentialStore::Create(c
     c.id = RandomHex(kTokenIdHexDigits / 2);
   } while (std::any_of(credentials_.begin(), credentials_.end(), [&](const ApiCredential& o) { return o.id == c.id; }));
   std::string token = std::string(kTokenPrefix) + c.id + "_" + RandomHex(kTokenSecretHexDigits / 2);
-  c.token_sha256 = ampoule::core::Sha256Hex(token);
+  c.token_sha256 = core::Sha256Hex(token);
   c.name = request.name;
   c.roles = request.roles;
   c.created_ms = clock_();
@@ -174,7 +175,7 @@ std::vector<ApiCredential> CredentialStore::List() const {
   return out;
 }
 
-ampoule::Result<ApiCredential> CredentialStore::Revoke(std::string_view id, const std::string& by) {
+core::Result<ApiCredential> CredentialStore::Revoke(std::string_view id, const std::string& by) {
   std::unique_lock lock(mu_);
   auto it = std::find_if(credentials_.begin(), credentials_.end(), [&](const ApiCredential& c) { return c.id == id; });
   if (it == credentials_.end()) return Error{"no credential \"" + std::string(id) + "\"", ErrorKind::kNotFound};
@@ -210,11 +211,11 @@ TokenCheck CredentialStore::Check(std::string_view token) const {
   }
   std::string_view id = token.substr(kTokenPrefix.size(), kTokenIdHexDigits);
   std::string_view secret = token.substr(kTokenPrefix.size() + kTokenIdHexDigits + 1);
-  if (!ampoule::core::IsLowerHex(id, kTokenIdHexDigits / 2) ||
-      !ampoule::core::IsLowerHex(secret, kTokenSecretHexDigits / 2)) {
+  if (!core::IsLowerHex(id, kTokenIdHexDigits / 2) ||
+      !core::IsLowerHex(secret, kTokenSecretHexDigits / 2)) {
     return check;
   }
-  const std::string presented = ampoule::core::Sha256Hex(token);
+  const std::string presented = core::Sha256Hex(token);
   std::shared_lock lock(mu_);
   check.verdict = TokenVerdict::kUnknown;
   for (const ApiCredential& c : credentials_) {

@@ -81,7 +81,7 @@ class CredentialStore {
  public:
   // Opens DATA_DIR/credentials.json; a missing file is an empty store whose
   // fresh() is true. `clock` empty: the system clock.
-  static ampoule::Result<std::unique_ptr<CredentialStore>> Open(const std::string& data_dir,
+  static core::Result<std::unique_ptr<CredentialStore>> Open(const std::string& data_dir,
                                                                CredentialClock clock = {});
 
   // True when the file did not exist at Open (the node's first start).
@@ -93,12 +93,12 @@ class CredentialStore {
   // Errors: kInvalidArgument (empty or bad name, no roles, ttl out of 1 s
   // to kMaxTokenTtlSeconds), kConflict (kMaxCredentials reached),
   // kUnavailable (the file could not be written: nothing changed).
-  ampoule::Result<std::pair<ApiCredential, std::string>> Create(const NewCredential& request);
+  core::Result<std::pair<ApiCredential, std::string>> Create(const NewCredential& request);
   // Every credential, oldest first (no secret in them).
   std::vector<ApiCredential> List() const;
   // Revokes `id`. Errors: kNotFound, kConflict (already revoked),
   // kUnavailable (not written: nothing changed).
-  ampoule::Result<ApiCredential> Revoke(std::string_view id, const std::string& by);
+  core::Result<ApiCredential> Revoke(std::string_view id, const std::string& by);
   // True when some token holding `role` is neither revoked nor expired.
   bool HasActive(Role role) const;
   // Judges a presented token, in time independent of the secret's bytes.
@@ -106,7 +106,7 @@ class CredentialStore {
 
  private:
   CredentialStore() = default;
-  ampoule::Status Save(const std::vector<ApiCredential>& credentials) const;
+  core::Status Save(const std::vector<ApiCredential>& credentials) const;
 
   std::string path_;
   CredentialClock clock_;

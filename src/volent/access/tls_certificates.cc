@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 
+#include "core/errno_text.h"
 #include "core/file_read.h"
 #include "core/file_write.h"
 #include "core/hex.h"
@@ -40,7 +41,7 @@ constexpr int kCaDays = 3650;
 constexpr int kServerDays = 825;
 constexpr size_t kMaxPemBytes = 64 * 1024;
 
-ampoule::Error OpensslError(const std::string& what) { return ampoule::Error{what + " (OpenSSL failed)"}; }
+core::Error OpensslError(const std::string& what) { return core::Error{what + " (OpenSSL failed)"}; }
 
 std::string BioText(BIO* bio) {
   char* data = nullptr;
@@ -48,7 +49,7 @@ std::string BioText(BIO* bio) {
   return n > 0 && data != nullptr ? std::string(data, static_cast<size_t>(n)) : std::string();
 }
 
-ampoule::Result<std::string> KeyPem(EVP_PKEY* key) {
+core::Result<std::string> KeyPem(EVP_PKEY* key) {
   BioPtr bio(BIO_new(BIO_s_mem()));
   if (!bio || PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1) {
     return OpensslError("cannot write a private key");
@@ -56,7 +57,7 @@ ampoule::Result<std::string> KeyPem(EVP_PKEY* key) {
   return BioText(bio.get());
 }
 
-ampoule::Result<std::string> CertificatePem(X509* cert) {
+core::Result<std::string> CertificatePem(X509* cert) {
   BioPtr bio(BIO_new(BIO_s_mem()));
   if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1) return OpensslError("cannot write a certificate");
   return BioText(bio.get());
@@ -65,31 +66,31 @@ ampoule::Result<std::string> CertificatePem(X509* cert) {
 // The node's own TLS files decide who may connect and as whom (the CA
 // signs client certificates, whose OU values are roles): read as trust
 // files (core/file_read.h), so one others may write or own is refused.
-ampoule::Result<std::string> ReadPem(const std::string& path) {
-  auto bytes = ampoule::core::ReadFileCapped(path, kMaxPemBytes, nullptr, ampoule::core::kTrustFileRules);
-  if (!bytes) return ampoule::Error{path + ": " + bytes.message()};
+core::Result<std::string> ReadPem(const std::string& path) {
+  auto bytes = core::ReadFileCapped(path, kMaxPemBytes, nullptr, core::kTrustFileRules);
+  if (!bytes) return core::Error{path + ": " + bytes.message()};
   return std::move(*bytes);
 }
 
-ampoule::Result<PkeyPtr> LoadKey(const std::string& path) {
+core::Result<PkeyPtr> LoadKey(const std::string& path) {
   TLS_ASSIGN_OR_RETURN(std::string pem, ReadPem(path));
   BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   PkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!key) return ampoule::Error{path + ": not a PEM private key"};
+  if (!key) return core::Error{path + ": not a PEM private key"};
   return key;
 }
 
-ampoule::Result<X509Ptr> LoadCertificate(const std::string& path) {
+core::Result<X509Ptr> LoadCertificate(const std::string& path) {
   TLS_ASSIGN_OR_RETURN(std::string pem, ReadPem(path));
   BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!cert) return ampoule::Error{path + ": not a PEM certificate"};
+  if (!cert) return core::Error{path + ": not a PEM certificate"};
   return cert;
 }
 
 // A certificate for `key` with subject `entries` (field, value), signed by
 // `issuer_key` as `issuer` (null: self-signed), with the given extensions.
-ampoule::Result<X509Ptr> MakeCertificate(EVP_PKEY* key, const std::vector<std::pair<std::string, std::string>>& entries,
+core::Result<X509Ptr> MakeCertificate(EVP_PKEY* key, const std::vector<std::pair<std::string, std::string>>& entries,
                                          X509* issuer, EVP_PKEY* issuer_key, int days,
                                          const std::vector<std::pair<int, std::string>>& extensions) {
   X509Ptr cert(X509_new());
@@ -109,7 +110,7 @@ ampoule::Result<X509Ptr> MakeCertificate(EVP_PKEY* key, const std::vector<std::p
     if (X509_NAME_add_entry_by_txt(name, field.c_str(), MBSTRING_UTF8,
                                    reinterpret_cast<const unsigned char*>(value.data()),
                                    static_cast<int>(value.size()), -1, 0) != 1) {
-      return ampoule::Error{"cannot put " + field + "=" + value + " in a certificate's subject"};
+      return core::Error{"cannot put " + field + "=" + value + " in a certificate's subject"};
     }
   }
   if (X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name) != 1) {
@@ -120,7 +121,7 @@ ampoule::Result<X509Ptr> MakeCertificate(EVP_PKEY* key, const std::vector<std::p
   X509V3_set_ctx(&ctx, issuer ? issuer : x, x, nullptr, nullptr, 0);
   for (const auto& [nid, value] : extensions) {
     X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str());
-    if (ext == nullptr) return ampoule::Error{"cannot make the certificate extension '" + value + "'"};
+    if (ext == nullptr) return core::Error{"cannot make the certificate extension '" + value + "'"};
     int added = X509_add_ext(x, ext, -1);
     X509_EXTENSION_free(ext);
     if (added != 1) return OpensslError("cannot add a certificate extension");
@@ -129,7 +130,7 @@ ampoule::Result<X509Ptr> MakeCertificate(EVP_PKEY* key, const std::vector<std::p
   return cert;
 }
 
-ampoule::Result<PkeyPtr> NewKey() {
+core::Result<PkeyPtr> NewKey() {
   PkeyPtr key(EVP_EC_gen("P-256"));
   if (!key) return OpensslError("cannot make an EC P-256 key");
   return key;
@@ -160,15 +161,15 @@ std::string Sha256Of(X509* cert) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   if (X509_digest(cert, EVP_sha256(), digest, &n) != 1) return "";
-  return ampoule::core::HexEncode(std::string_view(reinterpret_cast<const char*>(digest), n));
+  return core::HexEncode(std::string_view(reinterpret_cast<const char*>(digest), n));
 }
 
 // The key first, so a certificate never names a key that was not written.
-ampoule::Status WritePair(const std::string& key_path, EVP_PKEY* key, const std::string& cert_path, X509* cert) {
+core::Status WritePair(const std::string& key_path, EVP_PKEY* key, const std::string& cert_path, X509* cert) {
   TLS_ASSIGN_OR_RETURN(std::string key_pem, KeyPem(key));
   TLS_ASSIGN_OR_RETURN(std::string cert_pem, CertificatePem(cert));
-  AMP_RETURN_IF_ERROR(ampoule::core::WriteFileAtomically(key_path, key_pem, 0600));
-  return ampoule::core::WriteFileAtomically(cert_path, cert_pem, 0644);
+  CORE_RETURN_IF_ERROR(core::WriteFileAtomically(key_path, key_pem, 0600));
+  return core::WriteFileAtomically(cert_path, cert_pem, 0644);
 }
 
 }  // namespace
@@ -183,12 +184,12 @@ NodeTlsPaths NodeTlsPathsOf(const std::string& data_dir) {
   return p;
 }
 
-ampoule::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::string& host) {
+core::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::string& host) {
   const NodeTlsPaths paths = NodeTlsPathsOf(data_dir);
   if (mkdir(paths.dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return ampoule::Error{paths.dir + ": " + std::strerror(errno)};
+    return core::Error{paths.dir + ": " + core::ErrnoText()};
   }
-  AMP_RETURN_IF_ERROR(ampoule::core::CheckTrustFolder(paths.dir));
+  CORE_RETURN_IF_ERROR(core::CheckTrustFolder(paths.dir));
   bool made = false;
   std::error_code ec;
   if (!std::filesystem::exists(paths.ca_certificate, ec)) {
@@ -198,7 +199,7 @@ ampoule::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::stri
                                          {{NID_basic_constraints, "critical,CA:TRUE,pathlen:0"},
                                           {NID_key_usage, "critical,keyCertSign,cRLSign"},
                                           {NID_subject_key_identifier, "hash"}}));
-    AMP_RETURN_IF_ERROR(WritePair(paths.ca_key, key.get(), paths.ca_certificate, cert.get()));
+    CORE_RETURN_IF_ERROR(WritePair(paths.ca_key, key.get(), paths.ca_certificate, cert.get()));
     made = true;
   }
   if (!made && std::filesystem::exists(paths.certificate, ec)) {
@@ -222,11 +223,11 @@ ampoule::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::stri
                                         {NID_ext_key_usage, "serverAuth"},
                                         {NID_subject_alt_name, SubjectAltNames(host)},
                                         {NID_authority_key_identifier, "keyid"}}));
-  AMP_RETURN_IF_ERROR(WritePair(paths.key, key.get(), paths.certificate, cert.get()));
+  CORE_RETURN_IF_ERROR(WritePair(paths.key, key.get(), paths.certificate, cert.get()));
   return true;
 }
 
-ampoule::Result<IssuedCertificate> IssueClientCertificate(const std::string& data_dir, const std::string& name,
+core::Result<IssuedCertificate> IssueClientCertificate(const std::string& data_dir, const std::string& name,
                                                           const std::vector<std::string>& units, int days) {
   const NodeTlsPaths paths = NodeTlsPathsOf(data_dir);
   TLS_ASSIGN_OR_RETURN(PkeyPtr ca_key, LoadKey(paths.ca_key));

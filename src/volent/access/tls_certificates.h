@@ -33,7 +33,7 @@ NodeTlsPaths NodeTlsPathsOf(const std::string& data_dir);
 // user's (or root's), not writable by group or others, and not links
 // (core/file_read.h), else an error says what to chmod or chown.
 // Returns whether anything was made.
-ampoule::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::string& host);
+core::Result<bool> EnsureNodeTls(const std::string& data_dir, const std::string& host);
 
 struct IssuedCertificate {
   std::string key_pem;          // its private key (PKCS#8 PEM)
@@ -46,7 +46,7 @@ struct IssuedCertificate {
 // exist: the node makes it at its first start with TLS, or EnsureNodeTls):
 // subject CN=`name` and one OU per entry of `units` (the roles), client
 // authentication only, valid `days` days from an hour ago.
-ampoule::Result<IssuedCertificate> IssueClientCertificate(const std::string& data_dir, const std::string& name,
+core::Result<IssuedCertificate> IssueClientCertificate(const std::string& data_dir, const std::string& name,
                                                           const std::vector<std::string>& units, int days);
 
 }  // namespace volent::access

@@ -1,5 +1,5 @@
-#include "volent/agent/denial_journal.h"
 #include "core/json.h"
+#include "volent/agent/denial_journal.h"
 
 #include <cstdio>
 #include <optional>
@@ -27,7 +27,7 @@ nlohmann::json Payload(const egress::Denial& denial) {
 // Invalid UTF-8 cannot be journaled as JSON text; such bytes (a URL or a
 // reason quoting what was refused) are replaced rather than the denial lost.
 nlohmann::json Printable(const nlohmann::json& payload) {
-  return nlohmann::json::parse(ampoule::DumpJson(payload));
+  return nlohmann::json::parse(core::DumpJson(payload));
 }
 
 // At most 200 bytes of `text` for a log line, control bytes as '?'.

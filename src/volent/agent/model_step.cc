@@ -1,5 +1,6 @@
-#include "volent/agent/model_step.h"
 #include "core/json.h"
+#include "volent/agent/model_step.h"
+#include "volent/agent/step_outcome.h"
 
 #include <chrono>
 #include <memory>
@@ -59,7 +60,7 @@ model::Conversation FirstConversation(const AgentSpec& agent, const nlohmann::js
   model::Conversation conversation;
   conversation.system = agent.instructions;
   conversation.messages.push_back(
-      model::Message::User(ampoule::DumpJson(input)));
+      model::Message::User(core::DumpJson(input)));
   for (const ToolDef& tool : agent.tools) {
     conversation.tools.push_back({tool.name, tool.description, tool.input_schema});
   }
@@ -67,14 +68,14 @@ model::Conversation FirstConversation(const AgentSpec& agent, const nlohmann::js
 }
 
 nlohmann::json AnsweredCompletion(const model::Answer& answer, const std::string& address) {
-  nlohmann::json completion = {{"type", "model"}, {"outcome", "answered"}, {"answer", model::AnswerToJson(answer)}};
+  nlohmann::json completion = {{"type", "model"}, {"outcome", StepOutcomeName(StepOutcome::kAnswered)}, {"answer", model::AnswerToJson(answer)}};
   if (!address.empty()) completion["address"] = address;
   return completion;
 }
 
 nlohmann::json ErrorCompletion(const model::ModelError& error) {
   nlohmann::json completion = {{"type", "model"},
-                               {"outcome", "error"},
+                               {"outcome", StepOutcomeName(StepOutcome::kError)},
                                {"kind", std::string(model::ErrorKindName(error.kind))},
                                {"message", error.message}};
   if (error.http_status != 0) completion["http_status"] = error.http_status;

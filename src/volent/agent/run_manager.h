@@ -23,6 +23,11 @@
 //
 // Thread-safe. Runs advance on a fixed pool of worker threads; one run is
 // never advanced by two threads at once.
+//
+// One file per job: run_manager.cc (the owner: start, stop, wait),
+// run_rebuild.cc (state rebuilt from the journal), run_workers.cc (the
+// pool), run_steps.cc (step replay), run_queries.cc (runs and approvals for
+// the control API).
 #pragma once
 
 #include <atomic>
@@ -38,13 +43,13 @@
 #include <thread>
 #include <vector>
 
+#include "core/result.h"
 #include "volent/agent/agent_spec.h"
 #include "volent/agent/model_step.h"
 #include "volent/agent/runs.h"
 #include "volent/agent/tool_call.h"
 #include "volent/journal/journal.h"
-#include "volent/node/agent_store.h"
-#include "core/result.h"
+#include "volent/store/agent_store.h"
 
 namespace volent::agent {
 
@@ -58,7 +63,7 @@ class RunManager final : public Runs {
   // unfinished run in the background. Tool calls are started with `tools`,
   // model calls with `model`. REQUIRES: journal, store and the performers'
   // referents outlive the manager.
-  static ampoule::Result<std::unique_ptr<RunManager>> Start(journal::Journal& journal, node::AgentStore& store,
+  static core::Result<std::unique_ptr<RunManager>> Start(journal::Journal& journal, store::AgentStore& store,
                                                             ToolPerformer tools, ModelPerformer model,
                                                             RunManagerOptions options = {});
   ~RunManager() override;  // Stop()
@@ -77,14 +82,14 @@ class RunManager final : public Runs {
   // shutdown.
   void WaitIdle();
 
-  ampoule::Result<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
+  core::Result<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
                                        const nlohmann::json& input) override;
-  ampoule::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) override;
+  core::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) override;
   std::vector<RunView> ListRuns(std::string_view agent, size_t limit) override;
   std::vector<RunView> FindRuns(std::string_view run_id) override;
   std::vector<ApprovalView> ListApprovals(bool pending_only) override;
-  ampoule::Result<ApprovalView> GetApproval(std::string_view id) override;
-  ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, const Decider& decider,
+  core::Result<ApprovalView> GetApproval(std::string_view id) override;
+  core::Result<ApprovalView> Decide(std::string_view id, bool approve, const Decider& decider,
                                        std::string_view reason) override;
 
  private:
@@ -98,7 +103,7 @@ class RunManager final : public Runs {
   enum class Progress { kFinished, kWaiting, kParked, kStopped, kFailed };
   // A step's result, or parked: its effect is in flight and the run is
   // scheduled again when the completion is journaled.
-  struct StepOutcome {
+  struct StepState {
     bool parked = false;
     nlohmann::json result;
   };
@@ -106,15 +111,15 @@ class RunManager final : public Runs {
   // recorded first) and its key; `done` journals the completion.
   using Starter = std::function<void(const nlohmann::json& request, const std::string& key, StepDone done)>;
 
-  RunManager(journal::Journal& journal, node::AgentStore& store, ToolPerformer tools, ModelPerformer model);
-  ampoule::Status Rebuild();
+  RunManager(journal::Journal& journal, store::AgentStore& store, ToolPerformer tools, ModelPerformer model);
+  core::Status Rebuild();
   void Schedule(const std::string& run_key);  // REQUIRES: mu_ held
   void Work();
   Progress Advance(const std::string& run_key, Run run);
   // One journaled step: its result from the journal if done; else the
   // effect is started (given the request recorded first) and the step is
   // parked. `tool` null: a model call.
-  ampoule::Result<StepOutcome> Step(const std::string& run_key, const Run& run, uint64_t step,
+  core::Result<StepState> Step(const std::string& run_key, const Run& run, uint64_t step,
                                     const nlohmann::json& request, const ToolDef* tool, const Starter& start);
   // The completion callback of a step started by Step.
   void EffectDone(const std::string& run_key, const journal::EffectKey& key, bool tool, nlohmann::json result);
@@ -124,13 +129,13 @@ class RunManager final : public Runs {
                   const std::string& error);
   // The journaled decision on a tool call that needs approval, or null when
   // there is none yet (the request is then journaled and the run waits).
-  ampoule::Result<nlohmann::json> Approval(const std::string& run_key, const Run& run, uint64_t step,
+  core::Result<nlohmann::json> Approval(const std::string& run_key, const Run& run, uint64_t step,
                                            const ToolDef& tool, const nlohmann::json& arguments);
   void Record(const std::string& run_key, const std::function<void(Run&)>& change);
   static std::string RunKey(std::string_view agent, std::string_view run_id);
 
   journal::Journal& journal_;
-  node::AgentStore& store_;
+  store::AgentStore& store_;
   ToolPerformer tools_;
   ModelPerformer model_;
 

@@ -51,7 +51,7 @@ class RunManagerMockTest : public ::testing::Test {
     gate_ = std::make_unique<egress::Gate>(std::move(allow));
     client_ = std::make_unique<model::Client>(
         *gate_, model::ModelKeys({{"model.mock", kMockKey}, {"model.wrong", "sk-not-the-key"}}));
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok()) << store.message();
     store_ = std::move(*store);
     auto journal = journal::Journal::Open(dir_);
@@ -107,14 +107,14 @@ class RunManagerMockTest : public ::testing::Test {
   std::unique_ptr<egress::Gate> gate_;
   std::unique_ptr<model::Client> client_;
   Delays delays_;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<journal::Journal> journal_;
   std::unique_ptr<RunManager> manager_;
 };
 
 TEST_F(RunManagerMockTest, AnthropicRunCallsBothToolsAndFinishes) {
   RunView run = RunAgent(Agent("via-anthropic", "anthropic", "model.mock"));
-  EXPECT_EQ(run.status, "finished") << run.error;
+  EXPECT_EQ(run.status, RunStatus::kFinished) << run.error;
   EXPECT_EQ(run.output["text"], "done: 2 tool call(s)");
   EXPECT_EQ(run.output["stop"], "end");
   EXPECT_EQ(run.steps_done, 5u);  // model, tool, model, tool, model
@@ -135,7 +135,7 @@ TEST_F(RunManagerMockTest, AnthropicRunCallsBothToolsAndFinishes) {
 
 TEST_F(RunManagerMockTest, OpenAiCompatibleRunCallsBothToolsAndFinishes) {
   RunView run = RunAgent(Agent("via-openai", "openai-compatible", "model.mock"));
-  EXPECT_EQ(run.status, "finished") << run.error;
+  EXPECT_EQ(run.status, RunStatus::kFinished) << run.error;
   EXPECT_EQ(run.output["text"], "done: 2 tool call(s)");
   json stats = service_->Stats();
   EXPECT_EQ(stats["by_api"]["openai"], 3);
@@ -144,7 +144,7 @@ TEST_F(RunManagerMockTest, OpenAiCompatibleRunCallsBothToolsAndFinishes) {
 
 TEST_F(RunManagerMockTest, ARefusedKeyFailsTheRunWithTheProvidersWords) {
   RunView run = RunAgent(Agent("wrong-key", "anthropic", "model.wrong"));
-  EXPECT_EQ(run.status, "failed");
+  EXPECT_EQ(run.status, RunStatus::kFailed);
   EXPECT_NE(run.error.find("HTTP 401"), std::string::npos) << run.error;
   EXPECT_NE(run.error.find("model_keys"), std::string::npos) << run.error;
   EXPECT_EQ(service_->Stats()["requests"], 1);  // rejected: not retried
@@ -160,7 +160,7 @@ TEST_F(RunManagerMockTest, AToolThatCannotBeReachedIsReportedNotSentAfterItsAtte
                                             {"capability", "closed"},
                                             {"http", {{"method", "GET"}, {"url", "http://127.0.0.1:1/x"}}}}});
   RunView run = RunAgent(manifest);
-  EXPECT_EQ(run.status, "finished") << run.error;
+  EXPECT_EQ(run.status, RunStatus::kFinished) << run.error;
   EXPECT_EQ(run.output["text"], "done: 1 tool call(s)");
   auto tool = journal_->Lookup({"closed-port", "r1", 2});
   ASSERT_TRUE(tool.ok() && tool->completion);

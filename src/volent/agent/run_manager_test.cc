@@ -172,7 +172,7 @@ class RunManagerTest : public ::testing::Test {
     char tmpl[] = "/tmp/run_manager_test.XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok()) << store.message();
     store_ = std::move(*store);
     OpenJournal();
@@ -210,7 +210,7 @@ class RunManagerTest : public ::testing::Test {
   }
 
   std::string dir_;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<journal::Journal> journal_;
   FakeTools tools_;
   FakeModel model_;
@@ -226,7 +226,7 @@ TEST_F(RunManagerTest, RunsEachToolOnceWithItsKeyAndFinishes) {
   manager_->WaitIdle();
 
   RunView run = Run("alpha", "r1");
-  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.status, RunStatus::kFinished);
   EXPECT_EQ(run.steps_done, 5u);  // model, t1, model, t2, model
   EXPECT_EQ(run.output["text"], "called 2 tool(s)");
   ASSERT_EQ(tools_.count(), 2u);
@@ -283,15 +283,15 @@ TEST_F(RunManagerTest, StartingARunTwiceWithOneIdStartsItOnce) {
 
 TEST_F(RunManagerTest, RefusesBadNamesUnknownAgentsAndPicksIds) {
   StartManager();
-  EXPECT_EQ(manager_->StartRun("Not_Valid", "r", {}).kind(), ampoule::ErrorKind::kInvalidArgument);
-  EXPECT_EQ(manager_->StartRun("ghost", "r", {}).kind(), ampoule::ErrorKind::kNotFound);
+  EXPECT_EQ(manager_->StartRun("Not_Valid", "r", {}).kind(), core::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->StartRun("ghost", "r", {}).kind(), core::ErrorKind::kNotFound);
   Apply(Manifest("alpha", 0));
-  EXPECT_EQ(manager_->StartRun("alpha", "bad id", {}).kind(), ampoule::ErrorKind::kInvalidArgument);
-  EXPECT_EQ(manager_->StartRun("alpha", std::string(65, 'r'), {}).kind(), ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->StartRun("alpha", "bad id", {}).kind(), core::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->StartRun("alpha", std::string(65, 'r'), {}).kind(), core::ErrorKind::kInvalidArgument);
   auto picked = manager_->StartRun("alpha", "", {});
   ASSERT_TRUE(picked.ok());
   EXPECT_EQ(picked->run.id.rfind("run-", 0), 0u);
-  EXPECT_EQ(manager_->GetRun("alpha", "nope").kind(), ampoule::ErrorKind::kNotFound);
+  EXPECT_EQ(manager_->GetRun("alpha", "nope").kind(), core::ErrorKind::kNotFound);
 }
 
 TEST_F(RunManagerTest, AfterARestartAnIntentIsReissuedWithItsRecordedRequestAndKey) {
@@ -311,7 +311,7 @@ TEST_F(RunManagerTest, AfterARestartAnIntentIsReissuedWithItsRecordedRequestAndK
   StartManager();
   manager_->WaitIdle();
   RunView run = Run("alpha", "r1");
-  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.status, RunStatus::kFinished);
   ASSERT_EQ(tools_.count(), 2u);
   EXPECT_EQ(tools_.calls[0].first, "alpha/r1/2");
   EXPECT_EQ(tools_.calls[0].second["recorded"], true);  // the first request, not a new one
@@ -330,7 +330,7 @@ TEST_F(RunManagerTest, AModelIntentIsReissuedWithItsRecordedRequest) {
                                {{"input", {{"n", 1}}}, {"manifest", manifest}}).ok());
   StartManager();  // nothing journaled of step 1 yet: it is made now
   manager_->WaitIdle();
-  ASSERT_EQ(Run("alpha", "r1").status, "finished");
+  ASSERT_EQ(Run("alpha", "r1").status, RunStatus::kFinished);
   json first = model_.requests().at(0).second;
   // What a node that died while its first model call was in flight leaves.
   Apply(Manifest("beta", 1));
@@ -343,7 +343,7 @@ TEST_F(RunManagerTest, AModelIntentIsReissuedWithItsRecordedRequest) {
   ASSERT_TRUE(journal_->BeginEffect({"beta", "r1", 1}, recorded).ok());
   Restart();
   manager_->WaitIdle();
-  EXPECT_EQ(Run("beta", "r1").status, "finished");
+  EXPECT_EQ(Run("beta", "r1").status, RunStatus::kFinished);
   bool reissued = false;
   for (const auto& [key, request] : model_.requests()) {
     if (key == "beta/r1/1") reissued = request.value("recorded", false);
@@ -362,7 +362,7 @@ TEST_F(RunManagerTest, ADoneStepIsNeverRepeated) {
   Restart();
   manager_->WaitIdle();
   EXPECT_EQ(tools_.count(), 2u);
-  EXPECT_EQ(Run("alpha", "r1").status, "finished");
+  EXPECT_EQ(Run("alpha", "r1").status, RunStatus::kFinished);
   EXPECT_EQ(Run("alpha", "r1").steps_done, 5u);
 }
 
@@ -371,7 +371,7 @@ TEST_F(RunManagerTest, ARunWaitsForApprovalThenPerformsTheApprovedCall) {
   StartManager();
   ASSERT_TRUE(manager_->StartRun("pay", "r1", {{"amount", 5}}).ok());
   manager_->WaitIdle();
-  EXPECT_EQ(Run("pay", "r1").status, "waiting-approval");
+  EXPECT_EQ(Run("pay", "r1").status, RunStatus::kWaitingApproval);
   EXPECT_EQ(tools_.count(), 1u);  // t1 only
   auto pending = manager_->ListApprovals(true);
   ASSERT_EQ(pending.size(), 1u);
@@ -385,7 +385,7 @@ TEST_F(RunManagerTest, ARunWaitsForApprovalThenPerformsTheApprovedCall) {
   EXPECT_EQ(decided->by, "alice@example.com");
   EXPECT_GT(decided->decided_ms, 0);
   manager_->WaitIdle();
-  EXPECT_EQ(Run("pay", "r1").status, "finished");
+  EXPECT_EQ(Run("pay", "r1").status, RunStatus::kFinished);
   ASSERT_EQ(tools_.count(), 2u);
   EXPECT_EQ(tools_.calls[1].first, "pay/r1/4");
   EXPECT_TRUE(manager_->ListApprovals(true).empty());
@@ -399,7 +399,7 @@ TEST_F(RunManagerTest, ARunWaitsForApprovalThenPerformsTheApprovedCall) {
   EXPECT_GT((*entry)->time_ms, 0);
 
   auto twice = manager_->Decide(pending[0].id, false, "bob", "");
-  EXPECT_EQ(twice.kind(), ampoule::ErrorKind::kConflict);
+  EXPECT_EQ(twice.kind(), core::ErrorKind::kConflict);
   EXPECT_NE(twice.message().find("alice@example.com"), std::string::npos);
 }
 
@@ -413,7 +413,7 @@ TEST_F(RunManagerTest, ADeniedCallIsNotPerformedAndTheModelIsTold) {
   ASSERT_TRUE(manager_->Decide(pending[0].id, false, "bob", "too much").ok());
   manager_->WaitIdle();
   RunView run = Run("pay", "r1");
-  EXPECT_EQ(run.status, "finished");
+  EXPECT_EQ(run.status, RunStatus::kFinished);
   EXPECT_EQ(tools_.count(), 0u);
   // The model was told, as an error result of its call.
   auto asked = model_.requests();
@@ -433,10 +433,10 @@ TEST_F(RunManagerTest, APendingApprovalSurvivesARestart) {
   manager_->WaitIdle();
   auto pending = manager_->ListApprovals(true);
   ASSERT_EQ(pending.size(), 1u);
-  EXPECT_EQ(Run("pay", "r1").status, "waiting-approval");
+  EXPECT_EQ(Run("pay", "r1").status, RunStatus::kWaitingApproval);
   ASSERT_TRUE(manager_->Decide(pending[0].id, true, "carol", "").ok());
   manager_->WaitIdle();
-  EXPECT_EQ(Run("pay", "r1").status, "finished");
+  EXPECT_EQ(Run("pay", "r1").status, RunStatus::kFinished);
   EXPECT_EQ(tools_.count(), 1u);
   // And the decision survives the next one.
   Restart();
@@ -448,11 +448,11 @@ TEST_F(RunManagerTest, APendingApprovalSurvivesARestart) {
 
 TEST_F(RunManagerTest, DecisionsNeedAKnownIdAndADecider) {
   StartManager();
-  EXPECT_EQ(manager_->Decide("12345", true, "alice", "").kind(), ampoule::ErrorKind::kNotFound);
-  EXPECT_EQ(manager_->Decide("x", true, "alice", "").kind(), ampoule::ErrorKind::kNotFound);
-  EXPECT_EQ(manager_->Decide("1", true, "", "").kind(), ampoule::ErrorKind::kInvalidArgument);
-  EXPECT_EQ(manager_->Decide("1", true, "a\nb", "").kind(), ampoule::ErrorKind::kInvalidArgument);
-  EXPECT_EQ(manager_->Decide("1", true, std::string(201, 'a'), "").kind(), ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->Decide("12345", true, "alice", "").kind(), core::ErrorKind::kNotFound);
+  EXPECT_EQ(manager_->Decide("x", true, "alice", "").kind(), core::ErrorKind::kNotFound);
+  EXPECT_EQ(manager_->Decide("1", true, "", "").kind(), core::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->Decide("1", true, "a\nb", "").kind(), core::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(manager_->Decide("1", true, std::string(201, 'a'), "").kind(), core::ErrorKind::kInvalidArgument);
 }
 
 TEST_F(RunManagerTest, ListsRunsNewestFirstPerAgent) {
@@ -467,7 +467,7 @@ TEST_F(RunManagerTest, ListsRunsNewestFirstPerAgent) {
   ASSERT_EQ(alpha.size(), 2u);
   EXPECT_GE(alpha[0].started_ms, alpha[1].started_ms);
   EXPECT_EQ(manager_->ListRuns("", 1).size(), 1u);
-  for (const auto& run : manager_->ListRuns("", 10)) EXPECT_EQ(run.status, "finished");
+  for (const auto& run : manager_->ListRuns("", 10)) EXPECT_EQ(run.status, RunStatus::kFinished);
 }
 
 TEST_F(RunManagerTest, ARunKeepsTheManifestItStartedWith) {
@@ -481,7 +481,7 @@ TEST_F(RunManagerTest, ARunKeepsTheManifestItStartedWith) {
   ASSERT_EQ(pending.size(), 1u);
   ASSERT_TRUE(manager_->Decide(pending[0].id, true, "alice", "").ok());
   manager_->WaitIdle();
-  EXPECT_EQ(Run("pay", "r1").status, "finished");
+  EXPECT_EQ(Run("pay", "r1").status, RunStatus::kFinished);
   EXPECT_EQ(tools_.count(), 1u);
 }
 
@@ -494,7 +494,7 @@ TEST_F(RunManagerTest, AModelErrorFinishesTheRunAsFailedForGood) {
   ASSERT_TRUE(manager_->StartRun("alpha", "r1", {}).ok());
   manager_->WaitIdle();
   RunView run = Run("alpha", "r1");
-  EXPECT_EQ(run.status, "failed");
+  EXPECT_EQ(run.status, RunStatus::kFailed);
   EXPECT_NE(run.error.find("HTTP 400"), std::string::npos) << run.error;
   EXPECT_GT(run.finished_ms, 0);
   EXPECT_EQ(tools_.count(), 0u);
@@ -505,7 +505,7 @@ TEST_F(RunManagerTest, AModelErrorFinishesTheRunAsFailedForGood) {
   model_.answer = PlanAnswer;
   Restart();
   manager_->WaitIdle();
-  EXPECT_EQ(Run("alpha", "r1").status, "failed");
+  EXPECT_EQ(Run("alpha", "r1").status, RunStatus::kFailed);
   EXPECT_EQ(Run("alpha", "r1").error, run.error);
   EXPECT_EQ(model_.requests().size(), 1u);
 }
@@ -516,7 +516,7 @@ TEST_F(RunManagerTest, ARunStopsAtItsBudgetOfModelCalls) {
   ASSERT_TRUE(manager_->StartRun("alpha", "r1", {}).ok());
   manager_->WaitIdle();
   RunView run = Run("alpha", "r1");
-  EXPECT_EQ(run.status, "failed");
+  EXPECT_EQ(run.status, RunStatus::kFailed);
   EXPECT_NE(run.error.find("max_calls_per_run"), std::string::npos) << run.error;
   EXPECT_EQ(model_.requests().size(), 2u);
   EXPECT_EQ(tools_.count(), 2u);
@@ -532,7 +532,7 @@ TEST_F(RunManagerTest, ToolCallIdsAreEchoedWithEveryResult) {
   StartManager();
   ASSERT_TRUE(manager_->StartRun("alpha", "r1", {}).ok());
   manager_->WaitIdle();
-  EXPECT_EQ(Run("alpha", "r1").status, "finished");
+  EXPECT_EQ(Run("alpha", "r1").status, RunStatus::kFinished);
   EXPECT_EQ(Run("alpha", "r1").output["text"], "ok");
   ASSERT_EQ(tools_.count(), 1u);
   EXPECT_EQ(tools_.calls[0].first, "alpha/r1/2");
@@ -588,7 +588,7 @@ TEST_F(RunManagerTest, TheModelIsSentASealedToolsResultAndNothingElse) {
   }
   ASSERT_TRUE(manager_->StartRun("alpha", "r2", {}).ok());
   manager_->WaitIdle();
-  EXPECT_EQ(Run("alpha", "r1").status, "finished");
+  EXPECT_EQ(Run("alpha", "r1").status, RunStatus::kFinished);
   auto asked = model_.requests();
   ASSERT_EQ(asked.size(), 6u);
   for (const auto& [key, request] : asked) {
@@ -621,11 +621,11 @@ TEST_F(RunManagerTest, TwoHundredCallsInFlightOnFourWorkers) {
   model_.Hold(true);
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(manager_->StartRun("alpha", "r" + std::to_string(i), {}).ok());
   ASSERT_TRUE(model_.WaitHeld(200));
-  for (const RunView& run : manager_->ListRuns("alpha", 1000)) EXPECT_EQ(run.status, "running");
+  for (const RunView& run : manager_->ListRuns("alpha", 1000)) EXPECT_EQ(run.status, RunStatus::kRunning);
   model_.Hold(false);
   manager_->WaitIdle();
   for (const RunView& run : manager_->ListRuns("alpha", 1000)) {
-    EXPECT_EQ(run.status, "finished") << run.id << ": " << run.error;
+    EXPECT_EQ(run.status, RunStatus::kFinished) << run.id << ": " << run.error;
     EXPECT_EQ(run.steps_done, 3u);
   }
   EXPECT_EQ(tools_.count(), 200u);
@@ -650,7 +650,7 @@ TEST_F(RunManagerTest, StopJournalsTheCompletionsOfCallsInFlight) {
   EXPECT_TRUE(step->intent && step->completion);
   Restart();
   manager_->WaitIdle();
-  EXPECT_EQ(Run("alpha", "r1").status, "finished");
+  EXPECT_EQ(Run("alpha", "r1").status, RunStatus::kFinished);
   EXPECT_EQ(model_.requests().size(), 2u);  // step 1 was not asked again
 }
 

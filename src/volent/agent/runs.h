@@ -21,12 +21,22 @@
 
 namespace volent::agent {
 
-// "running", "waiting-approval", "finished" (the model gave its answer) or
-// "failed" (the run cannot go on: see `error`).
+// Where a run stands. Journaled and shown by the API by its name
+// (RunStatusName): "running", "waiting-approval", "finished" (the model gave
+// its answer) or "failed" (the run cannot go on: see `error`).
+enum class RunStatus { kRunning, kWaitingApproval, kFinished, kFailed };
+inline constexpr RunStatus kAllRunStatuses[] = {RunStatus::kRunning, RunStatus::kWaitingApproval,
+                                                RunStatus::kFinished, RunStatus::kFailed};
+
+// The one mapping between a status and its name, both ways.
+std::string_view RunStatusName(RunStatus status);
+// The status named `name` exactly; nullopt for any other text.
+std::optional<RunStatus> RunStatusFromName(std::string_view name);
+
 struct RunView {
   std::string agent;
   std::string id;
-  std::string status;
+  RunStatus status = RunStatus::kRunning;
   nlohmann::json input;          // as given when the run was started
   nlohmann::json output;         // null until finished: the model's final answer
   std::string error;             // when failed
@@ -86,9 +96,9 @@ class Runs {
   // new id; a given id (1 to 64 of [A-Za-z0-9_-]) makes the call
   // idempotent: the same id again returns the existing run (created false).
   // The run is journaled before this returns.
-  virtual ampoule::Result<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
+  virtual core::Result<StartedRun> StartRun(std::string_view agent, std::string_view run_id,
                                                const nlohmann::json& input) = 0;
-  virtual ampoule::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) = 0;
+  virtual core::Result<RunView> GetRun(std::string_view agent, std::string_view run_id) = 0;
   // Newest first; `agent` "" for every agent; at most `limit`.
   virtual std::vector<RunView> ListRuns(std::string_view agent, size_t limit) = 0;
   // Every agent's run with this id (ids are unique per agent, not per node),
@@ -97,11 +107,11 @@ class Runs {
 
   // Pending approvals only, or all, oldest first.
   virtual std::vector<ApprovalView> ListApprovals(bool pending_only) = 0;
-  virtual ampoule::Result<ApprovalView> GetApproval(std::string_view id) = 0;
+  virtual core::Result<ApprovalView> GetApproval(std::string_view id) = 0;
   // Records the decision (journaled with who and when) and lets the run go
   // on: an approved call is performed, a denied one is reported to the
   // model as denied. `decider.by` is required (1 to 200 printable characters).
-  virtual ampoule::Result<ApprovalView> Decide(std::string_view id, bool approve, const Decider& decider,
+  virtual core::Result<ApprovalView> Decide(std::string_view id, bool approve, const Decider& decider,
                                                std::string_view reason) = 0;
 };
 

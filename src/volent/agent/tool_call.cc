@@ -1,5 +1,6 @@
-#include "volent/agent/tool_call.h"
 #include "core/json.h"
+#include "volent/agent/step_outcome.h"
+#include "volent/agent/tool_call.h"
 
 #include <algorithm>
 #include <cctype>
@@ -35,7 +36,7 @@ nlohmann::json JournaledBody(const std::string& body, bool& truncated) {
   truncated = body.size() > kMaxJournaledBody;
   if (!truncated) {
     // The tool's server is outside the node: parsed within the one depth limit.
-    auto parsed = ampoule::ParseJsonBounded(body, "the tool's answer", {.max_bytes = kMaxJournaledBody});
+    auto parsed = core::ParseJsonBounded(body, "the tool's answer", {.max_bytes = kMaxJournaledBody});
     if (parsed.ok()) return std::move(*parsed);
   }
   // Not JSON (or too long, or nested too deep): kept as text, cut on a UTF-8
@@ -43,7 +44,7 @@ nlohmann::json JournaledBody(const std::string& body, bool& truncated) {
   // UTF-8 replaced (the journal holds valid JSON text only).
   size_t n = std::min(body.size(), kMaxJournaledBody);
   while (n > 0 && n < body.size() && (static_cast<unsigned char>(body[n]) & 0xC0) == 0x80) --n;
-  std::string text = ampoule::DumpJson(nlohmann::json(body.substr(0, n)));
+  std::string text = core::DumpJson(nlohmann::json(body.substr(0, n)));
   return nlohmann::json::parse(text);
 }
 
@@ -65,7 +66,7 @@ egress::HttpRequest HttpFor(const ToolDef& tool, const nlohmann::json& request, 
 
 nlohmann::json ResultOf(const std::string& tool, const egress::SendResult& sent) {
   nlohmann::json result = {{"type", "tool"}, {"tool", tool}};
-  result["outcome"] = std::string(egress::OutcomeName(sent.outcome));
+  result["outcome"] = StepOutcomeName(StepOutcomeOf(sent.outcome));
   if (!sent.pinned_address.empty()) result["address"] = sent.pinned_address;
   if (!sent.credential.empty()) result["credential"] = sent.credential;  // its name; the gate added the value
   if (sent.outcome != egress::Outcome::kAnswered) {
@@ -117,13 +118,15 @@ struct HttpCall : std::enable_shared_from_this<HttpCall> {
 }  // namespace
 
 nlohmann::json ToolResultForModel(const std::string& kind, const nlohmann::json& completion) {
-  if (!completion.is_object()) return {{"outcome", "failed"}, {"reason", "the tool's result cannot be read"}};
+  if (!completion.is_object()) {
+    return {{"outcome", StepOutcomeName(StepOutcome::kFailed)}, {"reason", "the tool's result cannot be read"}};
+  }
   auto text = [&](const char* name) {
     auto it = completion.find(name);
     return it != completion.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  const std::string outcome = text("outcome");
-  if (outcome == "answered" && !kind.empty()) {
+  const StepOutcome outcome = RecordedOutcome(completion).value_or(StepOutcome::kFailed);
+  if (outcome == StepOutcome::kAnswered && !kind.empty()) {
     if (kind != "http") return completion.value("result", nlohmann::json());
     nlohmann::json shown = {{"status", completion.value("status", nlohmann::json())},
                             {"body", completion.value("body", nlohmann::json())}};
@@ -132,7 +135,7 @@ nlohmann::json ToolResultForModel(const std::string& kind, const nlohmann::json&
     }
     return shown;
   }
-  return {{"outcome", outcome.empty() ? "failed" : outcome}, {"reason", text("reason")}};
+  return {{"outcome", StepOutcomeName(outcome)}, {"reason", text("reason")}};
 }
 
 nlohmann::json ToolRequest(const ToolDef& tool, const nlohmann::json& arguments) {
@@ -151,7 +154,7 @@ ToolPerformer GateToolPerformer(const egress::Gate& gate, Delays& delays) {
     if (tool.kind != "http") {
       done({{"type", "tool"},
             {"tool", tool.name},
-            {"outcome", "unsupported"},
+            {"outcome", StepOutcomeName(StepOutcome::kUnsupported)},
             {"reason", "tools of kind \"" + tool.kind + "\" are not run by this version of the node"}});
       return;
     }

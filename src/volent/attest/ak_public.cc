@@ -15,8 +15,8 @@
 namespace volent::attest {
 namespace {
 
-using ampoule::Error;
-using ampoule::ErrorKind;
+using core::Error;
+using core::ErrorKind;
 
 std::string AttributeFault(TPMA_OBJECT attrs) {
   // What a key must say about itself to be an AK: generated in the TPM,
@@ -103,7 +103,7 @@ Result<AkPublic> ParseAkPublic(std::string_view bytes) {
   // The name hashes the TPMT_PUBLIC exactly as marshaled: the bytes after the
   // TPM2B's 2-byte size, which the decode above consumed entirely.
   if (pub.publicArea.nameAlg == TPM2_ALG_SHA256) {
-    const auto digest = ampoule::core::Sha256(bytes.substr(2));
+    const auto digest = core::Sha256(bytes.substr(2));
     out.name = std::string("\x00\x0b", 2) + std::string(digest.begin(), digest.end());
   }
   out.attribute_fault = AttributeFault(pub.publicArea.objectAttributes);

@@ -21,7 +21,7 @@
 
 namespace volent::attest {
 
-using ampoule::Result;
+using core::Result;
 
 struct AkPublic {
   // The TPM name: nameAlg (2 bytes, big-endian) || SHA-256 of the

@@ -4,6 +4,7 @@
 
 #include "core/file_read.h"
 #include "core/hex.h"
+#include "core/rfc3339.h"
 #include "core/sha256.h"
 #include "volent/attest/platform_facts.h"
 #include "volent/attest/process_facts.h"
@@ -13,23 +14,11 @@
 namespace volent::attest {
 namespace {
 
-using ampoule::Error;
-using ampoule::ErrorKind;
+using core::Error;
+using core::ErrorKind;
 
 constexpr char kPcrLogFile[] = "attestation-pcr-log.json";
 constexpr size_t kMaxEventLogBytes = size_t{4} << 20;
-
-std::string Now() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  tm utc{};
-  gmtime_r(&ts.tv_sec, &utc);
-  char buf[40];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
-  char out[64];
-  snprintf(out, sizeof out, "%s.%03ldZ", buf, ts.tv_nsec / 1'000'000);
-  return out;
-}
 
 // The TPM volent.yaml's attestation.tpm names. "default" is the kernel's
 // devices only, the resource manager first: tctildr's own default search
@@ -46,7 +35,7 @@ Result<std::unique_ptr<Tpm>> OpenTpm(const std::string& tpm) {
 
 }  // namespace
 
-ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions options) {
+core::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions options) {
   std::unique_ptr<Attestor> a(new Attestor(std::move(options)));
   const AttestorOptions& o = a->options_;
   a->secure_boot_ = SecureBootState(o.efi_dir, o.efi_dir + "/efivars");
@@ -59,11 +48,11 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
   a->volent_sha256_ = *own;
   a->kernel_sha256_ = nullptr;
   if (!o.kernel_path.empty()) {
-    auto kernel = ampoule::core::ReadFileCapped(o.kernel_path, size_t{256} << 20);
-    if (kernel) a->kernel_sha256_ = ampoule::core::Sha256Hex(*kernel);
+    auto kernel = core::ReadFileCapped(o.kernel_path, size_t{256} << 20);
+    if (kernel) a->kernel_sha256_ = core::Sha256Hex(*kernel);
   }
-  auto event_log = ampoule::core::ReadFileCapped(o.event_log_path, kMaxEventLogBytes, nullptr,
-                                                 {.from = ampoule::core::PathFrom::kUntrusted});
+  auto event_log = core::ReadFileCapped(o.event_log_path, kMaxEventLogBytes, nullptr,
+                                                 {.from = core::PathFrom::kUntrusted});
   if (event_log) {
     a->event_log_ = std::move(*event_log);
   } else {
@@ -87,7 +76,7 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
   start.trust = a->trust_;
   if (a->kernel_sha256_.is_string()) start.kernel_sha256 = a->kernel_sha256_.get<std::string>();
   auto log = MeasureNode(**tpm, o.pcr, o.measure ? &start : nullptr, o.data_dir + "/" + kPcrLogFile, *boot_id);
-  if (!log) return ampoule::Error{"cannot measure the node into PCR " + std::to_string(o.pcr) + ": " + log.message()};
+  if (!log) return core::Error{"cannot measure the node into PCR " + std::to_string(o.pcr) + ": " + log.message()};
   if (!o.measure) {
     // `volent attest`: what the node measured at its last start is what it runs.
     if (auto starts = SplitStarts(*log); starts) {
@@ -102,7 +91,7 @@ ampoule::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions optio
   return a;
 }
 
-ampoule::Result<std::string> Attestor::ActivateCredential(std::string_view credential) {
+core::Result<std::string> Attestor::ActivateCredential(std::string_view credential) {
   if (!no_tpm_reason_.empty()) return Error{"this node has no TPM: " + no_tpm_reason_, ErrorKind::kUnavailable};
   // tpm2-tools' credential file: 0xbadcc0de, version 1 (big-endian), then
   // the TPM2B_ID_OBJECT (a 2-byte size and the blob) and the rest, the
@@ -118,7 +107,7 @@ ampoule::Result<std::string> Attestor::ActivateCredential(std::string_view crede
   auto tpm = OpenTpm(options_.tpm);
   if (!tpm) return Error{"the TPM cannot be used now: " + tpm.message(), ErrorKind::kUnavailable};
   auto secret = (*tpm)->ActivateCredential(
-      Credential{std::string(credential.substr(8, blob)), std::string(credential.substr(8 + blob))});
+      TpmCredential{std::string(credential.substr(8, blob)), std::string(credential.substr(8 + blob))});
   if (!secret) {
     return Error{"the TPM refused the credential (not made for this node's EK and AK name): " + secret.message(),
                  ErrorKind::kConflict};
@@ -126,18 +115,18 @@ ampoule::Result<std::string> Attestor::ActivateCredential(std::string_view crede
   return secret;
 }
 
-ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
+core::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   const AttestorOptions& o = options_;
   ReportFacts facts;
   facts.nonce_hex = nonce_hex;
-  if (!ampoule::core::IsLowerHex(nonce_hex, nonce_hex.size() / 2) || nonce_hex.empty() || nonce_hex.size() % 2 ||
+  if (!core::IsLowerHex(nonce_hex, nonce_hex.size() / 2) || nonce_hex.empty() || nonce_hex.size() % 2 ||
       nonce_hex.size() > 2 * kMaxNonceBytes) {
     return Error{"the nonce must be 1 to " + std::to_string(kMaxNonceBytes) + " bytes in lowercase hex (2 to " +
                      std::to_string(2 * kMaxNonceBytes) + " digits)",
                  ErrorKind::kInvalidArgument};
   }
-  AMP_RETURN_IF_ERROR(MaySign(o.key_provenance, o.release_shaped));
-  facts.time = Now();
+  CORE_RETURN_IF_ERROR(MaySign(o.key_provenance, o.release_shaped));
+  facts.time = core::Rfc3339Millis(core::UnixMillisNow());
   facts.boot_profile = boot_.profile;  // verity-only only from the sealed image's own PID 1
   facts.secure_boot = secure_boot_;
   facts.verity_roothash = boot_.verity_roothash;
@@ -148,7 +137,7 @@ ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   facts.trust = trust_;
   // Read at each report: what the process may do now, not at start.
   if (auto process = ReadProcessFacts(); process.ok()) facts.process = ProcessFactsJson(*process);
-  auto journal = o.journal_digest ? o.journal_digest() : ampoule::Result<std::pair<uint64_t, std::string>>(
+  auto journal = o.journal_digest ? o.journal_digest() : core::Result<std::pair<uint64_t, std::string>>(
                                                              Error{"no journal"});
   if (!journal) return Error{"the journal's digest cannot be read: " + journal.message(), ErrorKind::kUnavailable};
   facts.journal_entries = journal->first;
@@ -160,7 +149,7 @@ ampoule::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
     std::lock_guard<std::mutex> lock(tpm_mu_);
     auto tpm = OpenTpm(o.tpm);
     if (!tpm) return Error{"the TPM used at start cannot be used now: " + tpm.message(), ErrorKind::kUnavailable};
-    auto nonce = ampoule::core::HexDecode(nonce_hex, "nonce");
+    auto nonce = core::HexDecode(nonce_hex, "nonce");
     auto section = TpmSection(**tpm, *nonce, log_, event_log_, event_log_reason_);
     if (!section) return Error{"the TPM quote failed: " + section.message(), ErrorKind::kUnavailable};
     facts.tpm = std::move(*section);

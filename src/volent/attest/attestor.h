@@ -27,7 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 #include "volent/attest/node_pcr.h"
 #include "volent/attest/platform_facts.h"
@@ -46,7 +46,7 @@ struct AttestorOptions {
   std::string tpm = "default";          // volent.yaml attestation.tpm
   uint32_t pcr = 15;                    // attestation.pcr
   std::string key_provenance;           // dev-only or production
-  std::shared_ptr<const ampoule::receipt::SecretKey> key;
+  std::shared_ptr<const core::ed25519::SecretKey> key;
   nlohmann::json allowlist;             // egress.allow as written (an array)
   nlohmann::json trust;                 // the trust configuration (trust.h TrustDocument), an object
   std::string kernel_path;              // the Ampoule kernel; "" or missing: none
@@ -54,7 +54,7 @@ struct AttestorOptions {
   bool measure = true;                  // extend the PCR (the node) or only read the log (volent attest)
   bool release_shaped = kReleaseShaped;
   // The journal's digest now: {entries, "sha256:HEX"}.
-  std::function<ampoule::Result<std::pair<uint64_t, std::string>>()> journal_digest;
+  std::function<core::Result<std::pair<uint64_t, std::string>>()> journal_digest;
   // Test seams: the platform's paths.
   std::string efi_dir = "/sys/firmware/efi";
   BootSources boot;                     // platform_facts.h ReadBootFacts
@@ -67,13 +67,13 @@ class Attestor {
   // A TPM that cannot be used is not an error: the reports then say there
   // is none, and why. Errors: the node's own binary cannot be read, the
   // PCR log cannot be written, no trust configuration was given.
-  static ampoule::Result<std::unique_ptr<Attestor>> Start(AttestorOptions options);
+  static core::Result<std::unique_ptr<Attestor>> Start(AttestorOptions options);
 
   // A signed report for `nonce_hex` (the envelope's JSON text). Errors:
   // kInvalidArgument for a bad nonce, kConflict when this build refuses
   // to sign with a dev-only key, kUnavailable when the TPM that was there
   // at start fails now.
-  ampoule::Result<std::string> Report(const std::string& nonce_hex);
+  core::Result<std::string> Report(const std::string& nonce_hex);
 
   // Credential activation: `credential` is a credential made for this
   // node's AK under its EK, in tpm2-tools' file format (tpm2_makecredential:
@@ -81,7 +81,7 @@ class Attestor {
   // the secret inside it. Errors: kInvalidArgument for a malformed file,
   // kConflict when the TPM refuses it (not made for this EK and AK),
   // kUnavailable without a TPM.
-  ampoule::Result<std::string> ActivateCredential(std::string_view credential);
+  core::Result<std::string> ActivateCredential(std::string_view credential);
 
   // Why the reports carry no quote ("" when they do).
   const std::string& no_tpm_reason() const { return no_tpm_reason_; }

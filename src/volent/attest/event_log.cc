@@ -8,7 +8,7 @@
 namespace volent::attest {
 namespace {
 
-using ampoule::Error;
+using core::Error;
 
 constexpr uint32_t kEvNoAction = 0x00000003;
 constexpr uint16_t kAlgSha256 = 0x000B;
@@ -47,12 +47,12 @@ class Reader {
 };
 
 Error Bad(size_t event, const std::string& what) {
-  return Error{"event log, event " + std::to_string(event) + ": " + what, ampoule::ErrorKind::kInvalidArgument};
+  return Error{"event log, event " + std::to_string(event) + ": " + what, core::ErrorKind::kInvalidArgument};
 }
 
 }  // namespace
 
-ampoule::Result<EventLogReplay> ReplayEventLog(std::string_view log) {
+core::Result<EventLogReplay> ReplayEventLog(std::string_view log) {
   Reader r(log);
   // The first event, SHA-1 form, carrying the Spec ID event.
   uint32_t pcr = 0, type = 0, size = 0;
@@ -125,7 +125,7 @@ ampoule::Result<EventLogReplay> ReplayEventLog(std::string_view log) {
     if (fresh && pcr == 0) it->second[31] = locality;
     std::string both(reinterpret_cast<const char*>(it->second.data()), 32);
     both += sha256;
-    it->second = ampoule::core::Sha256(std::string_view(both));
+    it->second = core::Sha256(std::string_view(both));
   }
   replay.pcrs = std::move(value);
   return replay;

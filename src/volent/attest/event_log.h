@@ -34,6 +34,6 @@ struct EventLogReplay {
   size_t events = 0;                                  // events read, EV_NO_ACTION included
 };
 
-ampoule::Result<EventLogReplay> ReplayEventLog(std::string_view log);
+core::Result<EventLogReplay> ReplayEventLog(std::string_view log);
 
 }  // namespace volent::attest

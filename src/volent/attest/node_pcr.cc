@@ -12,8 +12,8 @@
 namespace volent::attest {
 namespace {
 
-using ampoule::Error;
-using ampoule::ErrorKind;
+using core::Error;
+using core::ErrorKind;
 
 // A log holds a few events per start and one allowlist and one trust
 // configuration per distinct value: far below these.
@@ -24,12 +24,12 @@ constexpr size_t kMaxDocuments = 1024;
 constexpr std::string_view kDomain = "volent.node-event.v2";
 
 std::string Hex(const std::array<uint8_t, 32>& digest) {
-  return ampoule::core::HexEncode(std::span<const uint8_t>(digest));
+  return core::HexEncode(std::span<const uint8_t>(digest));
 }
 
 std::array<uint8_t, 32> Raw(const std::string& hex) {
   std::array<uint8_t, 32> out{};
-  auto raw = ampoule::core::HexDecode(hex, "digest");
+  auto raw = core::HexDecode(hex, "digest");
   if (raw && raw->size() == 32) std::copy(raw->begin(), raw->end(), out.begin());
   return out;
 }
@@ -39,10 +39,10 @@ std::array<uint8_t, 32> Raw(const std::string& hex) {
 NodePcrLog EarlierLog(const std::string& log_path, const std::string& boot_id, uint32_t pcr) {
   NodePcrLog none;
   none.pcr = pcr;
-  auto text = ampoule::core::ReadFileCapped(log_path, kMaxLogBytes, nullptr,
-                                            {.from = ampoule::core::PathFrom::kUntrusted});
+  auto text = core::ReadFileCapped(log_path, kMaxLogBytes, nullptr,
+                                            {.from = core::PathFrom::kUntrusted});
   if (!text) return none;
-  auto json = ampoule::ParseJsonBounded(*text, log_path, {kMaxLogBytes});
+  auto json = core::ParseJsonBounded(*text, log_path, {kMaxLogBytes});
   if (!json || !json->is_object() || json->value("boot_id", "") != boot_id) return none;
   auto log = NodePcrLogFromJson(json->value("log", nlohmann::json()));
   if (!log || log->pcr != pcr || log->prior_unknown) return none;
@@ -57,7 +57,7 @@ bool IsNodeEventKind(std::string_view kind) {
 }
 
 std::string DocumentDigest(const nlohmann::json& document) {
-  return ampoule::core::Sha256Hex(ampoule::DumpJson(document));
+  return core::Sha256Hex(core::DumpJson(document));
 }
 
 std::array<uint8_t, 32> ExtendedDigest(const NodeEvent& event) {
@@ -66,7 +66,7 @@ std::array<uint8_t, 32> ExtendedDigest(const NodeEvent& event) {
   bytes.push_back(static_cast<char>(static_cast<uint8_t>(event.kind.size())));
   bytes += event.kind;
   bytes.append(reinterpret_cast<const char*>(event.sha256.data()), event.sha256.size());
-  return ampoule::core::Sha256(std::string_view(bytes));
+  return core::Sha256(std::string_view(bytes));
 }
 
 std::array<uint8_t, 32> ReplayNodeEvents(const std::vector<NodeEvent>& events) {
@@ -163,11 +163,11 @@ Result<NodePcrLog> MeasureNode(Tpm& tpm, uint32_t pcr, const StartDocuments* sta
     return Error{"the node's PCR log holds too many allowlists and configurations: reboot the machine"};
   }
   for (const auto& [event, document] : events) {
-    AMP_RETURN_IF_ERROR(tpm.Extend(pcr, ExtendedDigest(event)));
+    CORE_RETURN_IF_ERROR(tpm.Extend(pcr, ExtendedDigest(event)));
     log.events.push_back(event);
   }
   const nlohmann::json saved = {{"boot_id", boot_id}, {"log", NodePcrLogJson(log)}};
-  AMP_RETURN_IF_ERROR(ampoule::core::WriteFileAtomically(log_path, ampoule::DumpJson(saved, 2) + "\n", 0600));
+  CORE_RETURN_IF_ERROR(core::WriteFileAtomically(log_path, core::DumpJson(saved, 2) + "\n", 0600));
   return log;
 }
 
@@ -213,7 +213,7 @@ Result<NodePcrLog> NodePcrLogFromJson(const nlohmann::json& json) {
   log.prior_unknown = json["prior_unknown"].get<bool>();
   for (const nlohmann::json& e : json["events"]) {
     if (!e.is_object() || e.size() != 2 || !e.contains("kind") || !e["kind"].is_string() || !e.contains("sha256") ||
-        !e["sha256"].is_string() || !ampoule::core::IsLowerHex(e["sha256"].get<std::string>(), 32)) {
+        !e["sha256"].is_string() || !core::IsLowerHex(e["sha256"].get<std::string>(), 32)) {
       return bad;
     }
     NodeEvent event;
@@ -227,7 +227,7 @@ Result<NodePcrLog> NodePcrLogFromJson(const nlohmann::json& json) {
     log.events.push_back(std::move(event));
   }
   for (const auto& [digest, document] : json["documents"].items()) {
-    if (!ampoule::core::IsLowerHex(digest, 32) || DocumentDigest(document) != digest) {
+    if (!core::IsLowerHex(digest, 32) || DocumentDigest(document) != digest) {
       return Error{"the node's PCR log carries a document whose digest is not " + digest.substr(0, 64),
                    ErrorKind::kInvalidArgument};
     }

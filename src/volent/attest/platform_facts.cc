@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "core/errno_text.h"
 #include "core/file_read.h"
 #include "core/sha256.h"
 
@@ -25,8 +26,8 @@ std::string SecureBootState(const std::string& efi_dir, const std::string& efiva
   struct stat st;
   if (stat(efi_dir.c_str(), &st) != 0) return "not-efi";
   // efivarfs: 4 bytes of attributes, then the value, one byte: 1 enabled.
-  auto bytes = ampoule::core::ReadFileCapped(efivars_dir + "/" + kSecureBootVariable, 64, nullptr,
-                                             {.from = ampoule::core::PathFrom::kUntrusted});
+  auto bytes = core::ReadFileCapped(efivars_dir + "/" + kSecureBootVariable, 64, nullptr,
+                                             {.from = core::PathFrom::kUntrusted});
   if (!bytes || bytes->size() != 5) return "unknown";
   if ((*bytes)[4] == 1) return "enabled";
   if ((*bytes)[4] == 0) return "disabled";
@@ -35,7 +36,7 @@ std::string SecureBootState(const std::string& efi_dir, const std::string& efiva
 
 namespace {
 
-using ampoule::Error;
+using core::Error;
 
 constexpr size_t kMaxBootRecord = 4096;
 constexpr size_t kMaxProcDevices = 64 * 1024;
@@ -51,10 +52,10 @@ bool IsRootHash(const std::string& s) {
 }
 
 // Whether `path` (lstat `st`) is owned by root and writable by nobody else.
-ampoule::Status WritableByRootAlone(const std::string& path, const struct stat& st, const char* what) {
+core::Status WritableByRootAlone(const std::string& path, const struct stat& st, const char* what) {
   if (st.st_uid != 0) return Error{std::string(what) + " " + path + " is not owned by root"};
   if (st.st_mode & (S_IWGRP | S_IWOTH)) return Error{std::string(what) + " " + path + " is writable by others than root"};
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 // "MAJOR:MINOR", each decimal.
@@ -106,11 +107,11 @@ std::vector<std::string> Words(const std::string& text) {
 
 }  // namespace
 
-ampoule::Result<RootFs> StatRoot(const std::string& root) {
+core::Result<RootFs> StatRoot(const std::string& root) {
   struct stat st;
   struct statfs fs;
-  if (stat(root.c_str(), &st) != 0) return Error{"cannot stat " + root + ": " + std::strerror(errno)};
-  if (statfs(root.c_str(), &fs) != 0) return Error{"cannot statfs " + root + ": " + std::strerror(errno)};
+  if (stat(root.c_str(), &st) != 0) return Error{"cannot stat " + root + ": " + core::ErrnoText()};
+  if (statfs(root.c_str(), &fs) != 0) return Error{"cannot statfs " + root + ": " + core::ErrnoText()};
   RootFs out;
   out.major = major(st.st_dev);
   out.minor = minor(st.st_dev);
@@ -120,7 +121,7 @@ ampoule::Result<RootFs> StatRoot(const std::string& root) {
 }
 
 BootFacts ReadBootFacts(const BootSources& sources) {
-  using ampoule::core::PathFrom;
+  using core::PathFrom;
   const std::string& record_path = sources.record_path;
   BootFacts facts;
   struct stat st;
@@ -129,7 +130,7 @@ BootFacts ReadBootFacts(const BootSources& sources) {
     facts.why = "the boot record " + record_path + " is not believed: " + why;
     return facts;
   };
-  auto text = ampoule::core::ReadFileCapped(record_path, kMaxBootRecord, nullptr,
+  auto text = core::ReadFileCapped(record_path, kMaxBootRecord, nullptr,
                                             {.from = PathFrom::kUntrusted, .refuse_writable_by_others = true});
   if (!text) return unsealed(text.message());
   if (st.st_uid != 0) return unsealed("not owned by root");
@@ -147,7 +148,7 @@ BootFacts ReadBootFacts(const BootSources& sources) {
   if (!root) return unsealed(root.message());
   if (!root->squashfs) return unsealed("/ is not a squashfs (statfs)");
   if (!root->read_only) return unsealed("/ is not mounted read-only (statfs)");
-  auto devices = ampoule::core::ReadFileCapped(sources.proc_devices, kMaxProcDevices, nullptr,
+  auto devices = core::ReadFileCapped(sources.proc_devices, kMaxProcDevices, nullptr,
                                                {.from = PathFrom::kUntrusted});
   if (!devices) return unsealed(devices.message());
   const long dm_major = DeviceMapperMajor(*devices);
@@ -158,7 +159,7 @@ BootFacts ReadBootFacts(const BootSources& sources) {
   }
   auto process = sources.process ? sources.process() : ReadProcessFacts();
   if (!process) return unsealed(process.message());
-  ampoule::Result<DmDevice> dm = ampoule::Error{""};
+  core::Result<DmDevice> dm = core::Error{""};
   if (HasEffective(*process, CAP_SYS_ADMIN)) {
     dm = sources.dm ? sources.dm(kVerityDevice) : ReadDmDevice(kVerityDevice);
     if (!dm) return unsealed("the kernel's device-mapper does not describe " + std::string(kVerityDevice) + ": " +
@@ -204,20 +205,20 @@ BootFacts ReadBootFacts(const BootSources& sources) {
   return facts;
 }
 
-ampoule::Result<std::string> OwnBinarySha256() {
+core::Result<std::string> OwnBinarySha256() {
   // The kernel's link to the file this process was started from; the file is
   // read once and that snapshot is what the report names.
-  auto bytes = ampoule::core::ReadFileCapped("/proc/self/exe", size_t{512} << 20);
-  if (!bytes) return ampoule::Error{"cannot read the node's own binary: " + bytes.message()};
-  return ampoule::core::Sha256Hex(*bytes);
+  auto bytes = core::ReadFileCapped("/proc/self/exe", size_t{512} << 20);
+  if (!bytes) return core::Error{"cannot read the node's own binary: " + bytes.message()};
+  return core::Sha256Hex(*bytes);
 }
 
-ampoule::Result<std::string> BootId(const std::string& path) {
-  auto bytes = ampoule::core::ReadFileCapped(path, 64, nullptr, {.from = ampoule::core::PathFrom::kUntrusted});
-  if (!bytes) return ampoule::Error{"cannot read the boot id: " + bytes.message()};
+core::Result<std::string> BootId(const std::string& path) {
+  auto bytes = core::ReadFileCapped(path, 64, nullptr, {.from = core::PathFrom::kUntrusted});
+  if (!bytes) return core::Error{"cannot read the boot id: " + bytes.message()};
   std::string id = *bytes;
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
-  if (id.size() != 36) return ampoule::Error{"the boot id in " + path + " is not a UUID"};
+  if (id.size() != 36) return core::Error{"the boot id in " + path + " is not a UUID"};
   return id;
 }
 

@@ -46,18 +46,18 @@ struct RootFs {
   bool squashfs = false;
   bool read_only = false;
 };
-ampoule::Result<RootFs> StatRoot(const std::string& root = "/");
+core::Result<RootFs> StatRoot(const std::string& root = "/");
 
 // Where ReadBootFacts looks; the defaults are the machine's own, tests
 // replace them.
 struct BootSources {
   std::string record_path = "/run/volent/boot.json";
   std::string proc_devices = "/proc/devices";
-  std::function<ampoule::Result<RootFs>()> root;                       // null: StatRoot("/")
-  std::function<ampoule::Result<DmDevice>(const std::string&)> dm;     // null: ReadDmDevice
+  std::function<core::Result<RootFs>()> root;                       // null: StatRoot("/")
+  std::function<core::Result<DmDevice>(const std::string&)> dm;     // null: ReadDmDevice
   // This process's user and capabilities: whether it may ask the kernel
   // itself (CAP_SYS_ADMIN) or takes PID 1's answer from the record.
-  std::function<ampoule::Result<ProcessFacts>()> process;  // null: ReadProcessFacts()
+  std::function<core::Result<ProcessFacts>()> process;  // null: ReadProcessFacts()
 };
 
 // The sealed image's boot record (written by its PID 1, src/volent/init/
@@ -89,10 +89,10 @@ BootFacts ReadBootFacts(const BootSources& sources = {});
 inline const std::vector<std::string> kSelfAssertedBootFacts = {"secure_boot"};
 
 // SHA-256 (hex) of the running program's file, read through /proc/self/exe.
-ampoule::Result<std::string> OwnBinarySha256();
+core::Result<std::string> OwnBinarySha256();
 
 // The kernel's id of this boot (/proc/sys/kernel/random/boot_id): the
 // node's measurements in its PCR belong to one boot.
-ampoule::Result<std::string> BootId(const std::string& path = "/proc/sys/kernel/random/boot_id");
+core::Result<std::string> BootId(const std::string& path = "/proc/sys/kernel/random/boot_id");
 
 }  // namespace volent::attest

@@ -60,14 +60,14 @@ class BootFactsTest : public ::testing::Test {
     BootSources sources;
     sources.record_path = dir_ + "/record.json";
     sources.proc_devices = dir_ + "/devices";
-    sources.root = [this]() -> ampoule::Result<RootFs> { return root_; };
-    sources.dm = [this](const std::string& name) -> ampoule::Result<DmDevice> {
+    sources.root = [this]() -> core::Result<RootFs> { return root_; };
+    sources.dm = [this](const std::string& name) -> core::Result<DmDevice> {
       ++dm_calls_;
-      if (name != "volent-root") return ampoule::Error{"asked for " + name};
-      if (!dm_error_.empty()) return ampoule::Error{dm_error_};
+      if (name != "volent-root") return core::Error{"asked for " + name};
+      if (!dm_error_.empty()) return core::Error{dm_error_};
       return dm_;
     };
-    sources.process = [this]() -> ampoule::Result<ProcessFacts> { return process_; };
+    sources.process = [this]() -> core::Result<ProcessFacts> { return process_; };
     return ReadBootFacts(sources);
   }
   // As the image's node: its own user, no capability; PID 1's record.
@@ -274,7 +274,7 @@ TEST(DmDeviceTest, OnlyTheControlDeviceIsAsked) {
 }
 
 TEST(DmDeviceTest, TheKernelsTableOfVolentRoot) {
-  if (access("/dev/mapper/control", R_OK | W_OK) != 0) {
+  if (::access("/dev/mapper/control", R_OK | W_OK) != 0) {
     GTEST_SKIP() << "/dev/mapper/control is not usable here (" << std::strerror(errno)
                  << "): the device-mapper ioctl path is exercised by the image test in the VM";
   }

@@ -2,28 +2,28 @@
 
 #include <set>
 
-#include "ampoule/receipt/base64.h"
-#include "ampoule/receipt/json_strict.h"
+#include "core/base64.h"
 #include "core/hex.h"
+#include "core/json_strict.h"
 #include "volent/attest/trust.h"
 
 namespace volent::attest {
 namespace {
 
-using ampoule::Error;
+using core::Error;
 using nlohmann::json;
 
 constexpr size_t kMaxPolicyBytes = size_t{1} << 20;
 
 Error At(const std::string& pointer, const std::string& what) {
-  return Error{"policy " + pointer + ": " + what, ampoule::ErrorKind::kInvalidArgument};
+  return Error{"policy " + pointer + ": " + what, core::ErrorKind::kInvalidArgument};
 }
 
-ampoule::Result<std::vector<std::string>> HexList(const json& value, const std::string& pointer, size_t bytes) {
+core::Result<std::vector<std::string>> HexList(const json& value, const std::string& pointer, size_t bytes) {
   if (!value.is_array() || value.empty()) return At(pointer, "must be a non-empty list of hex strings");
   std::vector<std::string> out;
   for (size_t i = 0; i < value.size(); ++i) {
-    if (!value[i].is_string() || !ampoule::core::IsLowerHex(value[i].get<std::string>(), bytes)) {
+    if (!value[i].is_string() || !core::IsLowerHex(value[i].get<std::string>(), bytes)) {
       return At(pointer + "/" + std::to_string(i), "must be " + std::to_string(2 * bytes) + " lowercase hex digits");
     }
     out.push_back(value[i].get<std::string>());
@@ -31,17 +31,17 @@ ampoule::Result<std::vector<std::string>> HexList(const json& value, const std::
   return out;
 }
 
-ampoule::Result<uint64_t> Count(const json& value, const std::string& pointer) {
+core::Result<uint64_t> Count(const json& value, const std::string& pointer) {
   if (!value.is_number_unsigned()) return At(pointer, "must be a whole number from 0");
   return value.get<uint64_t>();
 }
 
 }  // namespace
 
-ampoule::Result<Policy> ParsePolicy(std::string_view text) {
+core::Result<Policy> ParsePolicy(std::string_view text) {
   if (text.size() > kMaxPolicyBytes) return At("", "is larger than 1 MiB");
-  auto parsed = ampoule::receipt::ParseJsonStrict(text, "the policy", ampoule::receipt::JsonNumbers::kExact);
-  if (!parsed) return Error{parsed.message(), ampoule::ErrorKind::kInvalidArgument};
+  auto parsed = core::ParseJsonStrict(text, "the policy", core::JsonNumbers::kExact);
+  if (!parsed) return Error{parsed.message(), core::ErrorKind::kInvalidArgument};
   const json& p = *parsed;
   if (!p.is_object()) return At("", "must be a JSON object");
   static const std::set<std::string> kFields = {
@@ -59,16 +59,16 @@ ampoule::Result<Policy> ParsePolicy(std::string_view text) {
   for (size_t i = 0; i < signers->size(); ++i) {
     const std::string pointer = "/signers/" + std::to_string(i);
     if (!(*signers)[i].is_string()) return At(pointer, "must be a base64 public key");
-    auto raw = ampoule::receipt::Base64Decode((*signers)[i].get<std::string>(), pointer);
+    auto raw = core::Base64Decode((*signers)[i].get<std::string>(), pointer);
     if (!raw) return At(pointer, raw.message());
-    auto key = ampoule::receipt::PublicKey::FromBytes(*raw);
+    auto key = core::ed25519::PublicKey::FromBytes(*raw);
     if (!key) return At(pointer, key.message());
     policy.signers.push_back(*key);
   }
   if (p.contains("nonce")) {
     const json& n = p["nonce"];
     if (!n.is_string() || n.get<std::string>().empty() || n.get<std::string>().size() % 2 ||
-        !ampoule::core::IsLowerHex(n.get<std::string>(), n.get<std::string>().size() / 2)) {
+        !core::IsLowerHex(n.get<std::string>(), n.get<std::string>().size() / 2)) {
       return At("/nonce", "must be lowercase hex");
     }
     policy.nonce_hex = n.get<std::string>();
@@ -113,7 +113,7 @@ ampoule::Result<Policy> ParsePolicy(std::string_view text) {
     if (!names.is_array() || names.empty()) return At("/tpm_ak_names", "must be a non-empty list of AK names (hex)");
     for (size_t i = 0; i < names.size(); ++i) {
       // A TPM name with a SHA-256 nameAlg: 000b and 32 bytes.
-      if (!names[i].is_string() || !ampoule::core::IsLowerHex(names[i].get<std::string>(), 34) ||
+      if (!names[i].is_string() || !core::IsLowerHex(names[i].get<std::string>(), 34) ||
           names[i].get<std::string>().rfind("000b", 0) != 0) {
         return At("/tpm_ak_names/" + std::to_string(i), "must be an AK name: 000b and 64 lowercase hex digits");
       }
@@ -133,7 +133,7 @@ ampoule::Result<Policy> ParsePolicy(std::string_view text) {
     }
   }
   if (p.contains("verity_roothash")) {
-    if (!p["verity_roothash"].is_string() || !ampoule::core::IsLowerHex(p["verity_roothash"].get<std::string>(), 32)) {
+    if (!p["verity_roothash"].is_string() || !core::IsLowerHex(p["verity_roothash"].get<std::string>(), 32)) {
       return At("/verity_roothash", "must be 64 lowercase hex digits");
     }
     policy.verity_roothash = p["verity_roothash"].get<std::string>();
@@ -160,7 +160,7 @@ ampoule::Result<Policy> ParsePolicy(std::string_view text) {
         policy.journal_entries = *n;
       } else if (key == "head") {
         const bool ok = value.is_string() && value.get<std::string>().rfind("sha256:", 0) == 0 &&
-                        ampoule::core::IsLowerHex(value.get<std::string>().substr(7), 32);
+                        core::IsLowerHex(value.get<std::string>().substr(7), 32);
         if (!ok) return At("/journal/head", "must be sha256: and 64 lowercase hex digits");
         policy.journal_head = value.get<std::string>();
       } else {

@@ -20,13 +20,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 
 namespace volent::attest {
 
 struct Policy {
-  std::vector<ampoule::receipt::PublicKey> signers;  // whose reports are accepted (at least one)
+  std::vector<core::ed25519::PublicKey> signers;  // whose reports are accepted (at least one)
   std::string nonce_hex;                             // "" : the --nonce given to the verifier
   std::optional<uint64_t> max_age_seconds;           // report time no older than this
   std::vector<std::string> boot_profiles;            // allowed; empty: any
@@ -48,6 +48,6 @@ struct Policy {
 
 // Reads a policy from JSON text. Errors name the field (a JSON pointer) and
 // what is wrong with it.
-ampoule::Result<Policy> ParsePolicy(std::string_view text);
+core::Result<Policy> ParsePolicy(std::string_view text);
 
 }  // namespace volent::attest

@@ -43,7 +43,7 @@ std::string Hex64(uint64_t v) {
 
 }  // namespace
 
-ampoule::Result<ProcessFacts> ParseProcessStatus(const std::string& text) {
+core::Result<ProcessFacts> ParseProcessStatus(const std::string& text) {
   ProcessFacts p;
   unsigned found = 0;
   enum : unsigned { kUid = 1, kGid = 2, kEff = 4, kPrm = 8, kBnd = 16, kNnp = 32, kSeccomp = 64, kAll = 127 };
@@ -56,7 +56,7 @@ ampoule::Result<ProcessFacts> ParseProcessStatus(const std::string& text) {
     std::string first, second;
     words >> first >> second;
     uint64_t v = 0;
-    auto bad = [&] { return ampoule::Error{"/proc/self/status: a malformed " + key + " line: " + line.substr(0, 80)}; };
+    auto bad = [&] { return core::Error{"/proc/self/status: a malformed " + key + " line: " + line.substr(0, 80)}; };
     if (key == "Uid" || key == "Gid") {
       // real, effective, saved, file system: the effective one is what the kernel checks.
       if (!ParseDecimal(second, UINT32_MAX, v)) return bad();
@@ -73,14 +73,14 @@ ampoule::Result<ProcessFacts> ParseProcessStatus(const std::string& text) {
     }
   }
   if (found != kAll) {
-    return ampoule::Error{"/proc/self/status lacks one of Uid, Gid, CapEff, CapPrm, CapBnd, NoNewPrivs, Seccomp"};
+    return core::Error{"/proc/self/status lacks one of Uid, Gid, CapEff, CapPrm, CapBnd, NoNewPrivs, Seccomp"};
   }
   return p;
 }
 
-ampoule::Result<ProcessFacts> ReadProcessFacts(const std::string& path) {
-  auto text = ampoule::core::ReadFileCapped(path, kMaxStatus, nullptr, {.from = ampoule::core::PathFrom::kUntrusted});
-  if (!text) return ampoule::Error{"cannot read " + path + ": " + text.message()};
+core::Result<ProcessFacts> ReadProcessFacts(const std::string& path) {
+  auto text = core::ReadFileCapped(path, kMaxStatus, nullptr, {.from = core::PathFrom::kUntrusted});
+  if (!text) return core::Error{"cannot read " + path + ": " + text.message()};
   return ParseProcessStatus(*text);
 }
 

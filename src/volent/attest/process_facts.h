@@ -29,10 +29,10 @@ struct ProcessFacts {
 
 // Parses a /proc/PID/status text. An error names the line that is missing
 // or malformed.
-ampoule::Result<ProcessFacts> ParseProcessStatus(const std::string& text);
+core::Result<ProcessFacts> ParseProcessStatus(const std::string& text);
 
 // ParseProcessStatus of `path` (this process's by default).
-ampoule::Result<ProcessFacts> ReadProcessFacts(const std::string& path = "/proc/self/status");
+core::Result<ProcessFacts> ReadProcessFacts(const std::string& path = "/proc/self/status");
 
 // Whether capability number `cap` (linux/capability.h) is in the effective set.
 inline bool HasEffective(const ProcessFacts& p, int cap) { return cap >= 0 && cap < 64 && (p.cap_eff >> cap) & 1; }

@@ -18,13 +18,13 @@
 namespace volent::attest {
 namespace {
 
-using ampoule::Error;
-using ampoule::ErrorKind;
+using core::Error;
+using core::ErrorKind;
 
 const uint8_t* Bytes(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 std::string_view View(const uint8_t* p, size_t n) { return {reinterpret_cast<const char*>(p), n}; }
 
-std::string Hex(std::string_view s) { return s.empty() ? "(empty)" : ampoule::core::HexEncode(s); }
+std::string Hex(std::string_view s) { return s.empty() ? "(empty)" : core::HexEncode(s); }
 
 std::string IndexList(const std::vector<uint32_t>& indexes) {
   std::string out;
@@ -208,7 +208,7 @@ Result<QuoteAttest> ParseQuoteAttest(std::string_view attest) {
 }
 
 std::array<uint8_t, 32> PcrDigest(std::span<const PcrValue> pcrs) {
-  ampoule::core::Sha256Hasher h;
+  core::Sha256Hasher h;
   for (const PcrValue& p : pcrs) h.Update(std::span<const uint8_t>(p.sha256));
   return h.Finish();
 }
@@ -216,7 +216,7 @@ std::array<uint8_t, 32> PcrDigest(std::span<const PcrValue> pcrs) {
 std::array<uint8_t, 32> ReplayPcr(std::span<const std::array<uint8_t, 32>> measurements) {
   std::array<uint8_t, 32> value{};
   for (const auto& m : measurements) {
-    ampoule::core::Sha256Hasher h;
+    core::Sha256Hasher h;
     h.Update(std::span<const uint8_t>(value));
     h.Update(std::span<const uint8_t>(m));
     value = h.Finish();
@@ -227,7 +227,7 @@ std::array<uint8_t, 32> ReplayPcr(std::span<const std::array<uint8_t, 32>> measu
 std::string EndorsementQualifiedName(std::string_view name) {
   // A hierarchy's qualified name is its handle, big-endian.
   static constexpr char kEndorsement[] = {0x40, 0x00, 0x00, 0x0b};
-  const auto digest = ampoule::core::Sha256(std::string(kEndorsement, 4) + std::string(name));
+  const auto digest = core::Sha256(std::string(kEndorsement, 4) + std::string(name));
   return std::string("\x00\x0b", 2) + std::string(digest.begin(), digest.end());
 }
 

@@ -30,7 +30,7 @@
 
 namespace volent::attest {
 
-using ampoule::Result;
+using core::Result;
 
 // Each thing that can be wrong with a quote. The names (ProblemName) are
 // stable: reports and tests use them.

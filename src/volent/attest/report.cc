@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
+#include "core/base64.h"
 #include "core/hex.h"
 #include "core/json.h"
 #include "core/sha256.h"
@@ -13,31 +13,31 @@
 
 namespace volent::attest {
 namespace rc = ampoule::receipt;
-using ampoule::Error;
-using ampoule::ErrorKind;
+using core::Error;
+using core::ErrorKind;
 
 namespace {
 
 bool IsHexOfBytes(const std::string& text, size_t max_bytes) {
   return !text.empty() && text.size() % 2 == 0 && text.size() <= 2 * max_bytes &&
-         ampoule::core::IsLowerHex(text, text.size() / 2);
+         core::IsLowerHex(text, text.size() / 2);
 }
 
 }  // namespace
 
 std::string AllowlistDigest(const nlohmann::json& allowlist) { return DocumentDigest(allowlist); }
 
-ampoule::Status MaySign(std::string_view provenance, bool release_shaped) {
+core::Status MaySign(std::string_view provenance, bool release_shaped) {
   if (release_shaped && provenance != "production") {
     return Error{"refusing to sign: this is a release build and the node's key is " + std::string(provenance) +
                      " (made by the node itself, or not stated as production); provision a production key "
                      "(attestation.signing_key and key_provenance: production in volent.yaml)",
                  ErrorKind::kConflict};
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
-nlohmann::json ReportPredicate(const ReportFacts& facts, const rc::PublicKey& signer) {
+nlohmann::json ReportPredicate(const ReportFacts& facts, const core::ed25519::PublicKey& signer) {
   return {
       {"nonce", facts.nonce_hex},
       {"time", facts.time},
@@ -45,7 +45,7 @@ nlohmann::json ReportPredicate(const ReportFacts& facts, const rc::PublicKey& si
       // (platform_facts.h); the quote proves none of them.
       {"boot", {{"profile", facts.boot_profile}, {"secure_boot", facts.secure_boot},
                 {"verity_roothash", facts.verity_roothash}, {"self_asserted", kSelfAssertedBootFacts}}},
-      {"key", {{"provenance", facts.key_provenance}, {"public_key", rc::Base64Encode(signer.raw())}}},
+      {"key", {{"provenance", facts.key_provenance}, {"public_key", core::Base64Encode(signer.raw())}}},
       {"software", {{"volent", {{"sha256", facts.volent_sha256}}},
                     {"ampoule_kernel", facts.kernel_sha256.is_null() ? nlohmann::json(nullptr)
                                                                      : nlohmann::json{{"sha256", facts.kernel_sha256}}}}},
@@ -58,7 +58,7 @@ nlohmann::json ReportPredicate(const ReportFacts& facts, const rc::PublicKey& si
   };
 }
 
-ampoule::Result<std::string> SignReport(const ReportFacts& facts, const rc::SecretKey& key, bool release_shaped) {
+core::Result<std::string> SignReport(const ReportFacts& facts, const core::ed25519::SecretKey& key, bool release_shaped) {
   static const std::set<std::string> kProfiles = {"full-chain", "shim-chain", "verity-only", "unsealed"};
   static const std::set<std::string> kSecureBoot = {"enabled", "disabled", "not-efi", "unknown"};
   static const std::set<std::string> kProvenance = {"dev-only", "production"};
@@ -67,11 +67,11 @@ ampoule::Result<std::string> SignReport(const ReportFacts& facts, const rc::Secr
                  ErrorKind::kInvalidArgument};
   }
   if (!kProfiles.count(facts.boot_profile) || !kSecureBoot.count(facts.secure_boot) ||
-      !kProvenance.count(facts.key_provenance) || !ampoule::core::IsLowerHex(facts.volent_sha256, 32) ||
+      !kProvenance.count(facts.key_provenance) || !core::IsLowerHex(facts.volent_sha256, 32) ||
       !facts.allowlist.is_array() || !facts.trust.is_object() || !facts.tpm.is_object()) {
     return Error{"the report's facts are incomplete or out of their domain", ErrorKind::kUnknown};
   }
-  AMP_RETURN_IF_ERROR(MaySign(facts.key_provenance, release_shaped));
+  CORE_RETURN_IF_ERROR(MaySign(facts.key_provenance, release_shaped));
   rc::Statement statement;
   rc::Subject subject;
   subject.name = "volent";

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 
 namespace volent::attest {
@@ -56,15 +56,15 @@ std::string AllowlistDigest(const nlohmann::json& allowlist);
 // build (VOLENT_RELEASE_SHAPED) fails closed on a dev-only key: an image
 // made for production must not vouch for itself with a key anyone could
 // have made. The error says so.
-ampoule::Status MaySign(std::string_view provenance, bool release_shaped);
+core::Status MaySign(std::string_view provenance, bool release_shaped);
 
 // The signed report (the envelope's JSON text), or MaySign's refusal, or an
 // error for a fact out of its domain (a nonce that is not hex, an unknown
 // profile).
-ampoule::Result<std::string> SignReport(const ReportFacts& facts, const ampoule::receipt::SecretKey& key,
+core::Result<std::string> SignReport(const ReportFacts& facts, const core::ed25519::SecretKey& key,
                                         bool release_shaped);
 
 // The predicate alone (the statement's "predicate"), as SignReport writes it.
-nlohmann::json ReportPredicate(const ReportFacts& facts, const ampoule::receipt::PublicKey& signer);
+nlohmann::json ReportPredicate(const ReportFacts& facts, const core::ed25519::PublicKey& signer);
 
 }  // namespace volent::attest

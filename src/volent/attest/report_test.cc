@@ -11,14 +11,14 @@
 #include <functional>
 #include <set>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
-#include "volent/attest/attestor.h"
-#include "volent/attest/policy.h"
+#include "core/base64.h"
 #include "core/hex.h"
 #include "core/sha256.h"
+#include "volent/attest/attestor.h"
 #include "volent/attest/event_log.h"
+#include "volent/attest/policy.h"
 #include "volent/attest/quote_verify.h"
 #include "volent/attest/report_verify.h"
 #include "volent/attest/swtpm_testing.h"
@@ -31,8 +31,8 @@ namespace {
 namespace rc = ampoule::receipt;
 using nlohmann::json;
 
-const rc::SecretKey& NodeKey() {
-  static const rc::SecretKey key = rc::SecretKey::FromSeed(std::string(32, '\x05')).value();
+const core::ed25519::SecretKey& NodeKey() {
+  static const core::ed25519::SecretKey key = core::ed25519::SecretKey::FromSeed(std::string(32, '\x05')).value();
   return key;
 }
 
@@ -58,7 +58,7 @@ ReportFacts Facts() {
 constexpr int64_t kNow = 1796205660;
 
 Policy PolicyFor(const std::string& extra = "") {
-  const std::string text = R"({"signers": [")" + rc::Base64Encode(NodeKey().public_key().raw()) +
+  const std::string text = R"({"signers": [")" + core::Base64Encode(NodeKey().public_key().raw()) +
                            R"("], "tpm": "optional")" + extra + "}";
   auto policy = ParsePolicy(text);
   EXPECT_TRUE(policy.ok()) << policy.message();
@@ -94,7 +94,7 @@ TEST(ReportTest, AReleaseBuildRefusesADevOnlyKey) {
   EXPECT_TRUE(MaySign("production", true).ok());
   auto refused = SignReport(Facts(), NodeKey(), /*release_shaped=*/true);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().kind, ampoule::ErrorKind::kConflict);
+  EXPECT_EQ(refused.error().kind, core::ErrorKind::kConflict);
   EXPECT_NE(refused.message().find("refusing to sign"), std::string::npos);
 
   // The same through the attestor the node uses, without a TPM.
@@ -103,23 +103,23 @@ TEST(ReportTest, AReleaseBuildRefusesADevOnlyKey) {
   AttestorOptions o;
   o.tpm = "none";
   o.key_provenance = "dev-only";
-  o.key = std::make_shared<const rc::SecretKey>(rc::SecretKey::FromSeed(std::string(32, '\x05')).value());
+  o.key = std::make_shared<const core::ed25519::SecretKey>(core::ed25519::SecretKey::FromSeed(std::string(32, '\x05')).value());
   o.allowlist = json::array();
   o.trust = TrustDocument(TrustSettings{});
   o.data_dir = dir;
   o.release_shaped = true;
-  o.journal_digest = [] { return ampoule::Result<std::pair<uint64_t, std::string>>(std::make_pair(0, "sha256:00")); };
+  o.journal_digest = [] { return core::Result<std::pair<uint64_t, std::string>>(std::make_pair(0, "sha256:00")); };
   auto attestor = Attestor::Start(o);
   ASSERT_TRUE(attestor.ok()) << attestor.message();
   auto report = (*attestor)->Report("00ff");
   ASSERT_FALSE(report.ok());
-  EXPECT_EQ(report.error().kind, ampoule::ErrorKind::kConflict);
+  EXPECT_EQ(report.error().kind, core::ErrorKind::kConflict);
   o.release_shaped = false;
   auto dev = Attestor::Start(o);
   ASSERT_TRUE(dev.ok());
   EXPECT_TRUE((*dev)->Report("00ff").ok());
-  EXPECT_EQ((*dev)->Report("0").error().kind, ampoule::ErrorKind::kInvalidArgument);  // odd hex digits
-  EXPECT_EQ((*dev)->Report(std::string(66, 'a')).error().kind, ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ((*dev)->Report("0").error().kind, core::ErrorKind::kInvalidArgument);  // odd hex digits
+  EXPECT_EQ((*dev)->Report(std::string(66, 'a')).error().kind, core::ErrorKind::kInvalidArgument);
   std::filesystem::remove_all(dir);
 }
 
@@ -145,7 +145,7 @@ TEST(ReportTest, EachAlterationFailsItsClaim) {
   required.tpm_required = true;
   EXPECT_EQ(Claims(VerifyReport(report, required, "00ff", kNow)), std::set<std::string>{"tpm"});
   // Not signed by the policy's key: nothing else is read.
-  auto other = rc::SecretKey::FromSeed(std::string(32, '\x06')).value();
+  auto other = core::ed25519::SecretKey::FromSeed(std::string(32, '\x06')).value();
   auto parsed = rc::ParseEnvelope(report);
   const std::string foreign = rc::SerializeEnvelope(rc::SignEnvelope(rc::kInTotoPayloadType, parsed->payload, other));
   Verdict v = VerifyReport(foreign, policy, "00ff", kNow);
@@ -154,7 +154,7 @@ TEST(ReportTest, EachAlterationFailsItsClaim) {
 }
 
 TEST(PolicyTest, ReadsStrictly) {
-  const std::string key = rc::Base64Encode(NodeKey().public_key().raw());
+  const std::string key = core::Base64Encode(NodeKey().public_key().raw());
   EXPECT_FALSE(ParsePolicy("{}").ok());                                         // no signers
   EXPECT_FALSE(ParsePolicy(R"({"signers": ["not base64!"]})").ok());
   EXPECT_FALSE(ParsePolicy(R"({"signers": [")" + key + R"("], "secureboot": "required"})").ok());  // misspelt
@@ -212,7 +212,7 @@ std::string EventLog(const std::vector<std::pair<uint32_t, std::array<uint8_t, 3
 }
 
 TEST(EventLogTest, ReplaysEachPcrAndRefusesBrokenLogs) {
-  const std::array<uint8_t, 32> a = ampoule::core::Sha256(std::string_view("a")), b = ampoule::core::Sha256(std::string_view("b"));
+  const std::array<uint8_t, 32> a = core::Sha256(std::string_view("a")), b = core::Sha256(std::string_view("b"));
   auto replay = ReplayEventLog(EventLog({{0, a}, {7, b}, {0, b}}));
   ASSERT_TRUE(replay.ok()) << replay.message();
   const std::vector<std::array<uint8_t, 32>> zero_ab = {a, b};
@@ -249,11 +249,11 @@ class TpmReportTest : public ::testing::Test {
     AttestorOptions o;
     o.tpm = tpm_->tcti();
     o.key_provenance = "dev-only";
-    o.key = std::make_shared<const rc::SecretKey>(rc::SecretKey::FromSeed(std::string(32, '\x05')).value());
+    o.key = std::make_shared<const core::ed25519::SecretKey>(core::ed25519::SecretKey::FromSeed(std::string(32, '\x05')).value());
     o.allowlist = allowlist_;
     o.trust = TrustDocument(trust_);
     o.data_dir = dir_;
-    o.journal_digest = [] { return ampoule::Result<std::pair<uint64_t, std::string>>(std::make_pair(0, "sha256:00")); };
+    o.journal_digest = [] { return core::Result<std::pair<uint64_t, std::string>>(std::make_pair(0, "sha256:00")); };
     if (!event_log.empty()) {
       o.event_log_path = dir_ + "/event_log.bin";
       std::ofstream(o.event_log_path, std::ios::binary) << event_log;
@@ -308,7 +308,7 @@ TEST_F(TpmReportTest, AlteredAndSignedAgainTheQuoteStillCatchesIt) {
 
 TEST_F(TpmReportTest, ThePlatformEventLogMustReplayToTheQuote) {
   // The "firmware" extends PCR 0 and logs it; the node reports both.
-  const std::array<uint8_t, 32> boot = ampoule::core::Sha256(std::string_view("firmware"));
+  const std::array<uint8_t, 32> boot = core::Sha256(std::string_view("firmware"));
   {
     auto tpm = Tpm::Open(tpm_->tcti());
     ASSERT_TRUE(tpm.ok()) << tpm.message();
@@ -323,10 +323,10 @@ TEST_F(TpmReportTest, ThePlatformEventLogMustReplayToTheQuote) {
   EXPECT_NE(std::find(v.checked.begin(), v.checked.end(), "tpm.event_log"), v.checked.end());
 
   const std::string forged = Resigned(*report, [](json& p) {
-    p["tpm"]["event_log"] = rc::Base64Encode(EventLog({{0, ampoule::core::Sha256(std::string_view("other"))}}));
+    p["tpm"]["event_log"] = core::Base64Encode(EventLog({{0, core::Sha256(std::string_view("other"))}}));
   });
   EXPECT_EQ(Claims(VerifyReport(forged, TpmPolicy(), "0a0b", kNow)), std::set<std::string>{"tpm.event_log"});
-  const std::string garbage = Resigned(*report, [](json& p) { p["tpm"]["event_log"] = rc::Base64Encode("garbage"); });
+  const std::string garbage = Resigned(*report, [](json& p) { p["tpm"]["event_log"] = core::Base64Encode("garbage"); });
   EXPECT_EQ(Claims(VerifyReport(garbage, TpmPolicy(), "0a0b", kNow)), std::set<std::string>{"tpm.event_log"});
 }
 
@@ -344,7 +344,7 @@ Policy NarrowPolicy(const std::string& ak_name) {
 // with the TPM can do the same: the encoding is public).
 std::array<uint8_t, 32> AsTheNodeExtends(const std::string& kind, const std::string& hex) {
   NodeEvent event{kind, {}};
-  auto raw = ampoule::core::HexDecode(hex, "digest");
+  auto raw = core::HexDecode(hex, "digest");
   std::copy(raw->begin(), raw->end(), event.sha256.begin());
   return ExtendedDigest(event);
 }
@@ -521,7 +521,7 @@ TEST_F(TpmReportTest, ADifferentDnsServerFailsAPolicyPinningIt) {
   ASSERT_TRUE(report.ok()) << report.message();
   Policy other = TpmPolicy();
   other.dns_server = "192.0.2.53:53";
-  const auto parsed = ParsePolicy(R"({"signers": [")" + rc::Base64Encode(NodeKey().public_key().raw()) +
+  const auto parsed = ParsePolicy(R"({"signers": [")" + core::Base64Encode(NodeKey().public_key().raw()) +
                                   R"("], "egress": {"dns_server": "192.0.2.53"}})");
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   EXPECT_EQ(parsed->dns_server, "192.0.2.53:53");
@@ -587,7 +587,7 @@ TEST(ReportTest, AReportOfTheOlderFormatIsRefused) {
 }
 
 TEST(PolicyTest, PinsTheDnsServerAndTheTrustConfiguration) {
-  const std::string key = rc::Base64Encode(NodeKey().public_key().raw());
+  const std::string key = core::Base64Encode(NodeKey().public_key().raw());
   auto with = [&](const std::string& extra) { return ParsePolicy(R"({"signers": [")" + key + R"("], )" + extra + "}"); };
   EXPECT_EQ(with(R"("egress": {"dns_server": "system"})")->dns_server, "system");
   EXPECT_EQ(with(R"("egress": {"dns_server": "[2001:db8::53]"})")->dns_server, "[2001:db8::53]:53");

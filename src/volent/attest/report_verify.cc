@@ -37,7 +37,7 @@ std::string Str(const json& value, const json::json_pointer& at) {
   return value.contains(at) && value.at(at).is_string() ? value.at(at).get<std::string>() : std::string();
 }
 
-std::string Hex(const std::array<uint8_t, 32>& digest) { return ampoule::core::HexEncode(std::span(digest)); }
+std::string Hex(const std::array<uint8_t, 32>& digest) { return core::HexEncode(std::span(digest)); }
 
 bool Contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
@@ -83,7 +83,7 @@ std::optional<std::vector<NodeStart>> CheckTpm(Checker& c, const Policy& policy,
   }
   // The report names its AK, and the quote was checked against that name;
   // an enrolled AK (credential activation) is what makes it this TPM's.
-  const std::string ak_name = ampoule::core::HexEncode(evidence->ak_name);
+  const std::string ak_name = core::HexEncode(evidence->ak_name);
   if (!policy.tpm_ak_names.empty() && !Contains(policy.tpm_ak_names, ak_name)) {
     c.Fail("tpm.quote", "ak_not_expected: the quote is signed by AK " + ak_name + ", not one the policy enrolled");
     quote_ok = false;
@@ -220,7 +220,7 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
   } else if (Str(p, json::json_pointer("/nonce")) != nonce) {
     c.Fail("nonce", "the report was made for nonce " + Str(p, json::json_pointer("/nonce")) + ", not " + nonce);
   }
-  if (auto raw = ampoule::core::HexDecode(nonce, "nonce"); raw) nonce_bytes = *raw;
+  if (auto raw = core::HexDecode(nonce, "nonce"); raw) nonce_bytes = *raw;
   if (policy.max_age_seconds) {
     c.Checked("time");
     const int64_t t = ParseTime(Str(p, json::json_pointer("/time")));

@@ -35,7 +35,7 @@ inline bool OnPath(const std::string& program) {
   std::string rest = path ? path : "/usr/bin:/bin";
   for (size_t start = 0; start <= rest.size();) {
     const size_t end = std::min(rest.find(':', start), rest.size());
-    if (access((rest.substr(start, end - start) + "/" + program).c_str(), X_OK) == 0) return true;
+    if (::access((rest.substr(start, end - start) + "/" + program).c_str(), X_OK) == 0) return true;
     start = end + 1;
   }
   return false;

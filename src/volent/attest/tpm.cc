@@ -14,8 +14,8 @@
 namespace volent::attest {
 namespace {
 
-using ampoule::Error;
-using ampoule::ErrorKind;
+using core::Error;
+using core::ErrorKind;
 
 // How often Quote quotes again when a PCR moves between quote and read.
 constexpr int kQuoteAttempts = 3;
@@ -263,7 +263,7 @@ Status Tpm::EnsureEk() {
 }
 
 Result<AttestationKey> Tpm::Ak() {
-  AMP_RETURN_IF_ERROR(EnsureAk());
+  CORE_RETURN_IF_ERROR(EnsureAk());
   auto parsed = ParseAkPublic(ak_public_);
   if (!parsed) return parsed.error();
   TPM2B_NAME* name = nullptr;
@@ -281,7 +281,7 @@ Result<attest::Quote> Tpm::Quote(std::span<const uint32_t> indexes, std::string_
   }
   auto wanted = PcrIndexes(indexes);
   if (!wanted) return wanted.error();
-  AMP_RETURN_IF_ERROR(EnsureAk());
+  CORE_RETURN_IF_ERROR(EnsureAk());
   TPM2B_DATA qualifying{};
   qualifying.size = static_cast<UINT16>(nonce.size());
   std::memcpy(qualifying.buffer, nonce.data(), nonce.size());
@@ -313,11 +313,11 @@ Result<attest::Quote> Tpm::Quote(std::span<const uint32_t> indexes, std::string_
 }
 
 Result<std::string> Tpm::EndorsementKeyPublic() {
-  AMP_RETURN_IF_ERROR(EnsureEk());
+  CORE_RETURN_IF_ERROR(EnsureEk());
   return ek_public_;
 }
 
-Result<Credential> Tpm::MakeCredential(std::string_view ek_public, std::string_view ak_name, std::string_view secret) {
+Result<TpmCredential> Tpm::MakeCredential(std::string_view ek_public, std::string_view ak_name, std::string_view secret) {
   TPM2B_PUBLIC ek{};
   if (!Unmarshal<TPM2B_PUBLIC, Tss2_MU_TPM2B_PUBLIC_Unmarshal>(ek_public, ek)) {
     return Error{"the EK public area (TPM2B_PUBLIC) does not decode", ErrorKind::kInvalidArgument};
@@ -347,11 +347,11 @@ Result<Credential> Tpm::MakeCredential(std::string_view ek_public, std::string_v
   EsysPtr<TPM2B_ENCRYPTED_SECRET> encrypted_owned(encrypted);
   (void)Esys_FlushContext(esys_, handle);
   if (rc != TSS2_RC_SUCCESS) return TpmError("TPM2_MakeCredential", rc);
-  return Credential{Marshal<TPM2B_ID_OBJECT, Tss2_MU_TPM2B_ID_OBJECT_Marshal>(*blob),
+  return TpmCredential{Marshal<TPM2B_ID_OBJECT, Tss2_MU_TPM2B_ID_OBJECT_Marshal>(*blob),
                     Marshal<TPM2B_ENCRYPTED_SECRET, Tss2_MU_TPM2B_ENCRYPTED_SECRET_Marshal>(*encrypted)};
 }
 
-Result<std::string> Tpm::ActivateCredential(const Credential& credential) {
+Result<std::string> Tpm::ActivateCredential(const TpmCredential& credential) {
   TPM2B_ID_OBJECT blob{};
   TPM2B_ENCRYPTED_SECRET secret{};
   if (!Unmarshal<TPM2B_ID_OBJECT, Tss2_MU_TPM2B_ID_OBJECT_Unmarshal>(credential.blob, blob) ||
@@ -359,8 +359,8 @@ Result<std::string> Tpm::ActivateCredential(const Credential& credential) {
     return Error{"the credential (TPM2B_ID_OBJECT, TPM2B_ENCRYPTED_SECRET) does not decode",
                  ErrorKind::kInvalidArgument};
   }
-  AMP_RETURN_IF_ERROR(EnsureAk());
-  AMP_RETURN_IF_ERROR(EnsureEk());
+  CORE_RETURN_IF_ERROR(EnsureAk());
+  CORE_RETURN_IF_ERROR(EnsureEk());
   // The EK answers only to its policy: PolicySecret(TPM_RH_ENDORSEMENT).
   const TPMT_SYM_DEF no_symmetric{.algorithm = TPM2_ALG_NULL, .keyBits = {}, .mode = {}};
   ESYS_TR session = ESYS_TR_NONE;

@@ -35,8 +35,8 @@ struct TSS2_TCTI_OPAQUE_CONTEXT_BLOB;
 
 namespace volent::attest {
 
-using ampoule::Result;
-using ampoule::Status;
+using core::Result;
+using core::Status;
 
 // The attestation key as a verifier needs it.
 struct AttestationKey {
@@ -47,7 +47,7 @@ struct AttestationKey {
 
 // A credential made for one AK name under one EK (TPM2_MakeCredential):
 // only the TPM holding that EK, with a key of that name loaded, recovers it.
-struct Credential {
+struct TpmCredential {
   std::string blob;    // marshaled TPM2B_ID_OBJECT
   std::string secret;  // marshaled TPM2B_ENCRYPTED_SECRET
 };
@@ -96,10 +96,10 @@ class Tpm {
   // Makes a credential holding `secret` (1..kMaxCredentialBytes bytes) for
   // the key named `ak_name` under the EK `ek_public` (marshaled
   // TPM2B_PUBLIC), using this TPM only as a calculator.
-  Result<Credential> MakeCredential(std::string_view ek_public, std::string_view ak_name, std::string_view secret);
+  Result<TpmCredential> MakeCredential(std::string_view ek_public, std::string_view ak_name, std::string_view secret);
   // The secret inside `credential`; an error if it was not made for this
   // TPM's EK and AK.
-  Result<std::string> ActivateCredential(const Credential& credential);
+  Result<std::string> ActivateCredential(const TpmCredential& credential);
 
  private:
   Tpm(ESYS_CONTEXT* esys, TSS2_TCTI_OPAQUE_CONTEXT_BLOB* tcti);

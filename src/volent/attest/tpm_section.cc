@@ -1,27 +1,26 @@
 #include "volent/attest/tpm_section.h"
 
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
 #include "core/hex.h"
 
 namespace volent::attest {
 namespace {
 
-namespace rc = ampoule::receipt;
 using nlohmann::json;
 
 // The most bytes any one field of a section may decode to: far above a real
 // quote (hundreds of bytes) or event log (tens of KB).
 constexpr size_t kMaxFieldBytes = size_t{4} << 20;
 
-ampoule::Error Bad(const std::string& what) {
-  return ampoule::Error{"tpm section: " + what, ampoule::ErrorKind::kInvalidArgument};
+core::Error Bad(const std::string& what) {
+  return core::Error{"tpm section: " + what, core::ErrorKind::kInvalidArgument};
 }
 
 Result<std::string> Bytes(const json& section, const json::json_pointer& at, std::string_view what) {
   if (!section.contains(at) || !section.at(at).is_string()) return Bad(std::string(what) + " is missing");
   const std::string& text = section.at(at).get_ref<const std::string&>();
   if (text.size() > kMaxFieldBytes / 3 * 4 + 4) return Bad(std::string(what) + " is too long");
-  auto raw = rc::Base64Decode(text, what);
+  auto raw = core::Base64Decode(text, what);
   if (!raw) return Bad(raw.message());
   return raw;
 }
@@ -41,16 +40,16 @@ Result<json> TpmSection(Tpm& tpm, const std::string& nonce, const NodePcrLog& no
   auto ek = tpm.EndorsementKeyPublic();
   if (!ek) return ek.error();
   json pcrs = json::object();
-  for (const PcrValue& v : quote->pcrs) pcrs[std::to_string(v.index)] = ampoule::core::HexEncode(std::span(v.sha256));
+  for (const PcrValue& v : quote->pcrs) pcrs[std::to_string(v.index)] = core::HexEncode(std::span(v.sha256));
   json section = {
       {"present", true},
-      {"ak", {{"public", rc::Base64Encode(ak->public_area)}, {"pem", ak->pem},
-              {"name", ampoule::core::HexEncode(ak->name)}}},
-      {"quote", {{"attest", rc::Base64Encode(quote->attest)}, {"signature", rc::Base64Encode(quote->signature)},
+      {"ak", {{"public", core::Base64Encode(ak->public_area)}, {"pem", ak->pem},
+              {"name", core::HexEncode(ak->name)}}},
+      {"quote", {{"attest", core::Base64Encode(quote->attest)}, {"signature", core::Base64Encode(quote->signature)},
                  {"pcrs", std::move(pcrs)}}},
-      {"ek", {{"public", rc::Base64Encode(*ek)}}},
+      {"ek", {{"public", core::Base64Encode(*ek)}}},
       {"node", NodePcrLogJson(node_log)},
-      {"event_log", event_log.empty() ? json(nullptr) : json(rc::Base64Encode(event_log))},
+      {"event_log", event_log.empty() ? json(nullptr) : json(core::Base64Encode(event_log))},
   };
   if (event_log.empty()) section["event_log_reason"] = event_log_reason;
   return section;
@@ -72,7 +71,7 @@ Result<TpmEvidence> ReadTpmSection(const json& section) {
   evidence.quote.signature = std::move(*signature);
   const json::json_pointer name_at("/ak/name");
   if (!section.contains(name_at) || !section.at(name_at).is_string()) return Bad("ak.name is missing");
-  auto name = ampoule::core::HexDecode(section.at(name_at).get<std::string>(), "ak.name");
+  auto name = core::HexDecode(section.at(name_at).get<std::string>(), "ak.name");
   if (!name) return Bad(name.message());
   evidence.ak_name = std::move(*name);
 
@@ -82,10 +81,10 @@ Result<TpmEvidence> ReadTpmSection(const json& section) {
     const std::string key = std::to_string(index);
     const json& pcrs = section.at(pcrs_at);
     if (!pcrs.contains(key)) continue;
-    if (!pcrs[key].is_string() || !ampoule::core::IsLowerHex(pcrs[key].get<std::string>(), 32)) {
+    if (!pcrs[key].is_string() || !core::IsLowerHex(pcrs[key].get<std::string>(), 32)) {
       return Bad("quote.pcrs." + key + " is not 64 lowercase hex digits");
     }
-    auto raw = ampoule::core::HexDecode(pcrs[key].get<std::string>(), "pcr");
+    auto raw = core::HexDecode(pcrs[key].get<std::string>(), "pcr");
     PcrValue value;
     value.index = index;
     std::copy(raw->begin(), raw->end(), value.sha256.begin());

@@ -46,7 +46,7 @@ using testing::SwTpm;
 
 using Digest = std::array<uint8_t, 32>;
 
-Digest Sha(std::string_view text) { return ampoule::core::Sha256(text); }
+Digest Sha(std::string_view text) { return core::Sha256(text); }
 
 std::vector<std::string> Names(const std::vector<Problem>& problems) {
   std::vector<std::string> out;
@@ -98,7 +98,7 @@ TEST(TpmOpenTest, NamesTheTctiItTriedAndWhy) {
   auto tpm = Tpm::Open("swtpm:host=127.0.0.1,port=1");
   ASSERT_FALSE(tpm.ok());
   EXPECT_NE(tpm.message().find("TCTI 'swtpm:host=127.0.0.1,port=1'"), std::string::npos) << tpm.message();
-  EXPECT_EQ(tpm.kind(), ampoule::ErrorKind::kUnavailable);
+  EXPECT_EQ(tpm.kind(), core::ErrorKind::kUnavailable);
   auto unknown = Tpm::Open("no-such-tcti");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.message().find("no-such-tcti"), std::string::npos) << unknown.message();
@@ -347,7 +347,7 @@ TEST_F(QuoteTest, TruncatedOrLongerBytesAreNamed) {
 TEST_F(QuoteTest, RefusesANonceOrPcrItCannotQuote) {
   auto longer = tpm_->Quote(kIndexes, std::string(kMaxQuoteNonceBytes + 1, 'n'));
   ASSERT_FALSE(longer.ok());
-  EXPECT_EQ(longer.kind(), ampoule::ErrorKind::kInvalidArgument);
+  EXPECT_EQ(longer.kind(), core::ErrorKind::kInvalidArgument);
   EXPECT_NE(longer.message().find("1 to 32 bytes, this one is 33"), std::string::npos) << longer.message();
   EXPECT_FALSE(tpm_->Quote(kIndexes, "").ok());
   const std::vector<uint32_t> none, past = {24};
@@ -376,7 +376,7 @@ TEST_F(QuoteTest, TpmToolsCheckquoteAgrees) {
   const auto checkquote = [&](const std::string& nonce, const std::string& pcrs) {
     return RunShell("tpm2_checkquote --public=" + d + "/ak.pem --message=" + d + "/attest.bin --signature=" + d +
                "/signature.bin --pcr=" + pcrs + " --pcr-list=sha256:16,23 --hash-algorithm=sha256 --qualification=" +
-               ampoule::core::HexEncode(nonce) + " >" + d + "/checkquote.log 2>&1");
+               core::HexEncode(nonce) + " >" + d + "/checkquote.log 2>&1");
   };
   EXPECT_EQ(checkquote(nonce_, d + "/pcrs.bin"), 0) << "see " << d << "/checkquote.log";
   // It does check: another nonce or another PCR value fails there too.
@@ -435,7 +435,7 @@ TEST_F(TpmTest, CredentialMadeOffTpmByTpmToolsActivates) {
   Write(d + "/ek.pub", *ek);
   Write(d + "/secret", secret);
   ASSERT_EQ(RunShell("tpm2_makecredential --tcti=none --encryption-key=" + d + "/ek.pub --secret=" + d +
-                     "/secret --name=" + ampoule::core::HexEncode(ak->name) + " --credential-blob=" + d +
+                     "/secret --name=" + core::HexEncode(ak->name) + " --credential-blob=" + d +
                      "/cred.out >" + d + "/makecredential.log 2>&1"),
             0)
       << "see " << d << "/makecredential.log";
@@ -444,10 +444,10 @@ TEST_F(TpmTest, CredentialMadeOffTpmByTpmToolsActivates) {
   std::ifstream in(d + "/cred.out", std::ios::binary);
   const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_GT(file.size(), 10u);
-  ASSERT_EQ(ampoule::core::HexEncode(file.substr(0, 8)), "badcc0de00000001");
+  ASSERT_EQ(core::HexEncode(file.substr(0, 8)), "badcc0de00000001");
   const size_t blob = 2 + ((static_cast<uint8_t>(file[8]) << 8) | static_cast<uint8_t>(file[9]));
   ASSERT_LT(8 + blob, file.size());
-  auto recovered = tpm_->ActivateCredential(Credential{file.substr(8, blob), file.substr(8 + blob)});
+  auto recovered = tpm_->ActivateCredential(TpmCredential{file.substr(8, blob), file.substr(8 + blob)});
   ASSERT_TRUE(recovered.ok()) << recovered.message();
   EXPECT_EQ(*recovered, secret);
 }
@@ -464,7 +464,7 @@ TEST_F(TpmTest, EkIsTheTcgDefaultEccEk) {
       << "see " << d << "/createek.log";
   std::ifstream in(d + "/ek.pub", std::ios::binary);
   const std::string theirs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(ampoule::core::HexEncode(theirs), ampoule::core::HexEncode(*ek));
+  EXPECT_EQ(core::HexEncode(theirs), core::HexEncode(*ek));
 }
 
 }  // namespace

@@ -18,8 +18,8 @@ constexpr size_t kMaxRootsEntries = 8192;
 constexpr size_t kMaxRootsEntry = size_t{1} << 20;
 
 std::string FileSha256(const std::string& path, size_t cap) {
-  auto bytes = ampoule::core::ReadFileCapped(path, cap, nullptr, {.from = ampoule::core::PathFrom::kUntrusted});
-  return bytes ? ampoule::core::Sha256Hex(*bytes) : std::string();
+  auto bytes = core::ReadFileCapped(path, cap, nullptr, {.from = core::PathFrom::kUntrusted});
+  return bytes ? core::Sha256Hex(*bytes) : std::string();
 }
 
 std::string DirSha256(const std::string& dir) {
@@ -41,7 +41,7 @@ std::string DirSha256(const std::string& dir) {
     const std::string digest = FileSha256(dir + "/" + name, kMaxRootsEntry);
     lines += name + " " + (digest.empty() ? "-" : digest) + "\n";
   }
-  return ampoule::core::Sha256Hex(lines);
+  return core::Sha256Hex(lines);
 }
 
 nlohmann::json OrNull(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ampoule/sandbox/seccomp_policy.h"
+#include "core/errno_text.h"
 #include "volent/attest/process_facts.h"
 
 namespace volent::boot {
@@ -39,27 +40,27 @@ std::string Hex(uint64_t v) {
 
 std::span<const char* const> NodeDeniedSyscalls() { return kDenied; }
 
-ampoule::Result<std::string> LockDownNode() {
+core::Result<std::string> LockDownNode() {
   auto before = attest::ReadProcessFacts();
-  if (!before.ok()) return ampoule::Error{"--lock-down: " + before.message()};
+  if (!before.ok()) return core::Error{"--lock-down: " + before.message()};
   if (before->uid == 0 || before->gid == 0) {
-    return ampoule::Error{"--lock-down: refusing to run as uid " + std::to_string(before->uid) + " gid " +
+    return core::Error{"--lock-down: refusing to run as uid " + std::to_string(before->uid) + " gid " +
                           std::to_string(before->gid) +
                           "; the sealed image's PID 1 starts the node as its own user (uid 470)"};
   }
   if (before->cap_eff || before->cap_prm || before->cap_bnd) {
-    return ampoule::Error{"--lock-down: refusing to run with capabilities (effective " + Hex(before->cap_eff) +
+    return core::Error{"--lock-down: refusing to run with capabilities (effective " + Hex(before->cap_eff) +
                           ", permitted " + Hex(before->cap_prm) + ", bounding " + Hex(before->cap_bnd) +
                           "); the node needs none"};
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    return ampoule::Error{std::string("--lock-down: PR_SET_NO_NEW_PRIVS: ") + strerror(errno)};
+    return core::Error{std::string("--lock-down: PR_SET_NO_NEW_PRIVS: ") + core::ErrnoText()};
   }
-  AMP_RETURN_IF_ERROR(ampoule::LoadSeccompDenyList(kDenied, "--lock-down"));
+  CORE_RETURN_IF_ERROR(ampoule::LoadSeccompDenyList(kDenied, "--lock-down"));
   auto after = attest::ReadProcessFacts();
-  if (!after.ok()) return ampoule::Error{"--lock-down: " + after.message()};
+  if (!after.ok()) return core::Error{"--lock-down: " + after.message()};
   if (after->no_new_privs != 1 || after->seccomp != 2) {
-    return ampoule::Error{"--lock-down: the kernel says no_new_privs " + std::to_string(after->no_new_privs) +
+    return core::Error{"--lock-down: the kernel says no_new_privs " + std::to_string(after->no_new_privs) +
                           ", seccomp " + std::to_string(after->seccomp) + " after the filter was loaded"};
   }
   return "locked down: uid " + std::to_string(after->uid) + " gid " + std::to_string(after->gid) +

@@ -28,6 +28,6 @@ std::span<const char* const> NodeDeniedSyscalls();
 // Checks the process's facts, sets PR_SET_NO_NEW_PRIVS, loads the filter;
 // on success returns the line the node prints: its uid, gid, capability
 // sets, no_new_privs and seccomp mode as /proc/self/status says after.
-ampoule::Result<std::string> LockDownNode();
+core::Result<std::string> LockDownNode();
 
 }  // namespace volent::boot

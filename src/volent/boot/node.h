@@ -26,8 +26,8 @@
 #include <memory>
 #include <string>
 
+#include "core/ed25519.h"
 #include "core/result.h"
-#include "ampoule/receipt/ed25519.h"
 #include "volent/attest/attestor.h"
 #include "volent/attest/trust.h"
 #include "volent/journal/journal.h"
@@ -59,7 +59,7 @@ inline constexpr int64_t kBootstrapTokenTtlSeconds = 24 * 3600;
 // The node's signing key (receipts, attestation reports): the provisioned
 // attestation.signing_key, else DATA_DIR/node.key, made at the first start
 // when `create` (the node) and an error otherwise (`volent attest`).
-ampoule::Result<std::shared_ptr<const ampoule::receipt::SecretKey>> NodeKey(const manifest::NodeConfig& config,
+core::Result<std::shared_ptr<const core::ed25519::SecretKey>> NodeKey(const manifest::NodeConfig& config,
                                                                            const std::string& data_dir, bool create);
 
 // What the node measures and reports of the settings that decide where its
@@ -72,13 +72,21 @@ attest::TrustSettings TrustSettingsFor(const manifest::NodeConfig& config, const
 // The attestation of a node with `config` and `data_dir` (attest/attestor.h):
 // what Node::Start measures, and what `volent attest` reports from.
 attest::AttestorOptions AttestorOptionsFor(const manifest::NodeConfig& config, const std::string& data_dir,
-                                           std::shared_ptr<const ampoule::receipt::SecretKey> key,
+                                           std::shared_ptr<const core::ed25519::SecretKey> key,
                                            journal::Journal& journal);
+
+// The refusal of development mode (control.development_no_auth) on any
+// address but loopback: without authentication the API is for this machine
+// only. kInvalidArgument, naming the address.
+core::Status CheckDevelopmentMode(const manifest::ControlConfig& control, const std::string& host);
 
 class Node {
  public:
+  // Every part of a running node (node.cc); opened in turn by Start.
+  struct Parts;
+
   // Errors (what failed and what to do) leave nothing running.
-  static ampoule::Result<std::unique_ptr<Node>> Start(manifest::NodeConfig config, const NodeOptions& options = {});
+  static core::Result<std::unique_ptr<Node>> Start(manifest::NodeConfig config, const NodeOptions& options = {});
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -96,7 +104,6 @@ class Node {
   void Stop();
 
  private:
-  struct Parts;
   explicit Node(std::unique_ptr<Parts> parts);
   std::unique_ptr<Parts> parts_;
 };

@@ -21,7 +21,7 @@
 namespace volent::boot {
 namespace {
 
-using Client = ampoule::httpd::testing::LoopbackClient;
+using Client = core::httpd::testing::LoopbackClient;
 
 constexpr char kConfig[] =
     "apiVersion: volent/v1\n"
@@ -90,6 +90,24 @@ class NodeTest : public ::testing::Test {
 
   std::string dir_;
 };
+
+// Development mode (no authentication) listens on loopback only; any other
+// address is refused, whatever its spelling.
+TEST(DevelopmentMode, IsRefusedBeyondLoopback) {
+  manifest::ControlConfig dev;
+  dev.development_no_auth = true;
+  for (const char* host : {"127.0.0.1", "127.0.0.2", "::1", "localhost"}) {
+    EXPECT_TRUE(CheckDevelopmentMode(dev, host).ok()) << host;
+  }
+  for (const char* host : {"0.0.0.0", "::", "10.0.0.1", "192.168.1.1", "localhost.example", "::ffff:127.0.0.1", ""}) {
+    core::Status refused = CheckDevelopmentMode(dev, host);
+    ASSERT_FALSE(refused.ok()) << host;
+    EXPECT_EQ(refused.kind(), core::ErrorKind::kInvalidArgument);
+    EXPECT_NE(refused.message().find("loopback only"), std::string::npos) << refused.message();
+  }
+  manifest::ControlConfig authenticated;
+  EXPECT_TRUE(CheckDevelopmentMode(authenticated, "0.0.0.0").ok());
+}
 
 TEST_F(NodeTest, ServesItsControlApiAndKeepsAgentsAcrossARestart) {
   {

@@ -25,12 +25,12 @@
 
 #include <boost/asio/ssl/context.hpp>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/key_file.h"
+#include "core/base64.h"
 #include "core/file_read.h"
 #include "core/host_port.h"
-#include "volent/cli/commands.h"
 #include "volent/access/approval_signature.h"
+#include "volent/cli/commands.h"
 #include "volent/egress/gate.h"
 #include "volent/journal/journal.h"
 
@@ -128,7 +128,7 @@ std::string ReadToken(const Options& o) {
   }
   std::string token;
   if (!file.empty()) {
-    auto text = ampoule::core::ReadFileCapped(file, 4096);
+    auto text = core::ReadFileCapped(file, 4096);
     if (!text) {
       std::fprintf(stderr, "volent approve: the token file: %s\n", text.message().c_str());
       return "";
@@ -186,9 +186,9 @@ int Decide(const Options& o) {
   const bool https = node.rfind("https://", 0) == 0;
   if (!https && node.rfind("http://", 0) != 0) return Usage("--node must be http://HOST:PORT or https://HOST:PORT");
   if (!https && (!o.ca.empty() || !o.cert.empty())) return Usage("--ca and --cert need an https:// node");
-  auto where = ampoule::core::ParseHostPort(node.substr(https ? 8 : 7), ampoule::core::PortRule::kRequired);
+  auto where = core::ParseHostPort(node.substr(https ? 8 : 7), core::PortRule::kRequired);
   if (!where) return Usage("--node " + o.node + ": " + where.message());
-  std::optional<ampoule::receipt::SecretKey> key;
+  std::optional<core::ed25519::SecretKey> key;
   if (!o.key.empty()) {
     auto read = ampoule::receipt::ReadSecretKeyFile(o.key);
     if (!read) return Usage("--key " + o.key + ": " + read.message());
@@ -294,7 +294,7 @@ int Verify(const Options& o) {
   if (!o.key.empty()) {
     auto pub = ampoule::receipt::ReadPublicKeyFile(o.key);
     if (!pub) return Usage("--key " + o.key + ": " + pub.message());
-    given_key = ampoule::receipt::Base64Encode(pub->raw());
+    given_key = core::Base64Encode(pub->raw());
   }
   journal::OpenOptions options;
   options.create = false;

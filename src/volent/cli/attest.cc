@@ -91,7 +91,7 @@ int ParseArgs(const Args& args, Options& o) {
 int Verify(const Options& o) {
   // Both files decide trust: read once, bounded; the policy must not be
   // writable by others (anyone who could write it could change the verdict).
-  auto policy_text = ampoule::core::ReadFileCapped(o.policy, size_t{1} << 20, nullptr,
+  auto policy_text = core::ReadFileCapped(o.policy, size_t{1} << 20, nullptr,
                                                    {.refuse_writable_by_others = true});
   if (!policy_text) {
     std::printf("ERROR: %s\n", policy_text.message().c_str());
@@ -102,7 +102,7 @@ int Verify(const Options& o) {
     std::printf("ERROR: %s\n", policy.message().c_str());
     return 2;
   }
-  auto report = ampoule::core::ReadFileCapped(o.report, size_t{16} << 20);
+  auto report = core::ReadFileCapped(o.report, size_t{16} << 20);
   if (!report) {
     std::printf("ERROR: %s\n", report.message().c_str());
     return 2;
@@ -146,13 +146,13 @@ int Make(const Options& o) {
   auto report = (*attestor)->Report(o.nonce);
   if (!report) {
     std::fprintf(stderr, "volent attest: %s\n", report.message().c_str());
-    return report.error().kind == ampoule::ErrorKind::kInvalidArgument ? 2 : 3;
+    return report.error().kind == core::ErrorKind::kInvalidArgument ? 2 : 3;
   }
   if (o.out.empty()) {
     std::printf("%s\n", report->c_str());
     return 0;
   }
-  auto written = ampoule::core::WriteFileAtomically(o.out, *report + "\n");
+  auto written = core::WriteFileAtomically(o.out, *report + "\n");
   if (!written.ok()) {
     std::fprintf(stderr, "volent attest: %s\n", written.message().c_str());
     return 2;

@@ -62,7 +62,7 @@ bool Report(const std::string& path, const manifest::Problems& problems, Tally& 
 // about FIFOs and devices) is refused here too.
 std::optional<std::string> ReadFile(const std::string& path, Tally& tally) {
   bool too_large = false;
-  ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
+  core::Result<std::string> text = core::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
   if (text.ok()) return std::move(*text);
   if (too_large) {
     Report(path, {{path, 1, 1, "", "the document is larger than " + std::to_string(manifest::kMaxDocumentBytes) + " bytes"}},

@@ -13,7 +13,7 @@ std::optional<manifest::NodeConfig> LoadConfigFile(const std::string& path, cons
   // reader's cap (1 MiB): a larger file is refused unread, and what that
   // reader refuses (it decides about FIFOs and devices) is refused here.
   bool too_large = false;
-  ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
+  core::Result<std::string> text = core::ReadFileCapped(path, manifest::kMaxDocumentBytes, &too_large);
   if (!text.ok()) {
     if (too_large) {
       std::fprintf(stderr, "%s:1:1: the document is larger than %zu bytes\n", path.c_str(), manifest::kMaxDocumentBytes);

@@ -30,13 +30,13 @@
 
 #include "core/errno_text.h"
 #include "core/file_write.h"
-#include "volent/cli/commands.h"
-#include "volent/control/credential_journal.h"
 #include "volent/access/credentials.h"
 #include "volent/access/principal.h"
 #include "volent/access/tls_certificates.h"
+#include "volent/cli/commands.h"
+#include "volent/control/credential_journal.h"
 #include "volent/journal/journal.h"
-#include "volent/node/data_folder.h"
+#include "volent/store/data_folder.h"
 
 namespace volent::cli {
 namespace {
@@ -70,19 +70,19 @@ int Usage(const std::string& problem) {
 // The token file, made (empty, mode 0600) before the token: an existing
 // file is refused before anything is made. The token replaces it durably
 // (WriteSecret).
-ampoule::Status NewTokenFile(const std::string& path) {
+core::Status NewTokenFile(const std::string& path) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     const bool exists = errno == EEXIST;
-    return ampoule::Error{path + ": " + ampoule::core::ErrnoText() + (exists ? " (remove it first)" : "")};
+    return core::Error{path + ": " + core::ErrnoText() + (exists ? " (remove it first)" : "")};
   }
   close(fd);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 // Writes `text` over the file NewTokenFile made.
-ampoule::Status WriteSecret(const std::string& path, const std::string& text) {
-  return ampoule::core::WriteFileAtomically(path, text, 0600);
+core::Status WriteSecret(const std::string& path, const std::string& text) {
+  return core::WriteFileAtomically(path, text, 0600);
 }
 
 // What both actions take: --data-dir, --name, --role (repeatable), -o.
@@ -124,7 +124,7 @@ int ParseOptions(const Args& args, CommonOptions& o, Own own) {
     return Usage("--data-dir, --name, at least one --role and -o are required");
   }
   if (mkdir(o.data_dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "volent credential: %s: %s\n", o.data_dir.c_str(), ampoule::core::ErrnoText().c_str());
+    std::fprintf(stderr, "volent credential: %s: %s\n", o.data_dir.c_str(), core::ErrnoText().c_str());
     return 1;
   }
   return -1;
@@ -132,11 +132,11 @@ int ParseOptions(const Args& args, CommonOptions& o, Own own) {
 
 // The data folder's lock (node/data_folder.h), or null after saying why
 // not: a running node would overwrite what is changed here under it.
-std::unique_ptr<ampoule::core::FolderLock> LockForChange(const std::string& data_dir, const std::string& action,
+std::unique_ptr<core::FolderLock> LockForChange(const std::string& data_dir, const std::string& action,
                                                          const std::string& instead) {
-  auto lock = node::OpenDataFolder(data_dir, "volent credential " + action + ", pid " + std::to_string(getpid()));
+  auto lock = store::OpenDataFolder(data_dir, "volent credential " + action + ", pid " + std::to_string(getpid()));
   if (lock) return std::move(*lock);
-  if (lock.kind() == ampoule::ErrorKind::kConflict) {
+  if (lock.kind() == core::ErrorKind::kConflict) {
     std::fprintf(stderr, "volent credential: refused, nothing was written: the data folder %s; %s\n",
                  lock.message().c_str(), instead.c_str());
   } else {
@@ -178,8 +178,8 @@ int CertificateCommand(const Args& args) {
   // beside a running node); making the CA or the server certificate
   // changes it, and takes its lock.
   const access::NodeTlsPaths paths = access::NodeTlsPathsOf(data_dir);
-  std::unique_ptr<ampoule::core::FolderLock> lock;
-  if (access(paths.ca_certificate.c_str(), F_OK) != 0 || access(paths.certificate.c_str(), F_OK) != 0) {
+  std::unique_ptr<core::FolderLock> lock;
+  if (::access(paths.ca_certificate.c_str(), F_OK) != 0 || ::access(paths.certificate.c_str(), F_OK) != 0) {
     lock = LockForChange(data_dir, "certificate",
                          "the node's CA is made by the node at its start with TLS (control.tls), or here while "
                          "no node runs on the folder");
@@ -200,10 +200,10 @@ int CertificateCommand(const Args& args) {
     std::fprintf(stderr, "volent credential: %s\n", reserved.message().c_str());
     return 1;
   }
-  ampoule::Status written = WriteSecret(key_path, issued->key_pem);
+  core::Status written = WriteSecret(key_path, issued->key_pem);
   if (written.ok()) {
-    written = ampoule::core::WriteFileAtomically(cert_path, issued->certificate_pem,
-                                                 ampoule::core::WriteOptions{.mode = 0644, .create_only = true});
+    written = core::WriteFileAtomically(cert_path, issued->certificate_pem,
+                                                 core::WriteOptions{.mode = 0644, .create_only = true});
   }
   if (!written.ok()) {
     unlink(key_path.c_str());
@@ -265,7 +265,7 @@ int CredentialCommand(const Args& args) {
   auto made = control::CreateJournaled(**store, **journal, request,
                                        {{"kind", "offline"}, {"tool", "volent credential create"}});
   if (!made) return fail(made.message());
-  if (ampoule::Status written = WriteSecret(out, made->second + "\n"); !written.ok()) {
+  if (core::Status written = WriteSecret(out, made->second + "\n"); !written.ok()) {
     (void)(*store)->Revoke(made->first.id, "volent credential create (its token file could not be written)");
     return fail("the token was revoked, since " + out + " could not be written: " + written.message());
   }

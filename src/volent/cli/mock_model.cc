@@ -113,7 +113,7 @@ int MockModelCommand(const Args& args) {
   Options options;
   if (int rc = ParseArgs(args, options)) return rc < 0 ? 0 : rc;
 
-  auto listen = ampoule::core::ParseHostPort(options.listen, ampoule::core::PortRule::kRequiredOrAny);
+  auto listen = core::ParseHostPort(options.listen, core::PortRule::kRequiredOrAny);
   if (!listen) return UsageError("--listen '" + options.listen + "' " + listen.message() + " (e.g. 127.0.0.1:8480)");
 
   mockmodel::ServiceOptions service_options;
@@ -124,7 +124,7 @@ int MockModelCommand(const Args& args) {
   if (!options.script.empty()) {
     // Through the one capped reader (core/file_read.h), as every file a
     // volent command is named: a FIFO or device is what that reader says.
-    ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(options.script, kMaxScriptBytes);
+    core::Result<std::string> text = core::ReadFileCapped(options.script, kMaxScriptBytes);
     if (!text.ok()) {
       std::fprintf(stderr, "volent mock-model: cannot read the script: %s\n", text.message().c_str());
       return 2;
@@ -143,7 +143,7 @@ int MockModelCommand(const Args& args) {
   server_options.port = listen->port;
   server_options.max_connections = static_cast<size_t>(options.max_connections);
   server_options.stop_grace = std::chrono::milliseconds(options.latency_ms + options.jitter_ms + 5000);
-  size_t descriptors = httpd::RaiseDescriptorLimit();
+  size_t descriptors = core::httpd::RaiseDescriptorLimit();
   if (descriptors != 0 && descriptors < server_options.max_connections + 16) {
     std::fprintf(stderr,
                  "volent mock-model: note: the open-file limit is %zu, so fewer than %zu connections fit at once "
@@ -158,7 +158,7 @@ int MockModelCommand(const Args& args) {
   // Before saying where it listens: a client may signal as soon as it knows.
   (*server)->CatchSignals();
   std::fprintf(stderr, "volent mock-model: listening on http://%s\n",
-               ampoule::core::FormatHostPort(listen->host, (*server)->port()).c_str());
+               core::FormatHostPort(listen->host, (*server)->port()).c_str());
   std::fflush(stderr);
   (*server)->Run();
   std::fprintf(stderr, "volent mock-model: stopped after %llu model requests\n",

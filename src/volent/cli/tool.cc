@@ -119,7 +119,7 @@ int ParseArgs(const Args& args, Options& o) {
 }
 
 std::optional<std::string> ReadUserFile(const std::string& path, size_t cap) {
-  auto bytes = ampoule::core::ReadFileCapped(path, cap);
+  auto bytes = core::ReadFileCapped(path, cap);
   if (!bytes) {
     std::fprintf(stderr, "volent tool: %s\n", bytes.message().c_str());
     return std::nullopt;
@@ -153,15 +153,15 @@ int Sign(const Options& o) {
     return 0;
   }
   // Durable, and never over an existing file.
-  const ampoule::Status written =
-      ampoule::core::WriteFileAtomically(o.out, *signature, ampoule::core::WriteOptions{.create_only = true});
+  const core::Status written =
+      core::WriteFileAtomically(o.out, *signature, core::WriteOptions{.create_only = true});
   if (!written.ok()) {
     std::fprintf(stderr, "volent tool: %s%s\n", written.message().c_str(),
-                 written.kind() == ampoule::ErrorKind::kConflict ? " (it must not exist yet)" : "");
+                 written.kind() == core::ErrorKind::kConflict ? " (it must not exist yet)" : "");
     return 2;
   }
   std::fprintf(stderr, "volent tool: signed sha256:%s (%s) with key %s into %s\n",
-               ampoule::core::Sha256Hex(*tool).c_str(), kind.c_str(),
+               core::Sha256Hex(*tool).c_str(), kind.c_str(),
                key->public_key().KeyId().substr(0, 16).c_str(), o.out.c_str());
   return 0;
 }

@@ -11,21 +11,21 @@
 #include <chrono>
 #include <string>
 
+#include "volent/access/credentials.h"
 #include "volent/agent/runs.h"
 #include "volent/control/auth.h"
-#include "volent/access/credentials.h"
 #include "volent/control/message.h"
 #include "volent/control/metrics.h"
 #include "volent/control/route_table.h"
 #include "volent/journal/journal.h"
 #include "volent/manifest/manifest.h"
-#include "volent/node/agent_store.h"
+#include "volent/store/agent_store.h"
 #include "volent/tools/tool_store.h"
 
 namespace volent::control {
 
 struct ApiContext {
-  node::AgentStore* store = nullptr;              // REQUIRES: outlives the API
+  store::AgentStore* store = nullptr;              // REQUIRES: outlives the API
   const manifest::NodeConfig* config = nullptr;   // manifests are checked against it; may be null
   Metrics* metrics = nullptr;                     // may be null
   // Runs and approvals; null: their routes answer 503 unavailable.
@@ -40,14 +40,14 @@ struct ApiContext {
   // The node's tool store and its trusted keys (volent.yaml tool_keys,
   // decoded); null: the tool routes answer 503.
   tools::ToolStore* tool_store = nullptr;
-  const std::vector<ampoule::receipt::PublicKey>* tool_keys = nullptr;
+  const std::vector<core::ed25519::PublicKey>* tool_keys = nullptr;
   // The signed attestation report for a nonce (hex), or the refusal
   // (kInvalidArgument 400, kConflict 409, kUnavailable 503); empty: the
   // route answers 503.
-  std::function<ampoule::Result<std::string>(const std::string& nonce_hex)> attest;
+  std::function<core::Result<std::string>(const std::string& nonce_hex)> attest;
   // Credential activation (attest/attestor.h): the secret in a credential
   // file, or the refusal (400, 409, 503); empty: the route answers 503.
-  std::function<ampoule::Result<std::string>(std::string_view credential)> activate_credential;
+  std::function<core::Result<std::string>(std::string_view credential)> activate_credential;
   std::string version = "1";                      // info.version of the OpenAPI document
   // Who may call what (auth.h); null: no authentication (in-process tests:
   // every request is the development principal).

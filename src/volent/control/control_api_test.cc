@@ -46,7 +46,7 @@ class ApiTest : public ::testing::Test {
   void Reopen() {
     api_.reset();
     store_.reset();
-    auto store = node::AgentStore::Open(dir_);
+    auto store = store::AgentStore::Open(dir_);
     ASSERT_TRUE(store.ok());
     store_ = std::move(*store);
     ApiContext ctx;
@@ -93,7 +93,7 @@ class ApiTest : public ::testing::Test {
   std::string dir_;
   manifest::NodeConfig config_;
   Metrics metrics_;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<ControlApi> api_;
 };
 
@@ -282,10 +282,10 @@ TEST_F(ApiTest, AttestationNeedsANonceAndMapsRefusals) {
   ctx.store = store_.get();
   ctx.config = &config_;
   std::string asked;
-  ctx.attest = [&asked](const std::string& nonce) -> ampoule::Result<std::string> {
+  ctx.attest = [&asked](const std::string& nonce) -> core::Result<std::string> {
     asked = nonce;
-    if (nonce == "dead") return ampoule::Error{"refusing to sign", ampoule::ErrorKind::kConflict};
-    if (nonce == "zz") return ampoule::Error{"not hex", ampoule::ErrorKind::kInvalidArgument};
+    if (nonce == "dead") return core::Error{"refusing to sign", core::ErrorKind::kConflict};
+    if (nonce == "zz") return core::Error{"not hex", core::ErrorKind::kInvalidArgument};
     return std::string(R"({"payload":"e30=","payloadType":"application/vnd.in-toto+json","signatures":[]})");
   };
   api_ = std::make_unique<ControlApi>(ctx);
@@ -299,8 +299,8 @@ TEST_F(ApiTest, AttestationNeedsANonceAndMapsRefusals) {
   Problem(Call("GET", "/v1/attestation?nonce=zz"), 400, "bad-request");
   Problem(Call("GET", "/v1/attestation?nonce=dead"), 409, "conflict");
 
-  ctx.activate_credential = [](std::string_view credential) -> ampoule::Result<std::string> {
-    if (credential == "other") return ampoule::Error{"refused", ampoule::ErrorKind::kConflict};
+  ctx.activate_credential = [](std::string_view credential) -> core::Result<std::string> {
+    if (credential == "other") return core::Error{"refused", core::ErrorKind::kConflict};
     return std::string("secret of ") + std::string(credential);
   };
   api_ = std::make_unique<ControlApi>(ctx);
@@ -351,11 +351,11 @@ TEST_F(ApiTest, RejectedAtReopenWhenTheConfigChanged) {
   auto stricter = manifest::LoadNodeConfig("apiVersion: volent/v1\nkind: NodeConfig\n", "volent.yaml");
   ASSERT_TRUE(stricter.ok());
   manifest::NodeConfig config = *stricter.value;
-  auto store = node::AgentStore::Open(dir_, [&](std::string_view name, std::string_view json) {
+  auto store = store::AgentStore::Open(dir_, [&](std::string_view name, std::string_view json) {
     return manifest::LoadAgent(json, std::string(name), &config).ok();
   });
   ASSERT_TRUE(store.ok());
-  EXPECT_EQ((*store)->Get("old")->summary.status, node::AgentStatus::kRejected);
+  EXPECT_EQ((*store)->Get("old")->summary.status, store::AgentStatus::kRejected);
   ApiContext ctx;
   ctx.store = store->get();
   ctx.config = &config;

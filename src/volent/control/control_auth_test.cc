@@ -11,10 +11,10 @@
 
 #include <gtest/gtest.h>
 
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
 #include "core/file_write.h"
-#include "volent/control/api.h"
 #include "volent/access/approval_signature.h"
+#include "volent/control/api.h"
 #include "volent/control/test_fixtures.h"
 
 namespace volent::control {
@@ -39,7 +39,7 @@ class AuthTest : public ::testing::Test {
     auto config = manifest::LoadNodeConfig(testing::kNodeConfig, "volent.yaml");
     ASSERT_TRUE(config.ok());
     config_ = std::move(*config.value);
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok());
     store_ = std::move(*store);
     journal::OpenOptions options;
@@ -163,7 +163,7 @@ class AuthTest : public ::testing::Test {
   int made_ = 0;
   std::vector<std::string> tokens_;
   manifest::NodeConfig config_;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<journal::Journal> journal_;
   std::unique_ptr<access::CredentialStore> credentials_;
   std::unique_ptr<Authenticator> auth_;
@@ -265,8 +265,8 @@ TEST_F(AuthTest, TheApprovalNamesTheAuthenticatedIdentityNotTheBody) {
 }
 
 TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
-  auto key = ampoule::receipt::SecretKey::Generate();
-  const std::string public_key = ampoule::receipt::Base64Encode(key.public_key().raw());
+  auto key = core::ed25519::SecretKey::Generate();
+  const std::string public_key = core::Base64Encode(key.public_key().raw());
   const std::string approver = Token({access::Role::kApprover}, 3600, public_key);
   auto approval = runs_.GetApproval("7");
   ASSERT_TRUE(approval.ok());
@@ -279,7 +279,7 @@ TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, "{}").status, 422);
   json other_call = access::SignApproval(key, true, "sha256:" + std::string(64, 'f'), decider);
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", other_call}}.dump()).status, 422);
-  auto stranger = ampoule::receipt::SecretKey::Generate();
+  auto stranger = core::ed25519::SecretKey::Generate();
   json by_stranger = access::SignApproval(stranger, true, digest, decider);
   EXPECT_EQ(Call("POST", "/v1/approvals/7/approve", approver, json{{"signature", by_stranger}}.dump()).status, 422);
   json deny_signature = access::SignApproval(key, false, digest, decider);  // signed "denied": not an approval
@@ -297,9 +297,9 @@ TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
   EXPECT_FALSE(access::CheckApprovalSignature(recorded, true, "sha256:" + std::string(64, '1'), decider, public_key).ok());
   EXPECT_FALSE(access::CheckApprovalSignature(recorded, true, digest, "token:0123456789abcdef", public_key).ok());
   json tampered = recorded;
-  std::string sig = *ampoule::receipt::Base64Decode(tampered["sig"].get<std::string>(), "sig");
+  std::string sig = *core::Base64Decode(tampered["sig"].get<std::string>(), "sig");
   sig[10] ^= 1;
-  tampered["sig"] = ampoule::receipt::Base64Encode(sig);
+  tampered["sig"] = core::Base64Encode(sig);
   EXPECT_FALSE(access::CheckApprovalSignature(tampered, true, digest, decider, public_key).ok());
 }
 
@@ -308,11 +308,11 @@ TEST_F(AuthTest, ASignedApprovalVerifiesOffTheNodeAndATamperedOneFails) {
 // statement names; and a statement of the first form (no decider) is
 // refused, saying why.
 TEST_F(AuthTest, ASignatureSpeaksOnlyForTheCredentialWhoseRegisteredKeyMadeIt) {
-  auto alice_key = ampoule::receipt::SecretKey::Generate();
-  auto bob_key = ampoule::receipt::SecretKey::Generate();
-  const std::string alice = Token({access::Role::kApprover}, 3600, ampoule::receipt::Base64Encode(alice_key.public_key().raw()));
+  auto alice_key = core::ed25519::SecretKey::Generate();
+  auto bob_key = core::ed25519::SecretKey::Generate();
+  const std::string alice = Token({access::Role::kApprover}, 3600, core::Base64Encode(alice_key.public_key().raw()));
   const std::string bob_keyless = Token({access::Role::kApprover});
-  const std::string bob = Token({access::Role::kApprover}, 3600, ampoule::receipt::Base64Encode(bob_key.public_key().raw()));
+  const std::string bob = Token({access::Role::kApprover}, 3600, core::Base64Encode(bob_key.public_key().raw()));
   auto approval = runs_.GetApproval("7");
   ASSERT_TRUE(approval.ok());
   const std::string digest = approval->call_digest;
@@ -337,8 +337,8 @@ TEST_F(AuthTest, ASignatureSpeaksOnlyForTheCredentialWhoseRegisteredKeyMadeIt) {
 
   // The first form: signed over "volent-approval/v1\napproved\n" DIGEST "\n".
   json first_form = {{"scheme", "ed25519"},
-                     {"public_key", ampoule::receipt::Base64Encode(alice_key.public_key().raw())},
-                     {"sig", ampoule::receipt::Base64Encode(alice_key.Sign("volent-approval/v1\napproved\n" + digest + "\n"))},
+                     {"public_key", core::Base64Encode(alice_key.public_key().raw())},
+                     {"sig", core::Base64Encode(alice_key.Sign("volent-approval/v1\napproved\n" + digest + "\n"))},
                      {"call_digest", digest}};
   Response old = decide(alice, first_form);
   EXPECT_EQ(old.status, 422);
@@ -520,7 +520,7 @@ TEST_F(AuthTest, CredentialsSurviveAReopenAndABadFileStopsTheNode) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ((*again)->Check(token).verdict, access::TokenVerdict::kValid);
   EXPECT_FALSE((*again)->fresh());
-  ASSERT_TRUE(ampoule::core::WriteFileAtomically(dir_ + "/" + access::kCredentialsFile, "{\"version\":1,", 0600).ok());
+  ASSERT_TRUE(core::WriteFileAtomically(dir_ + "/" + access::kCredentialsFile, "{\"version\":1,", 0600).ok());
   EXPECT_FALSE(access::CredentialStore::Open(dir_).ok());
 }
 

@@ -26,7 +26,7 @@ class EgressApiTest : public ::testing::Test {
     char tmpl[] = "/tmp/control_egress_test.XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok());
     store_ = std::move(*store);
     journal::OpenOptions options;
@@ -105,7 +105,7 @@ class EgressApiTest : public ::testing::Test {
 
   std::string dir_;
   int64_t now_ms_ = kT0;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<journal::Journal> journal_;
   egress::DenialSink sink_;
   std::unique_ptr<ControlApi> api_;

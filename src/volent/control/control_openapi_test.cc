@@ -20,7 +20,7 @@ class OpenApiTest : public ::testing::Test {
     auto config = manifest::LoadNodeConfig(testing::kNodeConfig, "volent.yaml");
     ASSERT_TRUE(config.ok());
     config_ = std::move(*config.value);
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok());
     store_ = std::move(*store);
     ApiContext ctx;
@@ -63,7 +63,7 @@ class OpenApiTest : public ::testing::Test {
   }
 
   manifest::NodeConfig config_;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<ControlApi> api_;
   json doc_;
 };

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/rfc3339.h"
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
 #include "volent/control/test_fixtures.h"
@@ -28,7 +29,7 @@ class RunsApiTest : public ::testing::Test {
     char tmpl[] = "/tmp/control_runs_test.XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok());
     store_ = std::move(*store);
     journal::OpenOptions options;
@@ -96,21 +97,14 @@ class RunsApiTest : public ::testing::Test {
   std::string dir_;
   int64_t now_ms_ = kT0;
   FakeRuns runs_;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<journal::Journal> journal_;
   std::unique_ptr<ControlApi> api_;
 };
 
 // --- the time format ------------------------------------------------------------------------
 
-TEST(TimeFormat, Rfc3339WithMilliseconds) {
-  EXPECT_EQ(Rfc3339Millis(kT0), "2026-11-30T02:01:07.123Z");
-  EXPECT_EQ(Rfc3339Millis(1), "1970-01-01T00:00:00.001Z");
-  EXPECT_EQ(Rfc3339Millis(-1), "1969-12-31T23:59:59.999Z");
-  EXPECT_EQ(Rfc3339Millis(951782400000), "2000-02-29T00:00:00.000Z");
-  EXPECT_EQ(Rfc3339Millis(253402300799999), "9999-12-31T23:59:59.999Z");
-  EXPECT_EQ(Rfc3339Millis(INT64_MAX), "9999-12-31T23:59:59.999Z");
-  EXPECT_EQ(Rfc3339Millis(INT64_MIN), "0000-01-01T00:00:00.000Z");
+TEST(TimeFormat, TimeOrNull) {
   EXPECT_TRUE(TimeOrNull(0).is_null());
   EXPECT_EQ(TimeOrNull(kT0), "2026-11-30T02:01:07.123Z");
 }
@@ -253,8 +247,8 @@ TEST_F(RunsApiTest, GetRunListsASealedCallsRequestsAsJournaled) {
   EXPECT_EQ(call["http_requests"][0], json({{"number", 1},
                                             {"method", "GET"},
                                             {"url", "http://internal/payroll"},
-                                            {"requested_at", Rfc3339Millis(kT0)},
-                                            {"answered_at", Rfc3339Millis(kT0 + 5)},
+                                            {"requested_at", core::Rfc3339Millis(kT0)},
+                                            {"answered_at", core::Rfc3339Millis(kT0 + 5)},
                                             {"status", 200},
                                             {"error", nullptr}}));
   EXPECT_EQ(call["http_requests"][1]["method"], "POST");

@@ -8,17 +8,17 @@
 
 #include <gtest/gtest.h>
 
-#include "volent/control/auth.h"
-#include "volent/control/test_fixtures.h"
 #include "core/http/loopback_client.h"
 #include "core/http/smuggling_suite.h"
+#include "volent/control/auth.h"
+#include "volent/control/test_fixtures.h"
 
 namespace volent::control {
 namespace {
 
 using namespace std::chrono_literals;
 
-using Client = ampoule::httpd::testing::LoopbackClient;
+using Client = core::httpd::testing::LoopbackClient;
 
 class HttpServerTest : public ::testing::Test {
  protected:
@@ -26,7 +26,7 @@ class HttpServerTest : public ::testing::Test {
     auto config = manifest::LoadNodeConfig(testing::kNodeConfig, "volent.yaml");
     ASSERT_TRUE(config.ok());
     config_ = std::move(*config.value);
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok());
     store_ = std::move(*store);
     ApiContext ctx;
@@ -63,7 +63,7 @@ class HttpServerTest : public ::testing::Test {
 
   manifest::NodeConfig config_;
   Metrics metrics_;
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   std::unique_ptr<ControlApi> api_;
   std::unique_ptr<HttpServer> server_;
   std::thread thread_;
@@ -218,14 +218,14 @@ TEST_F(HttpServerTest, SmugglingSuiteLeavesTheStateIntact) {
     std::string r = c.ReadResponse();
     ASSERT_EQ(r.rfind("HTTP/1.1 201", 0), 0u) << r;
   }
-  ampoule::httpd::testing::SmugglingTarget target{
+  core::httpd::testing::SmugglingTarget target{
       "/v1/agents", "DELETE /v1/agents/keep HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
       "GET /v1/agents/keep HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"};
-  auto cases = ampoule::httpd::testing::SmugglingCases(target);
+  auto cases = core::httpd::testing::SmugglingCases(target);
   int passed = 0;
   for (const auto& c : cases) {
-    auto reply = ampoule::httpd::testing::SendSmuggling(port_, c.bytes);
-    std::string wrong = ampoule::httpd::testing::JudgeSmuggling(c, reply);
+    auto reply = core::httpd::testing::SendSmuggling(port_, c.bytes);
+    std::string wrong = core::httpd::testing::JudgeSmuggling(c, reply);
     EXPECT_EQ(wrong, "") << c.name << ": " << reply.bytes.substr(0, 300);
     if (wrong.empty()) ++passed;
     ASSERT_TRUE(store_->Get("keep").has_value()) << "after " << c.name;
@@ -276,7 +276,7 @@ TEST_F(HttpServerTest, IdleSocketsFromTheOperatorsAddressDoNotKeepTheOperatorOut
 TEST_F(HttpServerTest, AHeadAnswerHasNoBodySoTheNextAnswerIsInStep) {
   Start();
   std::string head;
-  std::string rest = ampoule::httpd::testing::AfterHeadAnswer(
+  std::string rest = core::httpd::testing::AfterHeadAnswer(
       port_, "HEAD /v1/agents HTTP/1.1\r\nHost: x\r\n\r\n",
       "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", &head);
   EXPECT_EQ(head.rfind("HTTP/1.1 405", 0), 0u) << head;
@@ -293,7 +293,7 @@ TEST_F(HttpServerTest, AHeadAnswerHasNoBodySoTheNextAnswerIsInStep) {
   ctx.auth = &authenticator;
   api_ = std::make_unique<ControlApi>(ctx);
   Start();
-  rest = ampoule::httpd::testing::AfterHeadAnswer(port_, "HEAD /v1/agents HTTP/1.1\r\nHost: x\r\n\r\n",
+  rest = core::httpd::testing::AfterHeadAnswer(port_, "HEAD /v1/agents HTTP/1.1\r\nHost: x\r\n\r\n",
                                                   "GET /v1/agents HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
                                                   &head);
   EXPECT_EQ(head.rfind("HTTP/1.1 401", 0), 0u) << head;

@@ -1,5 +1,6 @@
 #include "volent/control/credential_journal.h"
 
+#include "core/rfc3339.h"
 #include "volent/control/json_api.h"
 
 namespace volent::control {
@@ -11,12 +12,12 @@ nlohmann::json CredentialCreatedPayload(const access::ApiCredential& c, const nl
           {"kind", "token"},
           {"name", c.name},
           {"roles", roles},
-          {"expires_at", Rfc3339Millis(c.expires_ms)},
+          {"expires_at", core::Rfc3339Millis(c.expires_ms)},
           {"approval_key", c.approval_key.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.approval_key)},
           {"by", by}};
 }
 
-ampoule::Result<std::pair<access::ApiCredential, std::string>> CreateJournaled(access::CredentialStore& store, journal::Journal& journal,
+core::Result<std::pair<access::ApiCredential, std::string>> CreateJournaled(access::CredentialStore& store, journal::Journal& journal,
                                                                     const access::NewCredential& request,
                                                                     const nlohmann::json& by) {
   auto made = store.Create(request);
@@ -25,8 +26,8 @@ ampoule::Result<std::pair<access::ApiCredential, std::string>> CreateJournaled(a
                                         CredentialCreatedPayload(made->first, by));
   if (!journaled) {
     (void)store.Revoke(made->first.id, "the node (its creation could not be journaled)");
-    return ampoule::Error{"the journal cannot record the credential, so it was not made: " + journaled.message(),
-                          ampoule::ErrorKind::kUnavailable};
+    return core::Error{"the journal cannot record the credential, so it was not made: " + journaled.message(),
+                          core::ErrorKind::kUnavailable};
   }
   return made;
 }

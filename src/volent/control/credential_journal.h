@@ -24,7 +24,7 @@ nlohmann::json CredentialCreatedPayload(const access::ApiCredential& credential,
 // Makes the token and journals it. If the journal refuses, the token is
 // revoked at once and the error says so: a credential the journal does not
 // show must not work.
-ampoule::Result<std::pair<access::ApiCredential, std::string>> CreateJournaled(access::CredentialStore& store, journal::Journal& journal,
+core::Result<std::pair<access::ApiCredential, std::string>> CreateJournaled(access::CredentialStore& store, journal::Journal& journal,
                                                                     const access::NewCredential& request,
                                                                     const nlohmann::json& by);
 

@@ -5,10 +5,10 @@
 #include <charconv>
 #include <variant>
 
+#include "core/json.h"
 #include "volent/control/api.h"
 #include "volent/control/manifest_body.h"
-#include "volent/node/agent_name.h"
-#include "core/json.h"
+#include "volent/store/agent_name.h"
 
 namespace volent::control {
 namespace {
@@ -20,7 +20,7 @@ constexpr size_t kMaxLimit = 1000;
 // a fixed word or a timestamp, none of which needs escaping, and a page of
 // 1,000 of them is built this way several times faster than through a tree.
 // Keys in sorted order, as the stored manifests have them.
-void AppendSummary(std::string& out, const node::AgentSummary& s) {
+void AppendSummary(std::string& out, const store::AgentSummary& s) {
   out += "{\"applied_at\":\"";
   out += s.applied_at;
   out += "\",\"generation\":";
@@ -28,12 +28,12 @@ void AppendSummary(std::string& out, const node::AgentSummary& s) {
   out += ",\"name\":\"";
   out += s.name;
   out += "\",\"status\":\"";
-  out += node::AgentStatusName(s.status);
+  out += store::AgentStatusName(s.status);
   out += '"';
 }
 
 // The agent: its summary plus "manifest", the stored JSON as it is.
-std::string AgentBody(const node::AgentSummary& summary, const std::string& manifest_json) {
+std::string AgentBody(const store::AgentSummary& summary, const std::string& manifest_json) {
   std::string body;
   body.reserve(manifest_json.size() + 128);
   AppendSummary(body, summary);
@@ -43,7 +43,7 @@ std::string AgentBody(const node::AgentSummary& summary, const std::string& mani
   return body;
 }
 
-Response AgentResponse(int status, const node::AgentSummary& summary, const std::string& manifest_json) {
+Response AgentResponse(int status, const store::AgentSummary& summary, const std::string& manifest_json) {
   Response r;
   r.status = status;
   r.content_type = "application/json";
@@ -67,7 +67,7 @@ Response Apply(const ApiContext& ctx, const Request& request) {
   auto parsed = ParseManifestBody(request.content_type, request.body, ctx.config, request.path, ctx.check_agent);
   if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
   auto& agent = std::get<manifest::Agent>(parsed);
-  std::string manifest_json = ampoule::DumpJson(agent.document);
+  std::string manifest_json = core::DumpJson(agent.document);
   auto outcome = ctx.store->Apply(agent.name, manifest_json);
   if (!outcome.ok()) {
     std::fprintf(stderr, "volent node: apply %s: %s\n", agent.name.c_str(), outcome.message().c_str());
@@ -89,10 +89,10 @@ Response List(const ApiContext& ctx, const Request& request) {
     limit = value;
   }
   std::string after = QueryParam(request.query, "after").value_or("");
-  if (!after.empty() && !node::IsValidAgentName(after)) {
+  if (!after.empty() && !store::IsValidAgentName(after)) {
     return ProblemResponse(MakeProblem(400, "after must be an agent name (or empty, from the start)", request.path));
   }
-  node::AgentPage page = ctx.store->List(after, limit);
+  store::AgentPage page = ctx.store->List(after, limit);
   Response r;
   r.content_type = "application/json";
   r.body.reserve(32 + page.agents.size() * 96);
@@ -110,7 +110,7 @@ Response List(const ApiContext& ctx, const Request& request) {
 
 Response Get(const ApiContext& ctx, const Request& request, const PathParams& params) {
   const std::string& name = params.find("name")->second;
-  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  if (!store::IsValidAgentName(name)) return ProblemResponse(BadName(request));
   auto record = ctx.store->Get(name);
   if (!record) return ProblemResponse(MakeProblem(404, "no agent named " + name, request.path));
   return AgentResponse(200, record->summary, record->manifest_json);
@@ -118,7 +118,7 @@ Response Get(const ApiContext& ctx, const Request& request, const PathParams& pa
 
 Response Delete(const ApiContext& ctx, const Request& request, const PathParams& params) {
   const std::string& name = params.find("name")->second;
-  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  if (!store::IsValidAgentName(name)) return ProblemResponse(BadName(request));
   auto deleted = ctx.store->Delete(name);
   if (!deleted.ok()) {
     std::fprintf(stderr, "volent node: delete %s: %s\n", name.c_str(), deleted.message().c_str());

@@ -8,8 +8,9 @@
 // and may only be made by that key.
 #include <variant>
 
-#include "volent/control/api.h"
+#include "core/rfc3339.h"
 #include "volent/access/approval_signature.h"
+#include "volent/control/api.h"
 #include "volent/control/json_api.h"
 
 namespace volent::control {
@@ -136,7 +137,7 @@ Problem AlreadyDecided(const ApiContext& ctx, const std::string& id, const std::
   const agent::ApprovalView& a = *approval;
   std::string detail = "approval " + id + " was already " + a.decision;
   if (!a.by.empty()) detail += " by " + a.by;
-  if (a.decided_ms != 0) detail += " at " + Rfc3339Millis(a.decided_ms);
+  if (a.decided_ms != 0) detail += " at " + core::Rfc3339Millis(a.decided_ms);
   detail += "; a decision is final";
   return Conflict(std::move(detail), request.path);
 }
@@ -183,7 +184,7 @@ Response Decide(const ApiContext& ctx, const Request& request, const PathParams&
     decider.signature["call_digest"] = approval->call_digest;
   }
   auto decided = ctx.runs->Decide(id, approve, decider, d.reason);
-  if (!decided.ok() && decided.kind() == ampoule::ErrorKind::kConflict) {
+  if (!decided.ok() && decided.kind() == core::ErrorKind::kConflict) {
     return ProblemResponse(AlreadyDecided(ctx, id, decided.message(), request));
   }
   if (!decided.ok()) return ProblemResponse(RefusalProblem(decided.error(), request.path));

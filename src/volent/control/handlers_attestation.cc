@@ -6,7 +6,7 @@
 // routes check the requests and map the refusals.
 #include <variant>
 
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
 
@@ -45,7 +45,7 @@ Response Activate(const ApiContext& ctx, const Request& request) {
   auto it = body.find("credential");
   if (it == body.end() || !it->is_string()) {
     errors.push_back({"/credential", 0, 0, "required: the tpm2_makecredential output file, base64"});
-  } else if (auto decoded = ampoule::receipt::Base64Decode(it->get<std::string>(), "the credential")) {
+  } else if (auto decoded = core::Base64Decode(it->get<std::string>(), "the credential")) {
     credential = std::move(*decoded);
   } else {
     errors.push_back({"/credential", 0, 0, decoded.message()});
@@ -53,7 +53,7 @@ Response Activate(const ApiContext& ctx, const Request& request) {
   if (!errors.empty()) return ProblemResponse(InvalidBody(std::move(errors), request.path));
   auto secret = ctx.activate_credential(credential);
   if (!secret) return ProblemResponse(RefusalProblem(secret.error(), request.path));
-  return JsonResponse(200, {{"secret", ampoule::receipt::Base64Encode(*secret)}});
+  return JsonResponse(200, {{"secret", core::Base64Encode(*secret)}});
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
+#include "core/ed25519.h"
 #include "core/hex.h"
-#include "ampoule/receipt/ed25519.h"
 #include "volent/control/api.h"
 #include "volent/control/credential_journal.h"
 #include "volent/control/json_api.h"
@@ -80,9 +80,9 @@ std::variant<access::NewCredential, Problem> ReadNew(const json& body, const Req
     }
   }
   if (auto key = body.find("approval_key"); key != body.end()) {
-    auto raw = key->is_string() ? ampoule::receipt::Base64Decode(key->get<std::string>(), "approval_key")
-                                : ampoule::Result<std::string>(ampoule::Error{"must be a string"});
-    auto checked = raw ? ampoule::receipt::PublicKey::FromBytes(*raw) : ampoule::Result<ampoule::receipt::PublicKey>(raw.error());
+    auto raw = key->is_string() ? core::Base64Decode(key->get<std::string>(), "approval_key")
+                                : core::Result<std::string>(core::Error{"must be a string"});
+    auto checked = raw ? core::ed25519::PublicKey::FromBytes(*raw) : core::Result<core::ed25519::PublicKey>(raw.error());
     if (!checked) {
       errors.push_back({"/approval_key", 0, 0,
                         "must be an Ed25519 public key, the base64 of its 32 bytes: " + checked.message()});
@@ -105,7 +105,7 @@ Response Create(const ApiContext& ctx, const Request& request) {
   auto made = ctx.journal ? CreateJournaled(*ctx.credentials, *ctx.journal, wanted_credential, request.principal.ToJson())
                           : ctx.credentials->Create(wanted_credential);
   if (!made) {
-    if (made.error().kind == ampoule::ErrorKind::kUnavailable && ctx.journal) {
+    if (made.error().kind == core::ErrorKind::kUnavailable && ctx.journal) {
       return ProblemResponse(Unavailable(made.message(), request.path));
     }
     return ProblemResponse(RefusalProblem(made.error(), request.path));
@@ -130,7 +130,7 @@ Response List(const ApiContext& ctx, const Request& request) {
 Response Revoke(const ApiContext& ctx, const Request& request, const PathParams& params) {
   if (!ctx.credentials) return ProblemResponse(NoCredentials(request));
   const std::string& id = params.find("id")->second;
-  if (!ampoule::core::IsLowerHex(id, access::kTokenIdHexDigits / 2)) {
+  if (!core::IsLowerHex(id, access::kTokenIdHexDigits / 2)) {
     return ProblemResponse(MakeProblem(400, "a credential id is 16 lowercase hex digits", request.path));
   }
   auto revoked = ctx.credentials->Revoke(id, request.principal.Describe());

@@ -8,9 +8,10 @@
 #include <type_traits>
 #include <variant>
 
+#include "core/rfc3339.h"
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
-#include "volent/node/agent_name.h"
+#include "volent/store/agent_name.h"
 
 namespace volent::control {
 namespace {
@@ -44,7 +45,7 @@ T Member(const json& payload, const char* name, T fallback) {
 json DenialJson(const journal::Entry& e) {
   const json payload = json::parse(e.payload, nullptr, false);
   return {{"seq", e.seq},
-          {"time", Rfc3339Millis(e.time_ms)},
+          {"time", core::Rfc3339Millis(e.time_ms)},
           {"agent", e.agent},
           {"run", e.run},
           {"step", e.step},
@@ -81,7 +82,7 @@ std::variant<journal::KindQuery, Response> ReadQuery(const Request& request) {
   if (!limit) return ProblemResponse(BadLimit(request.path));
   q.limit = *limit;
   q.agent = QueryParam(request.query, "agent").value_or("");
-  if (!q.agent.empty() && !node::IsValidAgentName(q.agent)) {
+  if (!q.agent.empty() && !store::IsValidAgentName(q.agent)) {
     return BadQuery(request, "agent must be an agent name (or absent, for every agent)");
   }
   q.payload_value = QueryParam(request.query, "capability").value_or("");

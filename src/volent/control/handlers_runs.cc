@@ -7,7 +7,7 @@
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
 #include "volent/journal/journal.h"
-#include "volent/node/agent_name.h"
+#include "volent/store/agent_name.h"
 
 namespace volent::control {
 namespace {
@@ -39,10 +39,17 @@ Problem NoRuns(const Request& request) {
   return Unavailable("runs are not available on this node now (its agent loop is not running)", request.path);
 }
 
+// Every status's name, for the schema: the enum's one mapping.
+json RunStatusNames() {
+  json names = json::array();
+  for (agent::RunStatus status : agent::kAllRunStatuses) names.push_back(std::string(agent::RunStatusName(status)));
+  return names;
+}
+
 json RunJson(const agent::RunView& run) {
   return {{"agent", run.agent},
           {"id", run.id},
-          {"status", run.status},
+          {"status", std::string(agent::RunStatusName(run.status))},
           {"input", run.input},
           {"output", run.output},
           {"error", run.error.empty() ? json(nullptr) : json(run.error)},
@@ -54,7 +61,7 @@ json RunJson(const agent::RunView& run) {
 Response Start(const ApiContext& ctx, const Request& request, const PathParams& params) {
   if (!ctx.runs) return ProblemResponse(NoRuns(request));
   const std::string& name = params.find("name")->second;
-  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  if (!store::IsValidAgentName(name)) return ProblemResponse(BadName(request));
   auto parsed = ParseJsonObject(request.body, request.path);
   if (auto* problem = std::get_if<Problem>(&parsed)) return ProblemResponse(*problem);
   const json& body = std::get<json>(parsed);
@@ -90,7 +97,7 @@ json ParsedPayload(const journal::Entry& entry) {
 // The HTTP requests of a sealed call at `step`, from their journal entries
 // (tool-http-request, tool-http-answer), in order: each as soon as it was
 // journaled, before it was sent, whatever became of the call.
-ampoule::Result<json> HttpRequests(journal::Journal& journal, const journal::EffectKey& step) {
+core::Result<json> HttpRequests(journal::Journal& journal, const journal::EffectKey& step) {
   json requests = json::array();
   for (uint64_t number = 1; number <= kMaxListedRequests; ++number) {
     auto asked = journal.GetForRequest(step, number, journal::EntryKind::kToolHttpRequest);
@@ -133,7 +140,7 @@ ampoule::Result<json> HttpRequests(journal::Journal& journal, const journal::Eff
 // journaled before it was sent (a call out of time or under way included). A
 // run takes at most a few hundred steps (its budget), so they are looked up
 // one by one.
-ampoule::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView& run) {
+core::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView& run) {
   json calls = json::array();
   for (uint64_t step = 1; step <= static_cast<uint64_t>(run.steps_done) + 1; ++step) {
     const journal::EffectKey key{run.agent, run.id, step};
@@ -175,7 +182,7 @@ Response Get(const ApiContext& ctx, const Request& request, const PathParams& pa
   if (!ctx.runs) return ProblemResponse(NoRuns(request));
   const std::string& name = params.find("name")->second;
   const std::string& id = params.find("id")->second;
-  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  if (!store::IsValidAgentName(name)) return ProblemResponse(BadName(request));
   if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
   auto run = ctx.runs->GetRun(name, id);
   if (!run.ok()) return ProblemResponse(RefusalProblem(run.error(), request.path));
@@ -211,7 +218,7 @@ Response GetReceipt(const ApiContext& ctx, const Request& request, const PathPar
   const std::string& name = params.find("name")->second;
   const std::string& id = params.find("id")->second;
   const std::string& step_text = params.find("step")->second;
-  if (!node::IsValidAgentName(name)) return ProblemResponse(BadName(request));
+  if (!store::IsValidAgentName(name)) return ProblemResponse(BadName(request));
   if (!IsValidRunId(id)) return ProblemResponse(MakeProblem(400, kRunIdRule, request.path));
   uint64_t step = 0;
   const bool digits = !step_text.empty() && step_text.size() <= 9 &&
@@ -235,7 +242,7 @@ Response List(const ApiContext& ctx, const Request& request) {
   auto limit = PageLimit(request.query);
   if (!limit) return ProblemResponse(BadLimit(request.path));
   std::string agent = QueryParam(request.query, "agent").value_or("");
-  if (!agent.empty() && !node::IsValidAgentName(agent)) {
+  if (!agent.empty() && !store::IsValidAgentName(agent)) {
     return ProblemResponse(MakeProblem(400, "agent must be an agent name (or absent, for every agent)", request.path));
   }
   json runs = json::array();
@@ -293,7 +300,7 @@ json RunSchema() {
                           {"description", "Why there is no response (denied, not-sent, failed, invalid); null with one"}}}}}}}}}}}}}}},
             {"agent", {{"type", "string"}}},
             {"id", {{"type", "string"}}},
-            {"status", {{"enum", {"running", "waiting-approval", "finished", "failed"}}}},
+            {"status", {{"enum", RunStatusNames()}}},
             {"input", {{"description", "The input given when the run was started (any JSON)"}}},
             {"output", {{"description", "The model's final answer; null until the run is finished"}}},
             {"error", {{"type", {"string", "null"}}, {"description", "Why the run failed; null unless failed"}}},

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <variant>
 
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
 #include "volent/tools/tool_store.h"
@@ -41,7 +41,7 @@ Response Add(const ApiContext& ctx, const Request& request) {
   auto tool_it = body.find("tool");
   if (tool_it == body.end() || !tool_it->is_string()) {
     errors.push_back({"/tool", 0, 0, "must be a string: the tool file's bytes in base64"});
-  } else if (auto decoded = ampoule::receipt::Base64Decode(tool_it->get<std::string>(), "the tool")) {
+  } else if (auto decoded = core::Base64Decode(tool_it->get<std::string>(), "the tool")) {
     tool = std::move(*decoded);
   } else {
     errors.push_back({"/tool", 0, 0, decoded.message()});
@@ -56,7 +56,7 @@ Response Add(const ApiContext& ctx, const Request& request) {
   bool stored_now = false;
   auto info = ctx.tool_store->Add(tool, sig_it->dump(), *ctx.tool_keys, &stored_now);
   if (!info) {
-    if (info.kind() == ampoule::ErrorKind::kConflict) return ProblemResponse(Conflict(info.message(), request.path));
+    if (info.kind() == core::ErrorKind::kConflict) return ProblemResponse(Conflict(info.message(), request.path));
     return ProblemResponse(MakeProblem(422, "tool-refused", "The tool was refused", info.message(), request.path));
   }
   return JsonResponse(stored_now ? 201 : 200, tools::ToolInfoJson(*info, KeyNames(ctx), *ctx.tool_keys));

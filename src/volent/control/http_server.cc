@@ -5,19 +5,19 @@
 
 namespace volent::control {
 
-namespace httpd = ampoule::httpd;
+namespace httpd = core::httpd;
 
 namespace {
 
 // Handlers are fast and in memory, so each request is answered inline, on
 // its connection's strand.
-class ApiHandler : public httpd::Handler {
+class ApiHandler : public core::httpd::Handler {
  public:
   explicit ApiHandler(const ControlApi& api) : api_(api) {}
 
-  void Handle(httpd::Request request, httpd::Reply reply) override {
+  void Handle(core::httpd::Request request, core::httpd::Reply reply) override {
     Request parsed = FromWire(request);
-    const httpd::Peer& peer = reply.peer();
+    const core::httpd::Peer& peer = reply.peer();
     parsed.peer = peer.address;
     if (peer.certificate.present) {
       parsed.certificate.present = true;
@@ -32,13 +32,13 @@ class ApiHandler : public httpd::Handler {
   }
 
   // Refusals are problems (application/problem+json) like every other error.
-  httpd::Response Refuse(const httpd::Refusal& refusal) override {
+  core::httpd::Response Refuse(const core::httpd::Refusal& refusal) override {
     std::string detail;
     switch (refusal.kind) {
-      case httpd::Refusal::Kind::kFraming: detail = refusal.reason; break;
-      case httpd::Refusal::Kind::kMalformed: detail = "the request is not well-formed HTTP/1.1"; break;
-      case httpd::Refusal::Kind::kHeaderTooLarge: detail = "the request's headers exceed 16 KiB"; break;
-      case httpd::Refusal::Kind::kBodyTooLarge: detail = "the body exceeds 1 MiB"; break;
+      case core::httpd::Refusal::Kind::kFraming: detail = refusal.reason; break;
+      case core::httpd::Refusal::Kind::kMalformed: detail = "the request is not well-formed HTTP/1.1"; break;
+      case core::httpd::Refusal::Kind::kHeaderTooLarge: detail = "the request's headers exceed 16 KiB"; break;
+      case core::httpd::Refusal::Kind::kBodyTooLarge: detail = "the body exceeds 1 MiB"; break;
     }
     Request request;
     SplitTarget(refusal.target, request);
@@ -51,9 +51,9 @@ class ApiHandler : public httpd::Handler {
 
 }  // namespace
 
-ampoule::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const ControlApi& api,
+core::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const ControlApi& api,
                                                               const ServerOptions& options) {
-  httpd::ServerOptions skeleton;
+  core::httpd::ServerOptions skeleton;
   skeleton.host = options.host;
   skeleton.port = options.port;
   skeleton.threads = options.threads;
@@ -67,8 +67,8 @@ ampoule::Result<std::unique_ptr<HttpServer>> HttpServer::Bind(const ControlApi& 
   skeleton.stop_grace = options.stop_grace;
   skeleton.drain_bytes = 4 * 1024 * 1024;
   skeleton.tls = options.tls;
-  auto server = std::make_unique<httpd::HandlerServer<HttpServer, ApiHandler>>(api);
-  AMP_RETURN_IF_ERROR(server->Bind(skeleton));
+  auto server = std::make_unique<core::httpd::HandlerServer<HttpServer, ApiHandler>>(api);
+  CORE_RETURN_IF_ERROR(server->Bind(skeleton));
   return std::unique_ptr<HttpServer>(std::move(server));
 }
 

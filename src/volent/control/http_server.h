@@ -26,8 +26,8 @@
 #include <memory>
 #include <string>
 
-#include "volent/control/api.h"
 #include "core/result.h"
+#include "volent/control/api.h"
 
 namespace boost::asio::ssl {
 class context;
@@ -55,7 +55,7 @@ class HttpServer {
 
   // Binds and listens (nothing is served until Run). `api` must outlive the
   // server. Errors say which address failed and what to try.
-  static ampoule::Result<std::unique_ptr<HttpServer>> Bind(const ControlApi& api,
+  static core::Result<std::unique_ptr<HttpServer>> Bind(const ControlApi& api,
                                                            const ServerOptions& options);
 
   virtual int port() const = 0;

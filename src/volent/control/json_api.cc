@@ -5,61 +5,13 @@
 #include <cstdio>
 
 #include "core/json.h"
+#include "core/rfc3339.h"
 #include "volent/manifest/yaml_reader.h"
 
 namespace volent::control {
-namespace {
-
-// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z in Unix ms: what
-// four year digits can say.
-constexpr int64_t kMinMs = -62167219200000;
-constexpr int64_t kMaxMs = 253402300799999;
-
-// The proleptic Gregorian date of `days` since 1970-01-01 (H. Hinnant's
-// days-to-civil algorithm; exact for every day in range).
-void CivilFromDays(int64_t days, int64_t& year, unsigned& month, unsigned& day) {
-  days += 719468;
-  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(days - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  day = doy - (153 * mp + 2) / 5 + 1;
-  month = mp < 10 ? mp + 3 : mp - 9;
-  year = static_cast<int64_t>(yoe) + era * 400 + (month <= 2 ? 1 : 0);
-}
-
-// Floor division and its remainder (the remainder is never negative).
-int64_t FloorDiv(int64_t a, int64_t b, int64_t& rem) {
-  int64_t q = a / b;
-  rem = a % b;
-  if (rem < 0) {
-    rem += b;
-    --q;
-  }
-  return q;
-}
-
-}  // namespace
-
-std::string Rfc3339Millis(int64_t unix_ms) {
-  unix_ms = std::clamp(unix_ms, kMinMs, kMaxMs);
-  int64_t ms_of_day = 0;
-  const int64_t days = FloorDiv(unix_ms, 86400000, ms_of_day);
-  int64_t year = 0;
-  unsigned month = 0, day = 0;
-  CivilFromDays(days, year, month, day);
-  const auto seconds_of_day = static_cast<unsigned>(ms_of_day / 1000);
-  char out[32];
-  std::snprintf(out, sizeof out, "%04u-%02u-%02uT%02u:%02u:%02u.%03uZ", static_cast<unsigned>(year), month,
-                day, seconds_of_day / 3600, seconds_of_day / 60 % 60, seconds_of_day % 60,
-                static_cast<unsigned>(ms_of_day % 1000));
-  return out;
-}
-
 nlohmann::json TimeOrNull(int64_t unix_ms) {
   if (unix_ms == 0) return nullptr;
-  return Rfc3339Millis(unix_ms);
+  return core::Rfc3339Millis(unix_ms);
 }
 
 nlohmann::json TimeOrNullSchema() {
@@ -68,15 +20,15 @@ nlohmann::json TimeOrNullSchema() {
 
 std::optional<Problem> CheckJsonSyntax(std::string_view body, const std::string& instance) {
   // The body's size was bounded as it was read (kMaxBodyBytes).
-  const std::optional<ampoule::JsonProblem> problem = ampoule::CheckJson(body, {kMaxBodyBytes});
+  const std::optional<core::JsonProblem> problem = core::CheckJson(body, {kMaxBodyBytes});
   if (!problem) return std::nullopt;
-  if (problem->kind == ampoule::JsonProblem::Kind::kTooLarge) {  // not expected: refused as it was read
+  if (problem->kind == core::JsonProblem::Kind::kTooLarge) {  // not expected: refused as it was read
     return MakeProblem(400, "malformed-body", "The body is not well-formed",
                        "the body is larger than " + std::to_string(kMaxBodyBytes) + " bytes", instance);
   }
-  if (problem->kind == ampoule::JsonProblem::Kind::kTooDeep) {
+  if (problem->kind == core::JsonProblem::Kind::kTooDeep) {
     Problem p = MakeProblem(400, "malformed-body", "The body is not well-formed",
-                            "the body is nested deeper than " + std::to_string(ampoule::kMaxJsonDepth) + " levels",
+                            "the body is nested deeper than " + std::to_string(core::kMaxJsonDepth) + " levels",
                             instance);
     p.errors.push_back({"", 0, 0, "nested too deep"});
     return p;
@@ -96,7 +48,7 @@ std::variant<nlohmann::json, Problem> ParseJsonObject(std::string_view body, con
   // Checked first without building anything, so no tree deeper than the
   // limit is ever made (nor destroyed, nor written back).
   if (auto problem = CheckJsonSyntax(body, instance)) return *problem;
-  auto read = ampoule::ParseJsonBounded(body, "the body", {kMaxBodyBytes});
+  auto read = core::ParseJsonBounded(body, "the body", {kMaxBodyBytes});
   if (!read) {
     // The checks above accepted it; not expected, but answered, not thrown.
     return MakeProblem(400, "malformed-body", "The body is not well-formed", "the body is not well-formed JSON",
@@ -160,18 +112,18 @@ Problem Unavailable(std::string detail, const std::string& instance) {
   return MakeProblem(503, std::move(detail), instance);
 }
 
-Problem RefusalProblem(const ampoule::Error& refusal, const std::string& instance) {
+Problem RefusalProblem(const core::Error& refusal, const std::string& instance) {
   std::string message = refusal.message.empty() ? "the node refused this request" : refusal.message;
   switch (refusal.kind) {
-    case ampoule::ErrorKind::kInvalidArgument:
+    case core::ErrorKind::kInvalidArgument:
       return MakeProblem(400, std::move(message), instance);
-    case ampoule::ErrorKind::kNotFound:
+    case core::ErrorKind::kNotFound:
       return MakeProblem(404, std::move(message), instance);
-    case ampoule::ErrorKind::kConflict:
+    case core::ErrorKind::kConflict:
       return Conflict(std::move(message), instance);
-    case ampoule::ErrorKind::kUnavailable:
+    case core::ErrorKind::kUnavailable:
       return Unavailable(std::move(message), instance);
-    case ampoule::ErrorKind::kUnknown:
+    case core::ErrorKind::kUnknown:
       break;
   }
   // Not a refusal the API names: a caller's mistake, answered without detail.

@@ -24,9 +24,6 @@ namespace volent::control {
 inline constexpr size_t kDefaultPageLimit = 100;
 inline constexpr size_t kMaxPageLimit = 1000;
 
-// Unix milliseconds as RFC 3339 UTC with milliseconds,
-// "2026-11-30T02:01:07.123Z" (years 0000-9999; outside them, clamped).
-std::string Rfc3339Millis(int64_t unix_ms);
 // The same as a JSON string, or null for 0 (a time not reached yet).
 nlohmann::json TimeOrNull(int64_t unix_ms);
 // The JSON Schema of TimeOrNull's values. (An anyOf: some validators apply
@@ -67,6 +64,6 @@ Problem Unavailable(std::string detail, const std::string& instance);
 // The problem for a refused call (agent::Runs), by the error's kind:
 // kInvalidArgument 400, kNotFound 404, kConflict 409, kUnavailable 503; the
 // error's message is the detail. Any other kind is a 500 without detail.
-Problem RefusalProblem(const ampoule::Error& refusal, const std::string& instance);
+Problem RefusalProblem(const core::Error& refusal, const std::string& instance);
 
 }  // namespace volent::control

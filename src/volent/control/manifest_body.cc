@@ -4,7 +4,7 @@
 
 #include "volent/control/json_api.h"
 #include "volent/control/route_table.h"
-#include "volent/node/agent_name.h"
+#include "volent/store/agent_name.h"
 
 namespace volent::control {
 
@@ -34,7 +34,7 @@ std::variant<manifest::Agent, Problem> ParseManifestBody(
     return p;
   }
   manifest::Agent agent = std::move(*checked.value);
-  if (!node::IsValidAgentName(agent.name)) {
+  if (!store::IsValidAgentName(agent.name)) {
     Problem p = MakeProblem(422, "the manifest has 1 problem", instance);
     p.errors.push_back({"/metadata/name", 0, 0,
                         "must be 1 to 63 lowercase letters, digits and '-', starting and ending "

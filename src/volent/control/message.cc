@@ -1,5 +1,5 @@
-#include "volent/control/message.h"
 #include "core/json.h"
+#include "volent/control/message.h"
 
 #include <optional>
 #include <string_view>
@@ -68,7 +68,7 @@ Response JsonResponse(int status, const nlohmann::json& body) {
   r.status = status;
   r.content_type = "application/json";
   // Replace invalid UTF-8 rather than fail: a body must always be produced.
-  r.body = ampoule::DumpJson(body);
+  r.body = core::DumpJson(body);
   return r;
 }
 

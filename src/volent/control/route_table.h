@@ -19,9 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "volent/access/principal.h"
 #include "volent/control/message.h"
 #include "volent/control/metrics.h"
-#include "volent/access/principal.h"
 
 namespace volent::control {
 

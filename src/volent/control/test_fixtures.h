@@ -57,14 +57,14 @@ constexpr int64_t kT0 = 1796004067123;  // 2026-11-30T02:01:07.123Z
 // object with "invalid" is refused as invalid.
 class FakeRuns : public agent::Runs {
  public:
-  ampoule::Result<agent::StartedRun> StartRun(std::string_view agent, std::string_view run_id,
+  core::Result<agent::StartedRun> StartRun(std::string_view agent, std::string_view run_id,
                                               const nlohmann::json& input) override {
     std::lock_guard lock(mu_);
-    if (agent == "missing") return Refuse(ampoule::ErrorKind::kNotFound, "no agent named missing");
-    if (agent == "rejected") return Refuse(ampoule::ErrorKind::kConflict, "the agent rejected is rejected");
-    if (agent == "down") return Refuse(ampoule::ErrorKind::kUnavailable, "the node is stopping");
+    if (agent == "missing") return Refuse(core::ErrorKind::kNotFound, "no agent named missing");
+    if (agent == "rejected") return Refuse(core::ErrorKind::kConflict, "the agent rejected is rejected");
+    if (agent == "down") return Refuse(core::ErrorKind::kUnavailable, "the node is stopping");
     if (input.is_object() && input.contains("invalid")) {
-      return Refuse(ampoule::ErrorKind::kInvalidArgument, "bad input");
+      return Refuse(core::ErrorKind::kInvalidArgument, "bad input");
     }
     std::string id = run_id.empty() ? "r" + std::to_string(++counter_) : std::string(run_id);
     for (const auto& run : runs_) {
@@ -73,18 +73,18 @@ class FakeRuns : public agent::Runs {
     agent::RunView run;
     run.agent = std::string(agent);
     run.id = id;
-    run.status = "running";
+    run.status = agent::RunStatus::kRunning;
     run.input = input;
     run.started_ms = kT0 + static_cast<int64_t>(runs_.size());
     runs_.push_back(run);
     return agent::StartedRun{true, run};
   }
-  ampoule::Result<agent::RunView> GetRun(std::string_view agent, std::string_view run_id) override {
+  core::Result<agent::RunView> GetRun(std::string_view agent, std::string_view run_id) override {
     std::lock_guard lock(mu_);
     for (const auto& run : runs_) {
       if (run.agent == agent && run.id == run_id) return run;
     }
-    return Refuse(ampoule::ErrorKind::kNotFound, "no run " + std::string(run_id) + " of " + std::string(agent));
+    return Refuse(core::ErrorKind::kNotFound, "no run " + std::string(run_id) + " of " + std::string(agent));
   }
   std::vector<agent::RunView> ListRuns(std::string_view agent, size_t limit) override {
     std::lock_guard lock(mu_);
@@ -111,19 +111,19 @@ class FakeRuns : public agent::Runs {
     }
     return out;
   }
-  ampoule::Result<agent::ApprovalView> GetApproval(std::string_view id) override {
+  core::Result<agent::ApprovalView> GetApproval(std::string_view id) override {
     std::lock_guard lock(mu_);
     auto it = approvals_.find(ParseId(id));
-    if (it == approvals_.end()) return Refuse(ampoule::ErrorKind::kNotFound, "no approval " + std::string(id));
+    if (it == approvals_.end()) return Refuse(core::ErrorKind::kNotFound, "no approval " + std::string(id));
     return it->second;
   }
-  ampoule::Result<agent::ApprovalView> Decide(std::string_view id, bool approve, const agent::Decider& decider,
+  core::Result<agent::ApprovalView> Decide(std::string_view id, bool approve, const agent::Decider& decider,
                                               std::string_view reason) override {
     const std::string& by = decider.by;
     std::lock_guard lock(mu_);
     auto it = approvals_.find(ParseId(id));
-    if (it == approvals_.end()) return Refuse(ampoule::ErrorKind::kNotFound, "no approval " + std::string(id));
-    if (!it->second.decision.empty()) return Refuse(ampoule::ErrorKind::kConflict, "already decided");
+    if (it == approvals_.end()) return Refuse(core::ErrorKind::kNotFound, "no approval " + std::string(id));
+    if (!it->second.decision.empty()) return Refuse(core::ErrorKind::kConflict, "already decided");
     it->second.decision = approve ? "approved" : "denied";
     it->second.by = by;
     it->second.identity = decider.identity;
@@ -147,7 +147,7 @@ class FakeRuns : public agent::Runs {
     approvals_[id] = a;
   }
   void Finish(size_t index, nlohmann::json output, std::string error = "") {
-    runs_[index].status = error.empty() ? "finished" : "failed";
+    runs_[index].status = error.empty() ? agent::RunStatus::kFinished : agent::RunStatus::kFailed;
     runs_[index].output = std::move(output);
     runs_[index].error = std::move(error);
     runs_[index].steps_done = 5;
@@ -155,7 +155,7 @@ class FakeRuns : public agent::Runs {
   }
 
  private:
-  static ampoule::Error Refuse(ampoule::ErrorKind kind, std::string message) { return {std::move(message), kind}; }
+  static core::Error Refuse(core::ErrorKind kind, std::string message) { return {std::move(message), kind}; }
 
   static uint64_t ParseId(std::string_view id) {
     uint64_t n = 0;

@@ -10,18 +10,18 @@ namespace volent::control {
 
 namespace ssl = boost::asio::ssl;
 
-ampoule::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, const std::string& data_dir,
+core::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, const std::string& data_dir,
                                          const std::string& host, const std::function<void(const std::string&)>& note) {
   const access::NodeTlsPaths own = access::NodeTlsPathsOf(data_dir);
   if (config.tls_certificate.empty() != config.tls_key.empty()) {
-    return ampoule::Error{"control.tls: certificate and key go together (name both, or neither for the node's own)",
-                          ampoule::ErrorKind::kInvalidArgument};
+    return core::Error{"control.tls: certificate and key go together (name both, or neither for the node's own)",
+                          core::ErrorKind::kInvalidArgument};
   }
   const bool own_server = config.tls_certificate.empty();
   const bool own_ca = config.mtls && config.tls_client_ca.empty();
   if (own_server || own_ca) {
     auto made = access::EnsureNodeTls(data_dir, host);
-    if (!made) return ampoule::Error{"the node's TLS files in " + own.dir + ": " + made.message()};
+    if (!made) return core::Error{"the node's TLS files in " + own.dir + ": " + made.message()};
     if (*made && note) {
       note("made the node's CA and server certificate in " + own.dir + " (ca.crt: the CA clients trust; client "
            "certificates: volent credential certificate)");
@@ -37,19 +37,19 @@ ampoule::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, 
   SSL_CTX_set_options(native, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   boost::system::error_code ec;
   context->use_certificate_chain_file(out.certificate, ec);
-  if (ec) return ampoule::Error{"control.tls.certificate " + out.certificate + ": " + ec.message()};
+  if (ec) return core::Error{"control.tls.certificate " + out.certificate + ": " + ec.message()};
   context->use_private_key_file(key, ssl::context::pem, ec);
   if (ec) {
-    return ampoule::Error{"control.tls.key " + key + ": " + ec.message() + " (a PEM private key, the one of " +
+    return core::Error{"control.tls.key " + key + ": " + ec.message() + " (a PEM private key, the one of " +
                           out.certificate + ")"};
   }
   if (SSL_CTX_check_private_key(native) != 1) {
-    return ampoule::Error{"control.tls: the key " + key + " is not the certificate's (" + out.certificate + ")"};
+    return core::Error{"control.tls: the key " + key + " is not the certificate's (" + out.certificate + ")"};
   }
   if (config.mtls) {
     out.client_ca = own_ca ? own.ca_certificate : config.tls_client_ca;
     context->load_verify_file(out.client_ca, ec);
-    if (ec) return ampoule::Error{"control.tls.client_ca " + out.client_ca + ": " + ec.message()};
+    if (ec) return core::Error{"control.tls.client_ca " + out.client_ca + ": " + ec.message()};
     // The CA names go in the handshake's certificate request, so a client
     // with several certificates picks the right one.
     STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(out.client_ca.c_str());

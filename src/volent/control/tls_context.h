@@ -30,7 +30,7 @@ struct ServerTls {
 // `host`: the address the node listens on (the subjectAltName of a server
 // certificate the node makes). `note` hears where the node's own files were
 // made, once.
-ampoule::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, const std::string& data_dir,
+core::Result<ServerTls> MakeServerTls(const manifest::ControlConfig& config, const std::string& data_dir,
                                          const std::string& host, const std::function<void(const std::string&)>& note);
 
 }  // namespace volent::control

@@ -26,13 +26,13 @@
 
 #include "core/http/loopback_client.h"
 #include "core/http/server.h"
+#include "volent/access/tls_certificates.h"
 #include "volent/control/api.h"
 #include "volent/control/auth.h"
 #include "volent/control/http_server.h"
 #include "volent/control/test_fixtures.h"
-#include "volent/access/tls_certificates.h"
 #include "volent/control/tls_context.h"
-#include "volent/node/agent_store.h"
+#include "volent/store/agent_store.h"
 
 namespace volent::control {
 namespace {
@@ -40,26 +40,26 @@ namespace {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-namespace httpd = ampoule::httpd;
+namespace httpd = core::httpd;
 
 // Answers every request with what the transport knows of the client's certificate.
-class PeerHandler : public httpd::Handler {
+class PeerHandler : public core::httpd::Handler {
  public:
-  void Handle(httpd::Request request, httpd::Reply reply) override {
-    const httpd::PeerCertificate& cert = reply.peer().certificate;
+  void Handle(core::httpd::Request request, core::httpd::Reply reply) override {
+    const core::httpd::PeerCertificate& cert = reply.peer().certificate;
     std::string body = "none";
     if (cert.present) {
       body = cert.subject + "|" + cert.sha256 + "|";
       for (const auto& unit : cert.units) body += unit + ";";
     }
-    httpd::Response response(http::status::ok, request.version());
+    core::httpd::Response response(http::status::ok, request.version());
     response.keep_alive(request.keep_alive());
     response.body() = body;
     response.prepare_payload();
     reply.Send(std::move(response));
   }
-  httpd::Response Refuse(const httpd::Refusal& refusal) override {
-    httpd::Response response(static_cast<http::status>(refusal.status), 11);
+  core::httpd::Response Refuse(const core::httpd::Refusal& refusal) override {
+    core::httpd::Response response(static_cast<http::status>(refusal.status), 11);
     response.prepare_payload();
     return response;
   }
@@ -90,11 +90,11 @@ class TlsServerTest : public ::testing::Test {
     config.tokens = tokens;
     auto tls = MakeServerTls(config, data_, "127.0.0.1", nullptr);
     ASSERT_TRUE(tls.ok()) << tls.message();
-    httpd::ServerOptions options;
+    core::httpd::ServerOptions options;
     options.port = 0;
     options.read_timeout = std::chrono::milliseconds(5000);
     options.tls = tls->context;
-    auto server = httpd::Server::Bind(handler_, options);
+    auto server = core::httpd::Server::Bind(handler_, options);
     ASSERT_TRUE(server.ok()) << server.message();
     server_ = std::move(*server);
     thread_ = std::thread([this] { server_->Run(); });
@@ -132,7 +132,7 @@ class TlsServerTest : public ::testing::Test {
 
   std::string data_;
   PeerHandler handler_;
-  std::unique_ptr<httpd::Server> server_;
+  std::unique_ptr<core::httpd::Server> server_;
   std::thread thread_;
 };
 
@@ -171,7 +171,7 @@ TEST_F(TlsServerTest, ACertificateOfAnotherCaGetsNoAnswer) {
 
 TEST_F(TlsServerTest, PlainHttpGetsNoHttpAnswer) {
   Start(true);
-  httpd::testing::LoopbackClient client(server_->port());
+  core::httpd::testing::LoopbackClient client(server_->port());
   ASSERT_TRUE(client.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
   EXPECT_EQ(client.ReadAll().rfind("HTTP/", 0), std::string::npos);
 }
@@ -206,7 +206,7 @@ class ResumedSessionTest : public ::testing::TestWithParam<int> {
     config.tokens = false;
     auto tls = MakeServerTls(config, data_, "127.0.0.1", nullptr);
     ASSERT_TRUE(tls.ok()) << tls.message();
-    auto store = node::AgentStore::Open("");
+    auto store = store::AgentStore::Open("");
     ASSERT_TRUE(store.ok());
     store_ = std::move(*store);
     runs_.AddApproval(7, "r1", "refund");
@@ -289,7 +289,7 @@ class ResumedSessionTest : public ::testing::TestWithParam<int> {
 
   std::string data_;
   std::atomic<int64_t> now_ms_{0};
-  std::unique_ptr<node::AgentStore> store_;
+  std::unique_ptr<store::AgentStore> store_;
   testing::FakeRuns runs_;
   std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<ControlApi> api_;

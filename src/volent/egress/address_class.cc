@@ -139,9 +139,9 @@ Classification ClassifyAddress(const boost::asio::ip::address& address) {
 
 std::string Cidr::ToString() const { return base.to_string() + "/" + std::to_string(prefix); }
 
-ampoule::Result<Cidr> ParseCidr(std::string_view text) {
+core::Result<Cidr> ParseCidr(std::string_view text) {
   auto invalid = [&](std::string_view why) {
-    return ampoule::Error{"\"" + std::string(text) + "\" " + std::string(why), ampoule::ErrorKind::kInvalidArgument};
+    return core::Error{"\"" + std::string(text) + "\" " + std::string(why), core::ErrorKind::kInvalidArgument};
   };
   const size_t slash = text.find('/');
   if (slash == std::string_view::npos) {

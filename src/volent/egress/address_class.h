@@ -81,7 +81,7 @@ struct Cidr {
 // ADDRESS/PREFIX: a canonical dotted quad with 0..32 or an IPv6 address with
 // 0..128; no bits may be set past the prefix (a typo there would silently
 // widen or move the range).
-ampoule::Result<Cidr> ParseCidr(std::string_view text);  // errors: kInvalidArgument
+core::Result<Cidr> ParseCidr(std::string_view text);  // errors: kInvalidArgument
 
 // True when `address` is inside `cidr`. An IPv4-mapped IPv6 address is
 // compared as the IPv4 address it reaches; otherwise the families must agree.

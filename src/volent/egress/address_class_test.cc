@@ -121,7 +121,7 @@ TEST(AddressClass, EveryClassHasAName) {
 }
 
 TEST(Cidr, ParsesAndContains) {
-  ampoule::Result<Cidr> c = ParseCidr("10.20.0.0/16");
+  core::Result<Cidr> c = ParseCidr("10.20.0.0/16");
   ASSERT_TRUE(c.ok()) << c.message();
   EXPECT_EQ(c->ToString(), "10.20.0.0/16");
   EXPECT_TRUE(CidrContains(*c, boost::asio::ip::make_address("10.20.255.1")));
@@ -129,16 +129,16 @@ TEST(Cidr, ParsesAndContains) {
   EXPECT_TRUE(CidrContains(*c, boost::asio::ip::make_address("::ffff:10.20.1.1")));  // reaches 10.20.1.1
   EXPECT_FALSE(CidrContains(*c, boost::asio::ip::make_address("::10.20.1.1")));
 
-  ampoule::Result<Cidr> v6 = ParseCidr("fd00:1234::/32");
+  core::Result<Cidr> v6 = ParseCidr("fd00:1234::/32");
   ASSERT_TRUE(v6.ok()) << v6.message();
   EXPECT_TRUE(CidrContains(*v6, boost::asio::ip::make_address("fd00:1234:5::1")));
   EXPECT_FALSE(CidrContains(*v6, boost::asio::ip::make_address("fd00:1235::1")));
   EXPECT_FALSE(CidrContains(*v6, boost::asio::ip::make_address("10.0.0.1")));
 
-  ampoule::Result<Cidr> all = ParseCidr("0.0.0.0/0");
+  core::Result<Cidr> all = ParseCidr("0.0.0.0/0");
   ASSERT_TRUE(all.ok());
   EXPECT_TRUE(CidrContains(*all, boost::asio::ip::make_address("203.0.113.1")));
-  ampoule::Result<Cidr> one = ParseCidr("127.0.0.1/32");
+  core::Result<Cidr> one = ParseCidr("127.0.0.1/32");
   ASSERT_TRUE(one.ok());
   EXPECT_TRUE(CidrContains(*one, boost::asio::ip::make_address("127.0.0.1")));
   EXPECT_FALSE(CidrContains(*one, boost::asio::ip::make_address("127.0.0.2")));
@@ -148,7 +148,7 @@ TEST(Cidr, RefusesMalformedRanges) {
   for (const char* bad : {"10.0.0.0", "10.0.0.0/", "10.0.0.0/33", "10.0.0.0/08", "10.0.0.1/8", "010.0.0.0/8",
                           "10.0/8", "0x0a.0.0.0/8", "10.0.0.0/-1", "10.0.0.0/8/8", "::1/129", "fe80::1%1/64",
                           "fd00::1/64", "/8", "", "10.0.0.0/ 8"}) {
-    ampoule::Result<Cidr> c = ParseCidr(bad);
+    core::Result<Cidr> c = ParseCidr(bad);
     ASSERT_FALSE(c.ok()) << bad;
     EXPECT_FALSE(c.message().empty()) << bad;
   }

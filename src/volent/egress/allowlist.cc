@@ -47,7 +47,7 @@ std::string Listed(const Entries& entries, Field field) {
 int EntryPort(const AllowEntry& e) { return e.port != 0 ? e.port : DefaultPort(e.scheme); }
 
 bool CidrMayMatch(const AllowEntry& e, const Url& url) {
-  ampoule::Result<Cidr> cidr = ParseCidr(e.cidr);
+  core::Result<Cidr> cidr = ParseCidr(e.cidr);
   if (!cidr.ok()) return false;           // the configuration loader refuses these already
   if (!url.ip) return true;               // a name: judged once resolved
   return CidrContains(*cidr, *url.ip);
@@ -129,7 +129,7 @@ std::string JudgeAddresses(const AllowEntry& entry, const std::vector<boost::asi
     }
     return "";
   }
-  ampoule::Result<Cidr> cidr = ParseCidr(entry.cidr);
+  core::Result<Cidr> cidr = ParseCidr(entry.cidr);
   if (!cidr.ok()) return "cidr entry " + cidr.message();
   for (const boost::asio::ip::address& a : addresses) {
     if (!CidrContains(*cidr, a)) return a.to_string() + " is outside cidr entry " + entry.cidr;

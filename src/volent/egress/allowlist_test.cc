@@ -10,7 +10,7 @@ using manifest::AllowEntry;
 using boost::asio::ip::make_address;
 
 Url U(std::string_view text) {
-  ampoule::Result<Url> p = ParseUrl(text);
+  core::Result<Url> p = ParseUrl(text);
   EXPECT_TRUE(p.ok()) << text << ": " << (p.ok() ? "" : p.message());
   return p.ok() ? *p : Url{};
 }

@@ -22,23 +22,23 @@ std::string Octal(mode_t mode) {
 
 // The file's bytes, or why they are not to be used. Opened once; the mode
 // checked is that of the very file read (fstat of the descriptor).
-ampoule::Result<std::string> ReadSecretFile(const std::string& path) {
-  ampoule::Result<int> fd = ampoule::core::OpenRegularFile(path, kMaxCredentialBytes, "the credential file");
+core::Result<std::string> ReadSecretFile(const std::string& path) {
+  core::Result<int> fd = core::OpenRegularFile(path, kMaxCredentialBytes, "the credential file");
   if (!fd) return fd.error();
   struct stat st {};
   if (fstat(*fd, &st) != 0) {
     close(*fd);
-    return ampoule::Error{"cannot stat the credential file " + path};
+    return core::Error{"cannot stat the credential file " + path};
   }
   if (st.st_mode & (S_IROTH | S_IWOTH | S_IWGRP)) {
     close(*fd);
-    return ampoule::Error{"the credential file " + path + " may be read or written by other users (mode " +
+    return core::Error{"the credential file " + path + " may be read or written by other users (mode " +
                           Octal(st.st_mode) + "): run chmod 600 " + path};
   }
-  ampoule::core::ReadRules regular_only;
-  regular_only.from = ampoule::core::PathFrom::kUntrusted;
-  ampoule::Result<std::string> text =
-      ampoule::core::ReadFdCapped(*fd, path, kMaxCredentialBytes, nullptr, regular_only);
+  core::ReadRules regular_only;
+  regular_only.from = core::PathFrom::kUntrusted;
+  core::Result<std::string> text =
+      core::ReadFdCapped(*fd, path, kMaxCredentialBytes, nullptr, regular_only);
   close(*fd);
   return text;
 }
@@ -70,7 +70,7 @@ std::string CheckHeader(const std::string& header) {
 
 }  // namespace
 
-ampoule::Result<Credentials> LoadCredentials(const std::vector<manifest::EgressCredential>& specs,
+core::Result<Credentials> LoadCredentials(const std::vector<manifest::EgressCredential>& specs,
                                              const EnvReader& env) {
   Credentials out;
   std::string problems;
@@ -91,7 +91,7 @@ ampoule::Result<Credentials> LoadCredentials(const std::vector<manifest::EgressC
     std::string where;
     if (!spec.value_file.empty() && spec.value_env.empty()) {
       where = "the file " + spec.value_file;
-      ampoule::Result<std::string> text = ReadSecretFile(spec.value_file);
+      core::Result<std::string> text = ReadSecretFile(spec.value_file);
       if (!text) {
         problem(what + ": " + text.message());
         continue;
@@ -116,10 +116,10 @@ ampoule::Result<Credentials> LoadCredentials(const std::vector<manifest::EgressC
       problem(what + ": the value in " + where + " " + why);
       continue;
     }
-    Credential credential{spec.name, spec.header, spec.prefix + secret, secret};
+    HeaderCredential credential{spec.name, spec.header, spec.prefix + secret, secret};
     out.emplace(spec.name, std::move(credential));
   }
-  if (!problems.empty()) return ampoule::Error{problems, ampoule::ErrorKind::kInvalidArgument};
+  if (!problems.empty()) return core::Error{problems, core::ErrorKind::kInvalidArgument};
   return out;
 }
 

@@ -40,13 +40,13 @@ inline constexpr size_t kMaxCredentialBytes = 16 * 1024;
 // Shorter than this is guessable, and would be redacted everywhere.
 inline constexpr size_t kMinCredentialBytes = 8;
 
-struct Credential {
+struct HeaderCredential {
   std::string name;    // as in egress.credentials and AllowEntry::credential
   std::string header;  // e.g. "Authorization"
   std::string value;   // the header's value: the prefix, then the secret
   std::string secret;  // the secret alone: what is redacted from answers
 };
-using Credentials = std::map<std::string, Credential, std::less<>>;
+using Credentials = std::map<std::string, HeaderCredential, std::less<>>;
 
 // How an environment variable is read: the process's getenv unless a test
 // gives its own. Returns null when the variable is not set.
@@ -54,7 +54,7 @@ using EnvReader = std::function<const char*(const char* name)>;
 
 // Every credential of `specs` (NodeConfig::egress_credentials), or every
 // problem found (one line each; kInvalidArgument).
-ampoule::Result<Credentials> LoadCredentials(const std::vector<manifest::EgressCredential>& specs,
+core::Result<Credentials> LoadCredentials(const std::vector<manifest::EgressCredential>& specs,
                                              const EnvReader& env = nullptr);
 
 // What stands in an answer where the secret of `name` was: "[credential NAME]".

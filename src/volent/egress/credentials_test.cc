@@ -53,7 +53,7 @@ TEST_F(CredentialsTest, AFileOfTheNodeAloneGivesTheHeaderValue) {
   auto loaded = LoadCredentials({FromFile(path)});
   ASSERT_TRUE(loaded.ok()) << loaded.message();
   ASSERT_EQ(loaded->count("orders"), 1u);
-  const Credential& c = loaded->at("orders");
+  const HeaderCredential& c = loaded->at("orders");
   EXPECT_EQ(c.name, "orders");
   EXPECT_EQ(c.header, "Authorization");
   EXPECT_EQ(c.secret, kSecret) << "one trailing newline is stripped";

@@ -168,12 +168,12 @@ class Flight : public std::enable_shared_from_this<Flight> {
  private:
   // The current hop, judged from the top.
   void Hop() {
-    ampoule::Result<Url> parsed = ParseUrl(url_text_);
+    core::Result<Url> parsed = ParseUrl(url_text_);
     if (!parsed.ok()) return Deny(parsed.message());
     url_ = std::move(*parsed);
     if (hop_ == 0) first_url_ = url_;
     if (!IsToken(method_)) return Deny("method \"" + method_ + "\" is not a token (e.g. GET, POST)");
-    ampoule::Result<Headers> filtered = FilterHeaders(headers_);
+    core::Result<Headers> filtered = FilterHeaders(headers_);
     if (!filtered.ok()) return Deny(filtered.message());
     hop_headers_ = std::move(*filtered);
     Candidates candidates = MatchRequest(gate_.allowlist, capability_, *url_, method_);
@@ -264,7 +264,7 @@ class Flight : public std::enable_shared_from_this<Flight> {
       return Deny("HTTP " + std::to_string(status) + " from " + from + " has " + std::to_string(location_count) +
                   " Location headers; a redirect must name one target");
     }
-    ampoule::Result<std::string> target = ResolveLocation(*url_, raw_location);
+    core::Result<std::string> target = ResolveLocation(*url_, raw_location);
     if (!target.ok()) {
       url_text_ = location;
       result_.redirects.push_back(location);
@@ -280,7 +280,7 @@ class Flight : public std::enable_shared_from_this<Flight> {
       body_.reset();
       std::erase_if(headers_, [](const auto& h) { return IsBodyHeader(h.first); });
     }
-    ampoule::Result<Url> next = ParseUrl(url_text_);
+    core::Result<Url> next = ParseUrl(url_text_);
     if (!next.ok() || !SameOrigin(*url_, *next)) {
       std::erase_if(headers_, [](const auto& h) { return IsCredentialHeader(h.first); });
     }
@@ -352,8 +352,8 @@ class Flight : public std::enable_shared_from_this<Flight> {
   int hop_ = 0;
   std::optional<Url> url_;
   std::optional<Url> first_url_;                // the caller's request's: the one origin a credential goes to
-  const Credential* credential_ = nullptr;      // the credential of the entry that allowed the caller's request
-  const Credential* hop_credential_ = nullptr;  // the credential added to the current hop, if any
+  const HeaderCredential* credential_ = nullptr;      // the credential of the entry that allowed the caller's request
+  const HeaderCredential* hop_credential_ = nullptr;  // the credential added to the current hop, if any
   Headers hop_headers_;
   SendResult result_;
 };

@@ -45,8 +45,8 @@ bool IsDroppedHeader(std::string_view name) {
   return StartsLower(name, "proxy-") || StartsLower(name, "x-forwarded-");
 }
 
-ampoule::Result<Headers> FilterHeaders(const Headers& headers) {
-  auto deny = [](std::string why) { return ampoule::Error{std::move(why), ampoule::ErrorKind::kInvalidArgument}; };
+core::Result<Headers> FilterHeaders(const Headers& headers) {
+  auto deny = [](std::string why) { return core::Error{std::move(why), core::ErrorKind::kInvalidArgument}; };
   Headers out;
   for (const auto& [name, value] : headers) {
     if (HasLineBreakOrNul(name) || HasLineBreakOrNul(value)) {

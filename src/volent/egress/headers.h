@@ -25,7 +25,7 @@ bool IsToken(std::string_view text);
 
 // What may be sent, in the caller's order, or why the request is denied
 // (kInvalidArgument).
-ampoule::Result<Headers> FilterHeaders(const Headers& headers);
+core::Result<Headers> FilterHeaders(const Headers& headers);
 
 // True for the headers FilterHeaders drops (case-insensitive).
 bool IsDroppedHeader(std::string_view name);

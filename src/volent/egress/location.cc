@@ -16,7 +16,7 @@ bool IsScheme(std::string_view text) {
   return true;
 }
 
-ampoule::Error Fail(std::string error) { return {std::move(error), ampoule::ErrorKind::kInvalidArgument}; }
+core::Error Fail(std::string error) { return {std::move(error), core::ErrorKind::kInvalidArgument}; }
 
 // Removes the last segment of `out` and the '/' before it.
 void PopSegment(std::string& out) {
@@ -60,7 +60,7 @@ std::string RemoveDotSegments(std::string_view in) {
   return out;
 }
 
-ampoule::Result<std::string> ResolveLocation(const Url& base, std::string_view location) {
+core::Result<std::string> ResolveLocation(const Url& base, std::string_view location) {
   if (location.empty()) return Fail("the Location is empty");
   if (location.size() > kMaxUrlBytes) {
     return Fail("the Location is longer than " + std::to_string(kMaxUrlBytes) + " bytes");

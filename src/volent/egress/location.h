@@ -32,7 +32,7 @@ namespace volent::egress {
 
 // The absolute URL the Location names, or what is wrong with the Location,
 // for a person (kInvalidArgument).
-ampoule::Result<std::string> ResolveLocation(const Url& base, std::string_view location);
+core::Result<std::string> ResolveLocation(const Url& base, std::string_view location);
 
 // RFC 3986 section 5.2.4 on a path ("/a/b/../c" -> "/a/c"); a ".." above
 // the root stays at the root.

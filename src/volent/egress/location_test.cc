@@ -7,13 +7,13 @@ namespace volent::egress {
 namespace {
 
 Url Base(std::string_view text) {
-  ampoule::Result<Url> parsed = ParseUrl(text);
+  core::Result<Url> parsed = ParseUrl(text);
   EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.message());
   return parsed.ok() ? *parsed : Url{};
 }
 
 std::string Resolve(std::string_view base, std::string_view location) {
-  ampoule::Result<std::string> target = ResolveLocation(Base(base), location);
+  core::Result<std::string> target = ResolveLocation(Base(base), location);
   return target.ok() ? *target : "error: " + target.message();
 }
 

@@ -22,6 +22,7 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include "core/errno_text.h"
 #include "core/host_port.h"
 #include "volent/manifest/address.h"
 
@@ -50,7 +51,7 @@ Resolved Fail(std::string error) {
 struct DnsServer {
   ip::address address;
   int port = 53;
-  std::string Shown() const { return ampoule::core::FormatHostPort(address.to_string(), port); }
+  std::string Shown() const { return core::FormatHostPort(address.to_string(), port); }
 };
 
 // Reads a dns_server value that manifest::CheckDnsServer accepts (the one
@@ -60,7 +61,7 @@ std::optional<DnsServer> ParseDnsServer(const std::string& text, std::string& pr
     problem = "dns_server \"" + text + "\" " + why;
     return std::nullopt;
   }
-  auto parsed = ampoule::core::ParseHostPort(text, ampoule::core::PortRule::kOptional);
+  auto parsed = core::ParseHostPort(text, core::PortRule::kOptional);
   boost::system::error_code ec;
   DnsServer server;
   server.address = ip::make_address(parsed->host, ec);
@@ -303,7 +304,7 @@ Resolved ServerResolve(const std::string& host, Clock::time_point deadline, cons
     const int ready = ::poll(fds, count, static_cast<int>(std::min<long long>(wait_ms, 60000)));
     if (ready < 0) {
       if (errno == EINTR) continue;
-      return Fail(std::string("waiting for DNS server ") + shown + " failed: " + std::strerror(errno));
+      return Fail(std::string("waiting for DNS server ") + shown + " failed: " + core::ErrnoText());
     }
     if (ready == 0) {
       ares_process_fd(channel.get(), ARES_SOCKET_BAD, ARES_SOCKET_BAD);  // timeouts and retries

@@ -71,7 +71,7 @@ std::string CheckTarget(std::string_view target) {
   return "";
 }
 
-ampoule::Error Fail(std::string error) { return {std::move(error), ampoule::ErrorKind::kInvalidArgument}; }
+core::Error Fail(std::string error) { return {std::move(error), core::ErrorKind::kInvalidArgument}; }
 
 }  // namespace
 
@@ -91,7 +91,7 @@ std::string Url::Authority() const {
 
 std::string Url::ToString() const { return scheme + "://" + Authority() + target; }
 
-ampoule::Result<Url> ParseUrl(std::string_view text) {
+core::Result<Url> ParseUrl(std::string_view text) {
   if (text.empty()) return Fail("URL is empty");
   if (text.size() > kMaxUrlBytes) return Fail("URL is longer than " + std::to_string(kMaxUrlBytes) + " bytes");
   for (unsigned char c : text) {

@@ -49,7 +49,7 @@ struct Url {
 };
 
 // The URL, or what is wrong with it, for a person (kInvalidArgument).
-ampoule::Result<Url> ParseUrl(std::string_view text);
+core::Result<Url> ParseUrl(std::string_view text);
 
 int DefaultPort(std::string_view scheme);  // 80, 443, or 0
 

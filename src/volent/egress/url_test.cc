@@ -7,13 +7,13 @@ namespace volent::egress {
 namespace {
 
 Url Ok(std::string_view text) {
-  ampoule::Result<Url> parsed = ParseUrl(text);
+  core::Result<Url> parsed = ParseUrl(text);
   EXPECT_TRUE(parsed.ok()) << text << ": " << (parsed.ok() ? "" : parsed.message());
   return parsed.ok() ? *parsed : Url{};
 }
 
 std::string Refused(std::string_view text) {
-  ampoule::Result<Url> parsed = ParseUrl(text);
+  core::Result<Url> parsed = ParseUrl(text);
   EXPECT_FALSE(parsed.ok()) << text << " was accepted";
   if (parsed.ok()) return "";
   EXPECT_FALSE(parsed.message().empty()) << text;

@@ -12,8 +12,8 @@
 
 namespace volent::init {
 
-using ampoule::core::Errno;
-using ampoule::core::WriteAll;
+using core::Errno;
+using core::WriteAll;
 
 std::string BootRecordJson(const VerityRoot& root, const VerityStatus& status) {
   const nlohmann::ordered_json record = {{"profile", "verity-only"},     {"roothash", root.roothash},
@@ -26,7 +26,7 @@ std::string BootRecordJson(const VerityRoot& root, const VerityStatus& status) {
   return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-ampoule::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status) {
+core::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status) {
   // The node (its own user, no capability) takes the kernel's answer from
   // this file: it and its folder must be root's alone, whatever was there.
   if (mkdir("/run/volent", 0755) != 0 && errno != EEXIST) {
@@ -43,7 +43,7 @@ ampoule::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& stat
   const int error = errno;
   close(fd);
   if (!written) return Errno(std::string("write ") + kBootRecordPath, error);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace volent::init

@@ -29,6 +29,6 @@ inline constexpr char kBootRecordPath[] = "/run/volent/boot.json";
 std::string BootRecordJson(const VerityRoot& root, const VerityStatus& status);
 
 // Writes BootRecordJson to kBootRecordPath (its folder made if missing).
-ampoule::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status);
+core::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status);
 
 }  // namespace volent::init

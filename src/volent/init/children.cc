@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 namespace {
 
@@ -22,14 +24,14 @@ sigset_t HandledSignals() {
 
 }  // namespace
 
-ampoule::Status BlockSignals() {
+core::Status BlockSignals() {
   sigset_t set = HandledSignals();
   if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
-    return ampoule::Error{std::string("sigprocmask: ") + strerror(errno)};
+    return core::Error{std::string("sigprocmask: ") + core::ErrnoText()};
   }
   // Only as PID 1: anywhere else (a unit test run as root) it would change the host's Ctrl-Alt-Del.
   if (getpid() == 1) reboot(RB_DISABLE_CAD);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 int ReapChildren(const std::function<void(pid_t, int)>& exited) {

@@ -21,7 +21,7 @@ namespace volent::init {
 
 // Blocks the signals above for the (single-threaded) process and makes
 // Ctrl-Alt-Del a SIGINT. Children inherit the mask: Spawn clears it.
-ampoule::Status BlockSignals();
+core::Status BlockSignals();
 
 // Waits for every child that has exited, without blocking, calling
 // `exited(pid, wait status)` for each. Returns how many.

@@ -8,6 +8,8 @@
 
 #include <cctype>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 namespace {
 
@@ -68,7 +70,7 @@ bool IsDevicePath(std::string_view s) {
 
 }  // namespace
 
-ampoule::Result<BootOptions> ParseCmdline(std::string_view cmdline) {
+core::Result<BootOptions> ParseCmdline(std::string_view cmdline) {
   BootOptions options;
   std::map<std::string, std::string> volent;  // volent.KEY -> VALUE, the last one
   size_t pos = 0;
@@ -92,7 +94,7 @@ ampoule::Result<BootOptions> ParseCmdline(std::string_view cmdline) {
   for (const auto& [key, value] : volent) {
     const std::string name = "volent." + key + "=" + value;
     auto bad = [&](const std::string& why) {
-      return ampoule::Error{name + " on the kernel command line: " + why, ampoule::ErrorKind::kInvalidArgument};
+      return core::Error{name + " on the kernel command line: " + why, core::ErrorKind::kInvalidArgument};
     };
     if (key == "test") {
       if (value == "heartbeat") {
@@ -132,54 +134,54 @@ ampoule::Result<BootOptions> ParseCmdline(std::string_view cmdline) {
     }
   }
   if (options.network && options.network->address.empty()) {
-    return ampoule::Error{"volent.gateway without volent.ip on the kernel command line",
-                          ampoule::ErrorKind::kInvalidArgument};
+    return core::Error{"volent.gateway without volent.ip on the kernel command line",
+                          core::ErrorKind::kInvalidArgument};
   }
 
   const bool verity_parts = volent.count("salt") || volent.count("data_blocks") || volent.count("hash_start");
   if (!options.root) {
     if (verity_parts || volent.count("root")) {
-      return ampoule::Error{"volent.salt, data_blocks, hash_start or root without volent.roothash on the kernel "
+      return core::Error{"volent.salt, data_blocks, hash_start or root without volent.roothash on the kernel "
                             "command line: a verity root needs its root hash",
-                            ampoule::ErrorKind::kInvalidArgument};
+                            core::ErrorKind::kInvalidArgument};
     }
     return options;
   }
   VerityRoot& root = *options.root;
   auto missing = [](const char* what) {
-    return ampoule::Error{std::string("volent.roothash without volent.") + what + " on the kernel command line",
-                          ampoule::ErrorKind::kInvalidArgument};
+    return core::Error{std::string("volent.roothash without volent.") + what + " on the kernel command line",
+                          core::ErrorKind::kInvalidArgument};
   };
   if (!volent.count("salt")) return missing("salt");
   if (!volent.count("data_blocks")) return missing("data_blocks");
   if (!volent.count("hash_start")) return missing("hash_start");
   root.salt = volent["salt"];
   if (root.salt != "-" && (!IsHex(root.salt) || root.salt.size() % 2 || root.salt.size() > 512)) {
-    return ampoule::Error{"volent.salt=" + root.salt + ": not hex bytes (at most 256) or -",
-                          ampoule::ErrorKind::kInvalidArgument};
+    return core::Error{"volent.salt=" + root.salt + ": not hex bytes (at most 256) or -",
+                          core::ErrorKind::kInvalidArgument};
   }
   auto blocks = ParseNumber(volent["data_blocks"]);
   auto start = ParseNumber(volent["hash_start"]);
   if (!blocks || *blocks == 0 || !start || *start < *blocks) {
-    return ampoule::Error{"volent.data_blocks and volent.hash_start must be numbers, data_blocks > 0 and the tree "
+    return core::Error{"volent.data_blocks and volent.hash_start must be numbers, data_blocks > 0 and the tree "
                           "after the data (hash_start >= data_blocks)",
-                          ampoule::ErrorKind::kInvalidArgument};
+                          core::ErrorKind::kInvalidArgument};
   }
   root.data_blocks = *blocks;
   root.hash_start = *start;
   if (volent.count("root")) {
     if (!IsDevicePath(volent["root"])) {
-      return ampoule::Error{"volent.root=" + volent["root"] + ": not a device under /dev",
-                            ampoule::ErrorKind::kInvalidArgument};
+      return core::Error{"volent.root=" + volent["root"] + ": not a device under /dev",
+                            core::ErrorKind::kInvalidArgument};
     }
     root.device = volent["root"];
   }
   return options;
 }
 
-ampoule::Result<std::string> ReadCmdline() {
+core::Result<std::string> ReadCmdline() {
   int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ampoule::Error{std::string("open /proc/cmdline: ") + strerror(errno)};
+  if (fd < 0) return core::Error{std::string("open /proc/cmdline: ") + core::ErrnoText()};
   std::string text(kMaxCmdline, '\0');
   size_t used = 0;
   while (used < text.size()) {
@@ -188,7 +190,7 @@ ampoule::Result<std::string> ReadCmdline() {
     if (n < 0) {
       int err = errno;
       close(fd);
-      return ampoule::Error{std::string("read /proc/cmdline: ") + strerror(err)};
+      return core::Error{std::string("read /proc/cmdline: ") + core::ErrnoText(err)};
     }
     if (n == 0) break;
     used += static_cast<size_t>(n);

@@ -77,10 +77,10 @@ inline constexpr size_t kMaxCmdline = 4096;
 // quoted value "a b" is one word, as the kernel splits them). An unknown
 // volent.* parameter or value, a malformed hash, number or address is an
 // error naming it: the init must not guess what the root is.
-ampoule::Result<BootOptions> ParseCmdline(std::string_view cmdline);
+core::Result<BootOptions> ParseCmdline(std::string_view cmdline);
 
 // The contents of /proc/cmdline (at most kMaxCmdline bytes), or what failed.
 // REQUIRES: /proc mounted.
-ampoule::Result<std::string> ReadCmdline();
+core::Result<std::string> ReadCmdline();
 
 }  // namespace volent::init

@@ -15,14 +15,14 @@ void Say(std::string_view line) {
   out.append(line);
   out.push_back('\n');
   // A short write to a serial console is carried on; an error is dropped.
-  (void)ampoule::core::WriteAll(STDOUT_FILENO, out);
+  (void)core::WriteAll(STDOUT_FILENO, out);
 }
 
 void SayError(std::string_view what, int errnum) {
   std::string line = "error: ";
   line.append(what);
   line.append(": ");
-  line.append(ampoule::core::ErrnoText(errnum));
+  line.append(core::ErrnoText(errnum));
   Say(line);
 }
 

@@ -12,17 +12,19 @@
 #include <array>
 #include <cstring>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 namespace {
 
-using ampoule::Error;
+using core::Error;
 
 constexpr size_t kDmBuffer = 16384;            // a dm_ioctl, a few targets and their parameters
 constexpr uint32_t kMiscMajor = 10;            // the misc character devices
 constexpr uint32_t kMapperControlMinor = 236;  // MAPPER_CTRL_MINOR
 
 // One DM_TABLE_STATUS call: with the table's parameters or the status.
-ampoule::Status DmTableStatus(int fd, const std::string& name, bool table, DmDevice& out) {
+core::Status DmTableStatus(int fd, const std::string& name, bool table, DmDevice& out) {
   alignas(dm_ioctl) std::array<char, kDmBuffer> buffer{};
   auto* io = reinterpret_cast<dm_ioctl*>(buffer.data());
   io->version[0] = DM_VERSION_MAJOR;
@@ -32,8 +34,8 @@ ampoule::Status DmTableStatus(int fd, const std::string& name, bool table, DmDev
   std::strncpy(io->name, name.c_str(), DM_NAME_LEN - 1);
   if (ioctl(fd, DM_TABLE_STATUS, io) != 0) {
     const int err = errno;  // EACCES without CAP_SYS_ADMIN
-    return Error{"device-mapper status of " + name + ": " + std::strerror(err),
-                 err == EACCES || err == EPERM ? ampoule::ErrorKind::kUnavailable : ampoule::ErrorKind::kUnknown};
+    return Error{"device-mapper status of " + name + ": " + core::ErrnoText(err),
+                 err == EACCES || err == EPERM ? core::ErrorKind::kUnavailable : core::ErrorKind::kUnknown};
   }
   if (io->flags & DM_BUFFER_FULL_FLAG) return Error{"device-mapper status of " + name + " is too long"};
   if (io->data_start < sizeof(dm_ioctl) || io->data_size > kDmBuffer || io->data_start > io->data_size ||
@@ -71,17 +73,17 @@ ampoule::Status DmTableStatus(int fd, const std::string& name, bool table, DmDev
   if (!table && io->target_count != out.targets.size()) {
     return Error{"device-mapper status of " + name + " changed between two calls"};
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-ampoule::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control) {
+core::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control) {
   const int fd = open(control.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
     const int err = errno;
-    return Error{"cannot open " + control + ": " + std::strerror(err),
-                 err == EACCES || err == EPERM ? ampoule::ErrorKind::kUnavailable : ampoule::ErrorKind::kUnknown};
+    return Error{"cannot open " + control + ": " + core::ErrnoText(err),
+                 err == EACCES || err == EPERM ? core::ErrorKind::kUnavailable : core::ErrorKind::kUnknown};
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != kMiscMajor ||
@@ -90,7 +92,7 @@ ampoule::Result<DmDevice> ReadDmDevice(const std::string& name, const std::strin
     return Error{control + " is not the device-mapper's control device (character device 10:236)"};
   }
   DmDevice device;
-  ampoule::Status status = DmTableStatus(fd, name, /*table=*/true, device);
+  core::Status status = DmTableStatus(fd, name, /*table=*/true, device);
   if (status.ok()) status = DmTableStatus(fd, name, /*table=*/false, device);
   close(fd);
   if (!status.ok()) return status.error();

@@ -35,6 +35,6 @@ struct DmDevice {
 // (which must be the device-mapper's control node, character device 10:236,
 // not a file or another driver put in its place). Errors: no such device, no
 // device-mapper, no permission (the error's kind is then kUnavailable).
-ampoule::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control = "/dev/mapper/control");
+core::Result<DmDevice> ReadDmDevice(const std::string& name, const std::string& control = "/dev/mapper/control");
 
 }  // namespace volent::init

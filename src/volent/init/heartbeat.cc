@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 
 std::string HeartbeatLine(const timespec& since_boot) {
@@ -13,10 +15,10 @@ std::string HeartbeatLine(const timespec& since_boot) {
   return buf;
 }
 
-ampoule::Result<timespec> SinceBoot() {
+core::Result<timespec> SinceBoot() {
   timespec now{};
   if (clock_gettime(CLOCK_BOOTTIME, &now) != 0) {
-    return ampoule::Error{std::string("clock_gettime(CLOCK_BOOTTIME): ") + strerror(errno)};
+    return core::Error{std::string("clock_gettime(CLOCK_BOOTTIME): ") + core::ErrnoText()};
   }
   return now;
 }

@@ -21,6 +21,6 @@ inline constexpr int kHeartbeatSeconds = 10;
 std::string HeartbeatLine(const timespec& since_boot);
 
 // CLOCK_BOOTTIME now, or what failed.
-ampoule::Result<timespec> SinceBoot();
+core::Result<timespec> SinceBoot();
 
 }  // namespace volent::init

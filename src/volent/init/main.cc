@@ -56,7 +56,7 @@ constexpr char kNode[] = "/usr/bin/volent";
 constexpr long kDiskWaitMs = 5000;
 constexpr long kNodeStopGraceMs = 20000;
 
-void SayIfError(const ampoule::Status& s) {
+void SayIfError(const core::Status& s) {
   if (!s.ok()) Say("error: " + s.message());
 }
 

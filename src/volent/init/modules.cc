@@ -10,20 +10,22 @@
 
 #include <vector>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 namespace {
 
 constexpr size_t kMaxLoadOrder = 64 * 1024;
 
-ampoule::Result<std::vector<std::string>> ReadLoadOrder(const std::string& dir) {
+core::Result<std::vector<std::string>> ReadLoadOrder(const std::string& dir) {
   const std::string path = dir + "/load-order";
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ampoule::Error{"open " + path + ": " + strerror(errno)};
+  if (fd < 0) return core::Error{"open " + path + ": " + core::ErrnoText()};
   std::string text(kMaxLoadOrder, '\0');
   ssize_t n = read(fd, text.data(), text.size());
   int err = errno;
   close(fd);
-  if (n < 0) return ampoule::Error{"read " + path + ": " + strerror(err)};
+  if (n < 0) return core::Error{"read " + path + ": " + core::ErrnoText(err)};
   text.resize(static_cast<size_t>(n));
   std::vector<std::string> files;
   size_t start = 0;
@@ -34,7 +36,7 @@ ampoule::Result<std::vector<std::string>> ReadLoadOrder(const std::string& dir) 
     start = end + 1;
     if (name.empty()) continue;
     if (name.find('/') != std::string::npos || name.size() < 4 || name.substr(name.size() - 3) != ".ko") {
-      return ampoule::Error{path + " names '" + name + "', not a module file in that folder"};
+      return core::Error{path + " names '" + name + "', not a module file in that folder"};
     }
     files.push_back(name);
   }
@@ -50,33 +52,33 @@ std::string ModuleName(const std::string& file) {
 
 }  // namespace
 
-ampoule::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters) {
+core::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters) {
   auto files = ReadLoadOrder(dir);
   if (!files.ok()) return files.error();
   for (const std::string& file : *files) {
     const std::string path = dir + "/" + file;
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ampoule::Error{"open " + path + ": " + strerror(errno)};
+    if (fd < 0) return core::Error{"open " + path + ": " + core::ErrnoText()};
     auto found = parameters.find(ModuleName(file));
     const char* values = found == parameters.end() ? "" : found->second.c_str();
     long rc = syscall(SYS_finit_module, fd, values, 0);
     int err = errno;
     close(fd);
-    if (rc != 0 && err != EEXIST) return ampoule::Error{"load module " + file + ": " + strerror(err)};
+    if (rc != 0 && err != EEXIST) return core::Error{"load module " + file + ": " + core::ErrnoText(err)};
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
-ampoule::Status WaitForPath(const std::string& path, long timeout_ms) {
+core::Status WaitForPath(const std::string& path, long timeout_ms) {
   constexpr long kStepMs = 5;
   struct stat st;
   for (long waited = 0;; waited += kStepMs) {
-    if (stat(path.c_str(), &st) == 0) return ampoule::Status::Ok();
+    if (stat(path.c_str(), &st) == 0) return core::Status::Ok();
     if (waited >= timeout_ms) break;
     timespec step{0, kStepMs * 1000000};
     nanosleep(&step, nullptr);
   }
-  return ampoule::Error{path + " did not appear within " + std::to_string(timeout_ms) + " ms"};
+  return core::Error{path + " did not appear within " + std::to_string(timeout_ms) + " ms"};
 }
 
 }  // namespace volent::init

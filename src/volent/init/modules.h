@@ -19,10 +19,10 @@ inline constexpr char kModulesDir[] = "/modules";
 // loaded (or built in) counts as loaded. Stops at the first failure, naming
 // the module and the kernel's errno text. `parameters` maps a module name
 // (dashes as underscores) to its "KEY=VALUE ..." string.
-ampoule::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters);
+core::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters);
 
 // Waits up to `timeout_ms` for `path` (a device node or a /sys entry) to
 // exist: a driver's probe may finish after its module's init returns.
-ampoule::Status WaitForPath(const std::string& path, long timeout_ms);
+core::Status WaitForPath(const std::string& path, long timeout_ms);
 
 }  // namespace volent::init

@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 namespace {
 
@@ -20,20 +22,20 @@ constexpr MountPoint kEarlyMounts[] = {
     {"/dev", "devtmpfs", kSafe},  // device nodes: no MS_NODEV
 };
 
-ampoule::Error MountError(const MountPoint& m, const char* step, int errnum) {
-  return ampoule::Error{std::string(step) + " " + m.target + " (" + m.fstype + "): " + strerror(errnum)};
+core::Error MountError(const MountPoint& m, const char* step, int errnum) {
+  return core::Error{std::string(step) + " " + m.target + " (" + m.fstype + "): " + core::ErrnoText(errnum)};
 }
 
 }  // namespace
 
 std::span<const MountPoint> EarlyMounts() { return kEarlyMounts; }
 
-ampoule::Status Mount(const MountPoint& m) {
+core::Status Mount(const MountPoint& m) {
   if (mkdir(m.target, 0755) != 0 && errno != EEXIST) return MountError(m, "mkdir", errno);
   if (mount(m.fstype, m.target, m.fstype, m.flags, nullptr) != 0 && errno != EBUSY) {
     return MountError(m, "mount", errno);
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace volent::init

@@ -22,6 +22,6 @@ std::span<const MountPoint> EarlyMounts();
 // Mounts `m`. A target already mounted with that type counts as done
 // (EBUSY: a kernel with CONFIG_DEVTMPFS_MOUNT may have mounted /dev).
 // The error names the target, the type and the errno text.
-ampoule::Status Mount(const MountPoint& m);
+core::Status Mount(const MountPoint& m);
 
 }  // namespace volent::init

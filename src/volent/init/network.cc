@@ -19,12 +19,12 @@
 namespace volent::init {
 namespace {
 
-using ampoule::core::Errno;
+using core::Errno;
 
 constexpr char kEthernet[] = "eth0";
 
 // A socket for the interface ioctls.
-ampoule::core::UniqueFd Socket() { return ampoule::core::UniqueFd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)); }
+core::UniqueFd Socket() { return core::UniqueFd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)); }
 
 sockaddr_in Inet(uint32_t network_order) {
   sockaddr_in a{};
@@ -40,25 +40,25 @@ ifreq Request(const char* name) {
 }
 
 
-ampoule::Status BringUp(const ampoule::core::UniqueFd& s, const char* name) {
+core::Status BringUp(const core::UniqueFd& s, const char* name) {
   ifreq r = Request(name);
   if (ioctl(s.get(), SIOCGIFFLAGS, &r) != 0) return Errno(std::string("flags of ") + name, errno);
   r.ifr_flags |= IFF_UP | IFF_RUNNING;
   if (ioctl(s.get(), SIOCSIFFLAGS, &r) != 0) return Errno(std::string("bring up ") + name, errno);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
 
-ampoule::Status BringUpLoopback() {
-  const ampoule::core::UniqueFd s = Socket();
+core::Status BringUpLoopback() {
+  const core::UniqueFd s = Socket();
   if (s.get() < 0) return Errno("socket", errno);
   return BringUp(s, "lo");
 }
 
-ampoule::Status ConfigureEthernet(const Network& network) {
-  AMP_RETURN_IF_ERROR(WaitForPath(std::string("/sys/class/net/") + kEthernet, 3000));
-  const ampoule::core::UniqueFd s = Socket();
+core::Status ConfigureEthernet(const Network& network) {
+  CORE_RETURN_IF_ERROR(WaitForPath(std::string("/sys/class/net/") + kEthernet, 3000));
+  const core::UniqueFd s = Socket();
   if (s.get() < 0) return Errno("socket", errno);
   in_addr address{}, gateway{};
   inet_pton(AF_INET, network.address.c_str(), &address);  // ParseCmdline checked both
@@ -71,8 +71,8 @@ ampoule::Status ConfigureEthernet(const Network& network) {
   a = Inet(mask);
   memcpy(&r.ifr_netmask, &a, sizeof a);
   if (ioctl(s.get(), SIOCSIFNETMASK, &r) != 0) return Errno("netmask of eth0", errno);
-  AMP_RETURN_IF_ERROR(BringUp(s, kEthernet));
-  if (network.gateway.empty()) return ampoule::Status::Ok();
+  CORE_RETURN_IF_ERROR(BringUp(s, kEthernet));
+  if (network.gateway.empty()) return core::Status::Ok();
 
   inet_pton(AF_INET, network.gateway.c_str(), &gateway);
   rtentry route{};
@@ -85,7 +85,7 @@ ampoule::Status ConfigureEthernet(const Network& network) {
   char device[] = "eth0";
   route.rt_dev = device;
   if (ioctl(s.get(), SIOCADDRT, &route) != 0) return Errno("default route via " + network.gateway, errno);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace volent::init

@@ -11,10 +11,10 @@
 namespace volent::init {
 
 // Brings `lo` up (the kernel gives it 127.0.0.1/8).
-ampoule::Status BringUpLoopback();
+core::Status BringUpLoopback();
 
 // Waits for eth0, gives it `network`'s address and prefix, brings it up and,
 // with a gateway, adds the default route.
-ampoule::Status ConfigureEthernet(const Network& network);
+core::Status ConfigureEthernet(const Network& network);
 
 }  // namespace volent::init

@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "core/errno_text.h"
 #include "volent/init/console.h"
 
 namespace volent::init {
@@ -20,14 +21,14 @@ namespace {
 constexpr int kMaxDepth = 64;  // the node's folders are a few levels deep
 
 // fchownat of every entry under `dirfd`, depth first, on device `dev` only.
-ampoule::Status ChownTree(int dirfd, dev_t dev, int depth, const std::string& where) {
-  if (depth > kMaxDepth) return ampoule::Error{"/data is nested deeper than " + std::to_string(kMaxDepth) + " at " + where};
+core::Status ChownTree(int dirfd, dev_t dev, int depth, const std::string& where) {
+  if (depth > kMaxDepth) return core::Error{"/data is nested deeper than " + std::to_string(kMaxDepth) + " at " + where};
   DIR* dir = fdopendir(dirfd);
   if (!dir) {
     close(dirfd);
-    return ampoule::Error{"opendir " + where + ": " + strerror(errno)};
+    return core::Error{"opendir " + where + ": " + core::ErrnoText()};
   }
-  ampoule::Status status = ampoule::Status::Ok();
+  core::Status status = core::Status::Ok();
   while (dirent* entry = readdir(dir)) {
     const char* name = entry->d_name;
     if (!strcmp(name, ".") || !strcmp(name, "..")) continue;
@@ -36,7 +37,7 @@ ampoule::Status ChownTree(int dirfd, dev_t dev, int depth, const std::string& wh
     if (S_ISDIR(st.st_mode)) {
       int child = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (child < 0) {
-        status = ampoule::Error{"open " + where + "/" + name + ": " + strerror(errno)};
+        status = core::Error{"open " + where + "/" + name + ": " + core::ErrnoText()};
         break;
       }
       status = ChownTree(child, dev, depth + 1, where + "/" + name);
@@ -44,7 +45,7 @@ ampoule::Status ChownTree(int dirfd, dev_t dev, int depth, const std::string& wh
     }
     if ((st.st_uid != kNodeUid || st.st_gid != kNodeGid) &&
         fchownat(dirfd, name, kNodeUid, kNodeGid, AT_SYMLINK_NOFOLLOW) != 0) {
-      status = ampoule::Error{"chown " + where + "/" + name + ": " + strerror(errno)};
+      status = core::Error{"chown " + where + "/" + name + ": " + core::ErrnoText()};
       break;
     }
   }
@@ -54,14 +55,14 @@ ampoule::Status ChownTree(int dirfd, dev_t dev, int depth, const std::string& wh
 
 }  // namespace
 
-ampoule::Status PrepareNodeData(const char* data) {
+core::Status PrepareNodeData(const char* data) {
   int fd = open(data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return ampoule::Error{std::string("open ") + data + ": " + strerror(errno)};
+  if (fd < 0) return core::Error{std::string("open ") + data + ": " + core::ErrnoText()};
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
     close(fd);
-    return ampoule::Error{std::string("stat ") + data + ": " + strerror(err)};
+    return core::Error{std::string("stat ") + data + ": " + core::ErrnoText(err)};
   }
   if (st.st_uid != kNodeUid || st.st_gid != kNodeGid) {
     Say(std::string("giving ") + data + " to the node's user " + std::to_string(kNodeUid) + ":" +
@@ -69,7 +70,7 @@ ampoule::Status PrepareNodeData(const char* data) {
     int walk = dup(fd);
     if (walk < 0) {
       close(fd);
-      return ampoule::Error{std::string("dup: ") + strerror(errno)};
+      return core::Error{std::string("dup: ") + core::ErrnoText()};
     }
     if (auto s = ChownTree(walk, st.st_dev, 0, data); !s.ok()) {
       close(fd);
@@ -78,14 +79,14 @@ ampoule::Status PrepareNodeData(const char* data) {
     if (fchown(fd, kNodeUid, kNodeGid) != 0) {
       int err = errno;
       close(fd);
-      return ampoule::Error{std::string("chown ") + data + ": " + strerror(err)};
+      return core::Error{std::string("chown ") + data + ": " + core::ErrnoText(err)};
     }
   }
   int rc = fchmod(fd, 0700);
   int err = errno;
   close(fd);
-  if (rc != 0) return ampoule::Error{std::string("chmod ") + data + ": " + strerror(err)};
-  return ampoule::Status::Ok();
+  if (rc != 0) return core::Error{std::string("chmod ") + data + ": " + core::ErrnoText(err)};
+  return core::Status::Ok();
 }
 
 void PrepareTpmDevices() {

@@ -23,7 +23,7 @@ inline constexpr gid_t kNodeGid = 470;
 // is not the node's yet: a new disk (made by the host, owned by root) or one
 // from an image whose node ran as root. The top is changed last, so a walk
 // cut short is done again at the next boot. Then `data` is mode 0700.
-ampoule::Status PrepareNodeData(const char* data = "/data");
+core::Status PrepareNodeData(const char* data = "/data");
 
 // /dev/tpmrm0 and /dev/tpm0, where present: root:kNodeGid, mode 0660.
 void PrepareTpmDevices();

@@ -7,12 +7,14 @@
 
 #include <string>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 
-ampoule::Status PowerOff() {
+core::Status PowerOff() {
   sync();  // reboot(2) does not flush; nothing is written yet, but /data will be
   reboot(RB_POWER_OFF);
-  return ampoule::Error{std::string("reboot(RB_POWER_OFF): ") + strerror(errno)};
+  return core::Error{std::string("reboot(RB_POWER_OFF): ") + core::ErrnoText()};
 }
 
 }  // namespace volent::init

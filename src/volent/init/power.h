@@ -10,6 +10,6 @@ namespace volent::init {
 // Flushes the filesystems and powers the machine off (reboot(2) with
 // RB_POWER_OFF; under QEMU, through ACPI, which makes QEMU exit). Returns
 // only on failure, with what failed (EPERM without CAP_SYS_BOOT).
-ampoule::Status PowerOff();
+core::Status PowerOff();
 
 }  // namespace volent::init

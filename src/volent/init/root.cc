@@ -8,17 +8,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/errno_text.h"
+
 namespace volent::init {
 namespace {
 
 constexpr unsigned long kNoRun = MS_NOEXEC | MS_NOSUID | MS_NODEV;
 
-ampoule::Status MountAt(const std::string& source, const std::string& target, const char* type,
+core::Status MountAt(const std::string& source, const std::string& target, const char* type,
                         unsigned long flags, const char* options) {
   if (mount(source.c_str(), target.c_str(), type, flags, options) != 0) {
-    return ampoule::Error{"mount " + source + " on " + target + " (" + type + "): " + strerror(errno)};
+    return core::Error{"mount " + source + " on " + target + " (" + type + "): " + core::ErrnoText()};
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 // Removes the initramfs's own files (the init binary, the modules): after the
@@ -48,32 +50,32 @@ void RemoveTree(int dirfd, dev_t root_dev) {
 
 }  // namespace
 
-ampoule::Status MountRoot(const std::string& verity_device, const std::string& data_device) {
+core::Status MountRoot(const std::string& verity_device, const std::string& data_device) {
   const std::string root = kNewRoot;
   if (mkdir(kNewRoot, 0755) != 0 && errno != EEXIST) {
-    return ampoule::Error{std::string("mkdir ") + kNewRoot + ": " + strerror(errno)};
+    return core::Error{std::string("mkdir ") + kNewRoot + ": " + core::ErrnoText()};
   }
-  AMP_RETURN_IF_ERROR(MountAt(verity_device, root, "squashfs", MS_RDONLY | MS_NODEV, nullptr));
-  AMP_RETURN_IF_ERROR(MountAt(data_device, root + "/data", "ext4", kNoRun | MS_NOATIME, "errors=remount-ro"));
-  AMP_RETURN_IF_ERROR(MountAt("tmpfs", root + "/run", "tmpfs", kNoRun, "mode=0755,size=16m"));
-  AMP_RETURN_IF_ERROR(MountAt("tmpfs", root + "/tmp", "tmpfs", kNoRun, "mode=1777,size=64m"));
-  return ampoule::Status::Ok();
+  CORE_RETURN_IF_ERROR(MountAt(verity_device, root, "squashfs", MS_RDONLY | MS_NODEV, nullptr));
+  CORE_RETURN_IF_ERROR(MountAt(data_device, root + "/data", "ext4", kNoRun | MS_NOATIME, "errors=remount-ro"));
+  CORE_RETURN_IF_ERROR(MountAt("tmpfs", root + "/run", "tmpfs", kNoRun, "mode=0755,size=16m"));
+  CORE_RETURN_IF_ERROR(MountAt("tmpfs", root + "/tmp", "tmpfs", kNoRun, "mode=1777,size=64m"));
+  return core::Status::Ok();
 }
 
-ampoule::Status SwitchRoot() {
+core::Status SwitchRoot() {
   const std::string root = kNewRoot;
   for (const char* m : {"/dev", "/proc", "/sys"}) {
-    AMP_RETURN_IF_ERROR(MountAt(m, root + m, "", MS_MOVE, nullptr));
+    CORE_RETURN_IF_ERROR(MountAt(m, root + m, "", MS_MOVE, nullptr));
   }
   struct stat st;
   if (stat("/", &st) == 0) {
     int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) RemoveTree(fd, st.st_dev);
   }
-  if (chdir(kNewRoot) != 0) return ampoule::Error{std::string("chdir ") + kNewRoot + ": " + strerror(errno)};
-  AMP_RETURN_IF_ERROR(MountAt(".", "/", "", MS_MOVE, nullptr));
-  if (chroot(".") != 0 || chdir("/") != 0) return ampoule::Error{std::string("chroot: ") + strerror(errno)};
-  return ampoule::Status::Ok();
+  if (chdir(kNewRoot) != 0) return core::Error{std::string("chdir ") + kNewRoot + ": " + core::ErrnoText()};
+  CORE_RETURN_IF_ERROR(MountAt(".", "/", "", MS_MOVE, nullptr));
+  if (chroot(".") != 0 || chdir("/") != 0) return core::Error{std::string("chroot: ") + core::ErrnoText()};
+  return core::Status::Ok();
 }
 
 }  // namespace volent::init

@@ -21,9 +21,9 @@ inline constexpr char kNewRoot[] = "/sysroot";
 
 // Mounts `verity_device` at kNewRoot, then `data_device` on its /data and
 // the tmpfs mounts. The errors name the mount and the errno text.
-ampoule::Status MountRoot(const std::string& verity_device, const std::string& data_device);
+core::Status MountRoot(const std::string& verity_device, const std::string& data_device);
 
 // Makes kNewRoot the root. REQUIRES: MountRoot succeeded; PID 1.
-ampoule::Status SwitchRoot();
+core::Status SwitchRoot();
 
 }  // namespace volent::init

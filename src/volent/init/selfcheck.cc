@@ -22,41 +22,41 @@
 namespace volent::init {
 namespace {
 
-using Check = std::function<ampoule::Status()>;
-using ampoule::core::Errno;
+using Check = std::function<core::Status()>;
+using core::Errno;
 
-ampoule::Status RootReadOnly() {
+core::Status RootReadOnly() {
   struct statvfs fs;
   if (statvfs("/", &fs) != 0) return Errno("statvfs /", errno);
-  if (!(fs.f_flag & ST_RDONLY)) return ampoule::Error{"/ is mounted read-write"};
+  if (!(fs.f_flag & ST_RDONLY)) return core::Error{"/ is mounted read-write"};
   int fd = open("/.volent-write-check", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd >= 0) {
     close(fd);
-    return ampoule::Error{"a file could be created in /"};
+    return core::Error{"a file could be created in /"};
   }
   if (errno != EROFS) return Errno("creating a file in / failed, but not with EROFS", errno);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
-ampoule::Status VerityActive(const VerityRoot& root, const std::string& device_path) {
+core::Status VerityActive(const VerityRoot& root, const std::string& device_path) {
   auto status = ReadVerityStatus();
   if (!status.ok()) return status.error();
   if (status->table.find(" " + root.roothash + " ") == std::string::npos) {
-    return ampoule::Error{"the kernel's table does not carry the command line's root hash: " + status->table};
+    return core::Error{"the kernel's table does not carry the command line's root hash: " + status->table};
   }
-  if (status->status != "V") return ampoule::Error{"the device's status is '" + status->status + "', not V (verified)"};
+  if (status->status != "V") return core::Error{"the device's status is '" + status->status + "', not V (verified)"};
   struct stat device, mounted;
   if (stat(device_path.c_str(), &device) != 0) return Errno("stat " + device_path, errno);
   if (stat("/", &mounted) != 0) return Errno("stat /", errno);
-  if (device.st_rdev != mounted.st_dev) return ampoule::Error{"/ is not mounted from the verity device"};
-  return ampoule::Status::Ok();
+  if (device.st_rdev != mounted.st_dev) return core::Error{"/ is not mounted from the verity device"};
+  return core::Status::Ok();
 }
 
-ampoule::Status DataWritable() {
+core::Status DataWritable() {
   const char* path = "/data/.volent-write-check";
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Errno(std::string("create ") + path, errno);
-  const bool written = ampoule::core::WriteAll(fd, "ok\n");
+  const bool written = core::WriteAll(fd, "ok\n");
   const int write_errno = errno;
   bool synced = written && fsync(fd) == 0;
   const int sync_errno = errno;
@@ -64,11 +64,11 @@ ampoule::Status DataWritable() {
   unlink(path);
   if (!written) return Errno("write", write_errno);
   if (!synced) return Errno("fsync on /data", sync_errno);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 // Copies `from` to `to` (mode 0755).
-ampoule::Status Copy(const std::string& from, const std::string& to) {
+core::Status Copy(const std::string& from, const std::string& to) {
   int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return Errno("open " + from, errno);
   int out = open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
@@ -78,13 +78,13 @@ ampoule::Status Copy(const std::string& from, const std::string& to) {
     return Errno("create " + to, err);
   }
   std::vector<char> buffer(1 << 16);
-  ampoule::Status status = ampoule::Status::Ok();
+  core::Status status = core::Status::Ok();
   for (;;) {
     ssize_t n = read(in, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) status = Errno("read " + from, errno);
     if (n <= 0) break;
-    if (!ampoule::core::WriteAll(out, std::string_view(buffer.data(), static_cast<size_t>(n)))) {
+    if (!core::WriteAll(out, std::string_view(buffer.data(), static_cast<size_t>(n)))) {
       status = Errno("write " + to, errno);
       break;
     }
@@ -94,9 +94,9 @@ ampoule::Status Copy(const std::string& from, const std::string& to) {
   return status;
 }
 
-ampoule::Status DataNoExec(const std::string& executable) {
+core::Status DataNoExec(const std::string& executable) {
   const std::string copy = "/data/.volent-exec-check";
-  AMP_RETURN_IF_ERROR(Copy(executable, copy));
+  CORE_RETURN_IF_ERROR(Copy(executable, copy));
   struct statvfs fs;
   bool flagged = statvfs("/data", &fs) == 0 && (fs.f_flag & ST_NOEXEC);
   // The child reports execve's errno through a close-on-exec pipe: an exec
@@ -120,10 +120,10 @@ ampoule::Status DataNoExec(const std::string& executable) {
   if (n != sizeof err) kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   unlink(copy.c_str());
-  if (n != sizeof err) return ampoule::Error{"a binary copied to /data ran"};
+  if (n != sizeof err) return core::Error{"a binary copied to /data ran"};
   if (err != EACCES) return Errno("a binary copied to /data did not run, but not for EACCES", err);
-  if (!flagged) return ampoule::Error{"/data is not mounted noexec"};
-  return ampoule::Status::Ok();
+  if (!flagged) return core::Error{"/data is not mounted noexec"};
+  return core::Status::Ok();
 }
 
 // Walks the root's own filesystem (never another mount) collecting what a
@@ -154,17 +154,17 @@ void FindShells(int dirfd, const std::string& path, dev_t root_dev, std::vector<
   closedir(dir);
 }
 
-ampoule::Status NoShell() {
+core::Status NoShell() {
   struct stat root;
   if (stat("/", &root) != 0) return Errno("stat /", errno);
   int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Errno("open /", errno);
   std::vector<std::string> found;
   FindShells(fd, "/", root.st_dev, &found);
-  if (found.empty()) return ampoule::Status::Ok();
+  if (found.empty()) return core::Status::Ok();
   std::string list;
   for (const auto& f : found) list += (list.empty() ? "" : ", ") + f;
-  return ampoule::Error{"found " + list};
+  return core::Error{"found " + list};
 }
 
 }  // namespace
@@ -199,7 +199,7 @@ int RunSelfChecks(const VerityRoot& root, const std::string& device, const std::
   };
   int failed = 0;
   for (const auto& [name, check] : checks) {
-    ampoule::Status s = check();
+    core::Status s = check();
     Say(std::string("check ") + name + (s.ok() ? ": ok" : ": FAILED: " + s.message()));
     failed += s.ok() ? 0 : 1;
   }

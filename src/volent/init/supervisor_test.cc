@@ -100,7 +100,7 @@ TEST_F(SupervisorTest, AFailedBeforeExecNeverRunsTheProgram) {
   int status = 0;
   ASSERT_EQ(waitpid(s.pid(), &status, 0), s.pid());
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 126) << status;
-  EXPECT_NE(access(marker.c_str(), F_OK), 0);
+  EXPECT_NE(::access(marker.c_str(), F_OK), 0);
   s.Exited(s.pid(), status, 5);
   rmdir(dir.c_str());
 }

@@ -1,5 +1,6 @@
 #include "volent/init/verity.h"
 
+#include "core/errno_text.h"
 #include "volent/init/device_mapper.h"
 
 #include <errno.h>
@@ -19,8 +20,8 @@ namespace {
 constexpr uint64_t kBlock = 4096;
 constexpr size_t kBuffer = 16384;  // a dm_ioctl, one target and its parameters
 
-ampoule::Error DmError(const char* step, int errnum) {
-  return ampoule::Error{std::string("device-mapper ") + step + " " + kVerityName + ": " + strerror(errnum)};
+core::Error DmError(const char* step, int errnum) {
+  return core::Error{std::string("device-mapper ") + step + " " + kVerityName + ": " + core::ErrnoText(errnum)};
 }
 
 // A zeroed ioctl buffer naming kVerityName: the header, then room for data.
@@ -43,9 +44,9 @@ class Control {
     if (fd_ >= 0) close(fd_);
   }
   int fd() const { return fd_; }
-  ampoule::Status Call(unsigned long request, std::vector<char>& buffer, const char* step) const {
+  core::Status Call(unsigned long request, std::vector<char>& buffer, const char* step) const {
     if (ioctl(fd_, request, buffer.data()) != 0) return DmError(step, errno);
-    return ampoule::Status::Ok();
+    return core::Status::Ok();
   }
 
  private:
@@ -59,13 +60,13 @@ std::string VerityTable(const VerityRoot& root) {
          std::to_string(root.hash_start) + " sha256 " + root.roothash + " " + root.salt + " 1 panic_on_corruption";
 }
 
-ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root) {
+core::Result<std::string> CreateVerityDevice(const VerityRoot& root) {
   Control control;
   if (control.fd() < 0) {
-    return ampoule::Error{std::string("open /dev/mapper/control: ") + strerror(errno) + " (dm-mod not loaded?)"};
+    return core::Error{std::string("open /dev/mapper/control: ") + core::ErrnoText() + " (dm-mod not loaded?)"};
   }
   auto create = Request();
-  AMP_RETURN_IF_ERROR(control.Call(DM_DEV_CREATE, create, "create"));
+  CORE_RETURN_IF_ERROR(control.Call(DM_DEV_CREATE, create, "create"));
   const dev_t dev = reinterpret_cast<dm_ioctl*>(create.data())->dev;
 
   auto load = Request();
@@ -79,7 +80,7 @@ ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root) {
   const std::string table = VerityTable(root);
   char* parameters = reinterpret_cast<char*>(target + 1);
   if (sizeof(dm_ioctl) + sizeof(dm_target_spec) + table.size() + 1 > kBuffer) {
-    return ampoule::Error{"the verity table is too long"};
+    return core::Error{"the verity table is too long"};
   }
   memcpy(parameters, table.c_str(), table.size() + 1);
   target->next = 0;
@@ -90,7 +91,7 @@ ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root) {
   };
   if (auto s = control.Call(DM_TABLE_LOAD, load, "load table"); !s.ok()) {
     remove();
-    return ampoule::Error{s.message() + " (table: " + table + ")"};
+    return core::Error{s.message() + " (table: " + table + ")"};
   }
   auto resume = Request();  // DM_DEV_SUSPEND without DM_SUSPEND_FLAG resumes
   if (auto s = control.Call(DM_DEV_SUSPEND, resume, "resume"); !s.ok()) {
@@ -100,9 +101,9 @@ ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root) {
   return "/dev/dm-" + std::to_string(minor(dev));
 }
 
-ampoule::Status ReadEveryBlock(const std::string& device) {
+core::Status ReadEveryBlock(const std::string& device) {
   int fd = open(device.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ampoule::Error{"open " + device + ": " + strerror(errno)};
+  if (fd < 0) return core::Error{"open " + device + ": " + core::ErrnoText()};
   std::vector<char> buffer(1 << 20);
   for (;;) {
     ssize_t n = read(fd, buffer.data(), buffer.size());
@@ -110,19 +111,19 @@ ampoule::Status ReadEveryBlock(const std::string& device) {
     if (n < 0) {
       int err = errno;
       close(fd);
-      return ampoule::Error{"read " + device + ": " + strerror(err) + " (a block that does not match its hash)"};
+      return core::Error{"read " + device + ": " + core::ErrnoText(err) + " (a block that does not match its hash)"};
     }
     if (n == 0) break;
   }
   close(fd);
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
-ampoule::Result<VerityStatus> ReadVerityStatus() {
+core::Result<VerityStatus> ReadVerityStatus() {
   auto device = ReadDmDevice(kVerityName);
   if (!device.ok()) return device.error();
   if (device->targets.size() != 1 || device->targets[0].type != "verity") {
-    return ampoule::Error{std::string(kVerityName) + " has " + std::to_string(device->targets.size()) +
+    return core::Error{std::string(kVerityName) + " has " + std::to_string(device->targets.size()) +
                           " targets, not the one verity target"};
   }
   return VerityStatus{device->targets[0].table, device->targets[0].status, device->major, device->minor};

@@ -25,13 +25,13 @@ std::string VerityTable(const VerityRoot& root);
 
 // Creates, loads (read-only) and resumes kVerityName with VerityTable(root).
 // Returns the device's node ("/dev/dm-N"). A failure removes what was made.
-ampoule::Result<std::string> CreateVerityDevice(const VerityRoot& root);
+core::Result<std::string> CreateVerityDevice(const VerityRoot& root);
 
 // Reads every block of `device` once, so that dm-verity checks the whole
 // root before anything from it runs: a flipped block anywhere panics the
 // kernel here, not later in the middle of the node's life. The blocks stay
 // in the page cache, so the node's own reads of them cost nothing more.
-ampoule::Status ReadEveryBlock(const std::string& device);
+core::Status ReadEveryBlock(const std::string& device);
 
 // The kernel's view of the running device: its table's parameters, its
 // status ("V" verified so far, "C" a corruption seen) and its device number,
@@ -42,6 +42,6 @@ struct VerityStatus {
   std::string status;
   uint32_t major = 0, minor = 0;
 };
-ampoule::Result<VerityStatus> ReadVerityStatus();
+core::Result<VerityStatus> ReadVerityStatus();
 
 }  // namespace volent::init

@@ -16,25 +16,25 @@ constexpr std::array<std::string_view, 12> kKindNames = {
     "tool-http-request", "tool-http-answer"};
 static_assert(kKindNames.size() == kKindCount, "a name for every EntryKind");
 
-ampoule::Status CheckPart(std::string_view what, std::string_view part) {
-  if (part.empty()) return ampoule::Error{"the " + std::string(what) + " of a journal key is empty"};
+core::Status CheckPart(std::string_view what, std::string_view part) {
+  if (part.empty()) return core::Error{"the " + std::string(what) + " of a journal key is empty"};
   if (part.size() > kMaxKeyPartLength) {
-    return ampoule::Error{"the " + std::string(what) + " of a journal key is longer than " +
+    return core::Error{"the " + std::string(what) + " of a journal key is longer than " +
                           std::to_string(kMaxKeyPartLength) + " bytes"};
   }
   for (char c : part) {
     // Printable ASCII without space and '/': the text form stays
     // unambiguous and safe in an HTTP header.
     if (c <= ' ' || c > '~' || c == '/') {
-      return ampoule::Error{"the " + std::string(what) + " of a journal key has a character other " +
+      return core::Error{"the " + std::string(what) + " of a journal key has a character other " +
                             "than printable ASCII without space and '/'"};
     }
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 // Appends the 8-byte big-endian length of `field`, then its bytes.
-void Field(ampoule::core::Sha256Hasher* hasher, std::string_view field) {
+void Field(core::Sha256Hasher* hasher, std::string_view field) {
   uint8_t length[8];
   uint64_t n = field.size();
   for (int i = 7; i >= 0; --i, n >>= 8) length[i] = static_cast<uint8_t>(n & 0xff);
@@ -73,15 +73,15 @@ std::string RequestKey(const EffectKey& step, uint64_t number) {
 
 bool IsRequestKind(EntryKind kind) { return kind == EntryKind::kToolHttpRequest || kind == EntryKind::kToolHttpAnswer; }
 
-ampoule::Status EffectKey::Check() const {
-  AMP_RETURN_IF_ERROR(CheckPart("agent", agent));
-  AMP_RETURN_IF_ERROR(CheckPart("run", run));
-  if (step > kMaxStep) return ampoule::Error{"the step of a journal key is larger than 2^63 - 1"};
-  return ampoule::Status::Ok();
+core::Status EffectKey::Check() const {
+  CORE_RETURN_IF_ERROR(CheckPart("agent", agent));
+  CORE_RETURN_IF_ERROR(CheckPart("run", run));
+  if (step > kMaxStep) return core::Error{"the step of a journal key is larger than 2^63 - 1"};
+  return core::Status::Ok();
 }
 
 std::string EntryHash(const Entry& entry) {
-  ampoule::core::Sha256Hasher hasher;
+  core::Sha256Hasher hasher;
   Field(&hasher, kHashDomain);
   Field(&hasher, std::to_string(entry.seq));
   Field(&hasher, entry.prev_hash);
@@ -92,7 +92,7 @@ std::string EntryHash(const Entry& entry) {
   Field(&hasher, entry.key);
   Field(&hasher, entry.payload);
   Field(&hasher, std::to_string(entry.time_ms));
-  return ampoule::core::HexEncode(hasher.Finish());
+  return core::HexEncode(hasher.Finish());
 }
 
 }  // namespace volent::journal

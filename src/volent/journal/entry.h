@@ -60,7 +60,7 @@ struct EffectKey {
   static std::optional<EffectKey> Parse(std::string_view text);
   // Ok if agent and run are 1..kMaxKeyPartLength bytes of printable ASCII
   // without '/' or spaces and step <= kMaxStep; otherwise says what is wrong.
-  ampoule::Status Check() const;
+  core::Status Check() const;
 };
 
 // The key of request `number` (1, 2, ...) of the sealed tool call at step

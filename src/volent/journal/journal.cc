@@ -14,9 +14,9 @@
 namespace volent::journal {
 namespace {
 
-using ampoule::Error;
-using ampoule::Result;
-using ampoule::Status;
+using core::Error;
+using core::Result;
+using core::Status;
 
 // PRAGMA user_version of a journal made by this code. A file with another
 // non-zero version is refused rather than misread.
@@ -75,7 +75,7 @@ Status CheckHeader(const std::string& path) {
 
 Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, OpenOptions options) {
   std::unique_ptr<Journal> journal(new Journal());
-  AMP_RETURN_IF_ERROR(journal->Init(dir, std::move(options)));
+  CORE_RETURN_IF_ERROR(journal->Init(dir, std::move(options)));
   return journal;
 }
 
@@ -86,8 +86,8 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
   clock_ = options.clock ? std::move(options.clock) : Clock(SystemClockMs);
   before_commit_ = std::move(options.before_commit);
   path_ = dir + "/" + kJournalFile;
-  AMP_RETURN_IF_ERROR(CheckHeader(path_));
-  ampoule::sqlite::OpenOptions open;
+  CORE_RETURN_IF_ERROR(CheckHeader(path_));
+  core::sqlite::OpenOptions open;
   open.create = options.create;
   // Offline tools (create = false) leave the file's mode as they found it:
   // the node's journal is in WAL mode already, a copy under audit need not be.
@@ -95,7 +95,7 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
   open.busy_timeout_ms = options.busy_timeout_ms;
   open.open_hint = options.create ? "check that the data folder exists and is writable"
                                   : "no journal there, or it is not readable";
-  auto db = ampoule::sqlite::Database::Open(path_, open);
+  auto db = core::sqlite::Database::Open(path_, open);
   if (!db) return db.error();
   db_ = std::move(*db);
   // Reading a new file's first page can report SQLITE_BUSY without waiting
@@ -118,7 +118,7 @@ Status Journal::Init(const std::string& dir, OpenOptions options) {
 Status Journal::Setup(bool create, bool& contention) {
   // The schema is made once, under the write lock, so processes opening a
   // new journal at the same moment do not race.
-  using Lock = ampoule::sqlite::Database::Lock;
+  using Lock = core::sqlite::Database::Lock;
   auto txn = db_.Begin(create ? Lock::kImmediate : Lock::kDeferred);
   if (!txn) {
     contention = db_.Busy();
@@ -135,8 +135,8 @@ Status Journal::Setup(bool create, bool& contention) {
       auto objects = QueryInt("SELECT count(*) FROM sqlite_master");
       if (!objects) return objects.error();
       if (*objects != 0 || !create) return Error{path_ + ": is an SQLite database but not a journal"};
-      AMP_RETURN_IF_ERROR(db_.Exec(kSchema));
-      AMP_RETURN_IF_ERROR(db_.Exec("PRAGMA user_version=1"));
+      CORE_RETURN_IF_ERROR(db_.Exec(kSchema));
+      CORE_RETURN_IF_ERROR(db_.Exec("PRAGMA user_version=1"));
     }
     // Offline tools (create = false) write nothing, and read without it.
     if (!create) return Status::Ok();
@@ -153,7 +153,7 @@ Status Journal::Setup(bool create, bool& contention) {
 
 // The single integer a query returns.
 Result<int64_t> Journal::QueryInt(const char* sql) {
-  ampoule::sqlite::Statement stmt = db_.Prepare(sql);
+  core::sqlite::Statement stmt = db_.Prepare(sql);
   if (!stmt || stmt.Step() != SQLITE_ROW) return db_.Failure("cannot read the file's header");
   return stmt.Int64(0);
 }
@@ -176,18 +176,18 @@ Status Journal::Prepare() {
 // REQUIRES: mu_ held.
 template <class F>
 auto Journal::InWriteTransaction(F&& body) -> decltype(body()) {
-  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kImmediate);
+  auto txn = db_.Begin(core::sqlite::Database::Lock::kImmediate);
   if (!txn) return txn.error();
   auto result = body();
   if (!result.ok()) return result;  // txn rolls back
   if (before_commit_) before_commit_();
-  AMP_RETURN_IF_ERROR(txn->Commit());
+  CORE_RETURN_IF_ERROR(txn->Commit());
   return result;
 }
 
 // REQUIRES: mu_ held.
 Result<std::optional<Entry>> Journal::Find(const std::string& key, EntryKind kind) {
-  ampoule::sqlite::ResetOnExit reset(find_);
+  core::sqlite::ResetOnExit reset(find_);
   find_.BindText(1, key);
   find_.BindText(2, KindName(kind));
   int rc = find_.Step();
@@ -203,7 +203,7 @@ Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string 
                               const std::string* key_text) {
   Entry e;
   {
-    ampoule::sqlite::ResetOnExit reset(last_);
+    core::sqlite::ResetOnExit reset(last_);
     int rc = last_.Step();
     if (rc == SQLITE_ROW) {
       if (last_.Type(0) != SQLITE_INTEGER || last_.Type(1) != SQLITE_TEXT) {
@@ -226,7 +226,7 @@ Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string 
   e.payload = std::move(payload);
   e.time_ms = clock_();
   e.hash = EntryHash(e);
-  ampoule::sqlite::ResetOnExit reset(insert_);
+  core::sqlite::ResetOnExit reset(insert_);
   insert_.BindInt64(1, static_cast<int64_t>(e.seq));
   insert_.BindText(2, KindName(e.kind));
   insert_.BindText(3, e.agent);
@@ -242,7 +242,7 @@ Result<Entry> Journal::Insert(EntryKind kind, const EffectKey& key, std::string 
 }
 
 Result<BeginResult> Journal::BeginEffect(const EffectKey& key, const nlohmann::json& request) {
-  AMP_RETURN_IF_ERROR(key.Check());
+  CORE_RETURN_IF_ERROR(key.Check());
   auto payload = CompactJson(request);
   if (!payload) return payload.error();
   std::lock_guard lock(mu_);
@@ -279,7 +279,7 @@ Result<BeginResult> Journal::BeginEffect(const EffectKey& key, const nlohmann::j
 }
 
 Result<CompleteResult> Journal::CompleteEffect(const EffectKey& key, const nlohmann::json& result) {
-  AMP_RETURN_IF_ERROR(key.Check());
+  CORE_RETURN_IF_ERROR(key.Check());
   auto payload = CompactJson(result);
   if (!payload) return payload.error();
   std::lock_guard lock(mu_);
@@ -310,7 +310,7 @@ Result<AppendResult> Journal::Append(EntryKind kind, const EffectKey& key, const
     return Error{"intents and completions are journaled with BeginEffect and CompleteEffect"};
   }
   if (IsRequestKind(kind)) return Error{"a tool's requests and answers are journaled with AppendForRequest"};
-  AMP_RETURN_IF_ERROR(key.Check());
+  CORE_RETURN_IF_ERROR(key.Check());
   auto text = CompactJson(payload);
   if (!text) return text.error();
   std::lock_guard lock(mu_);
@@ -334,7 +334,7 @@ Result<AppendResult> Journal::AppendForRequest(EntryKind kind, const EffectKey& 
                                               const nlohmann::json& payload) {
   if (!IsRequestKind(kind)) return Error{"only a tool's requests and answers are journaled with AppendForRequest"};
   if (number == 0) return Error{"a tool's requests are numbered from 1"};
-  AMP_RETURN_IF_ERROR(step.Check());
+  CORE_RETURN_IF_ERROR(step.Check());
   auto text = CompactJson(payload);
   if (!text) return text.error();
   const std::string key = RequestKey(step, number);
@@ -362,7 +362,7 @@ Result<AppendResult> Journal::AppendForRequest(EntryKind kind, const EffectKey& 
 
 Result<std::optional<Entry>> Journal::GetForRequest(const EffectKey& step, uint64_t number, EntryKind kind) {
   if (!IsRequestKind(kind)) return Error{"only a tool's requests and answers are keyed by request"};
-  AMP_RETURN_IF_ERROR(step.Check());
+  CORE_RETURN_IF_ERROR(step.Check());
   std::lock_guard lock(mu_);
   return Find(RequestKey(step, number), kind);
 }
@@ -374,7 +374,7 @@ Result<Entry> Journal::AppendOwnKey(EntryKind kind, std::string_view agent, std:
   }
   if (IsRequestKind(kind)) return Error{"a tool's requests and answers are journaled with AppendForRequest"};
   const EffectKey key{std::string(agent), std::string(run), 0};  // the step is the seq, set by Insert
-  AMP_RETURN_IF_ERROR(key.Check());
+  CORE_RETURN_IF_ERROR(key.Check());
   auto text = CompactJson(payload);
   if (!text) return text.error();
   std::lock_guard lock(mu_);
@@ -386,7 +386,7 @@ Result<Entry> Journal::AppendOwnKey(EntryKind kind, std::string_view agent, std:
 }
 
 Result<EffectState> Journal::Lookup(const EffectKey& key) {
-  AMP_RETURN_IF_ERROR(key.Check());
+  CORE_RETURN_IF_ERROR(key.Check());
   std::lock_guard lock(mu_);
   return ReadState(key.ToString());
 }
@@ -394,7 +394,7 @@ Result<EffectState> Journal::Lookup(const EffectKey& key) {
 // REQUIRES: mu_ held.
 Result<EffectState> Journal::ReadState(const std::string& text) {
   // One read transaction, so the pair is consistent (ended when txn goes).
-  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kDeferred);
+  auto txn = db_.Begin(core::sqlite::Database::Lock::kDeferred);
   if (!txn) return txn.error();
   auto intent = Find(text, EntryKind::kIntent);
   if (!intent) return intent.error();
@@ -404,7 +404,7 @@ Result<EffectState> Journal::ReadState(const std::string& text) {
 }
 
 Result<std::optional<Entry>> Journal::Get(const EffectKey& key, EntryKind kind) {
-  AMP_RETURN_IF_ERROR(key.Check());
+  CORE_RETURN_IF_ERROR(key.Check());
   std::lock_guard lock(mu_);
   return Find(key.ToString(), kind);
 }

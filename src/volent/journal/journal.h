@@ -33,8 +33,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "volent/journal/entry.h"
 #include "core/result.h"
+#include "volent/journal/entry.h"
 
 
 namespace volent::journal {
@@ -118,7 +118,7 @@ class Journal {
   // Opens DIR/journal.db, creating it (and its schema) if missing and
   // options.create. DIR must exist. Errors say which file and what to do; a
   // file that is not a journal (or a damaged one) is an error, never a crash.
-  static ampoule::Result<std::unique_ptr<Journal>> Open(const std::string& dir,
+  static core::Result<std::unique_ptr<Journal>> Open(const std::string& dir,
                                                        OpenOptions options = {});
   ~Journal();
   Journal(const Journal&) = delete;
@@ -128,20 +128,20 @@ class Journal {
 
   // Before a side effect: records its intent with `request`, unless the key
   // already has one. See BeginOutcome for what the caller must do.
-  ampoule::Result<BeginResult> BeginEffect(const EffectKey& key, const nlohmann::json& request);
+  core::Result<BeginResult> BeginEffect(const EffectKey& key, const nlohmann::json& request);
   // After the side effect: records its `result`. An error if the key has no
   // intent; already_done (and the earlier completion) if it had one.
-  ampoule::Result<CompleteResult> CompleteEffect(const EffectKey& key, const nlohmann::json& result);
-  ampoule::Result<EffectState> Lookup(const EffectKey& key);
+  core::Result<CompleteResult> CompleteEffect(const EffectKey& key, const nlohmann::json& result);
+  core::Result<EffectState> Lookup(const EffectKey& key);
   // The entry of `kind` for `key`, if any.
-  ampoule::Result<std::optional<Entry>> Get(const EffectKey& key, EntryKind kind);
+  core::Result<std::optional<Entry>> Get(const EffectKey& key, EntryKind kind);
   // Intents with no completion, oldest first: what a restart re-issues.
-  ampoule::Result<std::vector<Entry>> PendingEffects();
+  core::Result<std::vector<Entry>> PendingEffects();
 
   // Appends an entry of any other kind (approvals, run start and finish; use
   // BeginEffect/CompleteEffect for intents and completions). At most one
   // entry of a kind per key: a second returns the first, already_recorded.
-  ampoule::Result<AppendResult> Append(EntryKind kind, const EffectKey& key,
+  core::Result<AppendResult> Append(EntryKind kind, const EffectKey& key,
                                        const nlohmann::json& payload);
 
   // Appends an entry about request `number` (from 1) of the sealed tool
@@ -150,30 +150,30 @@ class Journal {
   // number). As Append, at most one entry of each kind per request (a
   // second returns the first, already_recorded); an answer needs its
   // request's entry first.
-  ampoule::Result<AppendResult> AppendForRequest(EntryKind kind, const EffectKey& step, uint64_t number,
+  core::Result<AppendResult> AppendForRequest(EntryKind kind, const EffectKey& step, uint64_t number,
                                                  const nlohmann::json& payload);
   // The entry of `kind` (tool-http-request or tool-http-answer) for request
   // `number` of `step`, if any.
-  ampoule::Result<std::optional<Entry>> GetForRequest(const EffectKey& step, uint64_t number, EntryKind kind);
+  core::Result<std::optional<Entry>> GetForRequest(const EffectKey& step, uint64_t number, EntryKind kind);
 
   // Appends an entry that belongs to no step (an egress denial no step
   // asked for): its key is AGENT/RUN/SEQ, the step being the entry's own
   // seq, so no other entry has that key, across threads, processes and
   // restarts. `agent` and `run` follow EffectKey's rules.
-  ampoule::Result<Entry> AppendOwnKey(EntryKind kind, std::string_view agent, std::string_view run,
+  core::Result<Entry> AppendOwnKey(EntryKind kind, std::string_view agent, std::string_view run,
                                       const nlohmann::json& payload);
 
   // Up to `limit` entries with seq > after_seq, ascending (for views).
-  ampoule::Result<std::vector<Entry>> Read(uint64_t after_seq, size_t limit);
+  core::Result<std::vector<Entry>> Read(uint64_t after_seq, size_t limit);
   // Up to `query.limit` entries of one kind, in seq order (ReadKind(kind,
   // after_seq, limit): ascending, seq > after_seq). Served by an index on
   // (kind, seq) that Open creates when missing, so a page costs its own
   // entries (plus those the filters skip), not the journal's size.
-  ampoule::Result<std::vector<Entry>> ReadKind(const KindQuery& query);
-  ampoule::Result<std::vector<Entry>> ReadKind(EntryKind kind, uint64_t after_seq, size_t limit);
+  core::Result<std::vector<Entry>> ReadKind(const KindQuery& query);
+  core::Result<std::vector<Entry>> ReadKind(EntryKind kind, uint64_t after_seq, size_t limit);
 
   // The number of entries and the hash of the last one.
-  ampoule::Result<Digest> GetDigest();
+  core::Result<Digest> GetDigest();
 
   // Checks every entry: numbering without gaps (a removed entry), each
   // field's type, the recorded hash against the recomputed one (an altered
@@ -184,31 +184,31 @@ class Journal {
   // the attestation), the journal must also contain an entry with that hash
   // (the journal may have grown since). An Error only if the file cannot be
   // read at all; a bad entry is a report with ok = false.
-  ampoule::Result<VerifyReport> Verify(std::optional<std::string> expected_head = std::nullopt);
+  core::Result<VerifyReport> Verify(std::optional<std::string> expected_head = std::nullopt);
 
  private:
   Journal() = default;
-  ampoule::Status Init(const std::string& dir, OpenOptions options);
-  ampoule::Status Setup(bool create, bool& contention);
-  ampoule::Result<int64_t> QueryInt(const char* sql);
-  ampoule::Status Prepare();
+  core::Status Init(const std::string& dir, OpenOptions options);
+  core::Status Setup(bool create, bool& contention);
+  core::Result<int64_t> QueryInt(const char* sql);
+  core::Status Prepare();
   template <class F>
   auto InWriteTransaction(F&& body) -> decltype(body());
-  ampoule::Result<std::optional<Entry>> Find(const std::string& key, EntryKind kind);
-  ampoule::Result<EffectState> ReadState(const std::string& key);
+  core::Result<std::optional<Entry>> Find(const std::string& key, EntryKind kind);
+  core::Result<EffectState> ReadState(const std::string& key);
   // own_step: the entry's step is its seq (AppendOwnKey); key_text: the
   // entry's key when it is not the step's own (AppendForRequest).
-  ampoule::Result<Entry> Insert(EntryKind kind, const EffectKey& key, std::string payload,
+  core::Result<Entry> Insert(EntryKind kind, const EffectKey& key, std::string payload,
                                 bool own_step = false, const std::string* key_text = nullptr);
 
   std::string path_;
   Clock clock_;
   std::function<void()> before_commit_;
   std::mutex mu_;  // guards db_ and the statements: one connection, one caller at a time
-  ampoule::sqlite::Database db_;
-  ampoule::sqlite::Statement find_;    // by (key, kind)
-  ampoule::sqlite::Statement last_;    // the last entry's seq and hash
-  ampoule::sqlite::Statement insert_;
+  core::sqlite::Database db_;
+  core::sqlite::Statement find_;    // by (key, kind)
+  core::sqlite::Statement last_;    // the last entry's seq and hash
+  core::sqlite::Statement insert_;
 };
 
 }  // namespace volent::journal

@@ -43,7 +43,7 @@ class JournalKindTest : public ::testing::Test {
   }
 
   // The seqs of `entries`.
-  static std::vector<uint64_t> Seqs(const ampoule::Result<std::vector<Entry>>& entries) {
+  static std::vector<uint64_t> Seqs(const core::Result<std::vector<Entry>>& entries) {
     EXPECT_TRUE(entries.ok()) << entries.message();
     std::vector<uint64_t> out;
     if (entries.ok()) {

@@ -12,12 +12,12 @@
 namespace volent::journal {
 namespace {
 
-using ampoule::Error;
-using ampoule::Result;
-using ampoule::Status;
+using core::Error;
+using core::Result;
+using core::Status;
 
 // Collects the rows of `stmt` as entries.
-Result<std::vector<Entry>> Collect(const ampoule::sqlite::Database& db, ampoule::sqlite::Statement& stmt) {
+Result<std::vector<Entry>> Collect(const core::sqlite::Database& db, core::sqlite::Statement& stmt) {
   std::vector<Entry> out;
   int rc;
   while ((rc = stmt.Step()) == SQLITE_ROW) {
@@ -33,7 +33,7 @@ Result<std::vector<Entry>> Collect(const ampoule::sqlite::Database& db, ampoule:
 std::optional<std::string> NormalizeHead(std::string text) {
   if (text.rfind("sha256:", 0) == 0) text.erase(0, 7);
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (!ampoule::core::IsLowerHex(text, 32)) return std::nullopt;
+  if (!core::IsLowerHex(text, 32)) return std::nullopt;
   return text;
 }
 
@@ -155,7 +155,7 @@ Result<std::vector<Entry>> Journal::PendingEffects() {
 Result<Digest> Journal::GetDigest() {
   std::lock_guard lock(mu_);
   // One read transaction (a consistent snapshot under WAL).
-  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kDeferred);
+  auto txn = db_.Begin(core::sqlite::Database::Lock::kDeferred);
   if (!txn) return txn.error();
   Digest digest;
   auto count = db_.Prepare("SELECT count(*) FROM entries");
@@ -184,7 +184,7 @@ Result<VerifyReport> Journal::Verify(std::optional<std::string> expected_head) {
   }
   std::lock_guard lock(mu_);
   // One read transaction (a consistent snapshot under WAL).
-  auto txn = db_.Begin(ampoule::sqlite::Database::Lock::kDeferred);
+  auto txn = db_.Begin(core::sqlite::Database::Lock::kDeferred);
   if (!txn) return txn.error();
   auto stmt = db_.Prepare(std::string("SELECT ") + kEntryColumns + " FROM entries ORDER BY seq");
   if (!stmt) return db_.Failure("cannot read entries");

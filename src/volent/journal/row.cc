@@ -10,34 +10,34 @@ namespace {
 constexpr const char* kNames[] = {"seq",        "kind",    "agent",   "run_id",    "step",
                                   "effect_key", "payload", "time_ms", "prev_hash", "hash"};
 
-ampoule::Error WrongType(int column, std::string_view expected) {
-  return ampoule::Error{std::string("column ") + kNames[column] + " is not " + std::string(expected)};
+core::Error WrongType(int column, std::string_view expected) {
+  return core::Error{std::string("column ") + kNames[column] + " is not " + std::string(expected)};
 }
 
-ampoule::Result<std::string> Text(sqlite3_stmt* stmt, int column) {
+core::Result<std::string> Text(sqlite3_stmt* stmt, int column) {
   if (sqlite3_column_type(stmt, column) != SQLITE_TEXT) return WrongType(column, "text");
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
   if (!text) return WrongType(column, "text");
   return std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
 }
 
-ampoule::Result<int64_t> Integer(sqlite3_stmt* stmt, int column) {
+core::Result<int64_t> Integer(sqlite3_stmt* stmt, int column) {
   if (sqlite3_column_type(stmt, column) != SQLITE_INTEGER) return WrongType(column, "an integer");
   return static_cast<int64_t>(sqlite3_column_int64(stmt, column));
 }
 
 }  // namespace
 
-ampoule::Result<Entry> ReadRow(sqlite3_stmt* stmt) {
+core::Result<Entry> ReadRow(sqlite3_stmt* stmt) {
   Entry e;
   auto seq = Integer(stmt, 0);
   if (!seq) return seq.error();
-  if (*seq < 1) return ampoule::Error{"column seq is not a positive number"};
+  if (*seq < 1) return core::Error{"column seq is not a positive number"};
   e.seq = static_cast<uint64_t>(*seq);
   auto kind = Text(stmt, 1);
   if (!kind) return kind.error();
   auto parsed = ParseKind(*kind);
-  if (!parsed) return ampoule::Error{"column kind has an unknown kind '" + kind->substr(0, 40) + "'"};
+  if (!parsed) return core::Error{"column kind has an unknown kind '" + kind->substr(0, 40) + "'"};
   e.kind = *parsed;
   auto agent = Text(stmt, 2);
   if (!agent) return agent.error();
@@ -47,7 +47,7 @@ ampoule::Result<Entry> ReadRow(sqlite3_stmt* stmt) {
   e.run = std::move(*run);
   auto step = Integer(stmt, 4);
   if (!step) return step.error();
-  if (*step < 0) return ampoule::Error{"column step is negative"};
+  if (*step < 0) return core::Error{"column step is negative"};
   e.step = static_cast<uint64_t>(*step);
   auto key = Text(stmt, 5);
   if (!key) return key.error();

@@ -3,8 +3,8 @@
 // src/volent/journal.
 #pragma once
 
-#include "volent/journal/entry.h"
 #include "core/result.h"
+#include "volent/journal/entry.h"
 
 struct sqlite3_stmt;
 
@@ -16,6 +16,6 @@ inline constexpr char kEntryColumns[] =
 
 // The current row of `stmt` (columns as kEntryColumns) as an Entry, or an
 // error naming the first column of the wrong type or value.
-ampoule::Result<Entry> ReadRow(sqlite3_stmt* stmt);
+core::Result<Entry> ReadRow(sqlite3_stmt* stmt);
 
 }  // namespace volent::journal

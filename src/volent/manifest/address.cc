@@ -143,7 +143,7 @@ std::string CheckCidr(std::string_view cidr) {
 }
 
 std::string CheckDnsServer(std::string_view text) {
-  auto parsed = ampoule::core::ParseHostPort(text, ampoule::core::PortRule::kOptional);
+  auto parsed = core::ParseHostPort(text, core::PortRule::kOptional);
   if (!parsed) return parsed.message();
   const std::string& host = parsed->host;
   if (parsed->ipv6) {

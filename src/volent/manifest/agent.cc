@@ -3,16 +3,16 @@
 // configuration) every capability has an egress allowlist entry.
 #include <set>
 
+#include "core/json.h"
 #include "volent/manifest/document.h"
 #include "volent/manifest/manifest.h"
-#include "core/json.h"
 
 namespace volent::manifest {
 namespace {
 
 using nlohmann::json;
 
-std::string Quote(const std::string& s) { return ampoule::DumpJson(json(s)); }
+std::string Quote(const std::string& s) { return core::DumpJson(json(s)); }
 
 void CheckCapability(CheckedDocument& doc, const json* owner, const std::string& pointer, const NodeConfig& config) {
   const json* capability = Member(owner, "capability");

@@ -122,7 +122,7 @@ void CheckModelKeys(CheckedDocument& doc) {
 
 void CheckRest(CheckedDocument& doc) {
   if (const json* listen = Member(&doc.value, "listen"); listen && listen->is_string()) {
-    auto parsed = ampoule::core::ParseHostPort(listen->get<std::string>());
+    auto parsed = core::ParseHostPort(listen->get<std::string>());
     if (!parsed && !doc.HasProblemAt("/listen")) doc.Add("/listen", "the address " + parsed.message());
   }
   CheckAllowlist(doc);
@@ -156,7 +156,7 @@ NodeConfig ToConfig(const json& v, std::string_view base_dir) {
   NodeConfig config;
   if (const json* listen = Member(&v, "listen")) {
     // Checked (CheckRest): a configuration with a bad address never gets here.
-    auto parsed = ampoule::core::ParseHostPort(listen->get<std::string>());
+    auto parsed = core::ParseHostPort(listen->get<std::string>());
     if (parsed) {
       config.listen_host = parsed->host;
       config.listen_port = parsed->port;

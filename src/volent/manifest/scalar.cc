@@ -58,9 +58,9 @@ bool OneOf(std::string_view s, std::initializer_list<std::string_view> words) {
   return false;
 }
 
-ampoule::Error Invalid(std::string message) { return {std::move(message), ampoule::ErrorKind::kInvalidArgument}; }
+core::Error Invalid(std::string message) { return {std::move(message), core::ErrorKind::kInvalidArgument}; }
 
-ampoule::Result<nlohmann::json> Integer(std::string_view text, std::string_view digits, int base, bool negative) {
+core::Result<nlohmann::json> Integer(std::string_view text, std::string_view digits, int base, bool negative) {
   uint64_t magnitude = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
   const uint64_t limit = negative ? uint64_t{1} << 63 : UINT64_MAX;
@@ -77,7 +77,7 @@ ampoule::Result<nlohmann::json> Integer(std::string_view text, std::string_view 
 
 }  // namespace
 
-ampoule::Result<nlohmann::json> ResolvePlainScalar(std::string_view s) {
+core::Result<nlohmann::json> ResolvePlainScalar(std::string_view s) {
   if (OneOf(s, {"", "~", "null", "Null", "NULL"})) return nlohmann::json(nullptr);
   if (OneOf(s, {"true", "True", "TRUE"})) return nlohmann::json(true);
   if (OneOf(s, {"false", "False", "FALSE"})) return nlohmann::json(false);

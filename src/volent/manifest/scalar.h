@@ -15,6 +15,6 @@ namespace volent::manifest {
 
 // The JSON value of a plain (unquoted) scalar, or why it is not one
 // (kInvalidArgument: an integer out of 64 bits, infinity, NaN).
-ampoule::Result<nlohmann::json> ResolvePlainScalar(std::string_view text);
+core::Result<nlohmann::json> ResolvePlainScalar(std::string_view text);
 
 }  // namespace volent::manifest

@@ -6,8 +6,8 @@
 #include <map>
 #include <regex>
 
-#include "volent/manifest/yaml_reader.h"
 #include "core/json.h"
+#include "volent/manifest/yaml_reader.h"
 
 namespace volent::manifest {
 namespace {
@@ -18,7 +18,7 @@ constexpr int kMaxRefDepth = 32;
 
 std::string Quoted(const std::string& s) {
   std::string cut = s.size() > 60 ? s.substr(0, 57) + "..." : s;
-  return ampoule::DumpJson(json(cut));
+  return core::DumpJson(json(cut));
 }
 
 // How a found value is shown: strings quoted, numbers as written, else its kind.

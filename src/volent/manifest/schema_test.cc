@@ -1,6 +1,6 @@
 // The schemas themselves: they compile with the validator as configured,
 // every mapping they describe is closed, and the agent name pattern says
-// what node::IsValidAgentName says.
+// what store::IsValidAgentName says.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "volent/manifest/manifest.h"
 #include "volent/manifest/schema_validation.h"
-#include "volent/node/agent_name.h"
+#include "volent/store/agent_name.h"
 
 namespace volent::manifest {
 namespace {
@@ -82,7 +82,7 @@ TEST(SchemaTest, AgentNamePatternMatchesTheNodeRule) {
                                           "\xc3\xa9", "a--b", "9-9"};
   for (const std::string& name : names) {
     const bool valid = LoadAgent(base + json(name).dump() + "}\n", "n.agent.yaml").ok();
-    EXPECT_EQ(valid, node::IsValidAgentName(name)) << json(name).dump();
+    EXPECT_EQ(valid, store::IsValidAgentName(name)) << json(name).dump();
   }
 }
 

@@ -11,8 +11,8 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
-#include "volent/manifest/yaml_reader.h"
 #include "core/json.h"
+#include "volent/manifest/yaml_reader.h"
 
 namespace volent::manifest {
 namespace {
@@ -65,7 +65,7 @@ std::string QuotedName(const std::string& text) {
   const size_t open = text.find('\'');
   const size_t close = text.rfind('\'');
   const std::string name = open == std::string::npos || close <= open ? text : text.substr(open + 1, close - open - 1);
-  return ampoule::DumpJson(nlohmann::json(name));
+  return core::DumpJson(nlohmann::json(name));
 }
 
 // "3 items", "1 item".

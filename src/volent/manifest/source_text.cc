@@ -70,7 +70,7 @@ void SourceText::Check() {
     const unsigned char c = original_[i];
     const size_t n = Utf8Length(original_, i);
     if (n == 0) {
-      error_ = "the text is not UTF-8 (byte 0x" + ampoule::core::HexEncode(original_.substr(i, 1)) + ")";
+      error_ = "the text is not UTF-8 (byte 0x" + core::HexEncode(original_.substr(i, 1)) + ")";
       error_at_ = PositionOfOffset(i);
       return;
     }

@@ -74,7 +74,7 @@ class Builder : public YAML::EventHandler {
     if (ExpectingKey()) return TakeKey(mark, value);
     const Slot slot = Start(mark);
     if (!plain) return Place(json(value), slot);
-    ampoule::Result<json> resolved = ResolvePlainScalar(value);
+    core::Result<json> resolved = ResolvePlainScalar(value);
     if (!resolved.ok()) Report(mark, resolved.message());
     Place(resolved.ok() ? std::move(*resolved) : json(), slot);
   }

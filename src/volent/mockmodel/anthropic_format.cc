@@ -12,14 +12,14 @@ namespace {
 
 using json = nlohmann::json;
 
-ampoule::Error Invalid(const std::string& path, const std::string& what) {
-  return ampoule::Error{path + ": " + what};
+core::Error Invalid(const std::string& path, const std::string& what) {
+  return core::Error{path + ": " + what};
 }
 
 bool IsNonEmptyString(const json& v) { return v.is_string() && !v.get_ref<const std::string&>().empty(); }
 
 // text blocks only (system prompts, tool_result content): ok or the error.
-ampoule::Status CheckTextBlocks(const json& blocks, const std::string& path, bool allow_images) {
+core::Status CheckTextBlocks(const json& blocks, const std::string& path, bool allow_images) {
   for (size_t i = 0; i < blocks.size(); ++i) {
     const json& b = blocks[i];
     std::string at = path + "." + std::to_string(i);
@@ -34,7 +34,7 @@ ampoule::Status CheckTextBlocks(const json& blocks, const std::string& path, boo
                                        (allow_images ? ", image" : "") + ")");
     }
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 struct MessageView {
@@ -44,7 +44,7 @@ struct MessageView {
   std::vector<std::string> tool_result_ids;
 };
 
-ampoule::Result<MessageView> ParseMessage(const json& m, const std::string& at) {
+core::Result<MessageView> ParseMessage(const json& m, const std::string& at) {
   if (!m.is_object()) return Invalid(at, "a message must be an object {role, content}");
   MessageView view;
   auto role = m.find("role");
@@ -95,7 +95,7 @@ ampoule::Result<MessageView> ParseMessage(const json& m, const std::string& at) 
       auto result = b.find("content");
       if (result != b.end() && !result->is_string()) {
         if (!result->is_array()) return Invalid(bat + ".content", "must be a string or an array of content blocks");
-        AMP_RETURN_IF_ERROR(CheckTextBlocks(*result, bat + ".content", /*allow_images=*/true));
+        CORE_RETURN_IF_ERROR(CheckTextBlocks(*result, bat + ".content", /*allow_images=*/true));
       }
       auto is_error = b.find("is_error");
       if (is_error != b.end() && !is_error->is_boolean()) return Invalid(bat + ".is_error", "must be a boolean");
@@ -118,7 +118,7 @@ std::string Joined(const std::vector<std::string>& ids) {
 
 // Each tool_result answers a tool_use of the message just before; each
 // tool_use is answered in the message just after (when there is one).
-ampoule::Status CheckToolPairs(const std::vector<MessageView>& views) {
+core::Status CheckToolPairs(const std::vector<MessageView>& views) {
   for (size_t i = 0; i < views.size(); ++i) {
     std::set<std::string> offered;
     if (i > 0) offered.insert(views[i - 1].tool_use_ids.begin(), views[i - 1].tool_use_ids.end());
@@ -144,12 +144,12 @@ ampoule::Status CheckToolPairs(const std::vector<MessageView>& views) {
       }
     }
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
-ampoule::Status ParseTools(const json& body, Conversation& conversation) {
+core::Status ParseTools(const json& body, Conversation& conversation) {
   auto tools = body.find("tools");
-  if (tools == body.end()) return ampoule::Status::Ok();
+  if (tools == body.end()) return core::Status::Ok();
   if (!tools->is_array()) return Invalid("tools", "must be an array of {name, description, input_schema}");
   std::set<std::string> names;
   for (size_t i = 0; i < tools->size(); ++i) {
@@ -176,7 +176,7 @@ ampoule::Status ParseTools(const json& body, Conversation& conversation) {
     if (!names.insert(name->get<std::string>()).second) return Invalid("tools", "Tool names must be unique.");
     conversation.tools.push_back(name->get<std::string>());
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
@@ -196,11 +196,11 @@ std::optional<ApiError> CheckAnthropicHeaders(const std::optional<std::string>& 
   return std::nullopt;
 }
 
-ampoule::Result<Conversation> ParseAnthropicRequest(std::string_view text) {
-  auto parsed = ampoule::ParseJsonBounded(text, "the body", {kMaxBodyBytes});
+core::Result<Conversation> ParseAnthropicRequest(std::string_view text) {
+  auto parsed = core::ParseJsonBounded(text, "the body", {kMaxBodyBytes});
   if (!parsed.ok()) return parsed.error();
   const json& body = *parsed;
-  if (!body.is_object()) return ampoule::Error{"the body must be a JSON object {model, max_tokens, messages}"};
+  if (!body.is_object()) return core::Error{"the body must be a JSON object {model, max_tokens, messages}"};
   Conversation conversation;
   conversation.input_bytes = text.size();
   try {
@@ -220,7 +220,7 @@ ampoule::Result<Conversation> ParseAnthropicRequest(std::string_view text) {
     auto system = body.find("system");
     if (system != body.end() && !system->is_string()) {
       if (!system->is_array()) return Invalid("system", "must be a string or an array of text blocks");
-      AMP_RETURN_IF_ERROR(CheckTextBlocks(*system, "system", /*allow_images=*/false));
+      CORE_RETURN_IF_ERROR(CheckTextBlocks(*system, "system", /*allow_images=*/false));
     }
     auto messages = body.find("messages");
     if (messages == body.end()) return Invalid("messages", "Field required");
@@ -232,8 +232,8 @@ ampoule::Result<Conversation> ParseAnthropicRequest(std::string_view text) {
       views.push_back(std::move(*view));
     }
     if (views.front().role != "user") return Invalid("messages.0.role", "the first message must use the \"user\" role");
-    AMP_RETURN_IF_ERROR(CheckToolPairs(views));
-    AMP_RETURN_IF_ERROR(ParseTools(body, conversation));
+    CORE_RETURN_IF_ERROR(CheckToolPairs(views));
+    CORE_RETURN_IF_ERROR(ParseTools(body, conversation));
     bool first_user = true;
     for (const auto& view : views) {
       if (view.role == "assistant") ++conversation.assistant_turns;
@@ -245,7 +245,7 @@ ampoule::Result<Conversation> ParseAnthropicRequest(std::string_view text) {
     }
   } catch (const nlohmann::json::exception&) {
     // Every access above is type-checked first; this is a backstop.
-    return ampoule::Error{"the body does not have the shape of a Messages API request"};
+    return core::Error{"the body does not have the shape of a Messages API request"};
   }
   return conversation;
 }
@@ -276,7 +276,7 @@ std::string RenderAnthropicAnswer(const Answer& answer, const Conversation& conv
   out["stop_reason"] = answer.tool_calls.empty() ? "end_turn" : "tool_use";
   out["stop_sequence"] = nullptr;
   out["usage"] = {{"input_tokens", usage.input_tokens}, {"output_tokens", usage.output_tokens}};
-  return ampoule::DumpJson(out);
+  return core::DumpJson(out);
 }
 
 std::string RenderAnthropicError(const ApiError& error) {
@@ -291,7 +291,7 @@ std::string RenderAnthropicError(const ApiError& error) {
   json out;
   out["type"] = "error";
   out["error"] = {{"type", type}, {"message", error.message}};
-  return ampoule::DumpJson(out);
+  return core::DumpJson(out);
 }
 
 }  // namespace volent::mockmodel

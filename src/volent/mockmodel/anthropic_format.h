@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "volent/mockmodel/api_error.h"
 #include "volent/mockmodel/conversation.h"
-#include "core/result.h"
 
 namespace volent::mockmodel {
 
@@ -34,7 +34,7 @@ std::optional<ApiError> CheckAnthropicHeaders(const std::optional<std::string>& 
 
 // The error's message is what the 400 answer says, naming the field the way
 // the API does ("messages.1.content.0.tool_use_id: ...").
-ampoule::Result<Conversation> ParseAnthropicRequest(std::string_view body);
+core::Result<Conversation> ParseAnthropicRequest(std::string_view body);
 
 std::string RenderAnthropicAnswer(const Answer& answer, const Conversation& conversation,
                                   const std::string& message_id);

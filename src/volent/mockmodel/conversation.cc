@@ -24,7 +24,7 @@ size_t Tokens(size_t bytes) { return bytes == 0 ? 1 : (bytes + 3) / 4; }
 
 Usage EstimateUsage(const Conversation& conversation, const Answer& answer) {
   size_t out = answer.text.size();
-  for (const auto& call : answer.tool_calls) out += call.name.size() + ampoule::DumpJson(call.arguments).size();
+  for (const auto& call : answer.tool_calls) out += call.name.size() + core::DumpJson(call.arguments).size();
   return Usage{Tokens(conversation.input_bytes), Tokens(out)};
 }
 

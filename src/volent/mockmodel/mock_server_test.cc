@@ -55,13 +55,13 @@ class MockServerTest : public ::testing::Test {
 };
 
 TEST_F(MockServerTest, SmugglingSuiteCountsNoSmuggledCall) {
-  ampoule::httpd::testing::SmugglingTarget target{"/v1/messages", ModelCall(),
+  core::httpd::testing::SmugglingTarget target{"/v1/messages", ModelCall(),
                                                   "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"};
-  auto cases = ampoule::httpd::testing::SmugglingCases(target);
+  auto cases = core::httpd::testing::SmugglingCases(target);
   int passed = 0;
   for (const auto& c : cases) {
-    auto reply = ampoule::httpd::testing::SendSmuggling(server_->port(), c.bytes);
-    std::string wrong = ampoule::httpd::testing::JudgeSmuggling(c, reply);
+    auto reply = core::httpd::testing::SendSmuggling(server_->port(), c.bytes);
+    std::string wrong = core::httpd::testing::JudgeSmuggling(c, reply);
     EXPECT_EQ(wrong, "") << c.name << ": " << reply.bytes.substr(0, 300);
     if (wrong.empty()) ++passed;
   }
@@ -74,7 +74,7 @@ TEST_F(MockServerTest, SmugglingSuiteCountsNoSmuggledCall) {
   // The server serves on, and counts a real call.
   std::string call = ModelCall();
   call.insert(call.find("\r\n") + 2, "Connection: close\r\n");
-  auto reply = ampoule::httpd::testing::SendSmuggling(server_->port(), call);
+  auto reply = core::httpd::testing::SendSmuggling(server_->port(), call);
   EXPECT_EQ(reply.bytes.rfind("HTTP/1.1 200", 0), 0u) << reply.bytes;
   EXPECT_EQ(service_->Stats()["requests"], 1);
 }
@@ -83,7 +83,7 @@ TEST_F(MockServerTest, SmugglingSuiteCountsNoSmuggledCall) {
 // read in step.
 TEST_F(MockServerTest, AHeadAnswerHasNoBodySoTheNextAnswerIsInStep) {
   std::string head;
-  std::string rest = ampoule::httpd::testing::AfterHeadAnswer(
+  std::string rest = core::httpd::testing::AfterHeadAnswer(
       server_->port(), "HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
       "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", &head);
   EXPECT_EQ(head.rfind("HTTP/1.1 405", 0), 0u) << head;
@@ -91,7 +91,7 @@ TEST_F(MockServerTest, AHeadAnswerHasNoBodySoTheNextAnswerIsInStep) {
 }
 
 TEST_F(MockServerTest, AFramingErrorIsAnsweredInTheApisFormat) {
-  auto reply = ampoule::httpd::testing::SendSmuggling(
+  auto reply = core::httpd::testing::SendSmuggling(
       server_->port(), "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: identity\r\n"
                        "Content-Length: 0\r\n\r\n" + ModelCall());
   ASSERT_TRUE(reply.closed);
@@ -120,8 +120,8 @@ TEST_F(MockServerTest, StopAnswersTheHeldCallAndClosesIdleConnections) {
   http::read(idle, buffer, res);
   ASSERT_EQ(res.result_int(), 200);
 
-  ampoule::httpd::testing::SmugglingReply held;
-  std::thread call([&] { held = ampoule::httpd::testing::SendSmuggling(server_->port(), ModelCall()); });
+  core::httpd::testing::SmugglingReply held;
+  std::thread call([&] { held = core::httpd::testing::SendSmuggling(server_->port(), ModelCall()); });
   while (service_->Stats()["requests"] == 0) std::this_thread::yield();  // the call is held
   server_->Stop();
   char byte;

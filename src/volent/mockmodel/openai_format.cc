@@ -12,15 +12,15 @@ namespace {
 
 using json = nlohmann::json;
 
-ampoule::Error Invalid(const std::string& path, const std::string& what) {
-  return ampoule::Error{path + ": " + what};
+core::Error Invalid(const std::string& path, const std::string& what) {
+  return core::Error{path + ": " + what};
 }
 
 bool IsNonEmptyString(const json& v) { return v.is_string() && !v.get_ref<const std::string&>().empty(); }
 
 // A message's content: a string, or content parts of the `allowed` types.
 // Returns the text (text parts joined by newlines).
-ampoule::Result<std::string> ContentText(const json& content, const std::string& at,
+core::Result<std::string> ContentText(const json& content, const std::string& at,
                                          const std::set<std::string>& allowed) {
   if (content.is_string()) return content.get<std::string>();
   if (!content.is_array()) return Invalid(at, "must be a string or an array of content parts");
@@ -56,7 +56,7 @@ struct MessageView {
   std::string answers;                     // tool: the tool_call_id
 };
 
-ampoule::Result<MessageView> ParseMessage(const json& m, const std::string& at) {
+core::Result<MessageView> ParseMessage(const json& m, const std::string& at) {
   if (!m.is_object()) return Invalid(at, "a message must be an object {role, content}");
   MessageView view;
   auto role = m.find("role");
@@ -122,7 +122,7 @@ ampoule::Result<MessageView> ParseMessage(const json& m, const std::string& at) 
 
 // Tool messages follow the assistant message whose calls they answer, and
 // every call is answered before the next other message.
-ampoule::Status CheckToolPairs(const std::vector<MessageView>& views) {
+core::Status CheckToolPairs(const std::vector<MessageView>& views) {
   std::set<std::string> open;      // calls of the last assistant message not yet answered
   bool after_calls = false;        // inside the tool messages after an assistant's calls
   for (size_t i = 0; i < views.size(); ++i) {
@@ -147,12 +147,12 @@ ampoule::Status CheckToolPairs(const std::vector<MessageView>& views) {
     after_calls = v.role == "assistant" && !v.tool_call_ids.empty();
     if (after_calls) open.insert(v.tool_call_ids.begin(), v.tool_call_ids.end());
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
-ampoule::Status ParseTools(const json& body, Conversation& conversation) {
+core::Status ParseTools(const json& body, Conversation& conversation) {
   auto tools = body.find("tools");
-  if (tools == body.end() || tools->is_null()) return ampoule::Status::Ok();
+  if (tools == body.end() || tools->is_null()) return core::Status::Ok();
   if (!tools->is_array()) return Invalid("tools", "must be an array of {type: \"function\", function: {...}}");
   for (size_t i = 0; i < tools->size(); ++i) {
     const json& tool = (*tools)[i];
@@ -179,7 +179,7 @@ ampoule::Status ParseTools(const json& body, Conversation& conversation) {
     }
     conversation.tools.push_back(name->get<std::string>());
   }
-  return ampoule::Status::Ok();
+  return core::Status::Ok();
 }
 
 }  // namespace
@@ -199,11 +199,11 @@ std::optional<ApiError> CheckOpenAiHeaders(const std::optional<std::string>& aut
   return std::nullopt;
 }
 
-ampoule::Result<Conversation> ParseOpenAiRequest(std::string_view text) {
-  auto parsed = ampoule::ParseJsonBounded(text, "the body", {kMaxBodyBytes});
+core::Result<Conversation> ParseOpenAiRequest(std::string_view text) {
+  auto parsed = core::ParseJsonBounded(text, "the body", {kMaxBodyBytes});
   if (!parsed.ok()) return parsed.error();
   const json& body = *parsed;
-  if (!body.is_object()) return ampoule::Error{"the body must be a JSON object {model, messages}"};
+  if (!body.is_object()) return core::Error{"the body must be a JSON object {model, messages}"};
   Conversation conversation;
   conversation.input_bytes = text.size();
   try {
@@ -228,8 +228,8 @@ ampoule::Result<Conversation> ParseOpenAiRequest(std::string_view text) {
       if (!view.ok()) return view.error();
       views.push_back(std::move(*view));
     }
-    AMP_RETURN_IF_ERROR(CheckToolPairs(views));
-    AMP_RETURN_IF_ERROR(ParseTools(body, conversation));
+    CORE_RETURN_IF_ERROR(CheckToolPairs(views));
+    CORE_RETURN_IF_ERROR(ParseTools(body, conversation));
     bool first_user = true;
     for (const auto& view : views) {
       if (view.role == "assistant") ++conversation.assistant_turns;
@@ -241,7 +241,7 @@ ampoule::Result<Conversation> ParseOpenAiRequest(std::string_view text) {
     }
   } catch (const nlohmann::json::exception&) {
     // Every access above is type-checked first; this is a backstop.
-    return ampoule::Error{"the body does not have the shape of a Chat Completions request"};
+    return core::Error{"the body does not have the shape of a Chat Completions request"};
   }
   return conversation;
 }
@@ -259,7 +259,7 @@ std::string RenderOpenAiAnswer(const Answer& answer, const Conversation& convers
       const ToolCall& call = answer.tool_calls[i];
       calls.push_back({{"id", ToolCallId("call_", conversation, i)},
                        {"type", "function"},
-                       {"function", {{"name", call.name}, {"arguments", ampoule::DumpJson(call.arguments)}}}});
+                       {"function", {{"name", call.name}, {"arguments", core::DumpJson(call.arguments)}}}});
     }
     message["tool_calls"] = std::move(calls);
   }
@@ -278,7 +278,7 @@ std::string RenderOpenAiAnswer(const Answer& answer, const Conversation& convers
   out["usage"] = {{"prompt_tokens", usage.input_tokens},
                   {"completion_tokens", usage.output_tokens},
                   {"total_tokens", usage.input_tokens + usage.output_tokens}};
-  return ampoule::DumpJson(out);
+  return core::DumpJson(out);
 }
 
 std::string RenderOpenAiError(const ApiError& error) {
@@ -287,7 +287,7 @@ std::string RenderOpenAiError(const ApiError& error) {
   json code = error.code.empty() ? json(nullptr) : json(error.code);
   json out;
   out["error"] = {{"message", error.message}, {"type", "invalid_request_error"}, {"param", nullptr}, {"code", code}};
-  return ampoule::DumpJson(out);
+  return core::DumpJson(out);
 }
 
 }  // namespace volent::mockmodel

@@ -24,9 +24,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
 #include "volent/mockmodel/api_error.h"
 #include "volent/mockmodel/conversation.h"
-#include "core/result.h"
 
 namespace volent::mockmodel {
 
@@ -36,7 +36,7 @@ std::optional<ApiError> CheckOpenAiHeaders(const std::optional<std::string>& aut
                                            const std::optional<std::string>& expected_key);
 
 // The error's message is what the 400 answer says ("messages[1].tool_calls[0].id: ...").
-ampoule::Result<Conversation> ParseOpenAiRequest(std::string_view body);
+core::Result<Conversation> ParseOpenAiRequest(std::string_view body);
 
 // `created`: seconds since the epoch.
 std::string RenderOpenAiAnswer(const Answer& answer, const Conversation& conversation, const std::string& id,

@@ -10,44 +10,44 @@ std::string FinalText(const Conversation& conversation) {
   return "done: " + std::to_string(conversation.tool_results) + " tool call(s)";
 }
 
-ampoule::Result<ToolCall> ParseToolCall(const nlohmann::json& value, const std::string& where) {
-  if (!value.is_object()) return ampoule::Error{where + " must be an object {\"name\", \"arguments\"}"};
+core::Result<ToolCall> ParseToolCall(const nlohmann::json& value, const std::string& where) {
+  if (!value.is_object()) return core::Error{where + " must be an object {\"name\", \"arguments\"}"};
   for (const auto& [key, unused] : value.items()) {
     if (key != "name" && key != "arguments") {
-      return ampoule::Error{where + ": unknown field '" + key + "' (a tool call has name and arguments)"};
+      return core::Error{where + ": unknown field '" + key + "' (a tool call has name and arguments)"};
     }
   }
   auto name = value.find("name");
   if (name == value.end() || !name->is_string() || name->get_ref<const std::string&>().empty()) {
-    return ampoule::Error{where + ".name must be a non-empty string"};
+    return core::Error{where + ".name must be a non-empty string"};
   }
   ToolCall call;
   call.name = name->get<std::string>();
   auto arguments = value.find("arguments");
   if (arguments != value.end()) {
-    if (!arguments->is_object()) return ampoule::Error{where + ".arguments must be a JSON object"};
+    if (!arguments->is_object()) return core::Error{where + ".arguments must be a JSON object"};
     call.arguments = *arguments;
   }
   return call;
 }
 
-ampoule::Result<Answer> ParseEntry(const nlohmann::json& value, const std::string& where) {
+core::Result<Answer> ParseEntry(const nlohmann::json& value, const std::string& where) {
   if (!value.is_object()) {
-    return ampoule::Error{where + " must be an object: {\"tool_calls\": [...]} or {\"text\": \"...\"}"};
+    return core::Error{where + " must be an object: {\"tool_calls\": [...]} or {\"text\": \"...\"}"};
   }
   auto calls = value.find("tool_calls");
   auto text = value.find("text");
   if (value.size() != 1 || (calls == value.end() && text == value.end())) {
-    return ampoule::Error{where + " must have exactly one field, tool_calls or text"};
+    return core::Error{where + " must have exactly one field, tool_calls or text"};
   }
   Answer answer;
   if (text != value.end()) {
-    if (!text->is_string()) return ampoule::Error{where + ": text must be a string"};
+    if (!text->is_string()) return core::Error{where + ": text must be a string"};
     answer.text = text->get<std::string>();
     return answer;
   }
   if (!calls->is_array() || calls->empty()) {
-    return ampoule::Error{where + ": tool_calls must be a non-empty array"};
+    return core::Error{where + ": tool_calls must be a non-empty array"};
   }
   for (size_t i = 0; i < calls->size(); ++i) {
     auto call = ParseToolCall((*calls)[i], where + ": tool_calls[" + std::to_string(i) + "]");
@@ -67,17 +67,17 @@ Answer DefaultPlan(const Conversation& conversation) {
   }
   ToolCall call;
   call.name = conversation.tools[conversation.tool_results];
-  auto parsed = ampoule::ParseJsonBounded(conversation.first_user_text, "the first user message", {kMaxBodyBytes});
+  auto parsed = core::ParseJsonBounded(conversation.first_user_text, "the first user message", {kMaxBodyBytes});
   if (parsed.ok() && parsed->is_object()) call.arguments = std::move(*parsed);
   answer.tool_calls.push_back(std::move(call));
   return answer;
 }
 
-ampoule::Result<Script> ParseScript(std::string_view text) {
-  auto parsed = ampoule::ParseJsonBounded(text, "the script", {kMaxBodyBytes});
+core::Result<Script> ParseScript(std::string_view text) {
+  auto parsed = core::ParseJsonBounded(text, "the script", {kMaxBodyBytes});
   if (!parsed.ok()) return parsed.error();
   if (!parsed->is_array()) {
-    return ampoule::Error{"the script must be a JSON array of answers, e.g. "
+    return core::Error{"the script must be a JSON array of answers, e.g. "
                           "[{\"tool_calls\": [{\"name\": \"lookup\", \"arguments\": {}}]}, {\"text\": \"done\"}]"};
   }
   Script script;

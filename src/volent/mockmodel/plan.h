@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "volent/mockmodel/conversation.h"
 #include "core/result.h"
+#include "volent/mockmodel/conversation.h"
 
 namespace volent::mockmodel {
 
@@ -30,7 +30,7 @@ Answer DefaultPlan(const Conversation& conversation);
 
 // Parses a script file's text. Errors name the entry and the field, e.g.
 // "entry 2: tool_calls[0].arguments must be a JSON object".
-ampoule::Result<Script> ParseScript(std::string_view text);
+core::Result<Script> ParseScript(std::string_view text);
 
 Answer ScriptedAnswer(const Script& script, const Conversation& conversation);
 

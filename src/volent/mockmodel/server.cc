@@ -6,14 +6,14 @@
 
 namespace volent::mockmodel {
 
-namespace httpd = ampoule::httpd;
+namespace httpd = core::httpd;
 namespace http = boost::beast::http;
 
 namespace {
 
 constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
-std::optional<std::string> Header(const httpd::Request& req, std::string_view name) {
+std::optional<std::string> Header(const core::httpd::Request& req, std::string_view name) {
   auto it = req.find(boost::beast::string_view(name.data(), name.size()));
   if (it == req.end()) return std::nullopt;
   return std::string(it->value());
@@ -29,8 +29,8 @@ ServiceResponse PlainError(int status, const std::string& message) {
   return out;
 }
 
-httpd::Response ToWire(ServiceResponse response, unsigned version, bool keep_alive) {
-  httpd::Response message(static_cast<http::status>(response.status), version);
+core::httpd::Response ToWire(ServiceResponse response, unsigned version, bool keep_alive) {
+  core::httpd::Response message(static_cast<http::status>(response.status), version);
   message.set(http::field::content_type, "application/json");
   for (const auto& [name, value] : response.headers) message.set(name, value);
   message.keep_alive(keep_alive);
@@ -39,11 +39,11 @@ httpd::Response ToWire(ServiceResponse response, unsigned version, bool keep_ali
   return message;
 }
 
-class ServiceHandler : public httpd::Handler {
+class ServiceHandler : public core::httpd::Handler {
  public:
   explicit ServiceHandler(Service& service) : service_(service) {}
 
-  void Handle(httpd::Request req, httpd::Reply reply) override {
+  void Handle(core::httpd::Request req, core::httpd::Reply reply) override {
     ServiceRequest request;
     request.method = std::string(req.method_string());
     request.target = std::string(req.target());
@@ -60,14 +60,14 @@ class ServiceHandler : public httpd::Handler {
   }
 
   // Refusals in the APIs' error format.
-  httpd::Response Refuse(const httpd::Refusal& refusal) override {
+  core::httpd::Response Refuse(const core::httpd::Refusal& refusal) override {
     switch (refusal.kind) {
-      case httpd::Refusal::Kind::kBodyTooLarge: return ToWire(service_.TooLarge(refusal.target), 11, false);
-      case httpd::Refusal::Kind::kHeaderTooLarge:
+      case core::httpd::Refusal::Kind::kBodyTooLarge: return ToWire(service_.TooLarge(refusal.target), 11, false);
+      case core::httpd::Refusal::Kind::kHeaderTooLarge:
         return ToWire(PlainError(431, "the request's headers exceed 64 KiB"), 11, false);
-      case httpd::Refusal::Kind::kMalformed:
+      case core::httpd::Refusal::Kind::kMalformed:
         return ToWire(PlainError(400, "the request is not well-formed HTTP/1.1"), 11, false);
-      case httpd::Refusal::Kind::kFraming: break;
+      case core::httpd::Refusal::Kind::kFraming: break;
     }
     return ToWire(PlainError(400, refusal.reason), 11, false);
   }
@@ -78,8 +78,8 @@ class ServiceHandler : public httpd::Handler {
 
 }  // namespace
 
-ampoule::Result<std::unique_ptr<Server>> Server::Bind(Service& service, const ServerOptions& options) {
-  httpd::ServerOptions skeleton;
+core::Result<std::unique_ptr<Server>> Server::Bind(Service& service, const ServerOptions& options) {
+  core::httpd::ServerOptions skeleton;
   skeleton.host = options.host;
   skeleton.port = options.port;
   skeleton.threads = options.threads;
@@ -93,8 +93,8 @@ ampoule::Result<std::unique_ptr<Server>> Server::Bind(Service& service, const Se
   skeleton.write_timeout = options.idle_timeout;
   skeleton.stop_grace = options.stop_grace;
   skeleton.drain_bytes = 8 * 1024 * 1024;
-  auto server = std::make_unique<httpd::HandlerServer<Server, ServiceHandler>>(service);
-  AMP_RETURN_IF_ERROR(server->Bind(skeleton));
+  auto server = std::make_unique<core::httpd::HandlerServer<Server, ServiceHandler>>(service);
+  CORE_RETURN_IF_ERROR(server->Bind(skeleton));
   return std::unique_ptr<Server>(std::move(server));
 }
 

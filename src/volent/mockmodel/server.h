@@ -20,8 +20,8 @@
 #include <memory>
 #include <string>
 
-#include "volent/mockmodel/service.h"
 #include "core/result.h"
+#include "volent/mockmodel/service.h"
 
 namespace volent::mockmodel {
 
@@ -41,7 +41,7 @@ class Server {
 
   // Binds and listens (nothing is served until Run). `service` must outlive
   // the server. Errors say which address failed and what to try.
-  static ampoule::Result<std::unique_ptr<Server>> Bind(Service& service, const ServerOptions& options);
+  static core::Result<std::unique_ptr<Server>> Bind(Service& service, const ServerOptions& options);
 
   virtual int port() const = 0;
   // From now on SIGINT and SIGTERM stop the server (acted on once Run runs).

@@ -3,8 +3,8 @@
 #include <ctime>
 #include <cstdio>
 
-#include "volent/mockmodel/anthropic_format.h"
 #include "core/json.h"
+#include "volent/mockmodel/anthropic_format.h"
 #include "volent/mockmodel/openai_format.h"
 
 namespace volent::mockmodel {
@@ -36,7 +36,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 std::string_view PathOf(std::string_view target) { return target.substr(0, target.find('?')); }
 
-ServiceResponse Json(int status, const nlohmann::json& body) { return ServiceResponse{status, ampoule::DumpJson(body), {}}; }
+ServiceResponse Json(int status, const nlohmann::json& body) { return ServiceResponse{status, core::DumpJson(body), {}}; }
 
 // For paths of neither API: a body both kinds of client can read
 // (Anthropic's type/error.type/error.message, OpenAI's error.message/code).
@@ -170,7 +170,7 @@ void Service::Record(Api api, const ServiceRequest& request) {
                                                                       : nlohmann::json(nullptr)},
                           {"body", request.body}};
   // Bytes that are not UTF-8 are replaced now: the answer is JSON text.
-  recorded_.push_back(nlohmann::json::parse(ampoule::DumpJson(entry)));
+  recorded_.push_back(nlohmann::json::parse(core::DumpJson(entry)));
 }
 
 nlohmann::json Service::Recorded() const {

@@ -85,41 +85,41 @@ json AnthropicRequestBody(const std::string& model, const Conversation& conversa
   return body;
 }
 
-ampoule::Result<Answer> ParseAnthropicAnswer(std::string_view body) {
+core::Result<Answer> ParseAnthropicAnswer(std::string_view body) {
   const json v = ParseJson(body);
   if (v.is_discarded() || !v.is_object()) {
-    return ampoule::Error{"the answer is not a JSON object: " + Quoted(body, 120)};
+    return core::Error{"the answer is not a JSON object: " + Quoted(body, 120)};
   }
   if (std::string message = ErrorMessageOf(v); !message.empty()) {
-    return ampoule::Error{"the answer is an error: " + message};
+    return core::Error{"the answer is an error: " + message};
   }
   auto content = v.find("content");
   if (content == v.end() || !content->is_array()) {
-    return ampoule::Error{"the answer has no \"content\" array"};
+    return core::Error{"the answer has no \"content\" array"};
   }
   Answer answer;
   for (size_t i = 0; i < content->size(); ++i) {
     const json& block = (*content)[i];
     const std::string where = "content block " + std::to_string(i);
     if (!block.is_object() || !block.contains("type") || !block["type"].is_string()) {
-      return ampoule::Error{"the answer's " + where + " has no \"type\""};
+      return core::Error{"the answer's " + where + " has no \"type\""};
     }
     const std::string type = block["type"].get<std::string>();
     if (type == "text") {
       if (!block.contains("text") || !block["text"].is_string()) {
-        return ampoule::Error{"the answer's " + where + " (text) has no \"text\" string"};
+        return core::Error{"the answer's " + where + " (text) has no \"text\" string"};
       }
       if (!answer.text.empty()) answer.text += "\n";
       answer.text += block["text"].get<std::string>();
     } else if (type == "tool_use") {
       if (!block.contains("id") || !block["id"].is_string() || block["id"].get<std::string>().empty() ||
           !block.contains("name") || !block["name"].is_string()) {
-        return ampoule::Error{"the answer's " + where + " (tool_use) has no \"id\" or \"name\""};
+        return core::Error{"the answer's " + where + " (tool_use) has no \"id\" or \"name\""};
       }
       ToolCall call{block["id"].get<std::string>(), block["name"].get<std::string>(), json::object()};
       if (block.contains("input")) {
         if (!block["input"].is_object()) {
-          return ampoule::Error{"the answer's tool call " + Quoted(call.id) + " (" + Excerpt(call.name, 64) +
+          return core::Error{"the answer's tool call " + Quoted(call.id) + " (" + Excerpt(call.name, 64) +
                                 ") has an \"input\" that is not a JSON object"};
         }
         call.arguments = block["input"];

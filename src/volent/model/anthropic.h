@@ -29,7 +29,7 @@ nlohmann::json AnthropicRequestBody(const std::string& model, const Conversation
 // A 2xx body: {"content":[{"type":"text"|"tool_use",...}],"stop_reason","usage"}.
 // Blocks of other types (thinking, ...) are skipped; missing usage counts 0.
 // An error body ({"type":"error",...}) is an error here too.
-ampoule::Result<Answer> ParseAnthropicAnswer(std::string_view body);
+core::Result<Answer> ParseAnthropicAnswer(std::string_view body);
 
 // The provider's own words from an error body
 // ({"type":"error","error":{"type","message"}}): "TYPE: MESSAGE", or ""

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/json.h"
 #include "volent/model/anthropic.h"
 #include "volent/model/openai.h"
 #include "volent/model/text.h"
-#include "core/json.h"
 
 namespace volent::model {
 namespace {
@@ -205,7 +205,7 @@ Client::Prepared Client::Prepare(const json& request) const {
       http.headers.emplace_back("Authorization", "Bearer " + *p.key);
     }
   }
-  http.body = ampoule::DumpJson(*body);
+  http.body = core::DumpJson(*body);
   return p;
 }
 
@@ -234,7 +234,7 @@ CallResult Client::Read(const Prepared& p, egress::SendResult sent) {
         break;
       }
       {
-        ampoule::Result<Answer> parsed = p.provider == "anthropic" ? ParseAnthropicAnswer(sent.response.body)
+        core::Result<Answer> parsed = p.provider == "anthropic" ? ParseAnthropicAnswer(sent.response.body)
                                                                    : ParseOpenAiAnswer(sent.response.body);
         if (parsed.ok()) {
           result.answer = std::move(*parsed);

@@ -1,7 +1,7 @@
 #include "volent/model/conversation.h"
 
-#include "volent/model/text.h"
 #include "core/json.h"
+#include "volent/model/text.h"
 
 namespace volent::model {
 
@@ -42,7 +42,7 @@ std::string_view StopReasonName(StopReason reason) {
 std::string ToolResultText(const ToolResult& result) {
   if (result.content.is_string()) return result.content.get<std::string>();
   if (result.content.is_null()) return "";
-  return ampoule::DumpJson(result.content);
+  return core::DumpJson(result.content);
 }
 
 json AnswerToJson(const Answer& answer) {

@@ -83,7 +83,7 @@ struct Answer {
 };
 
 // A response body read into an Answer, or why it could not be: the parsers
-// (ParseAnthropicAnswer, ParseOpenAiAnswer) return ampoule::Result<Answer>,
+// (ParseAnthropicAnswer, ParseOpenAiAnswer) return core::Result<Answer>,
 // whose message is for a person ("the answer's tool call \"c1\" (lookup) has
 // arguments that are not JSON: ...") and never repeats more than a short
 // piece of the body.

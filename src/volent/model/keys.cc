@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/errno_text.h"
 #include "core/file_read.h"
 
 namespace volent::model {
@@ -33,7 +34,7 @@ LoadedKeys LoadModelKeys(const std::vector<manifest::ModelKeyFile>& files) {
     const std::string what = "model key file " + f.key_file + " (capability " + f.capability + ")";
     struct stat st {};
     if (stat(f.key_file.c_str(), &st) != 0) {
-      out.errors.push_back(what + " cannot be read: " + std::strerror(errno) +
+      out.errors.push_back(what + " cannot be read: " + core::ErrnoText() +
                            "; write the key into it, or remove the model_keys entry");
       continue;
     }
@@ -52,9 +53,9 @@ LoadedKeys LoadModelKeys(const std::vector<manifest::ModelKeyFile>& files) {
     }
     // Read through the safe reader: a file swapped for a FIFO after the
     // stat above is refused rather than waited on.
-    ampoule::core::ReadRules regular_only;
-    regular_only.from = ampoule::core::PathFrom::kUntrusted;
-    ampoule::Result<std::string> text = ampoule::core::ReadFileCapped(f.key_file, kMaxKeyFile, nullptr, regular_only);
+    core::ReadRules regular_only;
+    regular_only.from = core::PathFrom::kUntrusted;
+    core::Result<std::string> text = core::ReadFileCapped(f.key_file, kMaxKeyFile, nullptr, regular_only);
     if (!text.ok()) {
       out.errors.push_back(what + " cannot be read: " + text.message());
       continue;

@@ -46,7 +46,7 @@ TEST(AnthropicCodec, MinimalRequestHasNoSystemOrTools) {
 }
 
 TEST(AnthropicCodec, ParsesTextAndSeveralToolCalls) {
-  ampoule::Result<Answer> p = ParseAnthropicAnswer(R"({
+  core::Result<Answer> p = ParseAnthropicAnswer(R"({
     "id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
     "content": [
       {"type": "text", "text": "I will look."},
@@ -71,7 +71,7 @@ TEST(AnthropicCodec, ParsesTextAndSeveralToolCalls) {
 
 TEST(AnthropicCodec, StopReasons) {
   auto stop = [](const char* reason) {
-    ampoule::Result<Answer> p = ParseAnthropicAnswer(std::string(R"({"content":[],"stop_reason":")") + reason + "\"}");
+    core::Result<Answer> p = ParseAnthropicAnswer(std::string(R"({"content":[],"stop_reason":")") + reason + "\"}");
     EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.message());
     return p.ok() ? p->stop : StopReason::kOther;
   };
@@ -79,7 +79,7 @@ TEST(AnthropicCodec, StopReasons) {
   EXPECT_EQ(stop("stop_sequence"), StopReason::kEnd);
   EXPECT_EQ(stop("max_tokens"), StopReason::kMaxTokens);
   EXPECT_EQ(stop("refusal"), StopReason::kOther);
-  ampoule::Result<Answer> bare = ParseAnthropicAnswer(R"({"content":[{"type":"text","text":"hi"}]})");
+  core::Result<Answer> bare = ParseAnthropicAnswer(R"({"content":[{"type":"text","text":"hi"}]})");
   ASSERT_TRUE(bare.ok()) << bare.message();  // no stop_reason, no usage: other, zero counts
   EXPECT_EQ(bare->stop, StopReason::kOther);
   EXPECT_EQ(bare->usage.input_tokens, 0);
@@ -87,7 +87,7 @@ TEST(AnthropicCodec, StopReasons) {
 
 TEST(AnthropicCodec, BrokenAnswersAreErrors) {
   auto error = [](std::string_view body) {
-    ampoule::Result<Answer> p = ParseAnthropicAnswer(body);
+    core::Result<Answer> p = ParseAnthropicAnswer(body);
     EXPECT_FALSE(p.ok()) << body;
     return p.ok() ? std::string() : p.message();
   };
@@ -146,7 +146,7 @@ TEST(OpenAiCodec, RequestBodyOfAWholeConversation) {
 }
 
 TEST(OpenAiCodec, ParsesTextAndSeveralToolCalls) {
-  ampoule::Result<Answer> p = ParseOpenAiAnswer(R"({
+  core::Result<Answer> p = ParseOpenAiAnswer(R"({
     "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o",
     "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
       "role": "assistant", "content": "Checking.",
@@ -171,7 +171,7 @@ TEST(OpenAiCodec, ParsesTextAndSeveralToolCalls) {
 TEST(OpenAiCodec, StopReasons) {
   auto stop = [](const char* reason, bool with_call = false) {
     std::string calls = with_call ? R"(,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}])" : "";
-    ampoule::Result<Answer> p = ParseOpenAiAnswer(std::string(R"({"choices":[{"message":{"content":null)") + calls +
+    core::Result<Answer> p = ParseOpenAiAnswer(std::string(R"({"choices":[{"message":{"content":null)") + calls +
                                        R"(},"finish_reason":")" + reason + "\"}]}");
     EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.message());
     return p.ok() ? p->stop : StopReason::kOther;
@@ -183,7 +183,7 @@ TEST(OpenAiCodec, StopReasons) {
 }
 
 TEST(OpenAiCodec, MalformedArgumentsNameTheCall) {
-  ampoule::Result<Answer> p = ParseOpenAiAnswer(R"({"choices":[{"finish_reason":"tool_calls","message":{"tool_calls":[
+  core::Result<Answer> p = ParseOpenAiAnswer(R"({"choices":[{"finish_reason":"tool_calls","message":{"tool_calls":[
       {"id":"call_ok","type":"function","function":{"name":"a","arguments":"{}"}},
       {"id":"call_bad","type":"function","function":{"name":"lookup_order","arguments":"{\"order_id\": 4"}}]}}]})");
   ASSERT_FALSE(p.ok());
@@ -197,7 +197,7 @@ TEST(OpenAiCodec, MalformedArgumentsNameTheCall) {
 
 TEST(OpenAiCodec, BrokenAnswersAreErrors) {
   auto error = [](std::string_view body) {
-    ampoule::Result<Answer> p = ParseOpenAiAnswer(body);
+    core::Result<Answer> p = ParseOpenAiAnswer(body);
     EXPECT_FALSE(p.ok()) << body;
     return p.ok() ? std::string() : p.message();
   };
@@ -230,7 +230,7 @@ TEST(Codecs, DeepNestingIsRefusedNotACrash) {
   EXPECT_FALSE(ParseOpenAiAnswer(deep).ok());
   std::string args = R"({"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"f",)"
                      R"("arguments":")" + std::string(100000, '[') + R"("}}]}}]})";
-  ampoule::Result<Answer> p = ParseOpenAiAnswer(args);
+  core::Result<Answer> p = ParseOpenAiAnswer(args);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.message().find("not valid JSON"), std::string::npos) << p.message().substr(0, 200);
   // Strings may hold brackets: only structure counts.

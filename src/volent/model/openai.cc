@@ -1,8 +1,8 @@
 // OpenAiRequestBody / ParseOpenAiAnswer (openai.h).
 #include "volent/model/openai.h"
 
-#include "volent/model/text.h"
 #include "core/json.h"
+#include "volent/model/text.h"
 
 namespace volent::model {
 namespace {
@@ -88,7 +88,7 @@ json OpenAiRequestBody(const std::string& model, const Conversation& conversatio
                              {"type", "function"},
                              {"function",
                               {{"name", call.name},
-                               {"arguments", ampoule::DumpJson(call.arguments)}}}});
+                               {"arguments", core::DumpJson(call.arguments)}}}});
           }
           message["tool_calls"] = std::move(calls);
         }
@@ -119,38 +119,38 @@ json OpenAiRequestBody(const std::string& model, const Conversation& conversatio
   return body;
 }
 
-ampoule::Result<Answer> ParseOpenAiAnswer(std::string_view body) {
+core::Result<Answer> ParseOpenAiAnswer(std::string_view body) {
   const json v = ParseJson(body);
   if (v.is_discarded() || !v.is_object()) {
-    return ampoule::Error{"the answer is not a JSON object: " + Quoted(body, 120)};
+    return core::Error{"the answer is not a JSON object: " + Quoted(body, 120)};
   }
   if (std::string message = ErrorMessageOf(v); !message.empty()) {
-    return ampoule::Error{"the answer is an error: " + message};
+    return core::Error{"the answer is an error: " + message};
   }
   auto choices = v.find("choices");
   if (choices == v.end() || !choices->is_array() || choices->empty()) {
-    return ampoule::Error{"the answer has no \"choices\""};
+    return core::Error{"the answer has no \"choices\""};
   }
   const json& choice = (*choices)[0];
   if (!choice.is_object() || !choice.contains("message") || !choice["message"].is_object()) {
-    return ampoule::Error{"the answer's first choice has no \"message\" object"};
+    return core::Error{"the answer's first choice has no \"message\" object"};
   }
   const json& message = choice["message"];
   Answer answer;
   if (auto content = message.find("content"); content != message.end() && !content->is_null()) {
     if (!content->is_string()) {
-      return ampoule::Error{"the answer's message \"content\" is neither text nor null"};
+      return core::Error{"the answer's message \"content\" is neither text nor null"};
     }
     answer.text = content->get<std::string>();
   }
   if (auto calls = message.find("tool_calls"); calls != message.end() && !calls->is_null()) {
     if (!calls->is_array()) {
-      return ampoule::Error{"the answer's \"tool_calls\" is not an array"};
+      return core::Error{"the answer's \"tool_calls\" is not an array"};
     }
     for (size_t i = 0; i < calls->size(); ++i) {
       ToolCall call;
       if (std::string why = ReadToolCall((*calls)[i], i, call); !why.empty()) {
-        return ampoule::Error{why};
+        return core::Error{why};
       }
       answer.tool_calls.push_back(std::move(call));
     }

@@ -38,7 +38,7 @@ nlohmann::json OpenAiRequestBody(const std::string& model, const Conversation& c
 // compatible servers send them); anything else is an error naming the call.
 // Tool calls with finish_reason "stop" (some compatible servers) stop as
 // tool_use. Missing usage counts 0.
-ampoule::Result<Answer> ParseOpenAiAnswer(std::string_view body);
+core::Result<Answer> ParseOpenAiAnswer(std::string_view body);
 
 // The provider's own words from an error body
 // ({"error":{"message","type","code"}}): "TYPE: MESSAGE" (or "CODE: ..."),

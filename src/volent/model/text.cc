@@ -15,7 +15,7 @@ std::string Cut(std::string_view text, size_t max) {
 }  // namespace
 
 std::string Quoted(std::string_view text, size_t max) {
-  return ampoule::DumpJson(nlohmann::json(Cut(text, max)));
+  return core::DumpJson(nlohmann::json(Cut(text, max)));
 }
 
 std::string Excerpt(std::string_view text, size_t max) {
@@ -28,7 +28,7 @@ std::string Excerpt(std::string_view text, size_t max) {
 }
 
 nlohmann::json ParseJson(std::string_view body) {
-  auto parsed = ampoule::ParseJsonBounded(body, "the answer", {kMaxAnswerBytes});
+  auto parsed = core::ParseJsonBounded(body, "the answer", {kMaxAnswerBytes});
   return parsed ? std::move(*parsed) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 

@@ -10,9 +10,9 @@ namespace {
 using journal::EntryKind;
 
 // `value` as the journal and the tool get it: bytes that are not UTF-8 (a
-// response header) replaced, as ampoule::DumpJson writes the exchange.
+// response header) replaced, as core::DumpJson writes the exchange.
 nlohmann::json Printable(const nlohmann::json& value) {
-  return nlohmann::json::parse(ampoule::DumpJson(value), nullptr, /*allow_exceptions=*/false);
+  return nlohmann::json::parse(core::DumpJson(value), nullptr, /*allow_exceptions=*/false);
 }
 
 nlohmann::json Member(const journal::Entry& entry, const char* name) {

@@ -1,3 +1,4 @@
+#include "volent/agent/step_outcome.h"
 #include "volent/sealed/sealed_tool.h"
 
 #include <algorithm>
@@ -21,13 +22,13 @@ namespace {
 constexpr int64_t kToolRequestTimeoutMs = 10'000;
 
 nlohmann::json Failed(const agent::ToolDef& tool, const std::string& reason) {
-  return {{"type", "tool"}, {"tool", tool.name}, {"outcome", "failed"}, {"reason", reason}};
+  return {{"type", "tool"}, {"tool", tool.name}, {"outcome", agent::StepOutcomeName(agent::StepOutcome::kFailed)}, {"reason", reason}};
 }
 
 // `text` with invalid UTF-8 replaced by U+FFFD: what a tool writes is any
 // bytes, and the journal takes only valid JSON text.
 std::string ValidUtf8(const std::string& text) {
-  return nlohmann::json::parse(ampoule::DumpJson(nlohmann::json(text))).get<std::string>();
+  return nlohmann::json::parse(core::DumpJson(nlohmann::json(text))).get<std::string>();
 }
 
 // The last non-empty line of what the tool wrote to stderr, for the model:
@@ -124,7 +125,7 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
   }
 
   const nlohmann::json arguments = request.contains("arguments") ? request["arguments"] : nlohmann::json::object();
-  const std::string stdin_text = ampoule::DumpJson(arguments);
+  const std::string stdin_text = core::DumpJson(arguments);
 
   run::RunSpec spec;
   spec.kernel_path = options_.kernel_path;
@@ -155,7 +156,7 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
     return result;
   };
   ExchangeJournal journaled(options_.journal, tool, step_key);
-  ampoule::Result<run::ProgramRun> ran = ampoule::Error{""};
+  core::Result<run::ProgramRun> ran = core::Error{""};
   for (int number = 1;; ++number) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -190,24 +191,24 @@ nlohmann::json SealedToolRunner::Run(const agent::ToolDef& tool, const nlohmann:
                            {"fuel_used", record.result.fuel_used}};
   if (!exchanges.empty()) result["http_exchanges"] = exchanges;
   if (record.result.stop == run::Stop::kExit && record.result.exit_code == 0 && !record.stdout_digest.truncated) {
-    auto value = ampoule::ParseJsonBounded(ran->stdout_data, "the tool's output",
+    auto value = core::ParseJsonBounded(ran->stdout_data, "the tool's output",
                                            {agent::kMaxJournaledBody});
     if (value) {
-      result["outcome"] = "answered";
+      result["outcome"] = agent::StepOutcomeName(agent::StepOutcome::kAnswered);
       result["result"] = std::move(*value);
     } else {
-      result["outcome"] = "failed";
+      result["outcome"] = agent::StepOutcomeName(agent::StepOutcome::kFailed);
       result["reason"] = value.message() + " (a tool writes one JSON value of at most " +
                          std::to_string(agent::kMaxJournaledBody) + " bytes to stdout)";
     }
   } else {
-    result["outcome"] = "failed";
+    result["outcome"] = agent::StepOutcomeName(agent::StepOutcome::kFailed);
     result["reason"] = record.stdout_digest.truncated ? "the tool wrote more than " +
                                                             std::to_string(kToolOutputCap) + " bytes to stdout"
                                                       : WhyStopped(record, ran->stderr_data);
   }
   if (options_.receipt_key) {
-    auto receipt = ampoule::ParseJsonBounded(run::MakeReceipt(record, *options_.receipt_key), "the receipt",
+    auto receipt = core::ParseJsonBounded(run::MakeReceipt(record, *options_.receipt_key), "the receipt",
                                              {size_t{64} << 20});
     if (receipt) result["receipt"] = std::move(*receipt);
   }

@@ -61,7 +61,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "volent/agent/tool_call.h"
 #include "volent/egress/gate.h"
 #include "volent/journal/journal.h"
@@ -80,9 +80,9 @@ inline constexpr size_t kDefaultMaxQueuedCalls = 16'384;
 
 struct SealedToolOptions {
   std::string data_dir;                                // holds the tool store (DATA_DIR/tools)
-  std::vector<ampoule::receipt::PublicKey> trusted;    // the node's tool keys
+  std::vector<core::ed25519::PublicKey> trusted;    // the node's tool keys
   std::string kernel_path;                             // the Ampoule kernel the calls run on
-  std::shared_ptr<const ampoule::receipt::SecretKey> receipt_key;  // signs each call's receipt
+  std::shared_ptr<const core::ed25519::SecretKey> receipt_key;  // signs each call's receipt
   const egress::Gate* gate = nullptr;                  // sends the tools' requests; null: all denied
   journal::Journal* journal = nullptr;                 // journals each request and answer; null: not journaled
   unsigned workers = 0;                                // 0: one per hardware thread

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "ampoule/receipt/base64.h"
-#include "ampoule/wasm/binary_reader.h"
+#include "core/base64.h"
+#include "core/utf8.h"
 
 namespace volent::sealed {
 namespace {
@@ -13,34 +13,34 @@ namespace {
 nlohmann::json Invalid(const std::string& reason) { return {{"error", "invalid"}, {"reason", reason}}; }
 
 // The gate's request for the tool's, or the reason it is not one.
-ampoule::Result<egress::HttpRequest> ReadRequest(const nlohmann::json& request) {
+core::Result<egress::HttpRequest> ReadRequest(const nlohmann::json& request) {
   static const std::set<std::string> kFields = {"method", "url", "headers", "body"};
   static const std::set<std::string> kMethods = {"GET", "POST", "PUT", "PATCH", "DELETE"};
   for (const auto& [key, value] : request.items()) {
-    if (!kFields.count(key)) return ampoule::Error{"unknown field \"" + key + "\" (method, url, headers, body)"};
+    if (!kFields.count(key)) return core::Error{"unknown field \"" + key + "\" (method, url, headers, body)"};
   }
   egress::HttpRequest http;
-  if (!request.contains("url") || !request["url"].is_string()) return ampoule::Error{"\"url\" must be a string"};
+  if (!request.contains("url") || !request["url"].is_string()) return core::Error{"\"url\" must be a string"};
   http.url = request["url"].get<std::string>();
   if (request.contains("method")) {
     if (!request["method"].is_string() || !kMethods.count(request["method"].get<std::string>())) {
-      return ampoule::Error{"\"method\" must be one of GET, POST, PUT, PATCH, DELETE"};
+      return core::Error{"\"method\" must be one of GET, POST, PUT, PATCH, DELETE"};
     }
     http.method = request["method"].get<std::string>();
   }
   if (request.contains("headers")) {
-    if (!request["headers"].is_object()) return ampoule::Error{"\"headers\" must be an object of strings"};
+    if (!request["headers"].is_object()) return core::Error{"\"headers\" must be an object of strings"};
     for (const auto& [name, value] : request["headers"].items()) {
-      if (!value.is_string()) return ampoule::Error{"header \"" + name + "\" must be a string"};
+      if (!value.is_string()) return core::Error{"header \"" + name + "\" must be a string"};
       if (strcasecmp(name.c_str(), "Idempotency-Key") == 0) {
-        return ampoule::Error{"Idempotency-Key is the node's to set (the step's key and the request's number)"};
+        return core::Error{"Idempotency-Key is the node's to set (the step's key and the request's number)"};
       }
       http.headers.emplace_back(name, value.get<std::string>());
     }
   }
   if (request.contains("body")) {
-    if (!request["body"].is_string()) return ampoule::Error{"\"body\" must be a string"};
-    if (http.method == "GET") return ampoule::Error{"a GET request has no body"};
+    if (!request["body"].is_string()) return core::Error{"\"body\" must be a string"};
+    if (http.method == "GET") return core::Error{"a GET request has no body"};
     http.body = request["body"].get<std::string>();
   }
   return http;
@@ -58,15 +58,15 @@ nlohmann::json AnswerFor(const egress::SendResult& sent) {
     return failed;
   }
   // Header bytes that are not UTF-8 become U+FFFD when the exchange is
-  // written (ampoule::DumpJson), before the tool or the record sees them.
+  // written (core::DumpJson), before the tool or the record sees them.
   nlohmann::json headers = nlohmann::json::array();
   for (const auto& [name, value] : sent.response.headers) headers.push_back({name, value});
   nlohmann::json answer = {{"status", sent.response.status}, {"headers", std::move(headers)}};
   const std::string& body = sent.response.body;
-  if (ampoule::wasm::IsValidUtf8(reinterpret_cast<const uint8_t*>(body.data()), body.size())) {
+  if (core::IsValidUtf8(body)) {
     answer["body"] = body;
   } else {
-    answer["body_base64"] = ampoule::receipt::Base64Encode(body);
+    answer["body_base64"] = core::Base64Encode(body);
   }
   if (!sent.credential.empty()) answer["credential"] = sent.credential;
   return answer;
@@ -87,7 +87,7 @@ ToolHttpExchange SendToolRequest(const egress::Gate* gate, const agent::ToolDef&
     exchange.answer = Invalid("the request is not a JSON object");
     return exchange;
   }
-  ampoule::Result<egress::HttpRequest> http = ReadRequest(exchange.request);
+  core::Result<egress::HttpRequest> http = ReadRequest(exchange.request);
   if (!http) {
     exchange.answer = Invalid(http.message());
     return exchange;

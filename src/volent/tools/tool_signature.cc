@@ -2,23 +2,23 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
 #include "ampoule/receipt/verify.h"
+#include "core/base64.h"
 #include "core/hex.h"
 #include "core/sha256.h"
 
 namespace volent::tools {
 namespace rc = ampoule::receipt;
-using ampoule::Error;
-using ampoule::ErrorKind;
-using ampoule::Status;
+using core::Error;
+using core::ErrorKind;
+using core::Status;
 
 Result<std::vector<PublicKey>> TrustedToolKeys(const std::vector<manifest::TrustedToolKey>& keys) {
   std::vector<PublicKey> out;
   for (const auto& k : keys) {
-    auto raw = rc::Base64Decode(k.public_key, "tool key '" + k.name + "'");
+    auto raw = core::Base64Decode(k.public_key, "tool key '" + k.name + "'");
     if (!raw) return raw.error();
     auto key = PublicKey::FromBytes(*raw);
     if (!key) return Error{"tool key '" + k.name + "': " + key.message()};
@@ -46,11 +46,11 @@ Status CheckToolKind(std::string_view tool, std::string_view kind) {
 
 Result<std::string> SignTool(std::string_view tool, std::string_view kind, std::string_view name,
                              const SecretKey& key) {
-  AMP_RETURN_IF_ERROR(CheckToolKind(tool, kind));
+  CORE_RETURN_IF_ERROR(CheckToolKind(tool, kind));
   rc::Statement statement;
   rc::Subject subject;
   subject.name = std::string(name);
-  subject.digest["sha256"] = ampoule::core::Sha256Hex(tool);
+  subject.digest["sha256"] = core::Sha256Hex(tool);
   statement.subject.push_back(std::move(subject));
   statement.predicate_type = std::string(kToolPredicateType);
   statement.predicate = {{"kind", std::string(kind)}};
@@ -80,13 +80,13 @@ Result<ToolInfo> CheckToolSignature(std::string_view tool, std::string_view sign
   if (kind == st.predicate.end() || !kind->is_string()) {
     return Error{"signature: the predicate has no kind", ErrorKind::kInvalidArgument};
   }
-  const std::string digest = ampoule::core::Sha256Hex(tool);
+  const std::string digest = core::Sha256Hex(tool);
   if (st.subject[0].sha256() != digest) {
     return Error{"the tool's SHA-256 is " + digest + ", the signature is for " + st.subject[0].sha256() +
                      " (the file was changed, or the signature is for another tool)",
                  ErrorKind::kInvalidArgument};
   }
-  AMP_RETURN_IF_ERROR(CheckToolKind(tool, kind->get<std::string>()));
+  CORE_RETURN_IF_ERROR(CheckToolKind(tool, kind->get<std::string>()));
   return ToolInfo{digest, kind->get<std::string>(), st.subject[0].name, tool.size(),
                   verified->signer.KeyId()};
 }
@@ -109,7 +109,7 @@ Result<std::string> ParseToolDigest(std::string_view text) {
   std::string_view hex = text.substr(0, 7) == "sha256:" ? text.substr(7) : text;
   std::string lower(hex);
   for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
-  if (!ampoule::core::IsLowerHex(lower, 32)) {
+  if (!core::IsLowerHex(lower, 32)) {
     return Error{"'" + std::string(text) + "' is not a tool digest (sha256: and 64 hex digits)",
                  ErrorKind::kInvalidArgument};
   }

@@ -25,15 +25,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/result.h"
 #include "volent/manifest/manifest.h"
 
 namespace volent::tools {
 
-using ampoule::Result;
-using ampoule::receipt::PublicKey;
-using ampoule::receipt::SecretKey;
+using core::Result;
+using core::ed25519::PublicKey;
+using core::ed25519::SecretKey;
 
 inline constexpr std::string_view kToolPredicateType = "https://volent.dev/attestations/tool/v1";
 
@@ -56,7 +56,7 @@ Result<std::vector<PublicKey>> TrustedToolKeys(const std::vector<manifest::Trust
 // Checks that `tool` is of `kind` at all ("wasm": the WebAssembly magic and
 // version 1; "python", "js": text, no NUL byte), so that a mislabelled file
 // is refused at signing; and that `kind` is a sealed kind.
-ampoule::Status CheckToolKind(std::string_view tool, std::string_view kind);
+core::Status CheckToolKind(std::string_view tool, std::string_view kind);
 
 // Signs `tool` (its bytes) as a tool of `kind` named `name`: the envelope's
 // JSON text. Refuses a kind other than the ones above, or bytes that are not

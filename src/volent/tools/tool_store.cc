@@ -11,9 +11,9 @@
 
 namespace volent::tools {
 namespace fs = std::filesystem;
-using ampoule::Error;
-using ampoule::ErrorKind;
-using ampoule::Status;
+using core::Error;
+using core::ErrorKind;
+using core::Status;
 
 namespace {
 
@@ -30,7 +30,7 @@ std::string RandomSuffix() {
 ToolStore::ToolStore(std::string data_dir) : folder_(std::move(data_dir) + "/tools") {}
 
 Result<LoadedTool> ToolStore::Load(std::string_view digest, std::span<const PublicKey> trusted) const {
-  if (!ampoule::core::IsLowerHex(digest, 32)) {
+  if (!core::IsLowerHex(digest, 32)) {
     return Error{"'" + std::string(digest) + "' is not a tool digest", ErrorKind::kInvalidArgument};
   }
   const std::string dir = folder_ + "/" + std::string(digest);
@@ -39,10 +39,10 @@ Result<LoadedTool> ToolStore::Load(std::string_view digest, std::span<const Publ
     return Error{"the tool store holds no tool sha256:" + std::string(digest) + " (add it with volent tool add)",
                  ErrorKind::kNotFound};
   }
-  const ampoule::core::ReadRules untrusted{ampoule::core::PathFrom::kUntrusted};
-  auto bytes = ampoule::core::ReadFileCapped(dir + "/" + kToolFile, kMaxToolBytes, nullptr, untrusted);
+  const core::ReadRules untrusted{core::PathFrom::kUntrusted};
+  auto bytes = core::ReadFileCapped(dir + "/" + kToolFile, kMaxToolBytes, nullptr, untrusted);
   if (!bytes) return bytes.error();
-  auto signature = ampoule::core::ReadFileCapped(dir + "/" + kSignatureFile,
+  auto signature = core::ReadFileCapped(dir + "/" + kSignatureFile,
                                                  ampoule::receipt::kMaxEnvelopeBytes, nullptr, untrusted);
   if (!signature) return signature.error();
   auto info = CheckToolSignature(*bytes, *signature, trusted);
@@ -74,9 +74,9 @@ Result<ToolInfo> ToolStore::Add(std::string_view tool, std::string_view signatur
   if (!fs::create_directory(staging, ec) || ec) return Error{"cannot create " + staging + ": " + ec.message()};
   // Each file is durable in the staging folder before the folder takes the
   // tool's name, so a tool under its name is whole.
-  Status written = ampoule::core::WriteFileAtomically(staging + "/" + kToolFile, tool);
-  if (written.ok()) written = ampoule::core::WriteFileAtomically(staging + "/" + kSignatureFile, signature);
-  if (written.ok()) written = ampoule::core::RenameDurably(staging, target);
+  Status written = core::WriteFileAtomically(staging + "/" + kToolFile, tool);
+  if (written.ok()) written = core::WriteFileAtomically(staging + "/" + kSignatureFile, signature);
+  if (written.ok()) written = core::RenameDurably(staging, target);
   if (!written.ok()) {
     fs::remove_all(staging, ec);
     return written.error();
@@ -94,7 +94,7 @@ Result<std::vector<ListedTool>> ToolStore::List(std::span<const PublicKey> trust
   for (; it != end; it.increment(ec)) {
     if (ec) return Error{"cannot list " + folder_ + ": " + ec.message()};
     const std::string name = it->path().filename().string();
-    if (!ampoule::core::IsLowerHex(name, 32)) continue;  // staging folders and strays
+    if (!core::IsLowerHex(name, 32)) continue;  // staging folders and strays
     out.push_back({name, [&]() -> Result<ToolInfo> {
                      auto loaded = Load(name, trusted);
                      if (!loaded) return loaded.error();
@@ -106,7 +106,7 @@ Result<std::vector<ListedTool>> ToolStore::List(std::span<const PublicKey> trust
 }
 
 Status ToolStore::Remove(std::string_view digest) {
-  if (!ampoule::core::IsLowerHex(digest, 32)) {
+  if (!core::IsLowerHex(digest, 32)) {
     return Error{"'" + std::string(digest) + "' is not a tool digest", ErrorKind::kInvalidArgument};
   }
   const std::string dir = folder_ + "/" + std::string(digest);
@@ -116,7 +116,7 @@ Status ToolStore::Remove(std::string_view digest) {
   }
   fs::remove_all(dir, ec);
   if (ec) return Error{"cannot remove " + dir + ": " + ec.message()};
-  return ampoule::core::SyncFolder(folder_);
+  return core::SyncFolder(folder_);
 }
 
 nlohmann::json ListedToolJson(const ListedTool& tool, const std::vector<manifest::TrustedToolKey>& keys,

@@ -58,7 +58,7 @@ class ToolStore {
   Result<std::vector<ListedTool>> List(std::span<const PublicKey> trusted) const;
 
   // Removes the tool with `digest`; kNotFound when absent.
-  ampoule::Status Remove(std::string_view digest);
+  core::Status Remove(std::string_view digest);
 
   const std::string& folder() const { return folder_; }
 

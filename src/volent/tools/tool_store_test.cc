@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ampoule/receipt/base64.h"
 #include "ampoule/receipt/envelope.h"
 #include "ampoule/receipt/statement.h"
+#include "core/base64.h"
 #include "core/sha256.h"
 
 namespace volent::tools {
@@ -52,7 +52,7 @@ TEST_F(ToolStoreTest, AddThenLoadGivesTheSameBytesAndWhoSigned) {
   const std::string tool = kModule + std::string("\x00\x01\x02", 3);
   auto info = store.Add(tool, Sign(tool, author_), trusted_);
   ASSERT_TRUE(info.ok()) << info.message();
-  EXPECT_EQ(info->digest, ampoule::core::Sha256Hex(tool));
+  EXPECT_EQ(info->digest, core::Sha256Hex(tool));
   EXPECT_EQ(info->kind, "wasm");
   EXPECT_EQ(info->name, "refund_policy.wasm");
   EXPECT_EQ(info->bytes, tool.size());
@@ -76,7 +76,7 @@ TEST_F(ToolStoreTest, ATamperedToolIsRefusedAtAdd) {
   auto info = store.Add(tampered, signature, trusted_);
   ASSERT_FALSE(info.ok());
   EXPECT_NE(info.message().find("the file was changed"), std::string::npos) << info.message();
-  EXPECT_FALSE(std::filesystem::exists(dir_ + "/tools/" + ampoule::core::Sha256Hex(tampered)));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/tools/" + core::Sha256Hex(tampered)));
 }
 
 TEST_F(ToolStoreTest, AToolChangedInTheStoreIsRefusedAtLoadAndInTheList) {
@@ -94,7 +94,7 @@ TEST_F(ToolStoreTest, AToolChangedInTheStoreIsRefusedAtLoadAndInTheList) {
   // Adding the genuine tool again does not hide the damage: remove it first.
   auto again = store.Add(kModule, Sign(kModule, author_), trusted_);
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.kind(), ampoule::ErrorKind::kConflict);
+  EXPECT_EQ(again.kind(), core::ErrorKind::kConflict);
   ASSERT_TRUE(store.Remove(info->digest).ok());
   EXPECT_TRUE(store.Add(kModule, Sign(kModule, author_), trusted_).ok());
 }
@@ -125,7 +125,7 @@ TEST_F(ToolStoreTest, AReceiptOrAStatementOfTwoSubjectsIsNotAToolSignature) {
   rc::Statement statement;
   rc::Subject subject;
   subject.name = "stdout";
-  subject.digest["sha256"] = ampoule::core::Sha256Hex(kModule);
+  subject.digest["sha256"] = core::Sha256Hex(kModule);
   statement.subject = {subject};
   statement.predicate_type = "https://ampoule.dev/attestations/run/v3";
   statement.predicate = {{"kind", "wasm"}};
@@ -165,8 +165,8 @@ TEST_F(ToolStoreTest, MissingToolsAndBadDigestsAreErrorsNotCrashes) {
   const std::string absent(64, 'a');
   auto loaded = store.Load(absent, trusted_);
   ASSERT_FALSE(loaded.ok());
-  EXPECT_EQ(loaded.kind(), ampoule::ErrorKind::kNotFound);
-  EXPECT_EQ(store.Remove(absent).kind(), ampoule::ErrorKind::kNotFound);
+  EXPECT_EQ(loaded.kind(), core::ErrorKind::kNotFound);
+  EXPECT_EQ(store.Remove(absent).kind(), core::ErrorKind::kNotFound);
   EXPECT_FALSE(store.Load("../../etc", trusted_).ok());
   EXPECT_FALSE(store.Remove("../..").ok());
   auto listed = store.List(trusted_);
@@ -179,7 +179,7 @@ TEST_F(ToolStoreTest, MissingToolsAndBadDigestsAreErrorsNotCrashes) {
 }
 
 TEST_F(ToolStoreTest, TrustedToolKeysDecodeTheConfigurationsKeys) {
-  manifest::TrustedToolKey key{"release", rc::Base64Encode(author_.public_key().raw())};
+  manifest::TrustedToolKey key{"release", core::Base64Encode(author_.public_key().raw())};
   auto keys = TrustedToolKeys({key});
   ASSERT_TRUE(keys.ok()) << keys.message();
   ASSERT_EQ(keys->size(), 1u);

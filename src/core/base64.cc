@@ -1,20 +1,20 @@
-#include "ampoule/receipt/base64.h"
+#include "core/base64.h"
 
 #include <sodium.h>
 
-#include "ampoule/receipt/sodium_init.h"
+#include "core/sodium_init.h"
 
-namespace ampoule::receipt {
+namespace core {
 namespace {
 
 // Picks libsodium's variant from the text itself: the URL-safe alphabet if
 // it uses '-' or '_', the standard one if it uses '+' or '/', and padding if
 // it ends in '='. Text using both alphabets fits no variant.
-Result<int> DetectVariant(std::string_view text, std::string_view what) {
+core::Result<int> DetectVariant(std::string_view text, std::string_view what) {
   bool standard = text.find_first_of("+/") != std::string_view::npos;
   bool url_safe = text.find_first_of("-_") != std::string_view::npos;
   if (standard && url_safe) {
-    return Error{std::string(what) +
+    return core::Error{std::string(what) +
                  ": base64 mixes the standard (+/) and URL-safe (-_) alphabets"};
   }
   bool padded = !text.empty() && text.back() == '=';
@@ -36,9 +36,9 @@ std::string Base64Encode(std::string_view bytes) {
   return out;
 }
 
-Result<std::string> Base64Decode(std::string_view text, std::string_view what) {
+core::Result<std::string> Base64Decode(std::string_view text, std::string_view what) {
   EnsureSodium();
-  Result<int> variant = DetectVariant(text, what);
+  core::Result<int> variant = DetectVariant(text, what);
   if (!variant.ok()) return variant.error();
   std::string out(text.size() / 4 * 3 + 3, '\0');
   size_t out_len = 0;
@@ -46,10 +46,10 @@ Result<std::string> Base64Decode(std::string_view text, std::string_view what) {
   // a null `ignore` admits no whitespace.
   if (sodium_base642bin(reinterpret_cast<unsigned char*>(out.data()), out.size(), text.data(),
                         text.size(), nullptr, &out_len, nullptr, *variant) != 0) {
-    return Error{std::string(what) + ": not valid base64 (standard or URL-safe alphabet expected)"};
+    return core::Error{std::string(what) + ": not valid base64 (standard or URL-safe alphabet expected)"};
   }
   out.resize(out_len);
   return out;
 }
 
-}  // namespace ampoule::receipt
+}  // namespace core

@@ -1,13 +1,13 @@
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 
 #include <sodium.h>
 
 #include <cstring>
 
-#include "ampoule/receipt/sodium_init.h"
 #include "core/sha256.h"
+#include "core/sodium_init.h"
 
-namespace ampoule::receipt {
+namespace core::ed25519 {
 namespace {
 
 // True if the 255-bit y coordinate is below p = 2^255 - 19, i.e. the
@@ -45,21 +45,21 @@ bool IsCurvePoint(const unsigned char* s) {
 
 }  // namespace
 
-Result<PublicKey> PublicKey::FromBytes(std::string_view raw) {
+core::Result<PublicKey> PublicKey::FromBytes(std::string_view raw) {
   EnsureSodium();
   if (raw.size() != kPublicKeyBytes) {
-    return Error{"Ed25519 public key must be 32 bytes, got " + std::to_string(raw.size())};
+    return core::Error{"Ed25519 public key must be 32 bytes, got " + std::to_string(raw.size())};
   }
   PublicKey key;
   std::memcpy(key.bytes_.data(), raw.data(), kPublicKeyBytes);
   if (!IsCanonicalEncoding(key.data())) {
-    return Error{"Ed25519 public key is not canonically encoded (y >= 2^255-19); refusing it"};
+    return core::Error{"Ed25519 public key is not canonically encoded (y >= 2^255-19); refusing it"};
   }
   if (!IsCurvePoint(key.data())) {
-    return Error{"Ed25519 public key is not a point on the curve; refusing it"};
+    return core::Error{"Ed25519 public key is not a point on the curve; refusing it"};
   }
   if (HasSmallOrder(key.data())) {
-    return Error{"Ed25519 public key is a weak (small-order) key that anyone can forge for; "
+    return core::Error{"Ed25519 public key is a weak (small-order) key that anyone can forge for; "
                  "refusing it"};
   }
   return key;
@@ -74,21 +74,21 @@ SecretKey SecretKey::Generate() {
   EnsureSodium();
   unsigned char seed[kSeedBytes];
   randombytes_buf(seed, sizeof seed);
-  Result<SecretKey> key =
+  core::Result<SecretKey> key =
       FromSeed(std::string_view(reinterpret_cast<const char*>(seed), sizeof seed));
   sodium_memzero(seed, sizeof seed);
   return std::move(key).value();  // a 32-byte seed always gives a key
 }
 
-Result<SecretKey> SecretKey::FromSeed(std::string_view seed) {
+core::Result<SecretKey> SecretKey::FromSeed(std::string_view seed) {
   EnsureSodium();
   if (seed.size() != kSeedBytes) {
-    return Error{"Ed25519 seed must be 32 bytes, got " + std::to_string(seed.size())};
+    return core::Error{"Ed25519 seed must be 32 bytes, got " + std::to_string(seed.size())};
   }
   std::array<unsigned char, 64> secret;
   unsigned char pk[kPublicKeyBytes];
   crypto_sign_seed_keypair(pk, secret.data(), reinterpret_cast<const unsigned char*>(seed.data()));
-  Result<PublicKey> public_key =
+  core::Result<PublicKey> public_key =
       PublicKey::FromBytes(std::string_view(reinterpret_cast<const char*>(pk), sizeof pk));
   if (!public_key.ok()) {  // cannot happen for a derived key; checked anyway
     sodium_memzero(secret.data(), secret.size());
@@ -136,4 +136,4 @@ bool VerifyRaw(std::string_view raw_key, std::string_view message, std::string_v
                                      reinterpret_cast<const unsigned char*>(raw_key.data())) == 0;
 }
 
-}  // namespace ampoule::receipt
+}  // namespace core::ed25519

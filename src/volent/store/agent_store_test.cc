@@ -1,4 +1,4 @@
-#include "volent/node/agent_store.h"
+#include "volent/store/agent_store.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-namespace volent::node {
+namespace volent::store {
 namespace {
 
 class AgentStoreTest : public ::testing::Test {
@@ -168,4 +168,4 @@ TEST_F(AgentStoreTest, ManyAgentsStayCompact) {
 }
 
 }  // namespace
-}  // namespace volent::node
+}  // namespace volent::store

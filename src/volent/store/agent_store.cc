@@ -1,16 +1,17 @@
-#include "volent/node/agent_store.h"
+#include "volent/store/agent_store.h"
 
 #include <ctime>
 #include <utility>
 
-#include "volent/node/agent_name.h"
+#include "core/rfc3339.h"
+#include "volent/store/agent_name.h"
 
-namespace volent::node {
+namespace volent::store {
 namespace {
 
-using ampoule::Error;
-using ampoule::Result;
-using ampoule::Status;
+using core::Error;
+using core::Result;
+using core::Status;
 
 // SQLite's page cache per connection, in KiB (negative = KiB in PRAGMA
 // cache_size). The view in memory serves every read; the cache only helps
@@ -31,34 +32,25 @@ std::string_view AgentStatusName(AgentStatus status) {
   return status == AgentStatus::kRejected ? "rejected" : "idle";
 }
 
-std::string NowRfc3339() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 Result<std::unique_ptr<AgentStore>> AgentStore::Open(const std::string& dir, const Recheck& recheck,
                                                      int busy_timeout_ms) {
   std::unique_ptr<AgentStore> store(new AgentStore());
   if (dir.empty()) return store;
-  ampoule::sqlite::OpenOptions options;
+  core::sqlite::OpenOptions options;
   options.open_hint = "check that the data folder is writable";
   options.busy_timeout_ms = busy_timeout_ms;
-  auto db = ampoule::sqlite::Database::Open(dir + "/agents.db", options);
+  auto db = core::sqlite::Database::Open(dir + "/agents.db", options);
   if (!db) return db.error();
   store->db_ = std::move(*db);
   const std::string cache = "PRAGMA cache_size=-" + std::to_string(kCacheKib);
-  AMP_RETURN_IF_ERROR(store->db_.Exec(cache.c_str()));
-  AMP_RETURN_IF_ERROR(store->db_.Exec(kSchema));
-  AMP_RETURN_IF_ERROR(store->Load(recheck));
+  CORE_RETURN_IF_ERROR(store->db_.Exec(cache.c_str()));
+  CORE_RETURN_IF_ERROR(store->db_.Exec(kSchema));
+  CORE_RETURN_IF_ERROR(store->Load(recheck));
   return store;
 }
 
 Status AgentStore::Load(const Recheck& recheck) {
-  ampoule::sqlite::Statement stmt = db_.Prepare("SELECT name, generation, applied_at, manifest FROM agents");
+  core::sqlite::Statement stmt = db_.Prepare("SELECT name, generation, applied_at, manifest FROM agents");
   if (!stmt) return db_.Failure("reading the agents");
   std::unique_lock lock(mu_);
   int rc;
@@ -90,11 +82,11 @@ Result<ApplyOutcome> AgentStore::Apply(const std::string& name, std::string mani
     auto it = agents_.find(name);
     if (it != agents_.end()) generation = it->second.generation + 1;
   }
-  std::string applied_at = NowRfc3339();
+  std::string applied_at = core::Rfc3339Seconds(time(nullptr));
   if (db_.get()) {
     // One statement is one transaction (autocommit): the row is replaced
     // whole or not at all.
-    ampoule::sqlite::Statement stmt = db_.Prepare(
+    core::sqlite::Statement stmt = db_.Prepare(
         "INSERT OR REPLACE INTO agents (name, generation, applied_at, manifest) VALUES (?1, ?2, ?3, ?4)");
     if (!stmt) return db_.Failure("saving " + name);
     stmt.BindText(1, name);
@@ -120,7 +112,7 @@ Result<bool> AgentStore::Delete(const std::string& name) {
     if (agents_.find(name) == agents_.end()) return false;
   }
   if (db_.get()) {
-    ampoule::sqlite::Statement stmt = db_.Prepare("DELETE FROM agents WHERE name = ?1");
+    core::sqlite::Statement stmt = db_.Prepare("DELETE FROM agents WHERE name = ?1");
     if (!stmt) return db_.Failure("deleting " + name);
     stmt.BindText(1, name);
     if (stmt.Step() != SQLITE_DONE) return db_.Failure("deleting " + name);
@@ -155,4 +147,4 @@ size_t AgentStore::size() const {
   return agents_.size();
 }
 
-}  // namespace volent::node
+}  // namespace volent::store

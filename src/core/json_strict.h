@@ -15,7 +15,7 @@
 #include "core/json.h"
 #include "core/result.h"
 
-namespace ampoule::receipt {
+namespace core {
 
 // How numbers are taken.
 enum class JsonNumbers {
@@ -31,7 +31,7 @@ enum class JsonNumbers {
 // readers disagree on skipping it), duplicate object keys, nesting deeper
 // than kMaxJsonDepth (core/json.h), or (kExact) a number out of range,
 // wherever it stands, including fields the reader later ignores. Never throws.
-Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view what,
+core::Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view what,
                                        JsonNumbers numbers = JsonNumbers::kAsParsed);
 
-}  // namespace ampoule::receipt
+}  // namespace core

@@ -3,15 +3,15 @@
 
 #include <string>
 
-#include "ampoule/receipt/ed25519.h"
+#include "core/ed25519.h"
 #include "core/hex.h"
 #include "core/sha256.h"
 
-namespace ampoule::receipt {
+namespace core::ed25519 {
 namespace {
 
 std::string Bytes(std::string_view hex) {
-  Result<std::string> out = core::HexDecode(hex, "test");
+  core::Result<std::string> out = core::HexDecode(hex, "test");
   EXPECT_TRUE(out.ok()) << out.message();
   return out.ok() ? *out : std::string();
 }
@@ -37,7 +37,7 @@ constexpr Rfc8032Case kRfc8032[] = {
 
 TEST(Ed25519, Rfc8032SignAndVerify) {
   for (const Rfc8032Case& c : kRfc8032) {
-    Result<SecretKey> key = SecretKey::FromSeed(Bytes(c.seed));
+    core::Result<SecretKey> key = SecretKey::FromSeed(Bytes(c.seed));
     ASSERT_TRUE(key.ok()) << key.message();
     EXPECT_EQ(core::HexEncode(key->public_key().raw()), c.public_key);
     std::string signature = key->Sign(Bytes(c.message));
@@ -66,7 +66,7 @@ TEST(Ed25519, SignatureOfWrongLengthNeverVerifies) {
 }
 
 TEST(Ed25519, KeyIdIsHexSha256OfRawKey) {
-  Result<SecretKey> key = SecretKey::FromSeed(Bytes(kRfc8032[0].seed));
+  core::Result<SecretKey> key = SecretKey::FromSeed(Bytes(kRfc8032[0].seed));
   ASSERT_TRUE(key.ok());
   EXPECT_EQ(key->public_key().KeyId(), core::Sha256Hex(Bytes(kRfc8032[0].public_key)));
   EXPECT_TRUE(core::IsLowerHex(key->public_key().KeyId(), 32));
@@ -97,7 +97,7 @@ TEST(Ed25519Load, RefusesSmallOrderKeys) {
       "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",  // order 8
   };
   for (const char* hex : weak) {
-    Result<PublicKey> key = PublicKey::FromBytes(Bytes(hex));
+    core::Result<PublicKey> key = PublicKey::FromBytes(Bytes(hex));
     ASSERT_FALSE(key.ok()) << hex;
     EXPECT_NE(key.message().find("weak"), std::string::npos) << hex << ": " << key.message();
   }
@@ -110,7 +110,7 @@ TEST(Ed25519Load, RefusesNonCanonicalEncodings) {
       "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",  // y = 2^255 - 1
   };
   for (const char* hex : non_canonical) {
-    Result<PublicKey> key = PublicKey::FromBytes(Bytes(hex));
+    core::Result<PublicKey> key = PublicKey::FromBytes(Bytes(hex));
     ASSERT_FALSE(key.ok()) << hex;
     EXPECT_NE(key.message().find("canonical"), std::string::npos) << key.message();
   }
@@ -124,7 +124,7 @@ TEST(Ed25519Load, RefusesWrongLengthAndNonPoints) {
   for (int y = 2; y < 40; ++y) {
     std::string raw(32, '\0');
     raw[0] = static_cast<char>(y);
-    Result<PublicKey> key = PublicKey::FromBytes(raw);
+    core::Result<PublicKey> key = PublicKey::FromBytes(raw);
     if (!key.ok()) {
       EXPECT_NE(key.message().find("not a point"), std::string::npos) << key.message();
       EXPECT_FALSE(VerifyRaw(raw, "m", std::string(64, '\0')));
@@ -135,4 +135,4 @@ TEST(Ed25519Load, RefusesWrongLengthAndNonPoints) {
 }
 
 }  // namespace
-}  // namespace ampoule::receipt
+}  // namespace core::ed25519

@@ -1,4 +1,4 @@
-// Ed25519 keys and signatures for receipts, over libsodium.
+// Ed25519 keys and signatures (receipts, signed tools, approvals), over libsodium.
 //
 // "Strict" verification here means: accept exactly what libsodium's
 // crypto_sign_verify_detached accepts. That rejects non-canonical S (S >= L),
@@ -24,7 +24,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::receipt {
+namespace core::ed25519 {
 
 inline constexpr size_t kPublicKeyBytes = 32;
 inline constexpr size_t kSeedBytes = 32;
@@ -34,7 +34,7 @@ class PublicKey {
  public:
   // Loads a raw 32-byte key. Returns an error if it has the wrong length, is
   // not a canonical encoding of a curve point, or has small order.
-  static Result<PublicKey> FromBytes(std::string_view raw);
+  static core::Result<PublicKey> FromBytes(std::string_view raw);
 
   // The raw 32 bytes.
   std::string_view raw() const {
@@ -60,7 +60,7 @@ class SecretKey {
   // A fresh key from the operating system's random source.
   static SecretKey Generate();
   // The key for a 32-byte seed (RFC 8032 private key). Error on wrong length.
-  static Result<SecretKey> FromSeed(std::string_view seed);
+  static core::Result<SecretKey> FromSeed(std::string_view seed);
 
   SecretKey(SecretKey&& other) noexcept;
   SecretKey& operator=(SecretKey&& other) noexcept;
@@ -90,4 +90,4 @@ bool Verify(const PublicKey& key, std::string_view message, std::string_view sig
 // conformance tests that compare the two paths. Wrong lengths are false.
 bool VerifyRaw(std::string_view raw_key, std::string_view message, std::string_view signature);
 
-}  // namespace ampoule::receipt
+}  // namespace core::ed25519

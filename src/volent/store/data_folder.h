@@ -16,17 +16,17 @@
 #include "core/folder_lock.h"
 #include "core/result.h"
 
-namespace volent::node {
+namespace volent::store {
 
 inline constexpr char kDataFolderLockFile[] = "node.lock";
 
 // Checks `data_dir` (which must exist) and takes its lock for `holder`
 // ("volent node, pid N"). Errors: the folder's owner or mode (what to
 // chmod or chown); kConflict when another holds the lock (naming it).
-ampoule::Result<std::unique_ptr<ampoule::core::FolderLock>> OpenDataFolder(const std::string& data_dir,
+core::Result<std::unique_ptr<core::FolderLock>> OpenDataFolder(const std::string& data_dir,
                                                                           const std::string& holder);
 
 // "volent node, pid N" for this process.
 std::string NodeHolder();
 
-}  // namespace volent::node
+}  // namespace volent::store

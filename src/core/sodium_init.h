@@ -1,7 +1,7 @@
-// One-time libsodium initialisation for the receipt library.
+// One-time libsodium initialisation, for every user of libsodium.
 #pragma once
 
-namespace ampoule::receipt {
+namespace core {
 
 // Initialises libsodium once per process; later calls return at once.
 // Aborts the process if libsodium cannot initialise (no usable random
@@ -9,4 +9,4 @@ namespace ampoule::receipt {
 // Thread-safe.
 void EnsureSodium();
 
-}  // namespace ampoule::receipt
+}  // namespace core

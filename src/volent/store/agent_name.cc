@@ -1,6 +1,6 @@
-#include "volent/node/agent_name.h"
+#include "volent/store/agent_name.h"
 
-namespace volent::node {
+namespace volent::store {
 
 bool IsValidAgentName(std::string_view name) {
   if (name.empty() || name.size() > kMaxAgentNameLength) return false;
@@ -11,4 +11,4 @@ bool IsValidAgentName(std::string_view name) {
   return alnum(name.front()) && alnum(name.back());
 }
 
-}  // namespace volent::node
+}  // namespace volent::store

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-namespace volent::node {
+namespace volent::store {
 
 inline constexpr size_t kMaxAgentNameLength = 63;
 
@@ -13,4 +13,4 @@ inline constexpr size_t kMaxAgentNameLength = 63;
 // or digit.
 bool IsValidAgentName(std::string_view name);
 
-}  // namespace volent::node
+}  // namespace volent::store

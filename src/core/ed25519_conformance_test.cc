@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "ampoule/receipt/ed25519.h"
-#include "ampoule/receipt/json_strict.h"
+#include "core/ed25519.h"
 #include "core/file_read.h"
 #include "core/hex.h"
+#include "core/json_strict.h"
 
-namespace ampoule::receipt {
+namespace core::ed25519 {
 namespace {
 
 using nlohmann::json;
@@ -22,9 +22,9 @@ std::optional<json> LoadVectors(const std::string& name) {
   const char* source = std::getenv("AMPOULE_SOURCE_DIR");
   if (source == nullptr) return std::nullopt;
   std::string path = std::string(source) + "/../shared/conformance/ed25519/" + name;
-  Result<std::string> text = core::ReadFileCapped(path);
+  core::Result<std::string> text = core::ReadFileCapped(path);
   if (!text.ok()) return std::nullopt;
-  Result<json> doc = ParseJsonStrict(*text, path);
+  core::Result<json> doc = ParseJsonStrict(*text, path);
   EXPECT_TRUE(doc.ok()) << doc.message();
   if (!doc.ok()) return std::nullopt;
   return *doc;
@@ -38,14 +38,14 @@ std::optional<json> LoadVectors(const std::string& name) {
   }
 
 std::string Hex(const json& value) {
-  Result<std::string> bytes = core::HexDecode(value.get<std::string>(), "vector");
+  core::Result<std::string> bytes = core::HexDecode(value.get<std::string>(), "vector");
   EXPECT_TRUE(bytes.ok()) << bytes.message();
   return bytes.ok() ? *bytes : std::string();
 }
 
 // The verdict through the path receipts use: strict load, then verify.
 bool LoadAndVerify(const std::string& pk, const std::string& msg, const std::string& sig) {
-  Result<PublicKey> key = PublicKey::FromBytes(pk);
+  core::Result<PublicKey> key = PublicKey::FromBytes(pk);
   return key.ok() && Verify(*key, msg, sig);
 }
 
@@ -88,7 +88,7 @@ TEST(Ed25519Conformance, SpeccheckOnlyCase3Verifies) {
 TEST(Ed25519Conformance, SpeccheckWeakKeysRefusedOnLoad) {
   LOAD_OR_SKIP(doc, "speccheck_cases.json");
   for (size_t i = 0; i < doc->size(); ++i) {
-    Result<PublicKey> key = PublicKey::FromBytes(Hex((*doc)[i]["pub_key"]));
+    core::Result<PublicKey> key = PublicKey::FromBytes(Hex((*doc)[i]["pub_key"]));
     bool weak = i == 0 || i == 1 || i == 10 || i == 11;
     EXPECT_EQ(key.ok(), !weak) << "speccheck case " << i
                                << (key.ok() ? "" : ": " + key.message());
@@ -99,10 +99,10 @@ TEST(Ed25519Conformance, SpeccheckWeakKeysRefusedOnLoad) {
 TEST(Ed25519Conformance, WycheproofKeysLoad) {
   LOAD_OR_SKIP(doc, "wycheproof_ed25519_test.json");
   for (const json& group : (*doc)["testGroups"]) {
-    Result<PublicKey> key = PublicKey::FromBytes(Hex(group["publicKey"]["pk"]));
+    core::Result<PublicKey> key = PublicKey::FromBytes(Hex(group["publicKey"]["pk"]));
     EXPECT_TRUE(key.ok()) << key.message();
   }
 }
 
 }  // namespace
-}  // namespace ampoule::receipt
+}  // namespace core::ed25519

@@ -1,10 +1,10 @@
-#include "ampoule/receipt/json_strict.h"
+#include "core/json_strict.h"
 
 #include <set>
 #include <string>
 #include <vector>
 
-namespace ampoule::receipt {
+namespace core {
 
 using nlohmann::json;
 
@@ -44,15 +44,15 @@ struct NumberCheck : nlohmann::json_sax<json> {
 
 }  // namespace
 
-Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view what, JsonNumbers numbers) {
+core::Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view what, JsonNumbers numbers) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") {
-    return Error{std::string(what) + ": starts with a byte-order mark; give UTF-8 JSON without one"};
+    return core::Error{std::string(what) + ": starts with a byte-order mark; give UTF-8 JSON without one"};
   }
   if (numbers == JsonNumbers::kExact) {
     NumberCheck check;
     json::sax_parse(text.begin(), text.end(), &check, nlohmann::detail::input_format_t::json,
                     /*strict=*/true, /*ignore_comments=*/false);
-    if (!check.problem.empty()) return Error{std::string(what) + ": " + check.problem};
+    if (!check.problem.empty()) return core::Error{std::string(what) + ": " + check.problem};
   }
   // One set of seen keys per open object; arrays push an unused empty set so
   // that the stack height is the nesting depth.
@@ -63,8 +63,8 @@ Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view w
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
         open.emplace_back();
-        if (open.size() > static_cast<size_t>(kMaxJsonDepth) && problem.empty()) {
-          problem = "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+        if (open.size() > static_cast<size_t>(core::kMaxJsonDepth) && problem.empty()) {
+          problem = "nested deeper than " + std::to_string(core::kMaxJsonDepth) + " levels";
         }
         break;
       case json::parse_event_t::object_end:
@@ -84,9 +84,9 @@ Result<nlohmann::json> ParseJsonStrict(std::string_view text, std::string_view w
     return problem.empty();
   };
   json value = json::parse(text.begin(), text.end(), check, /*allow_exceptions=*/false);
-  if (!problem.empty()) return Error{std::string(what) + ": " + problem};
-  if (value.is_discarded()) return Error{std::string(what) + ": not valid JSON"};
+  if (!problem.empty()) return core::Error{std::string(what) + ": " + problem};
+  if (value.is_discarded()) return core::Error{std::string(what) + ": not valid JSON"};
   return value;
 }
 
-}  // namespace ampoule::receipt
+}  // namespace core

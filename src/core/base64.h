@@ -1,4 +1,4 @@
-// Base64 (RFC 4648) for DSSE envelopes.
+// Base64 (RFC 4648), as DSSE envelopes write it.
 //
 // DSSE lets signers use either the standard or the URL-safe alphabet, with or
 // without padding, and requires verifiers to accept all of them. We always
@@ -17,7 +17,7 @@
 
 #include "core/result.h"
 
-namespace ampoule::receipt {
+namespace core {
 
 // Returns the standard-alphabet, padded encoding of `bytes`.
 std::string Base64Encode(std::string_view bytes);
@@ -25,6 +25,6 @@ std::string Base64Encode(std::string_view bytes);
 // Decodes `text` written in the standard or the URL-safe alphabet, padded or
 // not (see the header comment). Returns the decoded bytes, or an error naming
 // `what` (for example "payload") for malformed input.
-Result<std::string> Base64Decode(std::string_view text, std::string_view what);
+core::Result<std::string> Base64Decode(std::string_view text, std::string_view what);
 
-}  // namespace ampoule::receipt
+}  // namespace core

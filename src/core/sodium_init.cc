@@ -1,11 +1,11 @@
-#include "ampoule/receipt/sodium_init.h"
+#include "core/sodium_init.h"
 
 #include <sodium.h>
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace ampoule::receipt {
+namespace core {
 
 void EnsureSodium() {
   // A function-local static gives thread-safe, exactly-once initialisation.
@@ -19,4 +19,4 @@ void EnsureSodium() {
   (void)initialised;
 }
 
-}  // namespace ampoule::receipt
+}  // namespace core

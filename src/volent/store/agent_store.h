@@ -26,7 +26,7 @@
 #include "core/result.h"
 #include "core/sqlite.h"
 
-namespace volent::node {
+namespace volent::store {
 
 enum class AgentStatus { kIdle, kRejected };
 std::string_view AgentStatusName(AgentStatus status);
@@ -64,7 +64,7 @@ class AgentStore {
   // `dir` must exist. An empty `dir` keeps everything in memory only (tests,
   // fuzzing). Errors name the file and what to do. A write waits up to
   // `busy_timeout_ms` for another connection's lock, then fails.
-  static ampoule::Result<std::unique_ptr<AgentStore>> Open(const std::string& dir,
+  static core::Result<std::unique_ptr<AgentStore>> Open(const std::string& dir,
                                                            const Recheck& recheck = nullptr,
                                                            int busy_timeout_ms = 30'000);
   ~AgentStore() = default;
@@ -74,9 +74,9 @@ class AgentStore {
   // Creates or replaces the agent `name` with `manifest_json` (already
   // checked; stored verbatim). REQUIRES: IsValidAgentName(name). On error
   // nothing changed.
-  ampoule::Result<ApplyOutcome> Apply(const std::string& name, std::string manifest_json);
+  core::Result<ApplyOutcome> Apply(const std::string& name, std::string manifest_json);
   // Removes the agent. Ok(false) if there was none.
-  ampoule::Result<bool> Delete(const std::string& name);
+  core::Result<bool> Delete(const std::string& name);
 
   std::optional<AgentRecord> Get(std::string_view name) const;
   // Up to `limit` agents whose names sort after `after` ("" from the start).
@@ -91,15 +91,12 @@ class AgentStore {
     AgentStatus status = AgentStatus::kIdle;
   };
   AgentStore() = default;
-  ampoule::Status Load(const Recheck& recheck);
+  core::Status Load(const Recheck& recheck);
 
   std::mutex write_mu_;  // serializes writers; guards db_ use
-  ampoule::sqlite::Database db_;  // not open for a store in memory only
+  core::sqlite::Database db_;  // not open for a store in memory only
   mutable std::shared_mutex mu_;  // guards agents_
   std::map<std::string, Entry, std::less<>> agents_;
 };
 
-// The current time as RFC 3339 UTC with seconds ("2026-11-30T02:01:07Z").
-std::string NowRfc3339();
-
-}  // namespace volent::node
+}  // namespace volent::store
