@@ -4,22 +4,23 @@
 #   1. build/       the release build (scripts/build-config.sh: -O2, no debug
 #                   information, reproducible outputs, exactly as the pinned
 #                   tools are built); the guest runtimes
-#                   (scripts/build-runtimes.sh, cached) packed with its engine
-#                   into build/share/ampoule/ampoule.kernel; then ctest, the
-#                   whole-command tests: the core spec test run, jail tests, guest corpora
-#                   and limits through `ampoule run`, ampoule-verify and replay,
-#                   the trust gate, the demos, `ampoule mcp` (its
-#                   JavaScript tests after scripts/npm-install.sh, cached),
-#                   and the Volent node (manifests, `volent check`, the
-#                   control API from outside, its OpenAPI document)
+#                   (scripts/build-runtimes.sh, cached, built beside the
+#                   compile) packed with its engine into
+#                   build/share/ampoule/ampoule.kernel; then ctest on the
+#                   labels whose point is the release build: the guest
+#                   corpora and limits through `ampoule run`, replay of the
+#                   corpora, the release bundle, the sealed image under QEMU,
+#                   the conformance suites (every test, when asan is skipped)
 #   2. build-asan/  one clang-14 build under AddressSanitizer +
-#                   UndefinedBehaviorSanitizer (-O1, assertions on) with
-#                   libFuzzer's coverage instrumentation: the same objects give
-#                   the sanitizer tests (ctest: the unit tests, unit_tests,
-#                   which only this build compiles, and the whole-command
-#                   tests again on sanitized binaries) and the libFuzzer
-#                   targets (fuzz/*_fuzz.cc). Without clang: GCC's sanitizers,
-#                   no fuzzing.
+#                   UndefinedBehaviorSanitizer (-O0, the engine and the WASI
+#                   host -O1, assertions on) with libFuzzer's coverage
+#                   instrumentation: the same objects give the sanitizer tests
+#                   (ctest: the unit tests, unit_tests, which only this build
+#                   compiles, and the other whole-command tests: the trust
+#                   gate, ampoule-verify, `ampoule mcp` (its JavaScript tests
+#                   after scripts/npm-install.sh, cached), the demos, the
+#                   Volent node) and the libFuzzer targets (fuzz/*_fuzz.cc).
+#                   Without clang: GCC's sanitizers, no fuzzing.
 #   3. build-o0/    `ampoule-wasm-run` (the engine and the WASI host) at -O0;
 #                   every WASI guest program must give the same output and
 #                   fuel as on build/ (tests/determinism.sh)
@@ -38,7 +39,8 @@
 # if every phase that ran passed. Anything skipped says why.
 #
 # Environment:
-#   AMPOULE_FUZZ_SECONDS  total fuzzing time, shared by the targets (default 60; 0 skips)
+#   AMPOULE_FUZZ_SECONDS  the fuzz phase's time, shared by the targets, AMPOULE_JOBS of them
+#                         at once, each at least 5 s (default 60; 0 skips)
 #   AMPOULE_JOBS          parallel build and test jobs (default 2)
 #   AMPOULE_SKIP          space-separated phases to skip: build kernel npm asan
 #                         determinism fuzz repro (skipping asan but not fuzz still
@@ -56,7 +58,9 @@ readonly OUT="${AMPOULE_BUILD_ROOT:-$ROOT}"
 mkdir -p "$OUT"
 TIMES_FILE="$(mktemp)"
 readonly TIMES_FILE
-trap 'rm -f "$TIMES_FILE"' EXIT
+# A runtimes build still running (the release compile failed before the
+# kernel phase waited for it) is waited for, not left behind.
+trap 'rm -f "$TIMES_FILE"; [[ -z "${RUNTIMES_PID:-}" ]] || wait "$RUNTIMES_PID"' EXIT
 
 # pyenv's python3 is a shell script that looks up and starts the interpreter,
 # a quarter of a second a call on a busy machine; the gate and verify tests
@@ -71,6 +75,8 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 summary=()
 failed=0
+# The tests build/ runs when the asan phase runs the rest (see "build: ctest").
+readonly RELEASE_LABELS="corpus|package|image|conformance"
 
 say() { printf '\n=== %s\n' "$*"; }
 
@@ -163,7 +169,23 @@ run_ctest() {
 # build/bin/ampoule looks by default. The reproducible, pinned kernel is
 # scripts/build-kernel.sh --strict (the "repro" phase).
 pack_test_kernel() {
+  if [[ -n "$RUNTIMES_PID" ]]; then
+    wait "$RUNTIMES_PID" || { cat "$OUT/runtimes-build.log"; return 1; }
+    RUNTIMES_PID=""
+  fi
   bash "$ROOT/scripts/pack-kernel.sh" "$OUT/build"
+}
+
+# The guest runtimes are built beside the release compile: on a cold cache
+# they take minutes, much of it on one core (sqlite's one-file compile,
+# CPython's configure), which the compile's jobs then fill. The kernel phase
+# waits for them; on a warm cache this finds them in a second.
+RUNTIMES_PID=""
+start_runtimes_build() {
+  [[ " $SKIP " == *" build "* || " $SKIP " == *" kernel "* ]] && return 0
+  echo "guest runtimes: building beside the release compile (log: $OUT/runtimes-build.log)"
+  bash "$ROOT/scripts/build-runtimes.sh" --jobs "$JOBS" >"$OUT/runtimes-build.log" 2>&1 &
+  RUNTIMES_PID=$!
 }
 
 # ----------------------------------------------------------------------------
@@ -214,52 +236,60 @@ make_seeds() {
   return 0
 }
 
+# fuzz_one TARGET SECONDS: one target from its seeds and its kept corpus;
+# writes build-asan/fuzz/TARGET.log and prints what the run found.
+fuzz_one() {
+  local t="$1" seconds="$2" dir="$OUT/build-asan/fuzz" bin="$OUT/build-asan/bin"
+  local seeds="$dir/seeds/$t" corpus="$dir/corpus/$t" log="$dir/$t.log"
+  make_seeds "$seeds" "$t" || { echo "$t: could not build the seed corpus"; return 1; }
+  mkdir -p "$corpus"
+  echo "$t: ${seconds}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-asan/fuzz/corpus/$t)"
+  if "$bin/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       -artifact_prefix="$dir/artifacts/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
+    grep -E '^(Done|#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | sed "s/^/$t: /"
+  else
+    echo "$t: FAILED; last lines of $log:"
+    tail -n 60 "$log"
+    echo "$t: reproduce with: $bin/$t $dir/artifacts/$t-<file>"
+    return 1
+  fi
+}
+
+# Every target for its share of FUZZ_SECONDS (at least 5 s), JOBS at a time
+# (each libFuzzer process uses one core); each target's lines are printed
+# together, in the targets' order.
 run_fuzz() {
-  local dir="$OUT/build-asan/fuzz" bin="$OUT/build-asan/bin" targets=("$@")
-  local per=$((FUZZ_SECONDS / ${#targets[@]}))
+  local dir="$OUT/build-asan/fuzz" targets=("$@")
+  local per=$((FUZZ_SECONDS * JOBS / ${#targets[@]}))
   ((per < 5)) && per=5
-  mkdir -p "$dir/artifacts"
-  local t rc=0
-  for t in "${targets[@]}"; do
-    local seeds="$dir/seeds/$t" corpus="$dir/corpus/$t" log="$dir/$t.log"
-    make_seeds "$seeds" "$t" || { echo "$t: could not build the seed corpus"; rc=1; continue; }
-    mkdir -p "$corpus"
-    echo "$t: ${per}s from $(ls "$seeds" | wc -l) seeds (+$(ls "$corpus" | wc -l) in build-asan/fuzz/corpus/$t)"
-    if "$bin/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-         -artifact_prefix="$dir/artifacts/$t-" "$corpus" "$seeds" >"$log" 2>&1; then
-      grep -E '^(Done|#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" | sed "s/^/$t: /"
-    else
-      echo "$t: FAILED; last lines of $log:"
-      tail -n 60 "$log"
-      echo "$t: reproduce with: $bin/$t $dir/artifacts/$t-<file>"
-      rc=1
-    fi
+  mkdir -p "$dir/artifacts" "$dir/reports"
+  local i rc=0 pids=()
+  for ((i = 0; i < ${#targets[@]}; i++)); do
+    fuzz_one "${targets[i]}" "$per" >"$dir/reports/$i" 2>&1 &
+    pids[i]=$!
+    # Keep JOBS running: wait for the oldest before starting more.
+    if ((i >= JOBS - 1)); then wait "${pids[i - JOBS + 1]}" || rc=1; fi
   done
+  for ((i = ${#targets[@]} - JOBS + 1; i < ${#targets[@]}; i++)); do
+    ((i >= 0)) && { wait "${pids[i]}" || rc=1; }
+  done
+  for ((i = 0; i < ${#targets[@]}; i++)); do cat "$dir/reports/$i"; done
+  rm -rf "$dir/reports"
   return $rc
 }
 
-# The sanitizer build is clang's when clang-14 and libFuzzer's runtime are
-# installed (scripts/setup.sh installs both): then it also holds the fuzz
-# targets. Sets SAN_WHY to why not, when it is not.
-SAN_WHY=""
-if ! command -v clang++-14 >/dev/null; then
-  SAN_WHY="clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"
-elif ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
-  SAN_WHY="libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"
-fi
-
-# build-asan/: -O1 with assertions on and line tables for the reports (the
-# test programs themselves at -O0, CMakeLists.txt). -O0 throughout compiled in
-# 22 minutes instead of 31 on a cold run, but made two tests that load the
-# libraries too slow; docs/decisions/0028-test-phase-builds.md. A folder
-# configured for the other compiler is configured anew.
+# build-asan/: -O0 with assertions on and line tables for the reports; the
+# engine and the WASI host at -O1 (CMakeLists.txt), whose tests interpret
+# guests. -O1 throughout took twice as long to compile on a cold run;
+# docs/decisions/0059-cold-ci-time.md. A folder configured for the other
+# compiler is configured anew.
 build_sanitized() {
   local dir="$OUT/build-asan" cc cxx args flags
   if [[ -z "$SAN_WHY" ]]; then
-    cc=clang-14 cxx=clang++-14 flags="-O1 -gline-tables-only" args=(-DAMPOULE_FUZZ=ON)
+    cc=clang-14 cxx=clang++-14 flags="-O0 -gline-tables-only" args=(-DAMPOULE_FUZZ=ON)
   else
     echo "note: GCC's sanitizers, no fuzz targets: $SAN_WHY"
-    cc=gcc cxx=g++ flags="-O1 -g1" args=(-DAMPOULE_SANITIZE=ON -DAMPOULE_FUZZ=OFF)
+    cc=gcc cxx=g++ flags="-O0 -g1" args=(-DAMPOULE_SANITIZE=ON -DAMPOULE_FUZZ=OFF)
   fi
   if [[ -f "$dir/CMakeCache.txt" ]] && ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=.*/$cxx\$" "$dir/CMakeCache.txt"; then
     echo "note: $dir was configured for another compiler; configuring it anew"
@@ -293,14 +323,23 @@ if [[ " $SKIP " == *" build "* ]]; then
 # Configured explicitly: build/ is shared with the main job (scripts/demo.sh
 # configures it the same way and builds only what the demo needs), so either
 # command may run first without leaving the other a folder without tests.
-elif step "build: compile" build_release; then
+elif start_runtimes_build; step "build: compile" build_release; then
   if [[ " $SKIP " == *" kernel "* ]]; then
     skip "kernel" "AMPOULE_SKIP (tests that run guests will say they skip)"
   else
     step "kernel: runtimes + pack" pack_test_kernel
   fi
   npm_deps
-  step "build: ctest" run_ctest "$OUT/build"
+  # The whole-command tests run once: on the sanitized binaries (asan, below),
+  # except these labels, whose point is the release build: the guest corpora
+  # on the engine at full speed, the release bundle, the sealed image's static
+  # binaries, the conformance suites on the shipped engine. Without the asan
+  # phase, every test runs here. docs/decisions/0059-cold-ci-time.md.
+  if [[ " $SKIP " == *" asan "* ]]; then
+    step "build: ctest" run_ctest "$OUT/build"
+  else
+    step "build: ctest (release labels)" run_ctest "$OUT/build" -L "$RELEASE_LABELS"
+  fi
 else
   skip "build: ctest" "the build failed"
 fi

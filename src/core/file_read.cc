@@ -1,4 +1,3 @@
-#include "core/errno_text.h"
 #include "core/file_read.h"
 
 #include <fcntl.h>
@@ -10,6 +9,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+
+#include "core/errno_text.h"
+#include "core/hex.h"
+#include "core/sha256.h"
+#include "core/unique_fd.h"
 
 namespace core {
 namespace {
@@ -161,6 +165,28 @@ Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char*
   if (problem.empty()) return fd;
   close(fd);
   return Error{problem};
+}
+
+Result<std::string> Sha256OfRegularFile(const std::string& path, uint64_t limit, const char* what) {
+  Result<int> opened = OpenRegularFile(path, limit, what);
+  if (!opened.ok()) return opened.error();
+  UniqueFd fd(*opened);
+  Sha256Hasher hasher;
+  uint64_t total = 0;
+  uint8_t chunk[1 << 16];
+  for (;;) {
+    ssize_t n = read(fd.get(), chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return IoError(std::string(what) + " " + path, "read");
+    if (n == 0) break;
+    total += static_cast<uint64_t>(n);
+    if (total > limit) {
+      return Error{std::string(what) + " " + path + " grew past the " + std::to_string(limit) +
+                   "-byte limit while it was read"};
+    }
+    hasher.Update(std::span<const uint8_t>(chunk, static_cast<size_t>(n)));
+  }
+  return HexEncode(hasher.Finish());
 }
 
 }  // namespace core

@@ -89,4 +89,10 @@ Status CheckTrustFolder(const std::string& dir);
 // Returns the descriptor, which the caller closes.
 Result<int> OpenRegularFile(const std::string& path, uint64_t limit, const char* what);
 
+// The lowercase hex SHA-256 of the regular file at `path` (opened as
+// OpenRegularFile does), streamed in chunks: for files that are only hashed
+// (a kernel, the node's own binary), so memory stays small whatever their
+// size. A file that grows past `limit` while it is read is an error.
+Result<std::string> Sha256OfRegularFile(const std::string& path, uint64_t limit, const char* what);
+
 }  // namespace core

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/file_read.h"
+#include "core/sha256.h"
 
 namespace core {
 namespace {
@@ -163,6 +164,28 @@ TEST_F(FileReadTest, OpenRegularFileRefusesFifosAndDevicesAtOnce) {
   fd = OpenRegularFile(Path("big"), 4000, "kernel");
   ASSERT_TRUE(fd.ok()) << fd.message();
   close(*fd);
+}
+
+// Hashed in chunks, the digest is the whole file's: a file over several
+// chunks, one of none, and the refusals OpenRegularFile makes, unchanged.
+TEST_F(FileReadTest, AStreamedDigestIsTheWholeFilesAndKeepsTheRefusals) {
+  std::string big;
+  for (int i = 0; i < 300000; ++i) big += static_cast<char>(i * 7);
+  Write("big", big);
+  Write("empty", "");
+  Result<std::string> digest = Sha256OfRegularFile(Path("big"), big.size(), "kernel");
+  ASSERT_TRUE(digest.ok()) << digest.message();
+  EXPECT_EQ(*digest, Sha256Hex(big));
+  digest = Sha256OfRegularFile(Path("empty"), 10, "kernel");
+  ASSERT_TRUE(digest.ok()) << digest.message();
+  EXPECT_EQ(*digest, Sha256Hex(std::string_view()));
+  digest = Sha256OfRegularFile(Path("big"), big.size() - 1, "kernel");
+  ASSERT_FALSE(digest.ok());
+  EXPECT_NE(digest.message().find("-byte limit"), std::string::npos) << digest.message();
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
+  digest = Sha256OfRegularFile(Path("fifo"), 1 << 20, "kernel");
+  ASSERT_FALSE(digest.ok());
+  EXPECT_NE(digest.message().find("give a regular file"), std::string::npos) << digest.message();
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 
 #include "core/errno_text.h"
 #include "core/file_read.h"
-#include "core/sha256.h"
 
 namespace volent::attest {
 
@@ -206,11 +205,10 @@ BootFacts ReadBootFacts(const BootSources& sources) {
 }
 
 core::Result<std::string> OwnBinarySha256() {
-  // The kernel's link to the file this process was started from; the file is
-  // read once and that snapshot is what the report names.
-  auto bytes = core::ReadFileCapped("/proc/self/exe", size_t{512} << 20);
-  if (!bytes) return core::Error{"cannot read the node's own binary: " + bytes.message()};
-  return core::Sha256Hex(*bytes);
+  // The kernel's link to the file this process was started from, hashed as
+  // one pass over one open descriptor (streamed: a sanitizer build's binary
+  // is over half a gigabyte).
+  return core::Sha256OfRegularFile("/proc/self/exe", uint64_t{4} << 30, "the node's own binary");
 }
 
 core::Result<std::string> BootId(const std::string& path) {
