@@ -43,6 +43,11 @@ use_compiler_cache() {
   # The precompiled headers (AMPOULE_PCH, CMakeLists.txt): without these
   # ccache compiles every file that uses one anew.
   export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
+  # The depend mode: a miss is keyed from the compiler's own dependency file
+  # (-MD, which CMake's Ninja files pass) instead of a second, preprocessor
+  # run of every file (0.8 of 11.4 CPU seconds for one file of the control
+  # API: Boost and JSON headers). Hits are the direct mode's, as before.
+  export CCACHE_DEPEND="${CCACHE_DEPEND:-1}"
   unset CCACHE_DISABLE
   CACHE_ARGS=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 }

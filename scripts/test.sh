@@ -278,6 +278,16 @@ run_fuzz() {
   return $rc
 }
 
+# The sanitizer build is clang's when clang-14 and libFuzzer's runtime are
+# installed (scripts/setup.sh installs both): then it also holds the fuzz
+# targets. Sets SAN_WHY to why not, when it is not.
+SAN_WHY=""
+if ! command -v clang++-14 >/dev/null; then
+  SAN_WHY="clang++-14 not found (install clang-14 libclang-rt-14-dev: scripts/setup.sh)"
+elif ! compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null; then
+  SAN_WHY="libFuzzer runtime not found (install libclang-rt-14-dev: scripts/setup.sh)"
+fi
+
 # build-asan/: -O0 with assertions on and line tables for the reports; the
 # engine and the WASI host at -O1 (CMakeLists.txt), whose tests interpret
 # guests. -O1 throughout took twice as long to compile on a cold run;

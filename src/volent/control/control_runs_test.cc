@@ -284,6 +284,19 @@ TEST_F(RunsApiTest, GetRunListsASealedCallsRequestsAsJournaled) {
   EXPECT_TRUE(items.contains("http_requests")) << items;
 }
 
+// A tool call's outcome is named through the one mapping: a completion whose
+// outcome is not one of them (another version's, or text of any kind) is
+// listed as "unknown", not passed on.
+TEST_F(RunsApiTest, AToolCallsUnknownOutcomeIsNotPassedOn) {
+  Ok(Call("POST", "/v1/agents/bot/runs", R"({"id":"x1"})"), 201);
+  const journal::EffectKey step{"bot", "x1", 1};
+  ASSERT_TRUE(journal_->BeginEffect(step, {{"type", "tool"}, {"tool", "move"}, {"kind", "python"}}).ok());
+  ASSERT_TRUE(journal_->CompleteEffect(step, {{"type", "tool"}, {"tool", "move"}, {"outcome", "<b>answered</b>"}}).ok());
+  json run = Ok(Call("GET", "/v1/agents/bot/runs/x1"));
+  ASSERT_EQ(run["tool_calls"].size(), 1u) << run;
+  EXPECT_EQ(run["tool_calls"][0]["outcome"], "unknown");
+}
+
 TEST_F(RunsApiTest, ListRuns) {
   for (const char* agent : {"a", "b", "a", "b", "a"}) Ok(Call("POST", std::string("/v1/agents/") + agent + "/runs", "{}"), 201);
   json all = Ok(Call("GET", "/v1/runs"));

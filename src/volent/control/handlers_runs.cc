@@ -4,6 +4,7 @@
 // answers as JSON.
 #include <variant>
 
+#include "volent/agent/step_outcome.h"
 #include "volent/control/api.h"
 #include "volent/control/json_api.h"
 #include "volent/journal/journal.h"
@@ -133,7 +134,8 @@ core::Result<json> HttpRequests(journal::Journal& journal, const journal::Effect
 }
 
 // The run's tool calls, from the journal, in step order: {"step","tool",
-// "outcome"} ("in-progress" while the call has no completion), and for a
+// "outcome"} ("in-progress" while the call has no completion, "unknown" for a
+// completion whose outcome is none of agent/step_outcome.h's), and for a
 // sealed call its "stdin", the path of its receipt, when it made HTTP
 // requests its "http_exchanges" (the receipt's input
 // http-exchanges.jsonl, docs/tools.md) and "http_requests", each request as
@@ -152,7 +154,10 @@ core::Result<json> ToolCalls(journal::Journal& journal, const agent::RunView& ru
     json call = {{"step", step}, {"tool", intent.value("tool", json(""))}, {"outcome", "in-progress"}};
     if (state->completion) {
       const json payload = ParsedPayload(*state->completion);
-      call["outcome"] = payload.value("outcome", json(""));
+      // Named through the one mapping: a record this node cannot read says
+      // so instead of passing its text on.
+      const std::optional<agent::StepOutcome> outcome = agent::RecordedOutcome(payload);
+      call["outcome"] = outcome ? agent::StepOutcomeName(*outcome) : "unknown";
       if (payload.contains("stdin")) call["stdin"] = payload["stdin"];
       if (payload.contains("receipt")) {
         call["receipt"] = "/v1/agents/" + run.agent + "/runs/" + run.id + "/steps/" + std::to_string(step) + "/receipt";
@@ -269,7 +274,8 @@ json RunSchema() {
                   {"tool", {{"type", "string"}}},
                   {"outcome",
                    {{"type", "string"},
-                    {"description", "The completion's outcome; \"in-progress\" while the call has none"}}},
+                    {"description", "The completion's outcome; \"in-progress\" while the call has none, \"unknown\" "
+                                    "for a completion whose outcome this node does not know"}}},
                   {"stdin", {{"type", "string"}, {"description", "A sealed call: the exact arguments it read"}}},
                   {"receipt",
                    {{"type", "string"}, {"description", "A sealed call: the path of its Ampoule receipt"}}},
