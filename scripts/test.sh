@@ -170,7 +170,7 @@ run_ctest() {
 # scripts/build-kernel.sh --strict (the "repro" phase).
 pack_test_kernel() {
   if [[ -n "$RUNTIMES_PID" ]]; then
-    wait "$RUNTIMES_PID" || { cat "$OUT/runtimes-build.log"; return 1; }
+    wait "$RUNTIMES_PID" || { cat "$OUT/build/runtimes-build.log"; return 1; }
     RUNTIMES_PID=""
   fi
   bash "$ROOT/scripts/pack-kernel.sh" "$OUT/build"
@@ -183,8 +183,11 @@ pack_test_kernel() {
 RUNTIMES_PID=""
 start_runtimes_build() {
   [[ " $SKIP " == *" build "* || " $SKIP " == *" kernel "* ]] && return 0
-  echo "guest runtimes: building beside the release compile (log: $OUT/runtimes-build.log)"
-  bash "$ROOT/scripts/build-runtimes.sh" --jobs "$JOBS" >"$OUT/runtimes-build.log" 2>&1 &
+  # In build/, which git ignores: a log beside the sources would make the
+  # tree unclean, and the repro phase refuses an unclean tree.
+  mkdir -p "$OUT/build"
+  echo "guest runtimes: building beside the release compile (log: $OUT/build/runtimes-build.log)"
+  bash "$ROOT/scripts/build-runtimes.sh" --jobs "$JOBS" >"$OUT/build/runtimes-build.log" 2>&1 &
   RUNTIMES_PID=$!
 }
 
