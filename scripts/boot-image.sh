@@ -4,11 +4,16 @@
 # dm-verity tree checked by the init) and a second disk for /data, the
 # control API forwarded to a loopback port of the host. docs/image.md.
 #
-# Usage: scripts/boot-image.sh [--image DIR] [--data FILE] [--seed DIR] [--api-port N]
-#                              [--test heartbeat|checks|stop] [--disk FILE]
+# Usage: scripts/boot-image.sh [--image DIR] [--profile P] [--data FILE] [--seed DIR]
+#                              [--api-port N] [--test heartbeat|checks|stop] [--disk FILE]
 #                              [--set KEY=VALUE]... [--accel auto|kvm|tcg]
-#                              [--timeout S] [--memory MB]
+#                              [--timeout S] [--memory MB] [--esp FILE] [--vars FILE]
 #   --image DIR     the image (default build/image)
+#   --profile P     verity-only (default): microvm, the PVH kernel, the
+#                   command line from image.env. full-chain: q35 with OVMF
+#                   (Secure Boot, the image's keys enrolled) booting the
+#                   signed UKI from the image's ESP, and a TPM (swtpm); the
+#                   command line is the UKI's, so --set cannot change it
 #   --data FILE     the /data disk (default DIR/data.img); made when missing:
 #                   256 MiB, ext4, journaled (the node's crash safety relies
 #                   on it)
@@ -27,6 +32,13 @@
 #   --accel A       kvm, tcg or auto (default): KVM when usable, else TCG
 #   --timeout S     stop QEMU after S seconds (default 600; 60 with --test)
 #   --memory MB     guest memory (default 1024)
+#   --esp FILE      full-chain: another ESP than DIR/esp-full-chain.raw (an
+#                   unsigned or altered UKI)
+#   --vars FILE     full-chain: the firmware's variables to start from
+#                   (default DIR/ovmf-vars-dev-only.fd; copied, never
+#                   written): another key set
+#   --tpm DIR       full-chain: the TPM's state (default DATA.tpm/, made
+#                   by swtpm_setup when missing)
 # The guest reaches the host as 10.0.2.2 (QEMU's user networking): a node's
 # allowlist names that address for services on the host's loopback.
 #
@@ -56,6 +68,10 @@ test_mode=""
 accel=auto
 timeout_s=""
 memory=1024
+profile=verity-only
+esp=""
+vars=""
+tpm=""
 sets=()
 while (($#)); do
   case "$1" in
@@ -69,11 +85,22 @@ while (($#)); do
     --accel) accel="${2:?--accel needs auto, kvm or tcg}"; shift 2 ;;
     --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
     --memory) memory="${2:?--memory needs megabytes}"; shift 2 ;;
+    --profile) profile="${2:?--profile needs verity-only or full-chain}"; shift 2 ;;
+    --esp) esp="${2:?--esp needs a file}"; shift 2 ;;
+    --vars) vars="${2:?--vars needs a file}"; shift 2 ;;
+    --tpm) tpm="${2:?--tpm needs a folder}"; shift 2 ;;
     -h | --help) usage ;;
     *) echo "boot-image: unknown argument '$1'" >&2; usage ;;
   esac
 done
 [[ -z $test_mode || $test_mode =~ ^(heartbeat|checks|stop)$ ]] || die 2 "--test takes heartbeat, checks or stop, not '$test_mode'"
+[[ $profile =~ ^(verity-only|full-chain)$ ]] || die 2 "--profile takes verity-only or full-chain, not '$profile'"
+if [[ $profile == verity-only && -n $esp$vars$tpm ]]; then
+  die 2 "--esp, --vars and --tpm are for --profile full-chain"
+fi
+if [[ $profile == full-chain && ${#sets[@]} -gt 0 || $profile == full-chain && -n $test_mode ]]; then
+  die 2 "--set and --test: the full-chain command line is inside the signed UKI; changing it means signing another"
+fi
 [[ $accel =~ ^(auto|kvm|tcg)$ ]] || die 2 "--accel takes auto, kvm or tcg, not '$accel'"
 [[ $api_port =~ ^[1-9][0-9]{0,4}$ ]] || die 2 "--api-port takes a port number, not '$api_port'"
 [[ $memory =~ ^[1-9][0-9]*$ ]] || die 2 "--memory takes megabytes, not '$memory'"
@@ -109,6 +136,16 @@ if [[ ! -f $data ]]; then
   sync "$(dirname "$data")"
 elif [[ -n $seed ]]; then
   die 2 "--seed: $data exists already; a seed is only for a new /data disk"
+fi
+
+if [[ $profile == full-chain ]]; then
+  # shellcheck source=scripts/image/uefi.sh
+  source "$ROOT/scripts/image/uefi.sh"
+  esp="${esp:-$image/esp-full-chain.raw}"
+  vars="${vars:-$image/ovmf-vars-dev-only.fd}"
+  tpm="${tpm:-$data.tpm}"
+  boot_uefi "$esp" "$vars" "$tpm" "$disk" "$data" "$accel" "$memory" "$timeout_s" "$api_port"
+  exit $?
 fi
 
 # The kernel names the disks in the order given: the root vda, /data vdb.

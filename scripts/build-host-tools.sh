@@ -67,10 +67,12 @@ main() {
   repro_compare host: <<<"$artifacts"
   if [[ -n "$REFERENCE" ]]; then
     # Not a pipe: the comparison counts its differences in this shell.
+    local before=$REPRO_MISMATCHES
     repro_compare_reference "$REFERENCE" < <(
       while read -r artifact sha; do
         printf '%s %s %s\n' "$artifact" "$sha" "$REFERENCE/bin/${artifact#host:}"
       done <<<"$artifacts")
+    ((REPRO_MISMATCHES == before)) || repro_object_diff "$REPRO_BUILD_DIR" "$REFERENCE"
   fi
   if ((UPDATE_PINS)); then
     repro_update_pins host: <<<"$artifacts"

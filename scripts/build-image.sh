@@ -6,13 +6,15 @@
 # configuration give the same bytes (SOURCE_DATE_EPOCH, sorted inputs, fixed
 # squashfs and verity options).
 #
-# Usage: scripts/build-image.sh [--build DIR] [--config DIR] [--out DIR]
+# Usage: scripts/build-image.sh [--build DIR] [--config DIR] [--out DIR] [--keys DIR]
 #   --build DIR   where volent, volent-init and the Ampoule kernel were built
 #                 (default build/: bin/volent, bin/volent-init,
 #                 share/ampoule/ampoule.kernel)
 #   --config DIR  the node's configuration, copied to /etc/volent in the root;
 #                 must hold volent.yaml (default examples/image/)
 #   --out DIR     where the image goes (default BUILD/image/)
+#   --keys DIR    the Secure Boot keys that sign the UKI (default
+#                 BUILD/secureboot-dev-keys/, made on first use: dev-only)
 #
 # Outputs in OUT:
 #   disk.raw      the root disk: the squashfs, then its hash tree
@@ -22,6 +24,9 @@
 #   vmlinux       Debian's kernel, as scripts/image/kernel.sh extracted it
 #   image.env     ROOTHASH, SALT, DATA_BLOCKS, HASH_START, CMDLINE, versions:
 #                 data, read by scripts/image/image_env.sh, never run
+#   uki.efi, uki.signed.efi, esp-full-chain.raw, ovmf-vars-dev-only.fd,
+#   secureboot-db.crt  the full-chain profile (scripts/image/uefi.sh)
+#   policy-full-chain.json  its predicted PCRs (scripts/image/predict_pcrs.py)
 #   SHA256SUMS    the digest of every output
 #   contents.txt  every file of the root with its size
 # and prints the digests and the root payload's size.
@@ -35,16 +40,18 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 log() { printf 'image: %s\n' "$*" >&2; }
 die() { local rc=$1; shift; printf 'image: %s\n' "$*" >&2; exit "$rc"; }
-usage() { sed -n '9,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '9,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 build="$ROOT/build"
 config="$ROOT/examples/image"
 out=""
+keys=""
 while (($#)); do
   case "$1" in
     --build) build="${2:?--build needs a folder}"; shift 2 ;;
     --config) config="${2:?--config needs a folder}"; shift 2 ;;
     --out) out="${2:?--out needs a folder}"; shift 2 ;;
+    --keys) keys="${2:?--keys needs a folder}"; shift 2 ;;
     -h | --help) usage ;;
     *) echo "image: unknown argument '$1'" >&2; usage ;;
   esac
@@ -54,6 +61,11 @@ out="${out:-$build/image}"
 for tool in mksquashfs unsquashfs veritysetup qemu-img python3 ldd sha256sum; do
   command -v "$tool" >/dev/null || die 2 "'$tool' not found; run 'sudo bash scripts/setup.sh' (squashfs-tools, cryptsetup-bin, qemu-utils)"
 done
+# shellcheck source=scripts/image/uefi.sh
+source "$ROOT/scripts/image/uefi.sh"
+uefi_tools_check
+keys="${keys:-$build/secureboot-dev-keys}"
+uefi_dev_keys "$keys"
 volent="$build/bin/volent"
 init="$build/bin/volent-init"
 ampoule_kernel="$build/share/ampoule/ampoule.kernel"
@@ -192,8 +204,17 @@ cmdline+=" volent.hash_start=$data_blocks volent.ip=10.0.2.15/24 volent.gateway=
   echo "KERNEL_PACKAGE=$PACKAGE"
   echo "KERNEL_VERSION=$VERSION"
   echo "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+  echo "SECUREBOOT_KEYS=dev-only"
 } >"$out/image.env"
-(cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env >SHA256SUMS)
+# --- the UEFI profiles ---------------------------------------------------------
+# full-chain: the command line, with the root hash, inside a signed UKI.
+uefi_full_chain "$out" "$kdir" "$cmdline volent.keys=dev-only" "$keys"
+# The PCRs an auditor holds the booted node's quote against, predicted from
+# what was just built (scripts/image/predict_pcrs.py).
+python3 "$ROOT/scripts/image/predict_pcrs.py" full-chain --uki "$out/uki.signed.efi" --vars "$out/ovmf-vars-dev-only.fd" \
+  --roothash "$roothash" -o "$out/policy-full-chain.json" || die 1 "the PCR prediction failed"
+(cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env uki.efi uki.signed.efi \
+  esp-full-chain.raw ovmf-vars-dev-only.fd secureboot-db.crt policy-full-chain.json >SHA256SUMS)
 
 payload=$((data_blocks * 4096))
 tree=$(stat -c %s "$work/tree")

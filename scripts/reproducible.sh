@@ -200,6 +200,23 @@ repro_compare_reference() {
   done
 }
 
+# repro_object_diff DIR_A DIR_B: when two builds of one commit link
+# different tools, which of their objects differ (the same path under each
+# CMakeFiles/), so that a CI log says where to look. At most 20 named.
+repro_object_diff() {
+  local a="$1" b="$2" rel n=0 differ=0
+  while IFS= read -r -d '' rel; do
+    rel="${rel#"$a"/}"
+    [[ -f "$b/$rel" ]] || continue
+    n=$((n + 1))
+    if ! cmp -s "$a/$rel" "$b/$rel"; then
+      differ=$((differ + 1))
+      ((differ <= 20)) && printf '  object differs: %s\n' "$rel"
+    fi
+  done < <(find "$a/CMakeFiles" -name '*.o' -print0 2>/dev/null | LC_ALL=C sort -z)
+  printf '  %d of %d objects in both %s and %s differ\n' "$differ" "$n" "$a" "$b"
+}
+
 # Rewrites the pins under PREFIX from "ARTIFACT SHA256" lines on stdin,
 # keeping every other pin, and records the toolchain.
 repro_update_pins() {

@@ -33,6 +33,9 @@ readonly PACKAGES=(
   # the sealed image (scripts/build-image.sh, scripts/boot-image.sh): its
   # squashfs root, dm-verity tree, disk formats, /data disk and QEMU's microvm
   qemu-system-x86 squashfs-tools cryptsetup-bin qemu-utils e2fsprogs
+  # its UEFI profiles: OVMF (Secure Boot firmware, its variable stores),
+  # systemd-boot's stub for the UKI, sbsigntool to sign it, the FAT ESP
+  ovmf systemd-boot-efi sbsigntool dosfstools mtools
   # the compiler cache scripts/test.sh builds through (keyed by inputs)
   ccache
   # bench/api.sh: the load generator and the reference server

@@ -11,7 +11,8 @@
 # is expanded, evaluated or passed to a command.
 #
 # read_image_env FILE   sets ROOTHASH SALT DATA_BLOCKS HASH_START CMDLINE
-#                       KERNEL_PACKAGE KERNEL_VERSION SOURCE_DATE_EPOCH;
+#                       KERNEL_PACKAGE KERNEL_VERSION SOURCE_DATE_EPOCH
+#                       SECUREBOOT_KEYS;
 #                       returns 1 with a message on stderr when refused
 # check_image_sums DIR  when DIR/SHA256SUMS exists, checks every file it
 #                       lists (a fixed set of names) against its digest;
@@ -29,11 +30,12 @@ declare -gA IMAGE_ENV_PATTERNS=(
   [KERNEL_PACKAGE]='^[a-z0-9][a-z0-9.+-]{0,127}$'
   [KERNEL_VERSION]='^[A-Za-z0-9][A-Za-z0-9.+~:-]{0,127}$'
   [SOURCE_DATE_EPOCH]='^[0-9]{1,12}$'
+  [SECUREBOOT_KEYS]='^(dev-only|production)$'
 )
 # The keys a boot cannot do without.
 readonly IMAGE_ENV_REQUIRED="ROOTHASH SALT DATA_BLOCKS HASH_START CMDLINE"
 # What SHA256SUMS may name (scripts/build-image.sh writes these).
-readonly IMAGE_SUM_FILES="disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env"
+readonly IMAGE_SUM_FILES="disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env uki.efi uki.signed.efi esp-full-chain.raw ovmf-vars-dev-only.fd secureboot-db.crt policy-full-chain.json"
 
 read_image_env() {
   local file=$1 line key value n=0
@@ -87,7 +89,7 @@ check_image_sums() {
   [[ -f $dir/SHA256SUMS ]] || return 0
   while IFS= read -r line || [[ -n $line ]]; do
     n=$((n + 1))
-    if [[ ! $line =~ ^[0-9a-f]{64}\ \ ([a-z0-9.]+)$ ]] || [[ " $IMAGE_SUM_FILES " != *" ${BASH_REMATCH[1]} "* ]]; then
+    if [[ ! $line =~ ^[0-9a-f]{64}\ \ ([a-z0-9.-]+)$ ]] || [[ " $IMAGE_SUM_FILES " != *" ${BASH_REMATCH[1]} "* ]]; then
       echo "image: $dir/SHA256SUMS line $n is not 'DIGEST  NAME' for one of: $IMAGE_SUM_FILES; refused" >&2
       return 1
     fi

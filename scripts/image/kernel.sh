@@ -46,6 +46,7 @@ set -euo pipefail
 # modprobe resolves and the image will have no modprobe.
 readonly MODULES=(
   virtio_mmio     # microvm's virtio transport
+  virtio_pci      # q35's virtio transport (the UEFI profiles)
   virtio_blk      # the disk: root, hash tree, /data
   squashfs        # the read-only root
   sha256_ssse3    # SHA-256 with the CPU's SHA or AVX2 instructions, for dm-verity
@@ -53,6 +54,7 @@ readonly MODULES=(
   ext4            # /data
   crc32c_generic  # ext4's metadata checksums
   virtio_net      # the network (the control API, the model, the tools)
+  efivarfs        # the firmware's variables (SecureBoot), read by the node's report
 )
 readonly META=linux-image-amd64
 

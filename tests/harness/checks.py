@@ -26,6 +26,7 @@ class Checks:
         self.numbered = numbered
         self.passed = 0
         self.failed = 0
+        self.failures = []
 
     def __call__(self, name, cond, detail=""):
         """Records one check; returns `cond` so a caller can go on only when it held."""
@@ -35,7 +36,10 @@ class Checks:
             self.failed += 1
         number = f" {self.passed + self.failed}" if self.numbered else ""
         word = "ok" if cond else "FAIL"
-        print(f"{word}{number}: {name}" + (f": {detail}" if detail and not cond else ""), flush=True)
+        line = f"{word}{number}: {name}" + (f": {detail}" if detail and not cond else "")
+        print(line, flush=True)
+        if not cond:
+            self.failures.append(line)
         return cond
 
     @staticmethod
@@ -43,6 +47,11 @@ class Checks:
         print(f"note: {text}", flush=True)
 
     def finish(self, prefix="", suffix=""):
-        """Prints `PREFIX N passed, N failed SUFFIX` and exits 1 if any check failed."""
+        """Prints `PREFIX N passed, N failed SUFFIX` and exits 1 if any check failed.
+
+        The failed checks are printed again just before: a long output that
+        a CI log shortens in the middle still ends with them."""
+        for line in self.failures[:20]:
+            print(f"again: {line[:2000]}", flush=True)
         print(f"{prefix}{self.passed} passed, {self.failed} failed{suffix}", flush=True)
         sys.exit(1 if self.failed else 0)

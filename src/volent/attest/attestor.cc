@@ -6,10 +6,12 @@
 #include "core/hex.h"
 #include "core/rfc3339.h"
 #include "core/sha256.h"
+#include "volent/attest/event_log.h"
 #include "volent/attest/platform_facts.h"
 #include "volent/attest/process_facts.h"
 #include "volent/attest/report.h"
 #include "volent/attest/tpm_section.h"
+#include "volent/attest/uefi_evidence.h"
 
 namespace volent::attest {
 namespace {
@@ -35,6 +37,24 @@ Result<std::unique_ptr<Tpm>> OpenTpm(const std::string& tpm) {
 
 }  // namespace
 
+// verity-only is what PID 1's record and the kernel's verity table show;
+// the event log (replayed against the quote by the verifier) can show more.
+void Attestor::UpgradeToFullChain() {
+  if (boot_.profile != "verity-only" || event_log_.empty() || !boot_.verity_roothash.is_string()) return;
+  auto replay = ReplayEventLog(event_log_);
+  if (!replay) return;
+  auto cmdline = core::ReadFileCapped(options_.cmdline_path, 8192, nullptr, {.from = core::PathFrom::kUntrusted});
+  if (!cmdline) return;
+  std::string line = *cmdline;
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  std::string why;
+  if (ShowsFullChain(ReadUefiEvidence(replay->extended), line, boot_.verity_roothash.get<std::string>(), &why)) {
+    boot_.profile = "full-chain";
+  } else if (secure_boot_ == "enabled") {
+    boot_.why = "not full-chain: " + why;
+  }
+}
+
 core::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions options) {
   std::unique_ptr<Attestor> a(new Attestor(std::move(options)));
   const AttestorOptions& o = a->options_;
@@ -58,6 +78,7 @@ core::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions options)
   } else {
     a->event_log_reason_ = "the platform's event log cannot be read: " + event_log.message();
   }
+  a->UpgradeToFullChain();
 
   if (o.tpm == "none") {
     a->no_tpm_reason_ = "attestation.tpm is \"none\" in volent.yaml";
@@ -130,6 +151,9 @@ core::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   facts.boot_profile = boot_.profile;  // verity-only only from the sealed image's own PID 1
   facts.secure_boot = secure_boot_;
   facts.verity_roothash = boot_.verity_roothash;
+  if (auto off = core::ReadFileCapped(o.modules_disabled_path, 16, nullptr, {.from = core::PathFrom::kUntrusted})) {
+    facts.modules_disabled = *off == "1\n";
+  }
   facts.key_provenance = o.key_provenance;
   facts.volent_sha256 = volent_sha256_;
   facts.kernel_sha256 = kernel_sha256_;

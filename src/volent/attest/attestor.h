@@ -59,6 +59,10 @@ struct AttestorOptions {
   std::string efi_dir = "/sys/firmware/efi";
   BootSources boot;                     // platform_facts.h ReadBootFacts
   std::string event_log_path = "/sys/kernel/security/tpm0/binary_bios_measurements";
+  // The kernel's command line (full-chain: the signed UKI's, uefi_evidence.h)
+  // and whether module loading is off for this boot.
+  std::string cmdline_path = "/proc/cmdline";
+  std::string modules_disabled_path = "/proc/sys/kernel/modules_disabled";
 };
 
 class Attestor {
@@ -89,6 +93,7 @@ class Attestor {
   const BootFacts& boot() const { return boot_; }
 
  private:
+  void UpgradeToFullChain();
   explicit Attestor(AttestorOptions options) : options_(std::move(options)) {}
 
   AttestorOptions options_;

@@ -121,6 +121,8 @@ core::Result<EventLogReplay> ReplayEventLog(std::string_view log) {
       continue;
     }
     if (!have) return Bad(n, "no sha256 digest");
+    LoggedEvent& event = replay.extended.emplace_back(LoggedEvent{pcr, type, {}, data});
+    std::memcpy(event.sha256.data(), sha256.data(), 32);
     auto [it, fresh] = value.try_emplace(pcr);
     if (fresh && pcr == 0) it->second[31] = locality;
     std::string both(reinterpret_cast<const char*>(it->second.data()), 32);

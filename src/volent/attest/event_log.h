@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -29,9 +30,19 @@ namespace volent::attest {
 // The most events a log may hold (a real one holds a few hundred).
 inline constexpr size_t kMaxLogEvents = 100'000;
 
+// One event the log extends a PCR with: what the profile checks read
+// (uefi_evidence.h). `data` is a view into the log given to ReplayEventLog.
+struct LoggedEvent {
+  uint32_t pcr = 0;
+  uint32_t type = 0;
+  std::array<uint8_t, 32> sha256{};
+  std::string_view data;
+};
+
 struct EventLogReplay {
   std::map<uint32_t, std::array<uint8_t, 32>> pcrs;  // each PCR the log extends, as the log says it ends
   size_t events = 0;                                  // events read, EV_NO_ACTION included
+  std::vector<LoggedEvent> extended;                  // the events that extend a PCR, in order
 };
 
 core::Result<EventLogReplay> ReplayEventLog(std::string_view log);

@@ -19,7 +19,7 @@
 namespace volent::attest {
 
 // EFI_GLOBAL_VARIABLE's GUID: where the firmware keeps SecureBoot.
-constexpr char kSecureBootVariable[] = "SecureBoot-8be4df61-93ca-11d2-aa0d-e98c0e37f7b5";
+constexpr char kSecureBootVariable[] = "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 
 std::string SecureBootState(const std::string& efi_dir, const std::string& efivars_dir) {
   struct stat st;

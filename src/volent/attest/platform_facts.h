@@ -86,7 +86,7 @@ BootFacts ReadBootFacts(const BootSources& sources = {});
 // The facts of the boot section that rest only on a file the node read and
 // a root user could fake in a mount namespace of its own: the report lists
 // them as self-asserted ("boot"."self_asserted").
-inline const std::vector<std::string> kSelfAssertedBootFacts = {"secure_boot"};
+inline const std::vector<std::string> kSelfAssertedBootFacts = {"secure_boot", "modules_disabled"};
 
 // SHA-256 (hex) of the running program's file, read through /proc/self/exe.
 core::Result<std::string> OwnBinarySha256();

@@ -289,5 +289,26 @@ TEST(DmDeviceTest, TheKernelsTableOfVolentRoot) {
   EXPECT_TRUE(device->targets[0].status == "V" || device->targets[0].status == "C") << device->targets[0].status;
 }
 
+// The variable's name is EFI_GLOBAL_VARIABLE's GUID as the kernel's efivarfs
+// spells it (8be4df61-93ca-11d2-aa0d-00e098032b8c); the value follows four
+// bytes of attributes.
+TEST(SecureBootStateTest, ReadsTheGlobalVariableByItsRealName) {
+  char tmpl[] = "/tmp/secure-boot-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::filesystem::create_directories(dir + "/efi/efivars");
+  const std::string var = dir + "/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+  auto write = [&](std::string_view value) { std::ofstream(var, std::ios::binary) << value; };
+  write(std::string("\x06\0\0\0\x01", 5));
+  EXPECT_EQ(SecureBootState(dir + "/efi", dir + "/efi/efivars"), "enabled");
+  write(std::string("\x06\0\0\0\0", 5));
+  EXPECT_EQ(SecureBootState(dir + "/efi", dir + "/efi/efivars"), "disabled");
+  write(std::string("\x06\0\0\0\x01\x01", 6));
+  EXPECT_EQ(SecureBootState(dir + "/efi", dir + "/efi/efivars"), "unknown");
+  std::filesystem::remove(var);
+  EXPECT_EQ(SecureBootState(dir + "/efi", dir + "/efi/efivars"), "unknown");
+  EXPECT_EQ(SecureBootState(dir + "/no-efi", dir + "/efi/efivars"), "not-efi");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace volent::attest

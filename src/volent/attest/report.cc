@@ -44,7 +44,8 @@ nlohmann::json ReportPredicate(const ReportFacts& facts, const core::ed25519::Pu
       // self_asserted: the boot facts that rest only on a file the node read
       // (platform_facts.h); the quote proves none of them.
       {"boot", {{"profile", facts.boot_profile}, {"secure_boot", facts.secure_boot},
-                {"verity_roothash", facts.verity_roothash}, {"self_asserted", kSelfAssertedBootFacts}}},
+                {"verity_roothash", facts.verity_roothash}, {"modules_disabled", facts.modules_disabled},
+                {"self_asserted", kSelfAssertedBootFacts}}},
       {"key", {{"provenance", facts.key_provenance}, {"public_key", core::Base64Encode(signer.raw())}}},
       {"software", {{"volent", {{"sha256", facts.volent_sha256}}},
                     {"ampoule_kernel", facts.kernel_sha256.is_null() ? nlohmann::json(nullptr)

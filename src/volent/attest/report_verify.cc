@@ -7,6 +7,7 @@
 #include "ampoule/receipt/verify.h"
 #include "core/hex.h"
 #include "volent/attest/event_log.h"
+#include "volent/attest/uefi_evidence.h"
 #include "volent/attest/quote_verify.h"
 #include "volent/attest/report.h"
 #include "volent/attest/tpm_section.h"
@@ -59,7 +60,9 @@ class Checker {
 
 // The TPM claims; the node's starts in this boot when the quote holds and
 // the log replays to it and reads as whole starts, else null.
-std::optional<std::vector<NodeStart>> CheckTpm(Checker& c, const Policy& policy, const json& tpm, const std::string& nonce) {
+// `uefi`: what the event log shows of the boot, when the quote vouches for it.
+std::optional<std::vector<NodeStart>> CheckTpm(Checker& c, const Policy& policy, const json& tpm, const std::string& nonce,
+                                               std::optional<UefiEvidence>& uefi) {
   c.Checked("tpm");
   const bool present = tpm.is_object() && tpm.contains("present") && tpm["present"] == true;
   if (!present) {
@@ -117,13 +120,17 @@ std::optional<std::vector<NodeStart>> CheckTpm(Checker& c, const Policy& policy,
     if (!replay) {
       c.Fail("tpm.event_log", replay.message());
     } else {
+      bool agrees = true;
       for (const auto& [index, value] : replay->pcrs) {
         if (!quoted.count(index)) continue;  // a PCR the quote does not cover (16-23)
         if (quoted[index] != value) {
+          agrees = false;
           c.Fail("tpm.event_log", "the log's events replay PCR " + std::to_string(index) + " to " + Hex(value) +
                                       ", the quote has " + Hex(quoted[index]));
         }
       }
+      // Only a log the quote vouches for says how the machine booted.
+      if (agrees && quote_ok) uefi = ReadUefiEvidence(replay->extended);
     }
   }
 
@@ -232,8 +239,9 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
     }
   }
 
+  std::optional<UefiEvidence> uefi;
   const std::optional<std::vector<NodeStart>> starts =
-      CheckTpm(c, policy, p.contains("tpm") ? p["tpm"] : json(), nonce_bytes);
+      CheckTpm(c, policy, p.contains("tpm") ? p["tpm"] : json(), nonce_bytes, uefi);
 
   // What the report says the node runs now; each value is recomputed where
   // it can be, then held against the node's last start when the log is bound.
@@ -307,6 +315,11 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
     if (!Contains(policy.boot_profiles, profile)) {
       c.Fail("boot.profile", "the node booted " + (profile.empty() ? "(none)" : profile) +
                                  ", not a profile the policy allows");
+    } else if (profile == "full-chain" && !(uefi && uefi->secure_boot_on && uefi->uki_cmdline)) {
+      // The claim is the node's; the quoted event log must bear it out.
+      c.Fail("boot.profile", uefi ? "the report says full-chain, but its quoted event log shows no Secure Boot "
+                                    "and signed UKI (PCR 7 SecureBoot = 1, PCR 11's .cmdline)"
+                                  : "the report says full-chain, but carries no event log the quote vouches for");
     }
   }
   if (policy.secure_boot_required) {

@@ -32,6 +32,7 @@
 #include "volent/control/tls_context.h"
 #include "volent/egress/credentials.h"
 #include "volent/egress/gate.h"
+#include "volent/init/boot_record.h"
 #include "volent/journal/journal.h"
 #include "volent/model/client.h"
 #include "volent/model/keys.h"
@@ -192,6 +193,10 @@ attest::AttestorOptions AttestorOptionsFor(const manifest::NodeConfig& config, c
   o.trust = attest::TrustDocument(TrustSettingsFor(config, data_dir));
   o.kernel_path = ampoule::kernel::DefaultKernelPath();
   o.data_dir = data_dir;
+  // In the sealed image the kernel's log is root's alone; PID 1 copied it
+  // for the node's user (volent/init/boot_record.h). The verifier replays
+  // whichever it is against the quote.
+  if (struct stat st; stat(init::kEventLogCopyPath, &st) == 0) o.event_log_path = init::kEventLogCopyPath;
   o.journal_digest = [&journal]() -> Result<std::pair<uint64_t, std::string>> {
     auto digest = journal.GetDigest();
     if (!digest) return digest.error();

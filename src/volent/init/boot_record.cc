@@ -46,4 +46,34 @@ core::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status)
   return core::Status::Ok();
 }
 
+core::Status CopyEventLog(const std::string& from, const std::string& to) {
+  int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return errno == ENOENT ? core::Status::Ok() : Errno("open " + from);
+  std::string log;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      close(in);
+      return Errno("read " + from, error);
+    }
+    if (n == 0) break;
+    log.append(buf, static_cast<size_t>(n));
+    if (log.size() > kMaxEventLog) {
+      close(in);
+      return core::Error{from + " is larger than " + std::to_string(kMaxEventLog) + " bytes; not copied"};
+    }
+  }
+  close(in);
+  int fd = open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+  if (fd < 0) return Errno("create " + to);
+  const bool written = WriteAll(fd, log);
+  const int error = errno;
+  close(fd);
+  if (!written) return Errno("write " + to, error);
+  return core::Status::Ok();
+}
+
 }  // namespace volent::init

@@ -31,4 +31,15 @@ std::string BootRecordJson(const VerityRoot& root, const VerityStatus& status);
 // Writes BootRecordJson to kBootRecordPath (its folder made if missing).
 core::Status WriteBootRecord(const VerityRoot& root, const VerityStatus& status);
 
+// The platform's TPM event log, as the kernel exposes it (root's alone,
+// 0440), copied for the node's user to /run/volent/tpm-event-log (root's,
+// 0444) once WriteBootRecord made the folder. Nothing rests on the copy
+// being honest: the report's verifier replays the log against the TPM's
+// signed quote. No log (no TPM, or a firmware that keeps none) is not an
+// error: nothing is written and the node's report says why.
+inline constexpr char kEventLogPath[] = "/sys/kernel/security/tpm0/binary_bios_measurements";
+inline constexpr char kEventLogCopyPath[] = "/run/volent/tpm-event-log";
+inline constexpr size_t kMaxEventLog = 1 << 20;
+core::Status CopyEventLog(const std::string& from = kEventLogPath, const std::string& to = kEventLogCopyPath);
+
 }  // namespace volent::init

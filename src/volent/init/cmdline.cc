@@ -106,6 +106,9 @@ core::Result<BootOptions> ParseCmdline(std::string_view cmdline) {
       } else {
         return bad("unknown test (known: heartbeat, checks, stop)");
       }
+    } else if (key == "keys") {
+      if (value != "dev-only" && value != "production") return bad("unknown key provenance (known: dev-only, production)");
+      options.keys = value;
     } else if (key == "roothash") {
       if (!IsHex(value) || value.size() != 64) return bad("not a SHA-256 root hash (64 lowercase hex digits)");
       if (!options.root) options.root.emplace();
@@ -130,7 +133,7 @@ core::Result<BootOptions> ParseCmdline(std::string_view cmdline) {
       if (!options.network) options.network.emplace();
       options.network->gateway = value;
     } else {
-      return bad("unknown parameter (known: test, roothash, salt, data_blocks, hash_start, root, data, ip, gateway)");
+      return bad("unknown parameter (known: test, keys, roothash, salt, data_blocks, hash_start, root, data, ip, gateway)");
     }
   }
   if (options.network && options.network->address.empty()) {

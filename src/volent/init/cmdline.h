@@ -10,6 +10,10 @@
 //   volent.test=stop          bring it up, start the node, and after
 //                             kStopTestSeconds stop the machine as SIGTERM
 //                             would (the node stopped first)
+//   volent.keys=dev-only      the Secure Boot keys that signed this boot's
+//   volent.keys=production    unified kernel image (set by the image build
+//                             inside the signed command line): dev-only is
+//                             said on the console at every boot
 //   volent.roothash=HEX       the root is dm-verity: the SHA-256 root of its
 //   volent.salt=HEX|-         hash tree, the tree's salt, the data blocks
 //   volent.data_blocks=N      (4096 bytes) and the block where the tree
@@ -66,6 +70,7 @@ struct BootOptions {
   std::optional<VerityRoot> root;
   std::string data_device = "/dev/vdb";
   std::optional<Network> network;
+  std::string keys;  // "", dev-only or production (volent.keys)
   // Module name (dashes as underscores) -> "KEY=VALUE KEY=VALUE".
   std::map<std::string, std::string> module_parameters;
 };

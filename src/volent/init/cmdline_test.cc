@@ -105,5 +105,16 @@ TEST(InitCmdlineTest, UnknownTestIsNamed) {
   EXPECT_FALSE(ParseCmdline("volent.test=").ok());
 }
 
+TEST(InitCmdlineTest, KeyProvenanceIsOneOfTwoWords) {
+  auto o = ParseCmdline("volent.keys=dev-only");
+  ASSERT_TRUE(o.ok()) << o.message();
+  EXPECT_EQ(o->keys, "dev-only");
+  EXPECT_EQ(ParseCmdline("volent.keys=production")->keys, "production");
+  EXPECT_EQ(ParseCmdline("quiet")->keys, "");
+  auto bad = ParseCmdline("volent.keys=trusted");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("dev-only, production"), std::string::npos) << bad.message();
+}
+
 }  // namespace
 }  // namespace volent::init

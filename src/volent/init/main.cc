@@ -2,7 +2,8 @@
 //
 // From the initramfs, in this order, before anything of the disk runs:
 //   1. mounts /proc, /sys, /dev; reads the kernel command line (cmdline.h)
-//   2. loads the image's modules (modules.h)
+//   2. loads the image's modules (modules.h), then turns module loading off
+//      for the rest of the boot, and mounts securityfs and efivarfs read-only
 //   3. makes the dm-verity device from the command line's root hash and
 //      reads every block through it (verity.h): a wrong hash or any
 //      corrupted block panics the kernel there, before anything of the disk
@@ -28,11 +29,13 @@
 // Static, libc only: the initramfs holds this file, the modules and no loader.
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <string_view>
 
 #include "volent/init/boot_record.h"
 #include "volent/init/children.h"
@@ -129,10 +132,24 @@ BootOptions ReadOptions() {
   }
 }
 
+// securityfs always; efivarfs only where the firmware is UEFI. A failure is
+// said, not fatal: the node's report then says what it could not read.
+void MountFirmwareFileSystems() {
+  struct stat st;
+  const bool efi = stat("/sys/firmware/efi", &st) == 0;
+  for (const MountPoint& m : FirmwareMounts()) {
+    if (std::string_view(m.fstype) == "efivarfs" && !efi) continue;
+    SayIfError(Mount(m));
+  }
+}
+
 // Steps 2 to 5. Returns the verity device's node.
 std::string BringUp(const BootOptions& options) {
   const VerityRoot& root = *options.root;
   if (auto s = LoadModules(kModulesDir, options.module_parameters); !s.ok()) Halt(s.message());
+  if (auto s = TurnOffModuleLoading(); !s.ok()) Halt(s.message());
+  Say("module loading turned off (kernel.modules_disabled = 1)");
+  MountFirmwareFileSystems();
   if (auto s = WaitForPath(root.device, kDiskWaitMs); !s.ok()) Halt("no root disk: " + s.message());
   auto device = CreateVerityDevice(root);
   if (!device.ok()) Halt(device.message());
@@ -146,6 +163,7 @@ std::string BringUp(const BootOptions& options) {
   auto status = ReadVerityStatus();
   if (!status.ok()) Halt(status.message());
   SayIfError(WriteBootRecord(root, *status));
+  SayIfError(CopyEventLog());
   SayIfError(BringUpLoopback());
   if (options.network) SayIfError(ConfigureEthernet(*options.network));
   return *device;
@@ -156,6 +174,10 @@ std::string BringUp(const BootOptions& options) {
   AttachConsole();  // if it fails there is no one to tell
   SayIfError(BlockSignals());
   const BootOptions options = ReadOptions();
+  if (options.keys == "dev-only") {
+    Say("DEV-ONLY KEYS: this image was signed with development Secure Boot keys made by its build; "
+        "anyone holding them can sign what boots here: not for production");
+  }
   if (!options.root) {
     Heartbeat();
     if (options.test != TestMode::kNone) PowerOffOrSleep();

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/errno_text.h"
+#include "core/unique_fd.h"
+#include "core/write_all.h"
 
 namespace volent::init {
 namespace {
@@ -65,6 +67,14 @@ core::Status LoadModules(const std::string& dir, const std::map<std::string, std
     int err = errno;
     close(fd);
     if (rc != 0 && err != EEXIST) return core::Error{"load module " + file + ": " + core::ErrnoText(err)};
+  }
+  return core::Status::Ok();
+}
+
+core::Status TurnOffModuleLoading() {
+  core::UniqueFd fd(open("/proc/sys/kernel/modules_disabled", O_WRONLY | O_CLOEXEC));
+  if (!fd.valid() || !core::WriteAll(fd.get(), "1\n")) {
+    return core::Error{"turn module loading off (/proc/sys/kernel/modules_disabled): " + core::ErrnoText(errno)};
   }
   return core::Status::Ok();
 }

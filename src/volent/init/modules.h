@@ -21,6 +21,11 @@ inline constexpr char kModulesDir[] = "/modules";
 // (dashes as underscores) to its "KEY=VALUE ..." string.
 core::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters);
 
+// Turns module loading off for the rest of this boot
+// (/proc/sys/kernel/modules_disabled = 1, which no one can set back): once
+// the root's modules are in, nothing, root or not, can load another.
+core::Status TurnOffModuleLoading();
+
 // Waits up to `timeout_ms` for `path` (a device node or a /sys entry) to
 // exist: a driver's probe may finish after its module's init returns.
 core::Status WaitForPath(const std::string& path, long timeout_ms);

@@ -22,6 +22,12 @@ constexpr MountPoint kEarlyMounts[] = {
     {"/dev", "devtmpfs", kSafe},  // device nodes: no MS_NODEV
 };
 
+// Read-only: the node reads the event log and SecureBoot, nothing writes.
+constexpr MountPoint kFirmwareMounts[] = {
+    {"/sys/kernel/security", "securityfs", kSafe | MS_NODEV | MS_RDONLY},       // the TPM's event log
+    {"/sys/firmware/efi/efivars", "efivarfs", kSafe | MS_NODEV | MS_RDONLY},  // only under UEFI
+};
+
 core::Error MountError(const MountPoint& m, const char* step, int errnum) {
   return core::Error{std::string(step) + " " + m.target + " (" + m.fstype + "): " + core::ErrnoText(errnum)};
 }
@@ -29,6 +35,7 @@ core::Error MountError(const MountPoint& m, const char* step, int errnum) {
 }  // namespace
 
 std::span<const MountPoint> EarlyMounts() { return kEarlyMounts; }
+std::span<const MountPoint> FirmwareMounts() { return kFirmwareMounts; }
 
 core::Status Mount(const MountPoint& m) {
   if (mkdir(m.target, 0755) != 0 && errno != EEXIST) return MountError(m, "mkdir", errno);

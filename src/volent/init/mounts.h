@@ -19,6 +19,12 @@ struct MountPoint {
 // /proc, /sys and /dev, in the order they are mounted.
 std::span<const MountPoint> EarlyMounts();
 
+// securityfs (the TPM's event log, /sys/kernel/security/tpm0) and, once
+// the efivarfs module is loaded, the UEFI variables (SecureBoot): both
+// read-only, mounted after the modules. efivarfs only exists on a machine
+// booted through UEFI (/sys/firmware/efi): elsewhere it is not mounted.
+std::span<const MountPoint> FirmwareMounts();
+
 // Mounts `m`. A target already mounted with that type counts as done
 // (EBUSY: a kernel with CONFIG_DEVTMPFS_MOUNT may have mounted /dev).
 // The error names the target, the type and the errno text.

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Predicts the PCRs a UEFI boot of the sealed image ends with, from the
+artifacts the build made, and writes the policy an auditor checks a booted
+node's report against (docs/attestation.md, "Predicted PCRs").
+
+Usage:
+  predict_pcrs.py full-chain --uki SIGNED_UKI --vars OVMF_VARS --roothash HEX -o POLICY
+      PCRs 4, 7, 9 and 11 of the full-chain profile, written as a policy
+      (pcrs, boot_profiles, secure_boot, verity_roothash, key_provenance);
+      the auditor adds "signers" (the node's report key, learnt when the
+      node was enrolled) before `volent attest --verify`.
+  predict_pcrs.py events full-chain --uki SIGNED_UKI --vars OVMF_VARS
+      The predicted events, one line each: PCR, what, SHA-256.
+
+What each PCR holds in this profile (OVMF from Debian 12, systemd-boot's
+stub 252, Debian's Linux 6.1; every digest SHA-256, every extend
+PCR = SHA-256(PCR || digest) from 32 zero bytes):
+  4  EV_EFI_ACTION "Calling EFI Application from Boot Option", the
+     separator (four zero bytes), then EV_EFI_BOOT_SERVICES_APPLICATION:
+     the UKI's Authenticode digest (uki.py).
+  7  EV_EFI_VARIABLE_DRIVER_CONFIG of SecureBoot (1), PK, KEK, db and dbx
+     (empty when not set), each the UEFI_VARIABLE_DATA structure (vendor
+     GUID, name length, data length, UTF-16 name, data); the separator; then
+     EV_EFI_VARIABLE_AUTHORITY: the db entry (owner GUID and certificate)
+     that verified the UKI.
+  9  the kernel's EFI stub: the command line it was given (UTF-16 with its
+     NUL: LOADED_IMAGE::LoadOptions) and the initrd ("Linux initrd").
+  11 systemd's stub: for .linux, .osrel, .cmdline and .initrd in that order,
+     the section's name with its NUL, then the section's bytes.
+PCRs 0 to 3, 5 and 6 are the firmware's and the machine's own (QEMU's
+version, the devices): not predicted. The node's own PCR (node_pcr.h) is
+checked through its PCR log, as in every profile.
+"""
+import argparse
+import hashlib
+import json
+import os
+import struct
+import sys
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import efi_vars  # noqa: E402
+import uki  # noqa: E402
+
+SEPARATOR = bytes(4)
+CALLING = b"Calling EFI Application from Boot Option"
+STUB_SECTIONS = (".linux", ".osrel", ".cmdline", ".initrd")
+
+
+def sha256(b):
+    return hashlib.sha256(b).digest()
+
+
+def variable_data(name, guid, data):
+    """UEFI_VARIABLE_DATA (TCG PC Client Platform Firmware Profile, 10.2.6)."""
+    encoded = name.encode("utf-16-le")
+    return guid.bytes_le + struct.pack("<QQ", len(name), len(data)) + encoded + data
+
+
+def signer_entry(pe, db):
+    """The EFI_SIGNATURE_DATA of db whose certificate signed `pe`."""
+    if pe.cert_size == 0:
+        raise SystemExit("predict_pcrs: the UKI is not signed")
+    signature = pe.data[pe.cert_offset:pe.cert_offset + pe.cert_size]
+    found = None
+    off = 0
+    while off + 28 <= len(db):
+        sig_type = uuid.UUID(bytes_le=db[off:off + 16])
+        list_size, header_size, entry_size = struct.unpack_from("<III", db, off + 16)
+        if list_size < 28 or off + list_size > len(db) or entry_size < 16:
+            raise SystemExit("predict_pcrs: db holds a malformed signature list")
+        at = off + 28 + header_size
+        while sig_type == efi_vars.CERT_X509 and at + entry_size <= off + list_size:
+            entry = db[at:at + entry_size]
+            # The signer's certificate is carried whole in the PKCS#7 blob.
+            if entry[16:] in signature:
+                if found is not None and found != entry:
+                    raise SystemExit("predict_pcrs: more than one db certificate is in the UKI's signature")
+                found = entry
+            at += entry_size
+        off += list_size
+    if found is None:
+        raise SystemExit("predict_pcrs: no certificate of db signed the UKI: the firmware would refuse it")
+    return found
+
+
+def full_chain_events(uki_path, vars_path):
+    pe = uki.Pe(uki.read(uki_path))
+    with open(vars_path, "rb") as f:
+        store = efi_vars.live(f.read(efi_vars.MAX_FILE))
+
+    def var(name, guid):
+        return store.get((name, guid), (0, b""))[1]
+
+    events = [(4, "EV_EFI_ACTION Calling EFI Application from Boot Option", sha256(CALLING)),
+              (4, "EV_SEPARATOR", sha256(SEPARATOR)),
+              (4, "EV_EFI_BOOT_SERVICES_APPLICATION the UKI", bytes.fromhex(pe.authenticode_sha256()))]
+    for name, guid, data in (("SecureBoot", efi_vars.GLOBAL, b"\x01"),
+                             ("PK", efi_vars.GLOBAL, var("PK", efi_vars.GLOBAL)),
+                             ("KEK", efi_vars.GLOBAL, var("KEK", efi_vars.GLOBAL)),
+                             ("db", efi_vars.IMAGE_SECURITY, var("db", efi_vars.IMAGE_SECURITY)),
+                             ("dbx", efi_vars.IMAGE_SECURITY, var("dbx", efi_vars.IMAGE_SECURITY))):
+        events.append((7, f"EV_EFI_VARIABLE_DRIVER_CONFIG {name}", sha256(variable_data(name, guid, data))))
+    events.append((7, "EV_SEPARATOR", sha256(SEPARATOR)))
+    authority = signer_entry(pe, var("db", efi_vars.IMAGE_SECURITY))
+    events.append((7, "EV_EFI_VARIABLE_AUTHORITY db", sha256(variable_data("db", efi_vars.IMAGE_SECURITY, authority))))
+
+    sections = {}
+    for name, vsize, _, raw_size, raw_at in pe.sections:
+        sections[name] = pe.data[raw_at:raw_at + min(vsize, raw_size)] + bytes(max(0, vsize - raw_size))
+    missing = [s for s in STUB_SECTIONS if s not in sections]
+    if missing:
+        raise SystemExit(f"predict_pcrs: the UKI lacks {', '.join(missing)}")
+    for name in STUB_SECTIONS:
+        events.append((11, f"section name {name}", sha256(name.encode() + b"\0")))
+        events.append((11, f"section {name}", sha256(sections[name])))
+    cmdline = sections[".cmdline"].decode("utf-8").rstrip("\0")
+    events.append((9, "LOADED_IMAGE::LoadOptions", sha256((cmdline + "\0").encode("utf-16-le"))))
+    events.append((9, "Linux initrd", sha256(sections[".initrd"])))
+    return events
+
+
+def replay(events):
+    pcrs = {}
+    for index, _, digest in events:
+        pcrs[index] = sha256(pcrs.get(index, bytes(32)) + digest)
+    return {k: v.hex() for k, v in sorted(pcrs.items())}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=["full-chain", "events"])
+    parser.add_argument("profile", nargs="?", default="full-chain", choices=["full-chain"])
+    parser.add_argument("--uki", required=True)
+    parser.add_argument("--vars", required=True)
+    parser.add_argument("--roothash")
+    parser.add_argument("-o", "--output")
+    args = parser.parse_args()
+    try:
+        events = full_chain_events(args.uki, args.vars)
+    except (uki.PeError, efi_vars.StoreError, OSError, UnicodeDecodeError) as e:
+        print(f"predict_pcrs: {e}", file=sys.stderr)
+        return 1
+    if args.mode == "events":
+        for index, what, digest in events:
+            print(index, what, digest.hex())
+        return 0
+    if not args.roothash or not args.output:
+        parser.error("full-chain needs --roothash and -o")
+    policy = {
+        "pcrs": {str(k): [v] for k, v in replay(events).items()},
+        "boot_profiles": ["full-chain"],
+        "secure_boot": "required",
+        "verity_roothash": args.roothash,
+    }
+    tmp = args.output + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(policy, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

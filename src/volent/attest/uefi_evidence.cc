@@ -1,0 +1,79 @@
+#include "volent/attest/uefi_evidence.h"
+
+#include <cstring>
+#include <string>
+
+#include "core/sha256.h"
+
+namespace volent::attest {
+namespace {
+
+constexpr uint32_t kEvIpl = 0x0000000D;
+constexpr uint32_t kEvEfiVariableDriverConfig = 0x80000001;
+// EFI_GLOBAL_VARIABLE (8be4df61-93ca-11d2-aa0d-00e098032b8c) as it is laid
+// out in memory: the first three fields little-endian.
+constexpr uint8_t kGlobalVariableGuid[16] = {0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11,
+                                             0xaa, 0x0d, 0x00, 0xe0, 0x98, 0x03, 0x2b, 0x8c};
+
+uint64_t U64(std::string_view s, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<uint8_t>(s[at + i]);
+  return v;
+}
+
+std::string Utf16(std::string_view ascii) {
+  std::string out;
+  for (char c : ascii) {
+    out += c;
+    out += '\0';
+  }
+  return out;
+}
+
+// UEFI_VARIABLE_DATA: the vendor GUID, the name's length in characters, the
+// data's length, the name in UTF-16 (no NUL), the data.
+bool IsSecureBootOn(std::string_view data) {
+  static const std::string kName = Utf16("SecureBoot");
+  if (data.size() < 32 || std::memcmp(data.data(), kGlobalVariableGuid, 16) != 0) return false;
+  const uint64_t name_chars = U64(data, 16), data_size = U64(data, 24);
+  if (name_chars != 10 || data_size != 1 || data.size() != 32 + kName.size() + 1) return false;
+  return data.substr(32, kName.size()) == kName && data[32 + kName.size()] == '\x01';
+}
+
+}  // namespace
+
+UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events) {
+  static const std::string kCmdlineSection = Utf16(std::string_view(".cmdline\0", 9));
+  static const std::array<uint8_t, 32> kNameDigest = core::Sha256(std::string_view(".cmdline\0", 9));
+  UefiEvidence evidence;
+  for (const LoggedEvent& e : events) {
+    if (e.pcr == 7 && e.type == kEvEfiVariableDriverConfig && IsSecureBootOn(e.data)) evidence.secure_boot_on = true;
+    // systemd's stub logs the section's name twice: first extending the
+    // name itself, then the section's bytes. The second is the command line.
+    if (e.pcr == 11 && e.type == kEvIpl && e.data == kCmdlineSection && e.sha256 != kNameDigest) {
+      evidence.uki_cmdline = e.sha256;
+    }
+  }
+  return evidence;
+}
+
+bool ShowsFullChain(const UefiEvidence& evidence, std::string_view cmdline, std::string_view roothash,
+                    std::string* why) {
+  auto no = [&](const char* reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (!evidence.secure_boot_on) return no("the event log does not show Secure Boot on (PCR 7, SecureBoot = 1)");
+  if (!evidence.uki_cmdline) return no("the event log shows no unified kernel image's command line (PCR 11)");
+  if (core::Sha256(cmdline) != *evidence.uki_cmdline) {
+    return no("the kernel's command line is not the one the signed UKI carried (PCR 11's .cmdline)");
+  }
+  const std::string want = "volent.roothash=" + std::string(roothash);
+  const std::string padded = " " + std::string(cmdline) + " ";
+  if (roothash.empty() || padded.find(" " + want + " ") == std::string::npos) {
+    return no("the UKI's command line does not name the verity root's hash");
+  }
+  return true;
+}
+
+}  // namespace volent::attest
