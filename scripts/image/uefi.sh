@@ -117,6 +117,18 @@ uefi_full_chain() {
   rm -rf "$work"
 }
 
+# uefi_machine_args VARS_COPY: QEMU's machine and firmware arguments, one a
+# line: q35 with SMM (OVMF's Secure Boot build keeps its variables there),
+# the firmware's code read-only and VARS_COPY, which the firmware writes,
+# as its variable store; no default devices. boot_uefi uses them, and the
+# tests that try ESPs the firmware must refuse.
+uefi_machine_args() {
+  printf '%s\n' -M q35,smm=on -nodefaults -display none -serial stdio -no-reboot \
+    -global driver=cfi.pflash01,property=secure,value=on \
+    -drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE" \
+    -drive "if=pflash,format=raw,unit=1,file=$1"
+}
+
 # boot_uefi ESP VARS TPM_DIR ROOT_DISK DATA_DISK ACCEL MEMORY TIMEOUT API_PORT:
 # q35 with OVMF's Secure Boot build (SMM, the variables in a second flash
 # chip: a copy of VARS, so every boot starts from the same keys and boot
@@ -145,10 +157,9 @@ boot_uefi() {
   swtpm_pid=$!
   for _ in $(seq 50); do [[ -S $run/tpm.sock ]] && break; sleep 0.1; done
   [[ -S $run/tpm.sock ]] || { kill "$swtpm_pid" 2>/dev/null; die 2 "swtpm did not start: $(cat "$run/swtpm.log")"; }
-  timeout -k 5 "$timeout_s" "$QEMU" -M q35,smm=on -accel "$accel" -cpu max -m "$memory" -nodefaults \
-    -display none -serial stdio -no-reboot -global driver=cfi.pflash01,property=secure,value=on \
-    -drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE" \
-    -drive "if=pflash,format=raw,unit=1,file=$run/vars.fd" \
+  local machine
+  mapfile -t machine < <(uefi_machine_args "$run/vars.fd")
+  timeout -k 5 "$timeout_s" "$QEMU" "${machine[@]}" -accel "$accel" -cpu max -m "$memory" \
     -drive "id=esp,file=$esp,format=raw,if=none,snapshot=on" -device ide-hd,drive=esp,bus=ide.0,bootindex=1 \
     -drive "id=root,file=$disk,format=raw,if=none,readonly=on" -device virtio-blk-pci,drive=root \
     -drive "id=data,file=$data,format=raw,if=none" -device virtio-blk-pci,drive=data \

@@ -20,6 +20,17 @@ if(TARGET volent-init AND TARGET volent)
   set_tests_properties(image_vm PROPERTIES TIMEOUT 900 LABELS image SKIP_REGULAR_EXPRESSION "^skipped: ")
 endif()
 
+# image_uefi: the full-chain profile (tests/image/uefi_test.py): the signed UKI
+#   and OVMF's variables with the image's dev-only keys; OVMF refuses the
+#   unsigned, foreign-signed and altered UKIs and, with Microsoft's keys
+#   alone, the good one; the image boots under Secure Boot with swtpm; the
+#   node's report verifies against the PCRs the build predicted and fails
+#   against another build's prediction, naming the PCR.
+if(TARGET volent-init AND TARGET volent)
+  add_test(NAME image_uefi COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/image/uefi_test.py --build ${CMAKE_BINARY_DIR})
+  set_tests_properties(image_uefi PROPERTIES TIMEOUT 1200 LABELS image SKIP_REGULAR_EXPRESSION "^skipped: ")
+endif()
+
 # image_door / volent_door: the operators' door (tests/image/door_test.py):
 #   HEAD answers without a body, a valid admin token served while wrong ones
 #   keep coming from its address, and a request answered with idle sockets

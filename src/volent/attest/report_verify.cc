@@ -331,7 +331,11 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
                               "fake; pin PCR 7 (\"pcrs\") to have the TPM's quote prove it");
     }
   }
-  if (!policy.verity_roothash.empty() || Contains(policy.boot_profiles, "verity-only")) {
+  // full-chain with PCR 11 pinned: the root hash is in the signed UKI's
+  // command line, which the quote binds through that PCR.
+  const bool roothash_quoted = Str(p, json::json_pointer("/boot/profile")) == "full-chain" && uefi &&
+                               uefi->uki_cmdline && policy.pcrs.count(11);
+  if ((!policy.verity_roothash.empty() || Contains(policy.boot_profiles, "verity-only")) && !roothash_quoted) {
     verdict.notes.push_back("the verity profile and root hash are the node's reading of its kernel's device-mapper "
                             "table: true of the files the node runs from, not proved by the quote (only a measured "
                             "boot, full-chain, is)");
