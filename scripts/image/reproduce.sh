@@ -14,7 +14,11 @@
 # 2. builds the image (examples/image) from them and the kernel;
 # 3. builds the image from BUILD's binaries and the same kernel;
 # 4. prints "MATCH image:NAME SHA256" or "MISMATCH image:NAME ..." for
-#    disk.raw, disk.qcow2, disk.vhd and initrd.
+#    disk.raw, disk.qcow2, disk.vhd, initrd, the unsigned UKI, OVMF's
+#    variables with the keys and the predicted policy (both images signed
+#    with one key set; a signature carries its time, so the signed UKI and
+#    its ESP are compared through the policy, which holds the UKI's
+#    Authenticode digest in PCR 4).
 # Needs a clean checkout (both images carry the commit). Exit status: 0 all
 # match; 1 a mismatch or a failed build; 2 usage or a dirty tree; 3 no kernel
 # package to be had (scripts/image/kernel.sh's 3).
@@ -52,9 +56,11 @@ ln -s "$REPRO_BUILD_DIR/bin/volent" "$REPRO_BUILD_DIR/bin/volent-init" "$work/re
 ln -s "$(readlink -f "$reference/bin/volent")" "$work/reference/bin/volent"
 ln -s "$(readlink -f "$reference/bin/volent-init")" "$work/reference/bin/volent-init"
 
+# One key set for both images (made by the first): the signed UKI differs by
+# its signature's time only, and the prediction depends on the certificates.
 build_image() {
   local rc=0
-  bash "$ROOT/scripts/build-image.sh" --build "$1" --out "$2" >"$2.log" 2>&1 || rc=$?
+  bash "$ROOT/scripts/build-image.sh" --build "$1" --out "$2" --keys "$work/secureboot-dev-keys" >"$2.log" 2>&1 || rc=$?
   if ((rc != 0)); then
     tail -n 20 "$2.log" >&2
     ((rc == 3)) && exit 3
@@ -66,7 +72,7 @@ build_image "$work/rebuilt" "$work/rebuilt-image"
 repro_log "image from $reference's binaries"
 build_image "$work/reference" "$work/reference-image"
 
-for name in disk.raw disk.qcow2 disk.vhd initrd; do
+for name in disk.raw disk.qcow2 disk.vhd initrd uki.efi ovmf-vars-dev-only.fd policy-full-chain.json; do
   want=$(awk -v n="$name" '$2 == n { print $1 }' "$work/reference-image/SHA256SUMS")
   got=$(awk -v n="$name" '$2 == n { print $1 }' "$work/rebuilt-image/SHA256SUMS")
   if [[ -n $want && $want == "$got" ]]; then

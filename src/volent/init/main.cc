@@ -36,6 +36,7 @@
 #include <csignal>
 #include <cstdio>
 #include <string_view>
+#include <vector>
 
 #include "volent/init/boot_record.h"
 #include "volent/init/children.h"
@@ -146,7 +147,9 @@ void MountFirmwareFileSystems() {
 // Steps 2 to 5. Returns the verity device's node.
 std::string BringUp(const BootOptions& options) {
   const VerityRoot& root = *options.root;
-  if (auto s = LoadModules(kModulesDir, options.module_parameters); !s.ok()) Halt(s.message());
+  std::vector<std::string> skipped;
+  if (auto s = LoadModules(kModulesDir, options.module_parameters, &skipped); !s.ok()) Halt(s.message());
+  for (const std::string& module : skipped) Say("module " + module + ": no such device on this machine; not loaded");
   if (auto s = TurnOffModuleLoading(); !s.ok()) Halt(s.message());
   Say("module loading turned off (kernel.modules_disabled = 1)");
   MountFirmwareFileSystems();

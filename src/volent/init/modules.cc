@@ -54,7 +54,8 @@ std::string ModuleName(const std::string& file) {
 
 }  // namespace
 
-core::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters) {
+core::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters,
+                         std::vector<std::string>* skipped) {
   auto files = ReadLoadOrder(dir);
   if (!files.ok()) return files.error();
   for (const std::string& file : *files) {
@@ -66,7 +67,14 @@ core::Status LoadModules(const std::string& dir, const std::map<std::string, std
     long rc = syscall(SYS_finit_module, fd, values, 0);
     int err = errno;
     close(fd);
-    if (rc != 0 && err != EEXIST) return core::Error{"load module " + file + ": " + core::ErrnoText(err)};
+    // ENODEV: the module's init found nothing of its kind on this machine
+    // (efivarfs without UEFI, virtio_pci on a microvm). A module the root
+    // needs and could not use shows as the missing disk right after.
+    if (rc != 0 && err == ENODEV) {
+      skipped->push_back(file);
+    } else if (rc != 0 && err != EEXIST) {
+      return core::Error{"load module " + file + ": " + core::ErrnoText(err)};
+    }
   }
   return core::Status::Ok();
 }

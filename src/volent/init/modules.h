@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -16,10 +17,13 @@ namespace volent::init {
 inline constexpr char kModulesDir[] = "/modules";
 
 // Loads every module `dir`/load-order names, in order; a module already
-// loaded (or built in) counts as loaded. Stops at the first failure, naming
-// the module and the kernel's errno text. `parameters` maps a module name
-// (dashes as underscores) to its "KEY=VALUE ..." string.
-core::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters);
+// loaded (or built in) counts as loaded, and one whose init says ENODEV
+// (no such device on this machine: efivarfs without UEFI) is added to
+// `skipped`. Stops at any other failure, naming the module and the kernel's
+// errno text. `parameters` maps a module name (dashes as underscores) to
+// its "KEY=VALUE ..." string.
+core::Status LoadModules(const std::string& dir, const std::map<std::string, std::string>& parameters,
+                         std::vector<std::string>* skipped);
 
 // Turns module loading off for the rest of this boot
 // (/proc/sys/kernel/modules_disabled = 1, which no one can set back): once
