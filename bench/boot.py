@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The sealed image's boot time under QEMU's microvm (bench/boot.sh).
 
-    boot.py IMAGE_DIR BARE_INIT RUNS
+    boot.py IMAGE_DIR BARE_INIT RUNS [FLOOR_ESP|-]
 
 Interleaves RUNS boots of each of:
   bare      Debian's kernel and an initramfs holding only volent-init, which
@@ -13,6 +13,12 @@ Interleaves RUNS boots of each of:
   node      the sealed image booted for real, until its node answers
             /healthz on the forwarded port (wall time only: the guest's
             clock is not visible from the host there)
+and, with FLOOR_ESP (made by scripts/image/uefi.sh's uefi_floor_esp):
+  uefi-floor  OVMF (Secure Boot, the image's keys, a TPM) booting a signed UKI
+            of the kernel and volent-init alone, which powers off at its
+            heartbeat: what the firmware and the kernel cost
+  full-chain  the image under OVMF (scripts/boot-image.sh --profile
+            full-chain) until its node answers /healthz
 For each: the guest's CLOCK_BOOTTIME at the heartbeat (what volent-init
 prints) and the wall time from QEMU's start to its exit (or to the first
 /healthz answer); the median, the spread (max - min) / median (over 10%: not
@@ -46,14 +52,23 @@ def boot(argv, tmp):
     return (float(m.group(1)) if m else None), wall, console
 
 
-def boot_node(image, data):
+def boot_uefi_floor(image, esp, tmp):
+    tpm = tempfile.mkdtemp(dir=tmp)
+    os.rmdir(tpm)  # boot_uefi makes it with swtpm_setup
+    script = (f'log() {{ :; }}; die() {{ echo "$2" >&2; exit "$1"; }}; QEMU=qemu-system-x86_64; '
+              f'source "{ROOT}/scripts/image/uefi.sh"; '
+              f'boot_uefi "$1" "$2" "$3" - - tcg 512 120 0')
+    return boot(["bash", "-c", script, "-", esp, os.path.join(image, "ovmf-vars-dev-only.fd"), tpm], tmp)
+
+
+def boot_node(image, data, *extra):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     console = tempfile.TemporaryFile()
     t0 = time.monotonic()
     proc = subprocess.Popen(["bash", os.path.join(ROOT, "scripts", "boot-image.sh"), "--image", image, "--data", data,
-                             "--api-port", str(port), "--timeout", "120"], stdin=subprocess.DEVNULL, stdout=console,
+                             "--api-port", str(port), "--timeout", "120", *extra], stdin=subprocess.DEVNULL, stdout=console,
                             stderr=subprocess.STDOUT, start_new_session=True)
     wall = None
     while time.monotonic() - t0 < 120 and proc.poll() is None:
@@ -85,14 +100,17 @@ def summary(values):
 
 
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) not in (4, 5):
         sys.exit(__doc__.split("\n\n")[1])
     image, bare_init, runs = argv[1], argv[2], int(argv[3])
+    floor = argv[4] if len(argv) == 5 and argv[4] != "-" else None
     tmp = tempfile.mkdtemp()
     data = os.path.join(tmp, "data.img")
-    results = {"bare": ([], []), "image": ([], []), "node": ([], [])}
+    uefi_data = os.path.join(tmp, "uefi-data.img")
+    names = ("bare", "image", "node") + (("uefi-floor", "full-chain") if floor else ())
+    results = {name: ([], []) for name in names}
     for n in range(1, runs + 1):
-        for name in ("bare", "image", "node"):
+        for name in names:
             if name == "bare":
                 _, _, console = boot(["bash", os.path.join(ROOT, "scripts", "image", "boot.sh"), "--init",
                                       bare_init, "--quiet"], tmp)
@@ -101,6 +119,10 @@ def main(argv):
             elif name == "image":
                 beat, wall, console = boot(["bash", os.path.join(ROOT, "scripts", "boot-image.sh"), "--image", image,
                                             "--data", data, "--test", "heartbeat"], tmp)
+            elif name == "uefi-floor":
+                beat, wall, console = boot_uefi_floor(image, floor, tmp)
+            elif name == "full-chain":
+                beat, wall, console = boot_node(image, uefi_data, "--profile", "full-chain")
             else:
                 beat, wall, console = boot_node(image, data)
             if beat is None or wall is None:
@@ -111,25 +133,31 @@ def main(argv):
             print(f"boot: run {n}/{runs} {name:5}: heartbeat "
                   f"{'-' if beat is None else f'{beat:.3f} s'} guest, "
                   f"{'-' if wall is None else f'{wall:.2f} s'} wall", file=sys.stderr, flush=True)
-    print(f"\nboot under QEMU microvm, {runs} runs each, interleaved (median, spread = (max - min) / median)")
-    print(f"{'':8}{'heartbeat (guest)':>20}  {'wall':<28}{'vs bare (guest)':>16}")
-    bare_beat, _ = summary(results["bare"][0])
+    print(f"\nboot under QEMU (microvm; q35 and OVMF for uefi-floor and full-chain), {runs} runs each, interleaved "
+          "(median, spread = (max - min) / median)")
+    print(f"{'':12}{'heartbeat (guest)':>20}  {'wall':<28}{'vs floor (guest, wall)':>24}")
     untrusted = []
-    for name in ("bare", "image", "node"):
+    for name in names:
         beat, beat_spread = summary(results[name][0])
         wall, wall_spread = summary(results[name][1])
-        what = "to /healthz" if name == "node" else "to exit"
+        floor_name = "uefi-floor" if name in ("uefi-floor", "full-chain") else "bare"
+        floor_beat, _ = summary(results[floor_name][0])
+        floor_wall, _ = summary(results[floor_name][1])
+        what = "to /healthz" if name in ("node", "full-chain") else "to exit"
         cell = lambda v, s: "-" if v is None else f"{v:.3f} s ±{100 * s:.0f}%"
-        ratio = f"{beat / bare_beat:.2f}x" if beat and bare_beat else "-"
-        print(f"{name:8}{cell(beat, beat_spread):>20}  {cell(wall, wall_spread) + ' ' + what:<28}{ratio:>16}")
+        ratio = (f"{beat / floor_beat:.2f}x" if beat and floor_beat else "-") + ", " + \
+            (f"{wall / floor_wall:.2f}x" if wall and floor_wall else "-")
+        print(f"{name:12}{cell(beat, beat_spread):>20}  {cell(wall, wall_spread) + ' ' + what:<28}{ratio:>24}")
         for label, s in (("heartbeat", beat_spread), ("wall", wall_spread)):
             if s is not None and s > SPREAD_LIMIT:
                 untrusted.append(f"{name} {label}")
     if untrusted:
         print(f"note: spread over {100 * SPREAD_LIMIT:.0f}% ({', '.join(untrusted)}): not yet trustworthy on this "
               "machine (other work running; TCG makes the guest's speed the host's)")
-    complete = all(v is not None for name in ("bare", "image") for v in results[name][0] + results[name][1])
-    return 0 if complete and all(v is not None for v in results["node"][1]) else 1
+    exits = [name for name in names if name in ("bare", "image", "uefi-floor")]
+    complete = all(v is not None for name in exits for v in results[name][0] + results[name][1])
+    answered = all(v is not None for name in names if name not in exits for v in results[name][1])
+    return 0 if complete and answered else 1
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@
 # Builds the image when build/image is missing (scripts/build-image.sh),
 # then boots, BOOT_RUNS times each, interleaved (bench/boot.py): the bare
 # kernel with only volent-init (the floor), the image to its heartbeat, and
-# the image until its node answers /healthz. Prints the guest's
+# the image until its node answers /healthz; then, when the image has the
+# full-chain profile, OVMF with a signed UKI of the kernel and volent-init
+# alone (the UEFI floor) and the full-chain image until its node answers. Prints the guest's
 # CLOCK_BOOTTIME at the heartbeat and the wall time, median and spread, the
 # ratio to the bare kernel, and the root payload's size.
 #
@@ -32,7 +34,19 @@ fi
 accel=$(resolve_accel auto)
 echo "boot: accelerator $accel$([[ $accel == tcg ]] && echo " (no usable KVM here: a KVM figure needs a KVM host)")"
 echo "boot: $(nproc) cores, $(awk '/^model name/ { sub(/^[^:]*: /, ""); print; exit }' /proc/cpuinfo)"
-python3 "$ROOT/bench/boot.py" "$BUILD/image" "$BUILD/bin/volent-init" "$RUNS"
+# The UEFI floor (scripts/image/uefi.sh): OVMF, Secure Boot, a TPM, and a
+# signed UKI of the kernel and volent-init alone that powers off at its
+# heartbeat. Only when the image has the full-chain profile and OVMF is here.
+floor=-
+if [[ -f $BUILD/image/esp-full-chain.raw && -f $BUILD/secureboot-dev-keys/db.key ]]; then
+  log() { :; }
+  die() { echo "boot: $2" >&2; exit "$1"; }
+  # shellcheck source=scripts/image/uefi.sh
+  source "$ROOT/scripts/image/uefi.sh"
+  kdir="$(bash "$ROOT/scripts/image/kernel.sh" 2>/dev/null | tail -n1)"
+  SOURCE_DATE_EPOCH=0 floor="$(uefi_floor_esp "$(mktemp -d)" "$BUILD/bin/volent-init" "$kdir" "$BUILD/secureboot-dev-keys")"
+fi
+python3 "$ROOT/bench/boot.py" "$BUILD/image" "$BUILD/bin/volent-init" "$RUNS" "$floor"
 read_image_env "$BUILD/image/image.env" || exit 2  # data, never run
 payload=$((DATA_BLOCKS * 4096))
 echo "root payload: $payload bytes ($(awk -v b=$payload 'BEGIN { printf "%.1f", b / 1048576 }') MiB squashfs, zstd;" \

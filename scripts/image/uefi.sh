@@ -129,7 +129,8 @@ uefi_machine_args() {
     -drive "if=pflash,format=raw,unit=1,file=$1"
 }
 
-# boot_uefi ESP VARS TPM_DIR ROOT_DISK DATA_DISK ACCEL MEMORY TIMEOUT API_PORT:
+# boot_uefi ESP VARS TPM_DIR ROOT_DISK DATA_DISK ACCEL MEMORY TIMEOUT API_PORT
+# (ROOT_DISK "-": the firmware, the ESP and the TPM only):
 # q35 with OVMF's Secure Boot build (SMM, the variables in a second flash
 # chip: a copy of VARS, so every boot starts from the same keys and boot
 # options), the ESP on the AHCI bus (snapshot=on: the firmware may write,
@@ -157,17 +158,38 @@ boot_uefi() {
   swtpm_pid=$!
   for _ in $(seq 50); do [[ -S $run/tpm.sock ]] && break; sleep 0.1; done
   [[ -S $run/tpm.sock ]] || { kill "$swtpm_pid" 2>/dev/null; die 2 "swtpm did not start: $(cat "$run/swtpm.log")"; }
-  local machine
+  local machine disks=()
   mapfile -t machine < <(uefi_machine_args "$run/vars.fd")
+  # DISK "-": no root, /data or network (the floor of bench/boot.sh).
+  if [[ $disk != - ]]; then
+    disks=(-drive "id=root,file=$disk,format=raw,if=none,readonly=on" -device virtio-blk-pci,drive=root
+           -drive "id=data,file=$data,format=raw,if=none" -device virtio-blk-pci,drive=data
+           -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$api_port-:8470" -device virtio-net-pci,netdev=net0,romfile=)
+  fi
   timeout -k 5 "$timeout_s" "$QEMU" "${machine[@]}" -accel "$accel" -cpu max -m "$memory" \
     -drive "id=esp,file=$esp,format=raw,if=none,snapshot=on" -device ide-hd,drive=esp,bus=ide.0,bootindex=1 \
-    -drive "id=root,file=$disk,format=raw,if=none,readonly=on" -device virtio-blk-pci,drive=root \
-    -drive "id=data,file=$data,format=raw,if=none" -device virtio-blk-pci,drive=data \
-    -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$api_port-:8470" -device virtio-net-pci,netdev=net0,romfile= \
-    -chardev "socket,id=chrtpm,path=$run/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm \
+    "${disks[@]}" -chardev "socket,id=chrtpm,path=$run/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm \
     -device tpm-tis,tpmdev=tpm0 </dev/null || rc=$?
   kill "$swtpm_pid" 2>/dev/null || true
   wait "$swtpm_pid" 2>/dev/null || true
   rm -rf "$run"
   return "$rc"
+}
+
+# uefi_floor_esp OUT_DIR INIT KDIR KEYS: the floor the UEFI boot times are
+# held against (bench/boot.sh): an ESP whose UKI (signed with KEYS/db, as
+# the image's) holds Debian's kernel and an initramfs of volent-init alone,
+# told to say its heartbeat and power off. Prints the ESP's path.
+uefi_floor_esp() {
+  local dir=$1 init=$2 kdir=$3 keys=$4
+  mkdir -p "$dir"
+  python3 "$ROOT/scripts/image/initramfs.py" "$dir/initrd" "init=$init"
+  printf '%s' "console=ttyS0 loglevel=4 panic=-1 volent.test=heartbeat" >"$dir/cmdline"
+  printf 'ID=volent\nIMAGE_ID=volent-floor\n' >"$dir/os-release"
+  python3 "$ROOT/scripts/image/uki.py" build "$UEFI_STUB" "$dir/uki.efi" ".osrel=$dir/os-release" \
+    ".cmdline=$dir/cmdline" ".linux=$kdir/vmlinuz" ".initrd=$dir/initrd" || die 1 "the floor's UKI could not be made"
+  sbsign --key "$keys/db.key" --cert "$keys/db.crt" --output "$dir/uki.signed.efi" "$dir/uki.efi" >/dev/null 2>&1 ||
+    die 1 "sbsign failed for the floor's UKI"
+  uefi_esp "$dir/esp.raw" 32 "EFI/BOOT/BOOTX64.EFI=$dir/uki.signed.efi"
+  echo "$dir/esp.raw"
 }

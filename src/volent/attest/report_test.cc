@@ -89,6 +89,23 @@ TEST(ReportTest, ASignedReportVerifiesUnderItsPolicy) {
   EXPECT_NE(std::find(v.checked.begin(), v.checked.end(), "time"), v.checked.end());
 }
 
+// full-chain is the node's claim; without an event log the quote vouches
+// for (here: no TPM at all), the verifier does not take it.
+TEST(ReportTest, FullChainWithoutAQuotedEventLogFailsTheProfile) {
+  ReportFacts f = Facts();
+  f.boot_profile = "full-chain";
+  f.secure_boot = "enabled";
+  f.verity_roothash = std::string(64, 'c');
+  auto report = SignReport(f, NodeKey(), false);
+  ASSERT_TRUE(report.ok()) << report.message();
+  Verdict v = VerifyReport(*report, PolicyFor(R"(, "boot_profiles": ["full-chain"])"), "00ff", kNow);
+  EXPECT_FALSE(v.verified());
+  EXPECT_EQ(Claims(v), std::set<std::string>{"boot.profile"});
+  // The same policy allowing verity-only too does not make the claim true.
+  Verdict both = VerifyReport(*report, PolicyFor(R"(, "boot_profiles": ["verity-only", "full-chain"])"), "00ff", kNow);
+  EXPECT_EQ(Claims(both), std::set<std::string>{"boot.profile"});
+}
+
 TEST(ReportTest, AReleaseBuildRefusesADevOnlyKey) {
   EXPECT_TRUE(MaySign("dev-only", false).ok());
   EXPECT_TRUE(MaySign("production", true).ok());
