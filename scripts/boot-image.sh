@@ -13,7 +13,10 @@
 #                   command line from image.env. full-chain: q35 with OVMF
 #                   (Secure Boot, the image's keys enrolled) booting the
 #                   signed UKI from the image's ESP, and a TPM (swtpm); the
-#                   command line is the UKI's, so --set cannot change it
+#                   command line is the UKI's, so --set cannot change it.
+#                   shim-chain: the same machine with Microsoft's keys
+#                   (Debian's OVMF_VARS_4M.ms.fd) booting Debian's signed
+#                   shim, GRUB and kernel from DIR/esp-shim-chain.raw
 #   --data FILE     the /data disk (default DIR/data.img); made when missing:
 #                   256 MiB, ext4, journaled (the node's crash safety relies
 #                   on it)
@@ -32,12 +35,12 @@
 #   --accel A       kvm, tcg or auto (default): KVM when usable, else TCG
 #   --timeout S     stop QEMU after S seconds (default 600; 60 with --test)
 #   --memory MB     guest memory (default 1024)
-#   --esp FILE      full-chain: another ESP than DIR/esp-full-chain.raw (an
+#   --esp FILE      UEFI profiles: another ESP than the profile's (an
 #                   unsigned or altered UKI)
-#   --vars FILE     full-chain: the firmware's variables to start from
-#                   (default DIR/ovmf-vars-dev-only.fd; copied, never
-#                   written): another key set
-#   --tpm DIR       full-chain: the TPM's state (default DATA.tpm/, made
+#   --vars FILE     UEFI profiles: the firmware's variables to start from
+#                   (default DIR/ovmf-vars-dev-only.fd, or Microsoft's for
+#                   shim-chain; copied, never written): another key set
+#   --tpm DIR       UEFI profiles: the TPM's state (default DATA.tpm/, made
 #                   by swtpm_setup when missing)
 # The guest reaches the host as 10.0.2.2 (QEMU's user networking): a node's
 # allowlist names that address for services on the host's loopback.
@@ -85,7 +88,7 @@ while (($#)); do
     --accel) accel="${2:?--accel needs auto, kvm or tcg}"; shift 2 ;;
     --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
     --memory) memory="${2:?--memory needs megabytes}"; shift 2 ;;
-    --profile) profile="${2:?--profile needs verity-only or full-chain}"; shift 2 ;;
+    --profile) profile="${2:?--profile needs verity-only, full-chain or shim-chain}"; shift 2 ;;
     --esp) esp="${2:?--esp needs a file}"; shift 2 ;;
     --vars) vars="${2:?--vars needs a file}"; shift 2 ;;
     --tpm) tpm="${2:?--tpm needs a folder}"; shift 2 ;;
@@ -94,12 +97,13 @@ while (($#)); do
   esac
 done
 [[ -z $test_mode || $test_mode =~ ^(heartbeat|checks|stop)$ ]] || die 2 "--test takes heartbeat, checks or stop, not '$test_mode'"
-[[ $profile =~ ^(verity-only|full-chain)$ ]] || die 2 "--profile takes verity-only or full-chain, not '$profile'"
+[[ $profile =~ ^(verity-only|full-chain|shim-chain)$ ]] ||
+  die 2 "--profile takes verity-only, full-chain or shim-chain, not '$profile'"
 if [[ $profile == verity-only && -n $esp$vars$tpm ]]; then
-  die 2 "--esp, --vars and --tpm are for --profile full-chain"
+  die 2 "--esp, --vars and --tpm are for the UEFI profiles (full-chain, shim-chain)"
 fi
-if [[ $profile == full-chain && ${#sets[@]} -gt 0 || $profile == full-chain && -n $test_mode ]]; then
-  die 2 "--set and --test: the full-chain command line is inside the signed UKI; changing it means signing another"
+if [[ $profile != verity-only ]] && ((${#sets[@]})) || [[ $profile != verity-only && -n $test_mode ]]; then
+  die 2 "--set and --test: a UEFI profile's command line is signed (full-chain) or measured (shim-chain) with the image"
 fi
 [[ $accel =~ ^(auto|kvm|tcg)$ ]] || die 2 "--accel takes auto, kvm or tcg, not '$accel'"
 [[ $api_port =~ ^[1-9][0-9]{0,4}$ ]] || die 2 "--api-port takes a port number, not '$api_port'"
@@ -138,11 +142,16 @@ elif [[ -n $seed ]]; then
   die 2 "--seed: $data exists already; a seed is only for a new /data disk"
 fi
 
-if [[ $profile == full-chain ]]; then
+if [[ $profile != verity-only ]]; then
   # shellcheck source=scripts/image/uefi.sh
   source "$ROOT/scripts/image/uefi.sh"
-  esp="${esp:-$image/esp-full-chain.raw}"
-  vars="${vars:-$image/ovmf-vars-dev-only.fd}"
+  if [[ $profile == full-chain ]]; then
+    esp="${esp:-$image/esp-full-chain.raw}"
+    vars="${vars:-$image/ovmf-vars-dev-only.fd}"
+  else
+    esp="${esp:-$image/esp-shim-chain.raw}"
+    vars="${vars:-$OVMF_VARS_MICROSOFT}"
+  fi
   tpm="${tpm:-$data.tpm}"
   boot_uefi "$esp" "$vars" "$tpm" "$disk" "$data" "$accel" "$memory" "$timeout_s" "$api_port"
   exit $?

@@ -27,6 +27,8 @@
 #   uki.efi, uki.signed.efi, esp-full-chain.raw, ovmf-vars-dev-only.fd,
 #   secureboot-db.crt  the full-chain profile (scripts/image/uefi.sh)
 #   policy-full-chain.json  its predicted PCRs (scripts/image/predict_pcrs.py)
+#   grub.cfg, esp-shim-chain.raw, policy-shim-chain.json  the shim-chain
+#                 profile: Debian's signed shim, GRUB and kernel
 #   SHA256SUMS    the digest of every output
 #   contents.txt  every file of the root with its size
 # and prints the digests and the root payload's size.
@@ -209,12 +211,22 @@ cmdline+=" volent.hash_start=$data_blocks volent.ip=10.0.2.15/24 volent.gateway=
 # --- the UEFI profiles ---------------------------------------------------------
 # full-chain: the command line, with the root hash, inside a signed UKI.
 uefi_full_chain "$out" "$kdir" "$cmdline volent.keys=dev-only" "$keys"
+# shim-chain: Debian's signed shim, GRUB and kernel; the root hash in GRUB's
+# configuration, which GRUB measures.
+rc=0
+loaders="$(bash "$ROOT/scripts/image/shim.sh" | tail -n1)" || rc=$?
+((rc == 0)) || die "$rc" "no shim or GRUB (scripts/image/shim.sh exited $rc)"
+uefi_shim_chain "$out" "$kdir" "$loaders" "$cmdline"
 # The PCRs an auditor holds the booted node's quote against, predicted from
 # what was just built (scripts/image/predict_pcrs.py).
 python3 "$ROOT/scripts/image/predict_pcrs.py" full-chain --uki "$out/uki.signed.efi" --vars "$out/ovmf-vars-dev-only.fd" \
   --roothash "$roothash" -o "$out/policy-full-chain.json" || die 1 "the PCR prediction failed"
+python3 "$ROOT/scripts/image/predict_pcrs.py" shim-chain --shim "$loaders/shimx64.efi" --grub "$loaders/grubx64.efi" \
+  --kernel "$kdir/vmlinuz" --grub-cfg "$out/grub.cfg" --initrd "$out/initrd" --roothash "$roothash" \
+  -o "$out/policy-shim-chain.json" || die 1 "the shim-chain PCR prediction failed"
 (cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env uki.efi uki.signed.efi \
-  esp-full-chain.raw ovmf-vars-dev-only.fd secureboot-db.crt policy-full-chain.json >SHA256SUMS)
+  esp-full-chain.raw ovmf-vars-dev-only.fd secureboot-db.crt policy-full-chain.json grub.cfg esp-shim-chain.raw \
+  policy-shim-chain.json >SHA256SUMS)
 
 payload=$((data_blocks * 4096))
 tree=$(stat -c %s "$work/tree")

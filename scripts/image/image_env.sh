@@ -35,7 +35,7 @@ declare -gA IMAGE_ENV_PATTERNS=(
 # The keys a boot cannot do without.
 readonly IMAGE_ENV_REQUIRED="ROOTHASH SALT DATA_BLOCKS HASH_START CMDLINE"
 # What SHA256SUMS may name (scripts/build-image.sh writes these).
-readonly IMAGE_SUM_FILES="disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env uki.efi uki.signed.efi esp-full-chain.raw ovmf-vars-dev-only.fd secureboot-db.crt policy-full-chain.json"
+readonly IMAGE_SUM_FILES="disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env uki.efi uki.signed.efi esp-full-chain.raw ovmf-vars-dev-only.fd secureboot-db.crt policy-full-chain.json grub.cfg esp-shim-chain.raw policy-shim-chain.json"
 
 read_image_env() {
   local file=$1 line key value n=0

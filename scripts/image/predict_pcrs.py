@@ -9,7 +9,11 @@ Usage:
       (pcrs, boot_profiles, secure_boot, verity_roothash, key_provenance);
       the auditor adds "signers" (the node's report key, learnt when the
       node was enrolled) before `volent attest --verify`.
-  predict_pcrs.py events full-chain --uki SIGNED_UKI --vars OVMF_VARS
+  predict_pcrs.py shim-chain --shim SHIM --grub GRUB --kernel VMLINUZ --grub-cfg CFG --initrd INITRD
+                             --roothash HEX -o POLICY
+      PCRs 4, 8 and 9 of the shim-chain profile (PCR 7 is not predicted
+      yet: shim's own SbatLevel and certificate entries).
+  predict_pcrs.py events PROFILE ...
       The predicted events, one line each: PCR, what, SHA-256.
 
 What each PCR holds in this profile (OVMF from Debian 12, systemd-boot's
@@ -121,6 +125,57 @@ def full_chain_events(uki_path, vars_path):
     return events
 
 
+# What Debian 12's signed GRUB (grub-efi-amd64-signed 2.06-13) runs of its
+# embedded configuration before it sources ours, as it measures each
+# command into PCR 8, with the ESP as its first disk (hd0).
+GRUB_EMBEDDED_COMMANDS = (
+    "[ -z (hd0)/EFI/debian -o ! -e (hd0)/EFI/debian ]",
+    "[ -e (hd0)/EFI/debian/x86_64-efi/grub.cfg ]",
+    "[ -e (hd0)/EFI/debian/grub.cfg ]",
+    "source (hd0)/EFI/debian/grub.cfg",
+)
+GRUB_CFG = "(hd0)/EFI/debian/grub.cfg"
+
+
+def shim_chain_events(shim, grub, kernel, grub_cfg, initrd):
+    """PCRs 4, 8 and 9 of OVMF -> shim -> GRUB -> Linux (shim 16.1, GRUB 2.06)."""
+    def authenticode(path):
+        return bytes.fromhex(uki.Pe(uki.read(path)).authenticode_sha256())
+
+    def file_digest(path):
+        with open(path, "rb") as f:
+            return sha256(f.read(uki.MAX_FILE))
+
+    kernel_digest = authenticode(kernel)
+    events = [(4, "EV_EFI_ACTION Calling EFI Application from Boot Option", sha256(CALLING)),
+              (4, "EV_SEPARATOR", sha256(SEPARATOR)),
+              (4, "EV_EFI_BOOT_SERVICES_APPLICATION shim", authenticode(shim)),
+              (4, "EV_EFI_BOOT_SERVICES_APPLICATION GRUB", authenticode(grub)),
+              # Once as shim verifies what GRUB hands it, once as the
+              # firmware's LoadImage starts it.
+              (4, "EV_EFI_BOOT_SERVICES_APPLICATION the kernel", kernel_digest),
+              (4, "EV_EFI_BOOT_SERVICES_APPLICATION the kernel", kernel_digest)]
+    events += [(8, f"grub_cmd: {c}", sha256(c.encode())) for c in GRUB_EMBEDDED_COMMANDS]
+    events.append((9, GRUB_CFG, file_digest(grub_cfg)))
+    # Each line of our configuration is one command; GRUB measures it as it
+    # runs it ("grub_cmd: " is the event's text, not part of the digest), and
+    # the files `linux` and `initrd` read into PCR 9.
+    with open(grub_cfg) as f:
+        config = f.read(1 << 20)
+    for line in config.splitlines():
+        line = " ".join(line.split())
+        if not line:
+            continue
+        events.append((8, f"grub_cmd: {line}", sha256(line.encode())))
+        word, _, rest = line.partition(" ")
+        if word == "linux":
+            events.append((9, rest.split(" ")[0], file_digest(kernel)))
+            events.append((8, f"kernel_cmdline: {rest}", sha256(rest.encode())))
+        elif word == "initrd":
+            events.append((9, rest, file_digest(initrd)))
+    return events
+
+
 def replay(events):
     pcrs = {}
     for index, _, digest in events:
@@ -130,15 +185,28 @@ def replay(events):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=["full-chain", "events"])
-    parser.add_argument("profile", nargs="?", default="full-chain", choices=["full-chain"])
-    parser.add_argument("--uki", required=True)
-    parser.add_argument("--vars", required=True)
+    parser.add_argument("mode", choices=["full-chain", "shim-chain", "events"])
+    parser.add_argument("profile", nargs="?", choices=["full-chain", "shim-chain"])
+    parser.add_argument("--uki")
+    parser.add_argument("--vars")
+    parser.add_argument("--shim")
+    parser.add_argument("--grub")
+    parser.add_argument("--kernel")
+    parser.add_argument("--grub-cfg")
+    parser.add_argument("--initrd")
     parser.add_argument("--roothash")
     parser.add_argument("-o", "--output")
     args = parser.parse_args()
+    profile = args.profile if args.mode == "events" else args.mode
+    needs = {"full-chain": ("uki", "vars"), "shim-chain": ("shim", "grub", "kernel", "grub_cfg", "initrd")}
+    missing = [f"--{n.replace('_', '-')}" for n in needs.get(profile or "", ()) if not getattr(args, n)]
+    if not profile or missing:
+        parser.error(f"{profile or 'events'} needs {', '.join(missing) or 'a profile'}")
     try:
-        events = full_chain_events(args.uki, args.vars)
+        if profile == "full-chain":
+            events = full_chain_events(args.uki, args.vars)
+        else:
+            events = shim_chain_events(args.shim, args.grub, args.kernel, args.grub_cfg, args.initrd)
     except (uki.PeError, efi_vars.StoreError, OSError, UnicodeDecodeError) as e:
         print(f"predict_pcrs: {e}", file=sys.stderr)
         return 1
@@ -147,10 +215,10 @@ def main():
             print(index, what, digest.hex())
         return 0
     if not args.roothash or not args.output:
-        parser.error("full-chain needs --roothash and -o")
+        parser.error(f"{profile} needs --roothash and -o")
     policy = {
         "pcrs": {str(k): [v] for k, v in replay(events).items()},
-        "boot_profiles": ["full-chain"],
+        "boot_profiles": [profile],
         "secure_boot": "required",
         "verity_roothash": args.roothash,
     }

@@ -193,3 +193,27 @@ uefi_floor_esp() {
   uefi_esp "$dir/esp.raw" 32 "EFI/BOOT/BOOTX64.EFI=$dir/uki.signed.efi"
   echo "$dir/esp.raw"
 }
+
+# uefi_shim_chain OUT KDIR LOADERS CMDLINE: the shim-chain artifacts in OUT:
+#   grub.cfg            the command line, with the root hash, in the
+#                       configuration GRUB reads, runs and measures (PCR 8
+#                       the commands, PCR 9 the files it loads)
+#   esp-shim-chain.raw  the ESP: EFI/BOOT/BOOTX64.EFI is Debian's shim
+#                       (Microsoft-signed), EFI/BOOT/grubx64.efi Debian's GRUB
+#                       (Debian-signed, which shim checks), and EFI/debian/
+#                       the configuration, Debian's signed vmlinuz and the
+#                       initramfs (the path Debian's GRUB looks in first)
+# Booted under OVMF with Microsoft's keys (Debian's OVMF_VARS_4M.ms.fd):
+# the chain stock firmware trusts, with no key of ours.
+uefi_shim_chain() {
+  local out=$1 kdir=$2 loaders=$3 cmdline=$4
+  {
+    echo "set timeout=0"
+    echo "linux /EFI/debian/vmlinuz $cmdline"
+    echo "initrd /EFI/debian/initrd"
+    echo "boot"
+  } >"$out/grub.cfg"
+  uefi_esp "$out/esp-shim-chain.raw" 64 "EFI/BOOT/BOOTX64.EFI=$loaders/shimx64.efi" \
+    "EFI/BOOT/grubx64.efi=$loaders/grubx64.efi" "EFI/debian/grub.cfg=$out/grub.cfg" \
+    "EFI/debian/vmlinuz=$kdir/vmlinuz" "EFI/debian/initrd=$out/initrd"
+}

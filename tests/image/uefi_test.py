@@ -22,6 +22,11 @@
    another command line (pcrs.4, 9 and 11 fail), one initramfs byte changed
    (pcrs.4, 9 and 11), and a policy naming another root hash
    (boot.verity_roothash): FAILED, naming the claim.
+5. The shim chain: OVMF with Microsoft's keys boots Debian's signed shim,
+   GRUB and kernel with the image's GRUB configuration; the report says
+   shim-chain and VERIFIES against the build's prediction of PCRs 4, 8 and 9,
+   and fails (pcrs.8, pcrs.9) against a configuration with another command
+   line.
 Every QEMU runs under `timeout`; a boot that never answers is tried once more.
 
 Prints `skipped: REASON` (exit 0) without QEMU, swtpm, OVMF, the stub,
@@ -190,41 +195,46 @@ TOKEN_FILE = os.path.join(WORK, "admin.token")
 subprocess.run([VOLENT, "credential", "create", "--data-dir", SEED, "--name", "ops", "--role", "admin", "-o",
                 TOKEN_FILE], check=True, capture_output=True)
 TOKEN = open(TOKEN_FILE).read().strip()
-report, console_text = None, ""
-for attempt in (1, 2):
-    port = free_port()
-    data_disk = os.path.join(WORK, f"data.{attempt}.img")
-    console = os.path.join(WORK, f"console.boot.{attempt}")
-    argv = ["bash", os.path.join(ROOT, "scripts", "boot-image.sh"), "--image", IMAGE, "--profile", "full-chain",
-            "--api-port", str(port), "--data", data_disk, "--seed", SEED, "--timeout", "400"]
-    with open(console, "wb") as out:
-        vm = kill_at_exit(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                           start_new_session=True))
-    t = time.monotonic()
-    deadline = t + 360
-    while time.monotonic() < deadline and vm.poll() is None:
+def boot_and_report(profile):
+    """Boots the image in `profile` and asks its node for a report: (report or None, console)."""
+    report, console_text = None, ""
+    for attempt in (1, 2):
+        port = free_port()
+        data_disk = os.path.join(WORK, f"data.{profile}.{attempt}.img")
+        console = os.path.join(WORK, f"console.{profile}.{attempt}")
+        argv = ["bash", os.path.join(ROOT, "scripts", "boot-image.sh"), "--image", IMAGE, "--profile", profile,
+                "--api-port", str(port), "--data", data_disk, "--seed", SEED, "--timeout", "400"]
+        with open(console, "wb") as out:
+            vm = kill_at_exit(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                               start_new_session=True))
+        t = time.monotonic()
+        deadline = t + 360
+        while time.monotonic() < deadline and vm.poll() is None:
+            try:
+                status, _, body = request("127.0.0.1", port, "GET", "/v1/attestation?nonce=00112233",
+                                          headers={"Authorization": f"Bearer {TOKEN}"}, timeout=5)
+                if status == 200:
+                    report = json.loads(body)
+                    break
+            except OSError:
+                pass
+            time.sleep(1)
+        took = time.monotonic() - t
         try:
-            status, _, body = request("127.0.0.1", port, "GET", "/v1/attestation?nonce=00112233",
-                                      headers={"Authorization": f"Bearer {TOKEN}"}, timeout=5)
-            if status == 200:
-                report = json.loads(body)
-                break
-        except OSError:
+            os.killpg(vm.pid, signal.SIGKILL)
+        except ProcessLookupError:
             pass
-        time.sleep(1)
-    took = time.monotonic() - t
-    try:
-        os.killpg(vm.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    vm.wait()
-    console_text = open(console, "rb").read().decode(errors="replace").replace("\r", "")
-    if report:
-        print(f"note: the node answered {took:.1f} s after QEMU started", flush=True)
-        break
-    print(f"note: boot {attempt} did not answer; console ends:\n    " +
-          "\n    ".join(console_text.strip().splitlines()[-12:]), flush=True)
+        vm.wait()
+        console_text = open(console, "rb").read().decode(errors="replace").replace("\r", "")
+        if report:
+            print(f"note: {profile}: the node answered {took:.1f} s after QEMU started", flush=True)
+            break
+        print(f"note: {profile} boot {attempt} did not answer; console ends:\n    " +
+              "\n    ".join(console_text.strip().splitlines()[-12:]), flush=True)
+    return report, console_text
 
+
+report, console_text = boot_and_report("full-chain")
 if not check("the full-chain image boots to a node that answers (GET /v1/attestation)", report is not None,
              console_text[-1500:]):
     check.finish("uefi: ")
@@ -243,10 +253,10 @@ json.dump(report, open(REPORT, "w"))
 SIGNER = predicate["key"]["public_key"]
 
 
-def verify_with(policy, name):
+def verify_with(policy, name, report_path=REPORT, signer=SIGNER):
     path = os.path.join(WORK, f"policy.{name}.json")
-    json.dump(dict(policy, signers=[SIGNER]), open(path, "w"))
-    r = subprocess.run([VOLENT, "attest", "--verify", path, REPORT, "--nonce", "00112233"], capture_output=True,
+    json.dump(dict(policy, signers=[signer]), open(path, "w"))
+    r = subprocess.run([VOLENT, "attest", "--verify", path, report_path, "--nonce", "00112233"], capture_output=True,
                        text=True)
     # stdout: a "claim NAME: why" line per failed claim, then the verdict.
     verdict = (r.stdout.strip().splitlines() or [""])[-1]
@@ -292,5 +302,37 @@ check("against a build with one initramfs byte changed: FAILED naming pcrs.11, p
 rc, verdict, out = verify_with(dict(POLICY, verity_roothash="0" * 64), "roothash")
 check("against a policy naming another root hash: FAILED naming boot.verity_roothash",
       rc != 0 and verdict == "FAILED" and "boot.verity_roothash:" in out, out)
+
+# --- 5. the shim chain under Microsoft's keys --------------------------------------------------------
+shim_report, shim_console = boot_and_report("shim-chain")
+if check("the shim-chain image boots under OVMF with Microsoft's keys (shim, GRUB, Debian's kernel) to a node "
+         "that answers", shim_report is not None, shim_console[-1500:]):
+    shim_predicate = json.loads(base64.b64decode(shim_report["payload"]))["predicate"]
+    shim_boot = shim_predicate.get("boot", {})
+    check("its report says shim-chain with the image's root hash, Secure Boot enabled, module loading off",
+          shim_boot.get("profile") == "shim-chain" and shim_boot.get("verity_roothash") == ROOTHASH
+          and shim_boot.get("secure_boot") == "enabled" and shim_boot.get("modules_disabled") is True,
+          json.dumps(shim_boot))
+    SHIM_REPORT = os.path.join(WORK, "report.shim.json")
+    json.dump(shim_report, open(SHIM_REPORT, "w"))
+    SHIM_POLICY = json.load(open(os.path.join(IMAGE, "policy-shim-chain.json")))
+    rc, verdict, out = verify_with(SHIM_POLICY, "shim", SHIM_REPORT, shim_predicate["key"]["public_key"])
+    check("it VERIFIES against the shim-chain policy the build predicted (PCRs 4, 8, 9)",
+          rc == 0 and verdict == "VERIFIED" and all(f"pcrs.{n}" in out for n in (4, 8, 9)), out)
+    cfg = open(os.path.join(IMAGE, "grub.cfg")).read().replace(" volent.data_blocks=", " quiet volent.data_blocks=")
+    other_cfg = os.path.join(WORK, "grub.other.cfg")
+    open(other_cfg, "w").write(cfg)
+    loaders = subprocess.run(["bash", os.path.join(ROOT, "scripts", "image", "shim.sh")], capture_output=True,
+                             text=True).stdout.strip().splitlines()[-1]
+    kdir = kernel.stdout.strip().splitlines()[-1]
+    other_policy = os.path.join(WORK, "policy.shim-other.json")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "image", "predict_pcrs.py"), "shim-chain",
+                    "--shim", os.path.join(loaders, "shimx64.efi"), "--grub", os.path.join(loaders, "grubx64.efi"),
+                    "--kernel", os.path.join(kdir, "vmlinuz"), "--grub-cfg", other_cfg, "--initrd",
+                    os.path.join(IMAGE, "initrd"), "--roothash", ROOTHASH, "-o", other_policy], check=True)
+    rc, verdict, out = verify_with(json.load(open(other_policy)), "shim-other", SHIM_REPORT,
+                                   shim_predicate["key"]["public_key"])
+    check("against a GRUB configuration with another command line: FAILED naming pcrs.8 and pcrs.9",
+          rc != 0 and verdict == "FAILED" and "pcrs.8:" in out and "pcrs.9:" in out, out)
 
 check.finish("uefi: ", f" ({time.monotonic() - t0:.0f} s)")

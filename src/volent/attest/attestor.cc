@@ -39,7 +39,7 @@ Result<std::unique_ptr<Tpm>> OpenTpm(const std::string& tpm) {
 
 // verity-only is what PID 1's record and the kernel's verity table show;
 // the event log (replayed against the quote by the verifier) can show more.
-void Attestor::UpgradeToFullChain() {
+void Attestor::UpgradeToMeasuredProfile() {
   if (boot_.profile != "verity-only" || event_log_.empty() || !boot_.verity_roothash.is_string()) return;
   auto replay = ReplayEventLog(event_log_);
   if (!replay) return;
@@ -47,11 +47,12 @@ void Attestor::UpgradeToFullChain() {
   if (!cmdline) return;
   std::string line = *cmdline;
   while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  std::string why;
-  if (ShowsFullChain(ReadUefiEvidence(replay->extended), line, boot_.verity_roothash.get<std::string>(), &why)) {
+  const UefiEvidence evidence = ReadUefiEvidence(replay->extended);
+  const std::string roothash = boot_.verity_roothash.get<std::string>();
+  if (ShowsFullChain(evidence, line, roothash, nullptr)) {
     boot_.profile = "full-chain";
-  } else if (secure_boot_ == "enabled") {
-    boot_.why = "not full-chain: " + why;
+  } else if (ShowsShimChain(evidence, line, roothash, nullptr)) {
+    boot_.profile = "shim-chain";
   }
 }
 
@@ -78,7 +79,7 @@ core::Result<std::unique_ptr<Attestor>> Attestor::Start(AttestorOptions options)
   } else {
     a->event_log_reason_ = "the platform's event log cannot be read: " + event_log.message();
   }
-  a->UpgradeToFullChain();
+  a->UpgradeToMeasuredProfile();
 
   if (o.tpm == "none") {
     a->no_tpm_reason_ = "attestation.tpm is \"none\" in volent.yaml";

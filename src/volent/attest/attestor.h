@@ -93,7 +93,7 @@ class Attestor {
   const BootFacts& boot() const { return boot_; }
 
  private:
-  void UpgradeToFullChain();
+  void UpgradeToMeasuredProfile();
   explicit Attestor(AttestorOptions options) : options_(std::move(options)) {}
 
   AttestorOptions options_;

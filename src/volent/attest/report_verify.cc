@@ -320,6 +320,10 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
       c.Fail("boot.profile", uefi ? "the report says full-chain, but its quoted event log shows no Secure Boot "
                                     "and signed UKI (PCR 7 SecureBoot = 1, PCR 11's .cmdline)"
                                   : "the report says full-chain, but carries no event log the quote vouches for");
+    } else if (profile == "shim-chain" && !(uefi && uefi->secure_boot_on && uefi->grub_kernel_cmdline)) {
+      c.Fail("boot.profile", uefi ? "the report says shim-chain, but its quoted event log shows no Secure Boot "
+                                    "and GRUB-measured command line (PCR 7 SecureBoot = 1, PCR 8's kernel_cmdline)"
+                                  : "the report says shim-chain, but carries no event log the quote vouches for");
     }
   }
   if (policy.secure_boot_required) {
@@ -331,10 +335,11 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
                               "fake; pin PCR 7 (\"pcrs\") to have the TPM's quote prove it");
     }
   }
-  // full-chain with PCR 11 pinned: the root hash is in the signed UKI's
-  // command line, which the quote binds through that PCR.
-  const bool roothash_quoted = Str(p, json::json_pointer("/boot/profile")) == "full-chain" && uefi &&
-                               uefi->uki_cmdline && policy.pcrs.count(11);
+  // full-chain with PCR 11 pinned, shim-chain with PCR 8: the root hash is
+  // in the command line those PCRs bind.
+  const std::string claimed = Str(p, json::json_pointer("/boot/profile"));
+  const bool roothash_quoted = uefi && ((claimed == "full-chain" && uefi->uki_cmdline && policy.pcrs.count(11)) ||
+                                        (claimed == "shim-chain" && uefi->grub_kernel_cmdline && policy.pcrs.count(8)));
   if ((!policy.verity_roothash.empty() || Contains(policy.boot_profiles, "verity-only")) && !roothash_quoted) {
     verdict.notes.push_back("the verity profile and root hash are the node's reading of its kernel's device-mapper "
                             "table: true of the files the node runs from, not proved by the quote (only a measured "

@@ -53,8 +53,40 @@ UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events) {
     if (e.pcr == 11 && e.type == kEvIpl && e.data == kCmdlineSection && e.sha256 != kNameDigest) {
       evidence.uki_cmdline = e.sha256;
     }
+    // GRUB's text ends with its NUL; only a text whose digest it is counts.
+    constexpr std::string_view kGrubPrefix = "kernel_cmdline: ";
+    if (e.pcr == 8 && e.type == kEvIpl && e.data.size() > kGrubPrefix.size() && e.data.back() == '\0' &&
+        e.data.substr(0, kGrubPrefix.size()) == kGrubPrefix) {
+      std::string_view body = e.data.substr(kGrubPrefix.size(), e.data.size() - kGrubPrefix.size() - 1);
+      if (core::Sha256(body) == e.sha256) evidence.grub_kernel_cmdline = std::string(body);
+    }
   }
   return evidence;
+}
+
+namespace {
+
+bool NamesRoot(std::string_view cmdline, std::string_view roothash) {
+  const std::string padded = " " + std::string(cmdline) + " ";
+  return !roothash.empty() && padded.find(" volent.roothash=" + std::string(roothash) + " ") != std::string::npos;
+}
+
+}  // namespace
+
+bool ShowsShimChain(const UefiEvidence& evidence, std::string_view cmdline, std::string_view roothash,
+                    std::string* why) {
+  auto no = [&](const char* reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (!evidence.secure_boot_on) return no("the event log does not show Secure Boot on (PCR 7, SecureBoot = 1)");
+  if (!evidence.grub_kernel_cmdline) return no("the event log shows no command line GRUB measured (PCR 8)");
+  const std::string& measured = *evidence.grub_kernel_cmdline;
+  if (cmdline != measured && cmdline != "BOOT_IMAGE=" + measured) {
+    return no("the kernel's command line is not the one GRUB measured (PCR 8's kernel_cmdline)");
+  }
+  if (!NamesRoot(measured, roothash)) return no("GRUB's measured command line does not name the verity root's hash");
+  return true;
 }
 
 bool ShowsFullChain(const UefiEvidence& evidence, std::string_view cmdline, std::string_view roothash,
@@ -68,11 +100,7 @@ bool ShowsFullChain(const UefiEvidence& evidence, std::string_view cmdline, std:
   if (core::Sha256(cmdline) != *evidence.uki_cmdline) {
     return no("the kernel's command line is not the one the signed UKI carried (PCR 11's .cmdline)");
   }
-  const std::string want = "volent.roothash=" + std::string(roothash);
-  const std::string padded = " " + std::string(cmdline) + " ";
-  if (roothash.empty() || padded.find(" " + want + " ") == std::string::npos) {
-    return no("the UKI's command line does not name the verity root's hash");
-  }
+  if (!NamesRoot(cmdline, roothash)) return no("the UKI's command line does not name the verity root's hash");
   return true;
 }
 

@@ -11,10 +11,13 @@
 //                    image (EV_IPL, the section name ".cmdline" then its
 //                    bytes): the SHA-256 of the command line the signed UKI
 //                    carried
+//   grub_kernel_cmdline  PCR 8 holds GRUB's "kernel_cmdline: ..." event:
+//                    the command line GRUB (started by shim) gave the kernel
 //
-// The full-chain profile (docs/attestation.md) is both, with the UKI's
-// command line the one this kernel was given, naming the verity root the
-// kernel checks. Pure; thread-safe.
+// The full-chain profile (docs/attestation.md) is Secure Boot and the UKI's
+// command line, the one this kernel was given, naming the verity root the
+// kernel checks; shim-chain is Secure Boot and GRUB's measured command line
+// doing the same. Pure; thread-safe.
 #pragma once
 
 #include <array>
@@ -30,6 +33,9 @@ namespace volent::attest {
 struct UefiEvidence {
   bool secure_boot_on = false;
   std::optional<std::array<uint8_t, 32>> uki_cmdline;
+  // GRUB's PCR 8 event "kernel_cmdline: PATH ARGS" (EV_IPL), when its digest
+  // is the SHA-256 of "PATH ARGS": the text is then what was measured.
+  std::optional<std::string> grub_kernel_cmdline;
 };
 
 UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events);
@@ -40,6 +46,12 @@ UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events);
 // line is exactly `cmdline`, and `cmdline` naming volent.roothash=`roothash`.
 // `why` says what is missing when it does not.
 bool ShowsFullChain(const UefiEvidence& evidence, std::string_view cmdline, std::string_view roothash,
+                    std::string* why);
+
+// Whether `evidence` shows the shim-chain profile: Secure Boot on, GRUB's
+// measured kernel command line "PATH ARGS" the one this kernel was given
+// (GRUB passes it as "BOOT_IMAGE=PATH ARGS"), naming volent.roothash=`roothash`.
+bool ShowsShimChain(const UefiEvidence& evidence, std::string_view cmdline, std::string_view roothash,
                     std::string* why);
 
 }  // namespace volent::attest
