@@ -121,5 +121,53 @@ TEST(UefiEvidenceTest, TheSignedCommandLineMustNameTheVerityRoot) {
   EXPECT_FALSE(ShowsFullChain(ReadUefiEvidence(log.View()), kCmdline, "", &why));
 }
 
+// GRUB's event: "kernel_cmdline: PATH ARGS" with its NUL, the digest of
+// "PATH ARGS".
+void AddGrubCmdline(Log& log, const std::string& body, const std::string& measured_body) {
+  log.Add(8, kEvIpl, "kernel_cmdline: " + body + std::string(1, '\0'), core::Sha256(measured_body));
+}
+
+Log ShimChain(const std::string& body) {
+  Log log = FullChain();
+  log.events.erase(log.events.begin() + 1, log.events.end());  // no UKI: keep SecureBoot only
+  log.data.resize(1);
+  AddGrubCmdline(log, body, body);
+  return log;
+}
+
+TEST(UefiEvidenceTest, AShimChainBootShowsGrubsMeasuredCommandLine) {
+  const std::string body = "/EFI/debian/vmlinuz " + kCmdline;
+  Log log = ShimChain(body);
+  UefiEvidence e = ReadUefiEvidence(log.View());
+  ASSERT_TRUE(e.grub_kernel_cmdline.has_value());
+  EXPECT_EQ(*e.grub_kernel_cmdline, body);
+  EXPECT_FALSE(e.uki_cmdline.has_value());
+  std::string why;
+  // GRUB hands the kernel "BOOT_IMAGE=PATH ARGS".
+  EXPECT_TRUE(ShowsShimChain(e, "BOOT_IMAGE=" + body, kRootHash, &why)) << why;
+  EXPECT_FALSE(ShowsFullChain(e, "BOOT_IMAGE=" + body, kRootHash, &why));
+  EXPECT_FALSE(ShowsShimChain(e, "BOOT_IMAGE=" + body + " init=/bin/sh", kRootHash, &why));
+  EXPECT_NE(why.find("PCR 8"), std::string::npos) << why;
+  EXPECT_FALSE(ShowsShimChain(e, "BOOT_IMAGE=" + body, std::string(64, 'a'), &why));
+}
+
+TEST(UefiEvidenceTest, AGrubTextThatIsNotWhatWasMeasuredIsIgnored) {
+  // The text says one root, the digest is of another command line: the
+  // text proves nothing.
+  Log log = ShimChain("x");
+  log.data.resize(1);
+  log.events.resize(1);
+  AddGrubCmdline(log, "/EFI/debian/vmlinuz " + kCmdline, "/EFI/debian/vmlinuz volent.roothash=" + std::string(64, 'b'));
+  EXPECT_FALSE(ReadUefiEvidence(log.View()).grub_kernel_cmdline.has_value());
+  // Nor does the same event in another PCR, or one without its NUL.
+  Log other;
+  std::string sb = VariableData("SecureBoot", "\x01");
+  other.Add(7, kEvEfiVariableDriverConfig, sb, core::Sha256(sb));
+  const std::string body = "/EFI/debian/vmlinuz " + kCmdline;
+  other.Add(9, kEvIpl, "kernel_cmdline: " + body + std::string(1, '\0'), core::Sha256(body));
+  other.Add(8, kEvIpl, "kernel_cmdline: " + body, core::Sha256(body));
+  EXPECT_FALSE(ReadUefiEvidence(other.View()).grub_kernel_cmdline.has_value());
+}
+
 }  // namespace
 }  // namespace volent::attest
