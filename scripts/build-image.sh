@@ -219,10 +219,12 @@ loaders="$(bash "$ROOT/scripts/image/shim.sh" | tail -n1)" || rc=$?
 uefi_shim_chain "$out" "$kdir" "$loaders" "$cmdline"
 # The PCRs an auditor holds the booted node's quote against, predicted from
 # what was just built (scripts/image/predict_pcrs.py).
+software=(--volent-sha256 "$(sha256sum "$volent" | cut -d' ' -f1)"
+          --kernel-sha256 "$(sha256sum "$ampoule_kernel" | cut -d' ' -f1)")
 python3 "$ROOT/scripts/image/predict_pcrs.py" full-chain --uki "$out/uki.signed.efi" --vars "$out/ovmf-vars-dev-only.fd" \
-  --roothash "$roothash" -o "$out/policy-full-chain.json" || die 1 "the PCR prediction failed"
+  --roothash "$roothash" "${software[@]}" -o "$out/policy-full-chain.json" || die 1 "the PCR prediction failed"
 python3 "$ROOT/scripts/image/predict_pcrs.py" shim-chain --shim "$loaders/shimx64.efi" --grub "$loaders/grubx64.efi" \
-  --kernel "$kdir/vmlinuz" --grub-cfg "$out/grub.cfg" --initrd "$out/initrd" --roothash "$roothash" \
+  --kernel "$kdir/vmlinuz" --grub-cfg "$out/grub.cfg" --initrd "$out/initrd" --roothash "$roothash" "${software[@]}" \
   -o "$out/policy-shim-chain.json" || die 1 "the shim-chain PCR prediction failed"
 (cd "$out" && sha256sum disk.raw disk.qcow2 disk.vhd initrd vmlinux image.env uki.efi uki.signed.efi \
   esp-full-chain.raw ovmf-vars-dev-only.fd secureboot-db.crt policy-full-chain.json grub.cfg esp-shim-chain.raw \

@@ -33,7 +33,9 @@ PCR = SHA-256(PCR || digest) from 32 zero bytes):
      the section's name with its NUL, then the section's bytes.
 PCRs 0 to 3, 5 and 6 are the firmware's and the machine's own (QEMU's
 version, the devices): not predicted. The node's own PCR (node_pcr.h) is
-checked through its PCR log, as in every profile.
+checked through its PCR log, as in every profile: its start marker holds the
+boot's id; the binaries it measures are known to the build and written as
+"software" (--volent-sha256, --kernel-sha256).
 """
 import argparse
 import hashlib
@@ -195,6 +197,8 @@ def main():
     parser.add_argument("--grub-cfg")
     parser.add_argument("--initrd")
     parser.add_argument("--roothash")
+    parser.add_argument("--volent-sha256", help="the node binary the root holds: pinned as software.volent")
+    parser.add_argument("--kernel-sha256", help="the Ampoule kernel the root holds: software.ampoule_kernel")
     parser.add_argument("-o", "--output")
     args = parser.parse_args()
     profile = args.profile if args.mode == "events" else args.mode
@@ -222,6 +226,12 @@ def main():
         "secure_boot": "required",
         "verity_roothash": args.roothash,
     }
+    # What the node measures into its own PCR that the build knows: the
+    # binaries. (Its start marker holds the boot's id, so the PCR's value is
+    # checked by replaying the node's log, tpm.node_pcr, never predicted.)
+    software = {k: [v] for k, v in (("volent", args.volent_sha256), ("ampoule_kernel", args.kernel_sha256)) if v}
+    if software:
+        policy["software"] = software
     tmp = args.output + ".tmp"
     with open(tmp, "w") as f:
         json.dump(policy, f, indent=2, sort_keys=True)

@@ -15,7 +15,8 @@
 # 3. builds the image from BUILD's binaries and the same kernel;
 # 4. prints "MATCH image:NAME SHA256" or "MISMATCH image:NAME ..." for
 #    disk.raw, disk.qcow2, disk.vhd, initrd, the unsigned UKI, OVMF's
-#    variables with the keys and the predicted policy (both images signed
+#    variables with the keys, the predicted policies and the shim-chain ESP
+#    (Debian's signed binaries, our configuration: all reproducible; both images signed
 #    with one key set; a signature carries its time, so the signed UKI and
 #    its ESP are compared through the policy, which holds the UKI's
 #    Authenticode digest in PCR 4).
@@ -72,7 +73,8 @@ build_image "$work/rebuilt" "$work/rebuilt-image"
 repro_log "image from $reference's binaries"
 build_image "$work/reference" "$work/reference-image"
 
-for name in disk.raw disk.qcow2 disk.vhd initrd uki.efi ovmf-vars-dev-only.fd policy-full-chain.json; do
+for name in disk.raw disk.qcow2 disk.vhd initrd uki.efi ovmf-vars-dev-only.fd policy-full-chain.json grub.cfg \
+  esp-shim-chain.raw policy-shim-chain.json; do
   want=$(awk -v n="$name" '$2 == n { print $1 }' "$work/reference-image/SHA256SUMS")
   got=$(awk -v n="$name" '$2 == n { print $1 }' "$work/rebuilt-image/SHA256SUMS")
   if [[ -n $want && $want == "$got" ]]; then

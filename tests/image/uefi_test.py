@@ -240,9 +240,10 @@ if not check("the full-chain image boots to a node that answers (GET /v1/attesta
     check.finish("uefi: ")
 predicate = json.loads(base64.b64decode(report["payload"]))["predicate"]
 boot = predicate.get("boot", {})
-check("the report says full-chain with the image's root hash, Secure Boot enabled, module loading off",
-      boot.get("profile") == "full-chain" and boot.get("verity_roothash") == ROOTHASH
-      and boot.get("secure_boot") == "enabled" and boot.get("modules_disabled") is True, json.dumps(boot))
+check("the report says full-chain with the image's root hash, Secure Boot enabled with dev-only keys, module "
+      "loading off", boot.get("profile") == "full-chain" and boot.get("verity_roothash") == ROOTHASH
+      and boot.get("secure_boot") == "enabled" and boot.get("secure_boot_keys") == "dev-only"
+      and boot.get("modules_disabled") is True, json.dumps(boot))
 check("the report carries the platform's event log", bool(predicate.get("tpm", {}).get("event_log")),
       str(predicate.get("tpm", {}).get("event_log_reason")))
 check("the console says the keys are dev-only and that module loading is off",
@@ -299,6 +300,10 @@ other_initrd = predicted_for("initrd", lambda n, b: b[:100] + bytes([b[100] ^ 1]
 rc, verdict, out = verify_with(other_initrd, "initrd")
 check("against a build with one initramfs byte changed: FAILED naming pcrs.11, pcrs.9 and pcrs.4",
       rc != 0 and verdict == "FAILED" and all(f"pcrs.{n}:" in out for n in (4, 9, 11)), out)
+rc, verdict, out = verify_with(dict(POLICY, key_provenance="production"), "production")
+check("against a policy requiring production keys: FAILED naming key.provenance (the node's key and the Secure "
+      "Boot keys the quoted log shows are both dev-only)",
+      rc != 0 and verdict == "FAILED" and "Secure Boot keys" in out and "key.provenance:" in out, out)
 rc, verdict, out = verify_with(dict(POLICY, verity_roothash="0" * 64), "roothash")
 check("against a policy naming another root hash: FAILED naming boot.verity_roothash",
       rc != 0 and verdict == "FAILED" and "boot.verity_roothash:" in out, out)
@@ -309,10 +314,11 @@ if check("the shim-chain image boots under OVMF with Microsoft's keys (shim, GRU
          "that answers", shim_report is not None, shim_console[-1500:]):
     shim_predicate = json.loads(base64.b64decode(shim_report["payload"]))["predicate"]
     shim_boot = shim_predicate.get("boot", {})
-    check("its report says shim-chain with the image's root hash, Secure Boot enabled, module loading off",
+    check("its report says shim-chain with the image's root hash, Secure Boot enabled with keys that are not "
+          "dev-only (Microsoft's), module loading off",
           shim_boot.get("profile") == "shim-chain" and shim_boot.get("verity_roothash") == ROOTHASH
-          and shim_boot.get("secure_boot") == "enabled" and shim_boot.get("modules_disabled") is True,
-          json.dumps(shim_boot))
+          and shim_boot.get("secure_boot") == "enabled" and shim_boot.get("secure_boot_keys") == "not-dev-only"
+          and shim_boot.get("modules_disabled") is True, json.dumps(shim_boot))
     SHIM_REPORT = os.path.join(WORK, "report.shim.json")
     json.dump(shim_report, open(SHIM_REPORT, "w"))
     SHIM_POLICY = json.load(open(os.path.join(IMAGE, "policy-shim-chain.json")))

@@ -48,6 +48,7 @@ void Attestor::UpgradeToMeasuredProfile() {
   std::string line = *cmdline;
   while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
   const UefiEvidence evidence = ReadUefiEvidence(replay->extended);
+  if (evidence.secure_boot_keys) secure_boot_keys_ = *evidence.secure_boot_keys;
   const std::string roothash = boot_.verity_roothash.get<std::string>();
   if (ShowsFullChain(evidence, line, roothash, nullptr)) {
     boot_.profile = "full-chain";
@@ -151,6 +152,7 @@ core::Result<std::string> Attestor::Report(const std::string& nonce_hex) {
   facts.time = core::Rfc3339Millis(core::UnixMillisNow());
   facts.boot_profile = boot_.profile;  // verity-only only from the sealed image's own PID 1
   facts.secure_boot = secure_boot_;
+  if (!secure_boot_keys_.empty()) facts.secure_boot_keys = secure_boot_keys_;
   facts.verity_roothash = boot_.verity_roothash;
   if (auto off = core::ReadFileCapped(o.modules_disabled_path, 16, nullptr, {.from = core::PathFrom::kUntrusted})) {
     facts.modules_disabled = *off == "1\n";

@@ -98,6 +98,7 @@ class Attestor {
 
   AttestorOptions options_;
   std::string secure_boot_;
+  std::string secure_boot_keys_;  // "", dev-only or not-dev-only (uefi_evidence.h)
   BootFacts boot_;
   std::string volent_sha256_;
   nlohmann::json kernel_sha256_;

@@ -45,6 +45,7 @@ nlohmann::json ReportPredicate(const ReportFacts& facts, const core::ed25519::Pu
       // (platform_facts.h); the quote proves none of them.
       {"boot", {{"profile", facts.boot_profile}, {"secure_boot", facts.secure_boot},
                 {"verity_roothash", facts.verity_roothash}, {"modules_disabled", facts.modules_disabled},
+                {"secure_boot_keys", facts.secure_boot_keys},
                 {"self_asserted", kSelfAssertedBootFacts}}},
       {"key", {{"provenance", facts.key_provenance}, {"public_key", core::Base64Encode(signer.raw())}}},
       {"software", {{"volent", {{"sha256", facts.volent_sha256}}},

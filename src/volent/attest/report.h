@@ -38,6 +38,7 @@ struct ReportFacts {
   std::string secure_boot;        // enabled, disabled, not-efi or unknown
   nlohmann::json verity_roothash; // hex string, or null when the root is not a verity image
   nlohmann::json modules_disabled = nullptr;  // kernel.modules_disabled: true, false, or null (unreadable)
+  nlohmann::json secure_boot_keys = nullptr;  // "dev-only" or "not-dev-only" from the event log (uefi_evidence.h), or null
   std::string key_provenance;     // dev-only or production
   std::string volent_sha256;      // the running binary
   nlohmann::json kernel_sha256;   // the Ampoule kernel sealed tools run on, or null

@@ -359,6 +359,18 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
     if (provenance != policy.key_provenance) {
       c.Fail("key.provenance", "the node's key is " + provenance + "; the policy requires " + policy.key_provenance);
     }
+    // The Secure Boot keys, as the quoted log shows them (not the node's word).
+    if (policy.key_provenance == "production" && uefi && uefi->secure_boot_keys == "dev-only") {
+      c.Fail("key.provenance", "the firmware booted this machine with the image build's dev-only Secure Boot keys "
+                               "(PCR 7's db authority); the policy requires production");
+    }
+  }
+  if (uefi && uefi->secure_boot_keys) {
+    const json::json_pointer at("/boot/secure_boot_keys");
+    if (!p.contains(at) || p.at(at) != *uefi->secure_boot_keys) {
+      c.Fail("boot.secure_boot_keys", "the report says " + (p.contains(at) ? p.at(at).dump() : std::string("nothing")) +
+                                          ", the quoted event log shows " + *uefi->secure_boot_keys);
+    }
   }
   if (policy.journal_entries || !policy.journal_head.empty()) {
     c.Checked("journal");

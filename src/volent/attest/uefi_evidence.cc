@@ -10,6 +10,10 @@ namespace {
 
 constexpr uint32_t kEvIpl = 0x0000000D;
 constexpr uint32_t kEvEfiVariableDriverConfig = 0x80000001;
+constexpr uint32_t kEvEfiVariableAuthority = 0x800000E0;
+// EFI_IMAGE_SECURITY_DATABASE_GUID (d719b2cb-3d3a-4596-a3bc-dad00e67656f): db's vendor.
+constexpr uint8_t kImageSecurityGuid[16] = {0xcb, 0xb2, 0x19, 0xd7, 0x3a, 0x3d, 0x96, 0x45,
+                                            0xa3, 0xbc, 0xda, 0xd0, 0x0e, 0x67, 0x65, 0x6f};
 // EFI_GLOBAL_VARIABLE (8be4df61-93ca-11d2-aa0d-00e098032b8c) as it is laid
 // out in memory: the first three fields little-endian.
 constexpr uint8_t kGlobalVariableGuid[16] = {0x61, 0xdf, 0xe4, 0x8b, 0xca, 0x93, 0xd2, 0x11,
@@ -40,6 +44,17 @@ bool IsSecureBootOn(std::string_view data) {
   return data.substr(32, kName.size()) == kName && data[32 + kName.size()] == '\x01';
 }
 
+// The data of a UEFI_VARIABLE_DATA for db (the EFI_SIGNATURE_DATA that
+// verified an image), or empty when `data` is not one.
+std::string_view DbAuthority(std::string_view data) {
+  static const std::string kName = Utf16("db");
+  if (data.size() < 32 + kName.size() || std::memcmp(data.data(), kImageSecurityGuid, 16) != 0) return {};
+  if (U64(data, 16) != 2 || data.substr(32, kName.size()) != kName) return {};
+  const uint64_t size = U64(data, 24);
+  if (size != data.size() - 32 - kName.size()) return {};
+  return data.substr(32 + kName.size());
+}
+
 }  // namespace
 
 UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events) {
@@ -48,6 +63,13 @@ UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events) {
   UefiEvidence evidence;
   for (const LoggedEvent& e : events) {
     if (e.pcr == 7 && e.type == kEvEfiVariableDriverConfig && IsSecureBootOn(e.data)) evidence.secure_boot_on = true;
+    if (e.pcr == 7 && e.type == kEvEfiVariableAuthority && !evidence.secure_boot_keys) {
+      // The certificate's DER holds its subject's name as text.
+      std::string_view entry = DbAuthority(e.data);
+      if (!entry.empty() && core::Sha256(e.data) == e.sha256) {
+        evidence.secure_boot_keys = entry.find("dev-only") != std::string_view::npos ? "dev-only" : "not-dev-only";
+      }
+    }
     // systemd's stub logs the section's name twice: first extending the
     // name itself, then the section's bytes. The second is the command line.
     if (e.pcr == 11 && e.type == kEvIpl && e.data == kCmdlineSection && e.sha256 != kNameDigest) {

@@ -13,6 +13,8 @@
 //                    carried
 //   grub_kernel_cmdline  PCR 8 holds GRUB's "kernel_cmdline: ..." event:
 //                    the command line GRUB (started by shim) gave the kernel
+//   secure_boot_keys whether the db certificate the firmware verified the
+//                    boot with is one of the image build's dev-only keys
 //
 // The full-chain profile (docs/attestation.md) is Secure Boot and the UKI's
 // command line, the one this kernel was given, naming the verity root the
@@ -36,6 +38,11 @@ struct UefiEvidence {
   // GRUB's PCR 8 event "kernel_cmdline: PATH ARGS" (EV_IPL), when its digest
   // is the SHA-256 of "PATH ARGS": the text is then what was measured.
   std::optional<std::string> grub_kernel_cmdline;
+  // The firmware's first EV_EFI_VARIABLE_AUTHORITY for db in PCR 7: the db
+  // entry (owner GUID, certificate) that let the first boot application
+  // run. dev-only when its certificate's name says "dev-only" (the image
+  // build's keys, scripts/image/uefi.sh), else not-dev-only.
+  std::optional<std::string> secure_boot_keys;
 };
 
 UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events);

@@ -169,5 +169,32 @@ TEST(UefiEvidenceTest, AGrubTextThatIsNotWhatWasMeasuredIsIgnored) {
   EXPECT_FALSE(ReadUefiEvidence(other.View()).grub_kernel_cmdline.has_value());
 }
 
+// db's authority event: UEFI_VARIABLE_DATA "db" of EFI_IMAGE_SECURITY_DATABASE_GUID
+// whose data is the EFI_SIGNATURE_DATA (owner, certificate).
+std::string DbAuthority(std::string_view cert) {
+  const std::string guid("\xcb\xb2\x19\xd7\x3a\x3d\x96\x45\xa3\xbc\xda\xd0\x0e\x67\x65\x6f", 16);
+  return VariableData("db", std::string(16, 'o') + std::string(cert), guid);
+}
+
+TEST(UefiEvidenceTest, TheDbCertificateSaysWhetherTheKeysAreDevOnly) {
+  constexpr uint32_t kAuthority = 0x800000E0;
+  Log dev = FullChain();
+  const std::string entry = DbAuthority("0\x82...O=Volent dev-only, CN=Volent dev-only db...");
+  dev.Add(7, kAuthority, entry, core::Sha256(entry));
+  EXPECT_EQ(ReadUefiEvidence(dev.View()).secure_boot_keys, "dev-only");
+  Log microsoft = FullChain();
+  const std::string ms = DbAuthority("0\x82...Microsoft Corporation UEFI CA 2011...");
+  microsoft.Add(7, kAuthority, ms, core::Sha256(ms));
+  EXPECT_EQ(ReadUefiEvidence(microsoft.View()).secure_boot_keys, "not-dev-only");
+  // The first authority counts: one logged later (shim's MokListRT, or a
+  // forged one) does not change it; nor does one whose digest is not its data's.
+  microsoft.Add(7, kAuthority, entry, core::Sha256(entry));
+  EXPECT_EQ(ReadUefiEvidence(microsoft.View()).secure_boot_keys, "not-dev-only");
+  Log forged = FullChain();
+  forged.Add(7, kAuthority, entry, core::Sha256(ms));
+  EXPECT_FALSE(ReadUefiEvidence(forged.View()).secure_boot_keys.has_value());
+  EXPECT_FALSE(ReadUefiEvidence(FullChain().View()).secure_boot_keys.has_value());
+}
+
 }  // namespace
 }  // namespace volent::attest
