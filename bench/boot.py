@@ -19,6 +19,7 @@ and, with FLOOR_ESP (made by scripts/image/uefi.sh's uefi_floor_esp):
             heartbeat: what the firmware and the kernel cost
   full-chain  the image under OVMF (scripts/boot-image.sh --profile
             full-chain) until its node answers /healthz
+  shim-chain  the same through Microsoft's keys, shim and GRUB
 For each: the guest's CLOCK_BOOTTIME at the heartbeat (what volent-init
 prints) and the wall time from QEMU's start to its exit (or to the first
 /healthz answer); the median, the spread (max - min) / median (over 10%: not
@@ -61,6 +62,15 @@ def boot_uefi_floor(image, esp, tmp):
     return boot(["bash", "-c", script, "-", esp, os.path.join(image, "ovmf-vars-dev-only.fd"), tpm], tmp)
 
 
+# Console lines whose first appearance (host time since QEMU started) says
+# where a boot's time went: the kernel's first word, the modules, the root's
+# verity read, the node's start.
+MARKS = (("kernel", re.compile(r"EFI stub: |Linux version|volent-init: ")),
+         ("modules", re.compile(r"volent-init: module loading turned off")),
+         ("verity", re.compile(r"volent-init: root /dev/\S+ verified")),
+         ("node", re.compile(r"volent node: listening")))
+
+
 def boot_node(image, data, *extra):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -71,7 +81,13 @@ def boot_node(image, data, *extra):
                              "--api-port", str(port), "--timeout", "120", *extra], stdin=subprocess.DEVNULL, stdout=console,
                             stderr=subprocess.STDOUT, start_new_session=True)
     wall = None
+    marks = {}
     while time.monotonic() - t0 < 120 and proc.poll() is None:
+        console.seek(0)
+        seen = console.read().decode(errors="replace")
+        for name, pattern in MARKS:
+            if name not in marks and pattern.search(seen):
+                marks[name] = time.monotonic() - t0
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
                 if r.status == 200:
@@ -83,12 +99,19 @@ def boot_node(image, data, *extra):
                 break
         except OSError:
             time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:  # it ended by itself (a failed boot: the console says why)
+        pass
     proc.wait()
     console.seek(0)
     text = console.read().decode(errors="replace").replace("\r", "")
+    # A line that reached the console after the answer: at the answer.
+    for name, pattern in MARKS:
+        if name not in marks and wall is not None and pattern.search(text):
+            marks[name] = wall
     m = HEARTBEAT.search(text)
-    return (float(m.group(1)) if m else None), wall, text
+    return (float(m.group(1)) if m else None), wall, text, marks
 
 
 def summary(values):
@@ -107,8 +130,9 @@ def main(argv):
     tmp = tempfile.mkdtemp()
     data = os.path.join(tmp, "data.img")
     uefi_data = os.path.join(tmp, "uefi-data.img")
-    names = ("bare", "image", "node") + (("uefi-floor", "full-chain") if floor else ())
+    names = ("bare", "image", "node") + (("uefi-floor", "full-chain", "shim-chain") if floor else ())
     results = {name: ([], []) for name in names}
+    phases = {name: [] for name in names}
     for n in range(1, runs + 1):
         for name in names:
             if name == "bare":
@@ -121,10 +145,12 @@ def main(argv):
                                             "--data", data, "--test", "heartbeat"], tmp)
             elif name == "uefi-floor":
                 beat, wall, console = boot_uefi_floor(image, floor, tmp)
-            elif name == "full-chain":
-                beat, wall, console = boot_node(image, uefi_data, "--profile", "full-chain")
+            elif name in ("full-chain", "shim-chain"):
+                beat, wall, console, marks = boot_node(image, uefi_data, "--profile", name)
+                phases[name].append(marks)
             else:
-                beat, wall, console = boot_node(image, data)
+                beat, wall, console, marks = boot_node(image, data)
+                phases[name].append(marks)
             if beat is None or wall is None:
                 print(f"boot: run {n} {name}: no heartbeat or no answer; console tail:\n" +
                       "\n".join(console.strip().splitlines()[-8:]), file=sys.stderr)
@@ -140,10 +166,10 @@ def main(argv):
     for name in names:
         beat, beat_spread = summary(results[name][0])
         wall, wall_spread = summary(results[name][1])
-        floor_name = "uefi-floor" if name in ("uefi-floor", "full-chain") else "bare"
+        floor_name = "uefi-floor" if name in ("uefi-floor", "full-chain", "shim-chain") else "bare"
         floor_beat, _ = summary(results[floor_name][0])
         floor_wall, _ = summary(results[floor_name][1])
-        what = "to /healthz" if name in ("node", "full-chain") else "to exit"
+        what = "to /healthz" if name in ("node", "full-chain", "shim-chain") else "to exit"
         cell = lambda v, s: "-" if v is None else f"{v:.3f} s ±{100 * s:.0f}%"
         ratio = (f"{beat / floor_beat:.2f}x" if beat and floor_beat else "-") + ", " + \
             (f"{wall / floor_wall:.2f}x" if wall and floor_wall else "-")
@@ -151,6 +177,20 @@ def main(argv):
         for label, s in (("heartbeat", beat_spread), ("wall", wall_spread)):
             if s is not None and s > SPREAD_LIMIT:
                 untrusted.append(f"{name} {label}")
+    print("\nwhere the time goes (host seconds after QEMU started, median: the console's first line of each step)")
+    print(f"{'':12}{'kernel':>10}{'modules':>10}{'verity':>10}{'node':>10}{'answer':>10}")
+    for name in names:
+        if not phases[name]:
+            continue
+        cells = []
+        for mark in ("kernel", "modules", "verity", "node"):
+            v, _ = summary([p.get(mark) for p in phases[name]])
+            cells.append("-" if v is None else f"{v:.2f}")
+        w, _ = summary(results[name][1])
+        cells.append("-" if w is None else f"{w:.2f}")
+        print(f"{name:12}" + "".join(f"{c:>10}" for c in cells))
+    print("(kernel: the firmware, and for the UEFI profiles the loaders, before it; verity: the read of every "
+          "root block; node: the node's start until it listens)")
     if untrusted:
         print(f"note: spread over {100 * SPREAD_LIMIT:.0f}% ({', '.join(untrusted)}): not yet trustworthy on this "
               "machine (other work running; TCG makes the guest's speed the host's)")

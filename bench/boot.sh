@@ -8,7 +8,9 @@
 # kernel with only volent-init (the floor), the image to its heartbeat, and
 # the image until its node answers /healthz; then, when the image has the
 # full-chain profile, OVMF with a signed UKI of the kernel and volent-init
-# alone (the UEFI floor) and the full-chain image until its node answers. Prints the guest's
+# alone (the UEFI floor), and the full-chain and shim-chain images until
+# their node answers, with where the time went (the console's first line of
+# each step, timed on the host). Prints the guest's
 # CLOCK_BOOTTIME at the heartbeat and the wall time, median and spread, the
 # ratio to the bare kernel, and the root payload's size.
 #

@@ -166,7 +166,9 @@ boot_uefi() {
            -drive "id=data,file=$data,format=raw,if=none" -device virtio-blk-pci,drive=data
            -netdev "user,id=net0,hostfwd=tcp:127.0.0.1:$api_port-:8470" -device virtio-net-pci,netdev=net0,romfile=)
   fi
-  timeout -k 5 "$timeout_s" "$QEMU" "${machine[@]}" -accel "$accel" -cpu max -m "$memory" \
+  # --foreground: QEMU stays in this script's process group, so that whoever
+  # stops the script's group (a test, a bench) stops QEMU with it.
+  timeout --foreground -k 5 "$timeout_s" "$QEMU" "${machine[@]}" -accel "$accel" -cpu max -m "$memory" \
     -drive "id=esp,file=$esp,format=raw,if=none,snapshot=on" -device ide-hd,drive=esp,bus=ide.0,bootindex=1 \
     "${disks[@]}" -chardev "socket,id=chrtpm,path=$run/tpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm \
     -device tpm-tis,tpmdev=tpm0 </dev/null || rc=$?
