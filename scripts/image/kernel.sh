@@ -166,27 +166,20 @@ add_module() {
   ORDER+=("$n")
 }
 
+# shellcheck source=scripts/image/package_cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_cache.sh"
 resolve_package
-CACHE_ROOT="${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:?HOME is not set; set AMPOULE_CACHE_DIR}/.cache}/ampoule}"
 # Keyed by the package version and the module list: another list is another folder.
 MODULES_KEY="$(printf '%s\n' "${MODULES[@]}" | sha256sum | cut -c1-8)"
-readonly DEST="$CACHE_ROOT/image/$VERSION-$MODULES_KEY"
+readonly DEST="$PACKAGE_CACHE_ROOT/image/$VERSION-$MODULES_KEY"
 if [[ -f $DEST/kernel.env ]]; then
   log "$PACKAGE $VERSION: cached"
   echo "$DEST"
   exit 0
 fi
 
-mkdir -p "$CACHE_ROOT/image"
-WORK="$(mktemp -d "$CACHE_ROOT/image/.work.XXXXXX")"
-DL="$(mktemp -d)"
-trap 'rm -rf "$WORK" "$DL"' EXIT
-# apt fetches as the unprivileged _apt user when run as root; the folder
-# must be its own or apt warns and fetches as root.
-[[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1 && chown _apt "$DL"
-
-log "downloading $PACKAGE $VERSION"
-(cd "$DL" && apt-get download -q "$PACKAGE=$VERSION" >&2) || die 3 "could not download $PACKAGE $VERSION (is Debian's package archive reachable?)"
+package_work_begin
+package_download "$PACKAGE=$VERSION"
 deb=("$DL"/*.deb)
 
 log "unpacking ${deb[0]##*/}"
@@ -216,11 +209,6 @@ rm -rf "$WORK/tree"
   echo "PVH_ENTRY=0x$PVH_ENTRY"
   echo "VMLINUX_SHA256=$(sha256sum "$WORK/vmlinux" | cut -d' ' -f1)"
 } >"$WORK/kernel.env"
-chmod 755 "$WORK"
-# Another run may have finished first; its folder is as good as ours.
-if ! mv -T "$WORK" "$DEST" 2>/dev/null; then
-  [[ -f $DEST/kernel.env ]] || die 1 "$DEST exists but is incomplete; remove it and run again"
-  log "another run filled the cache first; using it"
-fi
+package_work_commit "$DEST" kernel.env
 log "ready"
 echo "$DEST"

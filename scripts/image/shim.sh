@@ -26,21 +26,16 @@ SHIM_VERSION="$(version shim-signed)"
 GRUB_VERSION="$(version grub-efi-amd64-signed)"
 [[ -n $SHIM_VERSION && -n $GRUB_VERSION ]] ||
   die 3 "apt knows no shim-signed or grub-efi-amd64-signed; run 'apt-get update' (needs Debian's package archive)"
-CACHE_ROOT="${AMPOULE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:?HOME is not set; set AMPOULE_CACHE_DIR}/.cache}/ampoule}"
-readonly DEST="$CACHE_ROOT/image/loaders-${SHIM_VERSION//[:~+]/_}-${GRUB_VERSION//[:~+]/_}"
+# shellcheck source=scripts/image/package_cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/package_cache.sh"
+readonly DEST="$PACKAGE_CACHE_ROOT/image/loaders-${SHIM_VERSION//[:~+]/_}-${GRUB_VERSION//[:~+]/_}"
 if [[ -f $DEST/loaders.env ]]; then
   log "shim $SHIM_VERSION, GRUB $GRUB_VERSION: cached"
   echo "$DEST"
   exit 0
 fi
-mkdir -p "$CACHE_ROOT/image"
-WORK="$(mktemp -d "$CACHE_ROOT/image/.work.XXXXXX")"
-DL="$(mktemp -d)"
-trap 'rm -rf "$WORK" "$DL"' EXIT
-[[ $EUID -eq 0 ]] && id _apt >/dev/null 2>&1 && chown _apt "$DL"
-log "downloading shim-signed $SHIM_VERSION and grub-efi-amd64-signed $GRUB_VERSION"
-(cd "$DL" && apt-get download -q "shim-signed=$SHIM_VERSION" "grub-efi-amd64-signed=$GRUB_VERSION" >&2) ||
-  die 3 "could not download them (is Debian's package archive reachable?)"
+package_work_begin
+package_download "shim-signed=$SHIM_VERSION" "grub-efi-amd64-signed=$GRUB_VERSION"
 mkdir "$WORK/tree"
 for deb in "$DL"/*.deb; do dpkg-deb -x "$deb" "$WORK/tree" || die 1 "could not unpack $deb"; done
 cp "$WORK/tree/usr/lib/shim/shimx64.efi.signed" "$WORK/shimx64.efi" 2>/dev/null || die 1 "shim-signed holds no shimx64.efi.signed"
@@ -48,9 +43,6 @@ cp "$WORK/tree/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed" "$WORK/grubx64
   die 1 "grub-efi-amd64-signed holds no grubx64.efi.signed"
 rm -rf "$WORK/tree"
 printf 'SHIM_VERSION=%s\nGRUB_VERSION=%s\n' "$SHIM_VERSION" "$GRUB_VERSION" >"$WORK/loaders.env"
-chmod 755 "$WORK"
-if ! mv -T "$WORK" "$DEST" 2>/dev/null; then
-  [[ -f $DEST/loaders.env ]] || die 1 "$DEST exists but is incomplete; remove it and run again"
-fi
+package_work_commit "$DEST" loaders.env
 log "ready"
 echo "$DEST"
