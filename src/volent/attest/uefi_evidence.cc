@@ -88,6 +88,12 @@ UefiEvidence ReadUefiEvidence(const std::vector<LoggedEvent>& events) {
 
 namespace {
 
+// Says why not, and returns false.
+bool No(std::string* why, const char* reason) {
+  if (why) *why = reason;
+  return false;
+}
+
 bool NamesRoot(std::string_view cmdline, std::string_view roothash) {
   const std::string padded = " " + std::string(cmdline) + " ";
   return !roothash.empty() && padded.find(" volent.roothash=" + std::string(roothash) + " ") != std::string::npos;
@@ -97,32 +103,26 @@ bool NamesRoot(std::string_view cmdline, std::string_view roothash) {
 
 bool ShowsShimChain(const UefiEvidence& evidence, std::string_view cmdline, std::string_view roothash,
                     std::string* why) {
-  auto no = [&](const char* reason) {
-    if (why) *why = reason;
-    return false;
-  };
-  if (!evidence.secure_boot_on) return no("the event log does not show Secure Boot on (PCR 7, SecureBoot = 1)");
-  if (!evidence.grub_kernel_cmdline) return no("the event log shows no command line GRUB measured (PCR 8)");
+  if (!evidence.secure_boot_on) return No(why, "the event log does not show Secure Boot on (PCR 7, SecureBoot = 1)");
+  if (!evidence.grub_kernel_cmdline) return No(why, "the event log shows no command line GRUB measured (PCR 8)");
   const std::string& measured = *evidence.grub_kernel_cmdline;
   if (cmdline != measured && cmdline != "BOOT_IMAGE=" + measured) {
-    return no("the kernel's command line is not the one GRUB measured (PCR 8's kernel_cmdline)");
+    return No(why, "the kernel's command line is not the one GRUB measured (PCR 8's kernel_cmdline)");
   }
-  if (!NamesRoot(measured, roothash)) return no("GRUB's measured command line does not name the verity root's hash");
+  if (!NamesRoot(measured, roothash)) {
+    return No(why, "GRUB's measured command line does not name the verity root's hash");
+  }
   return true;
 }
 
 bool ShowsFullChain(const UefiEvidence& evidence, std::string_view cmdline, std::string_view roothash,
                     std::string* why) {
-  auto no = [&](const char* reason) {
-    if (why) *why = reason;
-    return false;
-  };
-  if (!evidence.secure_boot_on) return no("the event log does not show Secure Boot on (PCR 7, SecureBoot = 1)");
-  if (!evidence.uki_cmdline) return no("the event log shows no unified kernel image's command line (PCR 11)");
+  if (!evidence.secure_boot_on) return No(why, "the event log does not show Secure Boot on (PCR 7, SecureBoot = 1)");
+  if (!evidence.uki_cmdline) return No(why, "the event log shows no unified kernel image's command line (PCR 11)");
   if (core::Sha256(cmdline) != *evidence.uki_cmdline) {
-    return no("the kernel's command line is not the one the signed UKI carried (PCR 11's .cmdline)");
+    return No(why, "the kernel's command line is not the one the signed UKI carried (PCR 11's .cmdline)");
   }
-  if (!NamesRoot(cmdline, roothash)) return no("the UKI's command line does not name the verity root's hash");
+  if (!NamesRoot(cmdline, roothash)) return No(why, "the UKI's command line does not name the verity root's hash");
   return true;
 }
 

@@ -157,7 +157,8 @@ TEST(UefiEvidenceTest, AGrubTextThatIsNotWhatWasMeasuredIsIgnored) {
   Log log = ShimChain("x");
   log.data.resize(1);
   log.events.resize(1);
-  AddGrubCmdline(log, "/EFI/debian/vmlinuz " + kCmdline, "/EFI/debian/vmlinuz volent.roothash=" + std::string(64, 'b'));
+  AddGrubCmdline(log, "/EFI/debian/vmlinuz " + kCmdline,
+                 "/EFI/debian/vmlinuz volent.roothash=" + std::string(64, 'b'));
   EXPECT_FALSE(ReadUefiEvidence(log.View()).grub_kernel_cmdline.has_value());
   // Nor does the same event in another PCR, or one without its NUL.
   Log other;
