@@ -6,8 +6,8 @@ Usage:
       systemd-boot's stub (linuxx64.efi.stub) with each FILE added as the
       named PE section (objcopy), each at the next 4 KiB boundary after the
       stub's image, then the PE time stamp set to SOURCE_DATE_EPOCH (0 when
-      unset): objcopy writes the time of day there, and nothing else of the
-      output depends on when it was made. OUT is unsigned (sbsign signs it).
+      unset) and the checksum computed again: objcopy writes the time of day
+      there, and nothing else of the output depends on when it was made. OUT is unsigned (sbsign signs it).
   uki.py authenticode FILE
       The SHA-256 Authenticode digest of a PE image (hex): what the firmware
       checks a signature against and measures into PCR 4.
@@ -99,6 +99,21 @@ class Pe:
         return out
 
 
+def pe_checksum(image, checksum_at):
+    """The optional header's CheckSum (as imagehlp's CheckSumMappedFile):
+    the file's 16-bit words summed with the carries folded in, the checksum
+    field itself left out, plus the file's length."""
+    total = 0
+    padded = bytes(image) + b"\0" * (len(image) % 2)
+    for (word,) in struct.iter_unpack("<H", padded):
+        total += word
+    for (word,) in struct.iter_unpack("<H", bytes(image[checksum_at:checksum_at + 4])):
+        total -= word
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return (total + len(image)) & 0xFFFFFFFF
+
+
 def read(path):
     with open(path, "rb") as f:
         data = f.read(MAX_FILE + 1)
@@ -122,6 +137,8 @@ def build(stub, out, pairs):
     image = bytearray(read(tmp))
     pe = Pe(bytes(image))
     struct.pack_into("<I", image, pe.timestamp_at, int(os.environ.get("SOURCE_DATE_EPOCH", "0")))
+    # objcopy's checksum covered its time stamp: computed again over ours.
+    struct.pack_into("<I", image, pe.checksum_at, pe_checksum(image, pe.checksum_at))
     with open(tmp, "wb") as f:
         f.write(image)
     os.replace(tmp, out)

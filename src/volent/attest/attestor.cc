@@ -39,16 +39,19 @@ Result<std::unique_ptr<Tpm>> OpenTpm(const std::string& tpm) {
 
 // verity-only is what PID 1's record and the kernel's verity table show;
 // the event log (replayed against the quote by the verifier) can show more.
+// The Secure Boot keys' provenance comes from the log on any host: the
+// verifier reads it there too and holds the report to it.
 void Attestor::UpgradeToMeasuredProfile() {
-  if (boot_.profile != "verity-only" || event_log_.empty() || !boot_.verity_roothash.is_string()) return;
+  if (event_log_.empty()) return;
   auto replay = ReplayEventLog(event_log_);
   if (!replay) return;
+  const UefiEvidence evidence = ReadUefiEvidence(replay->extended);
+  if (evidence.secure_boot_keys) secure_boot_keys_ = *evidence.secure_boot_keys;
+  if (boot_.profile != "verity-only" || !boot_.verity_roothash.is_string()) return;
   auto cmdline = core::ReadFileCapped(options_.cmdline_path, 8192, nullptr, {.from = core::PathFrom::kUntrusted});
   if (!cmdline) return;
   std::string line = *cmdline;
   while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  const UefiEvidence evidence = ReadUefiEvidence(replay->extended);
-  if (evidence.secure_boot_keys) secure_boot_keys_ = *evidence.secure_boot_keys;
   const std::string roothash = boot_.verity_roothash.get<std::string>();
   if (ShowsFullChain(evidence, line, roothash, nullptr)) {
     boot_.profile = "full-chain";

@@ -106,6 +106,19 @@ TEST(ReportTest, FullChainWithoutAQuotedEventLogFailsTheProfile) {
   EXPECT_EQ(Claims(both), std::set<std::string>{"boot.profile"});
 }
 
+// The Secure Boot keys' provenance is the quoted log's; a report that
+// claims one without such a log is not taken at its word.
+TEST(ReportTest, SecureBootKeysWithoutAQuotedLogFail) {
+  ReportFacts f = Facts();
+  f.secure_boot_keys = "not-dev-only";
+  auto report = SignReport(f, NodeKey(), false);
+  ASSERT_TRUE(report.ok()) << report.message();
+  Verdict v = VerifyReport(*report, PolicyFor(), "00ff", kNow);
+  EXPECT_EQ(Claims(v), std::set<std::string>{"boot.secure_boot_keys"});
+  // Saying nothing (an older node, or no UEFI log) is not a failure.
+  EXPECT_TRUE(VerifyReport(*SignReport(Facts(), NodeKey(), false), PolicyFor(), "00ff", kNow).verified());
+}
+
 TEST(ReportTest, AReleaseBuildRefusesADevOnlyKey) {
   EXPECT_TRUE(MaySign("dev-only", false).ok());
   EXPECT_TRUE(MaySign("production", true).ok());

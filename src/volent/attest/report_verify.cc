@@ -365,12 +365,13 @@ Verdict VerifyReport(std::string_view envelope, const Policy& policy, const std:
                                "(PCR 7's db authority); the policy requires production");
     }
   }
-  if (uefi && uefi->secure_boot_keys) {
-    const json::json_pointer at("/boot/secure_boot_keys");
-    if (!p.contains(at) || p.at(at) != *uefi->secure_boot_keys) {
-      c.Fail("boot.secure_boot_keys", "the report says " + (p.contains(at) ? p.at(at).dump() : std::string("nothing")) +
-                                          ", the quoted event log shows " + *uefi->secure_boot_keys);
-    }
+  // The report's word on the keys must not contradict the log (an older
+  // node says nothing; the log is what counts either way).
+  const json::json_pointer keys_at("/boot/secure_boot_keys");
+  if (p.contains(keys_at) && !p.at(keys_at).is_null() &&
+      (!uefi || !uefi->secure_boot_keys || p.at(keys_at) != *uefi->secure_boot_keys)) {
+    c.Fail("boot.secure_boot_keys", "the report says " + p.at(keys_at).dump() + ", the quoted event log shows " +
+                                        (uefi && uefi->secure_boot_keys ? *uefi->secure_boot_keys : "nothing"));
   }
   if (policy.journal_entries || !policy.journal_head.empty()) {
     c.Checked("journal");
