@@ -28,7 +28,7 @@ Why not a tool: Debian 12 packages none that edits a variables file offline
 firmware), and the layout is a header and a loop.
 """
 import hashlib
-import shutil
+import os
 import struct
 import subprocess
 import sys
@@ -164,7 +164,9 @@ def enroll(args):
     tmp = out + ".tmp"
     with open(tmp, "wb") as f:
         f.write(buf)
-    shutil.move(tmp, out)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, out)
 
 
 def show(args):

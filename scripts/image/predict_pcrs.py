@@ -236,6 +236,8 @@ def main():
     with open(tmp, "w") as f:
         json.dump(policy, f, indent=2, sort_keys=True)
         f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, args.output)
     return 0
 
